@@ -1,0 +1,70 @@
+/** Variable names withheld from the agent (seed 000 section 2.2). `*` matches any run. */
+export const DENIED_VARIABLES = [
+  '*_SECRET',
+  '*_PASSWORD',
+  '*_CREDENTIAL',
+  '*_CREDENTIALS',
+  '*_KEY',
+  '*_TOKEN',
+  '*_API_KEY',
+  'DATABASE_URL',
+  'REDIS_URL',
+];
+
+/** The credentials claude itself authenticates with: passed back after the denylist. */
+export const CLAUDE_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
+
+/** Variables that would change claude's behaviour under ralph and never reach it. */
+const ALWAYS_REMOVED = ['CLAUDECODE'];
+
+/** The name of the variable that marks every process of one session. */
+export const SESSION_MARKER = 'RALPH_SESSION_ID';
+
+function patternToRegExp(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+/** The values ralph adds for the agent's session. */
+export interface SessionVariables {
+  sessionId: string;
+  itemId: string;
+  iteration: number;
+  interruptFile: string;
+}
+
+/** The agent's environment, and the secret values that must never appear in what ralph writes. */
+export interface AgentEnvironment {
+  env: Record<string, string>;
+  secrets: string[];
+}
+
+/**
+ * Builds the agent's environment: the runner's minus the denylist, then the allowlist re-added
+ * (claude's own credentials and the configured names), then the session variables.
+ */
+export function buildAgentEnv(
+  parent: Readonly<Record<string, string | undefined>>,
+  options: { deny: readonly string[]; allow: readonly string[]; session: SessionVariables },
+): AgentEnvironment {
+  const denied = [...DENIED_VARIABLES, ...options.deny].map(patternToRegExp);
+  const allowed = new Set([...CLAUDE_CREDENTIALS, ...options.allow]);
+  const env: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined || ALWAYS_REMOVED.includes(name)) continue;
+    const isSecret = denied.some((pattern) => pattern.test(name));
+    if (isSecret) secrets.push(value);
+    if (!isSecret || allowed.has(name)) env[name] = value;
+  }
+  const { sessionId, itemId, iteration, interruptFile } = options.session;
+  Object.assign(env, {
+    SESSION_ID: sessionId,
+    [SESSION_MARKER]: sessionId,
+    HARNESS_SESSION: 'true',
+    INTERRUPT_FILE: interruptFile,
+    ITERATION: String(iteration),
+    RALPH_ITEM_ID: itemId,
+  });
+  return { env, secrets };
+}

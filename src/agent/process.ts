@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import { openExclusive } from '../lib/fs.js';
+import type { Argv } from './argv.js';
+import { findSessionProcesses, processStartTime, signalQuietly } from './procfs.js';
+import { SESSION_MARKER } from './env.js';
+
+/** How the agent process ended. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A running agent: the leader of its own process group. */
+export interface AgentChild {
+  pid: number;
+  /** Start time of the pid, so a later runner never signals a reused pid. */
+  startTime?: string;
+  /** Resolves on the leader's exit, not on 'close': a grandchild may hold stdio open. */
+  exited: Promise<ExitStatus>;
+  hasExited(): boolean;
+}
+
+/** What to spawn and where its output goes. */
+export interface SpawnRequest {
+  argv: Argv;
+  cwd: string;
+  env: Record<string, string>;
+  /** Regular files for stdout and stderr: through a pipe the CLI loses output (SPEC 12). */
+  stdoutFile: string;
+  stderrFile: string;
+}
+
+/** The result of a spawn: a running child, or why it could not start. */
+export type SpawnResult =
+  | { ok: true; child: AgentChild }
+  | { ok: false; code?: string; message: string };
+
+/**
+ * The one place that spawns an agent: argv (no shell), stdin from /dev/null (the CLI waits
+ * for stdin otherwise), stdout and stderr into new regular files, and its own process group
+ * (`detached`) so the whole group can be signalled.
+ */
+export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
+  const stdout = openExclusive(request.stdoutFile);
+  const stderr = openExclusive(request.stderrFile);
+  try {
+    // node's spawn, not execa: the output goes straight into files, so there is nothing to
+    // buffer or pipe, and the environment must be exactly the filtered one.
+    const subprocess = spawn(request.argv.file, request.argv.args, {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: ['ignore', stdout, stderr],
+      detached: true,
+      shell: false,
+    });
+    let done = false;
+    const exited = new Promise<ExitStatus>((resolve) => {
+      subprocess.once('exit', (code, signal) => {
+        done = true;
+        resolve({ code, signal });
+      });
+    });
+    const started = await new Promise<{ ok: true } | { ok: false; error: NodeJS.ErrnoException }>(
+      (resolve) => {
+        subprocess.once('spawn', () => resolve({ ok: true }));
+        subprocess.once('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, error }));
+      },
+    );
+    if (!started.ok || subprocess.pid === undefined) {
+      const error = started.ok ? undefined : started.error;
+      return {
+        ok: false,
+        code: error?.code,
+        message:
+          error?.code === 'ENOENT'
+            ? `${request.argv.file}: command not found (set "claude.command" in ralph.config.json)`
+            : `could not start ${request.argv.file}: ${error?.message ?? 'no pid'}`,
+      };
+    }
+    const pid = subprocess.pid;
+    return {
+      ok: true,
+      child: {
+        pid,
+        startTime: await processStartTime(pid),
+        exited,
+        hasExited: () => done,
+      },
+    };
+  } finally {
+    fs.closeSync(stdout);
+    fs.closeSync(stderr);
+  }
+}
+
+/** Graces of the stop ladder, in milliseconds. */
+export interface StopGraces {
+  afterInterrupt: number;
+  afterTerminate: number;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Stops an agent: SIGINT to its group, then SIGTERM, then SIGKILL, each after its grace unless
+ * the leader has exited. Returns the last signal that was needed.
+ */
+export async function stopAgent(
+  child: AgentChild,
+  graces: StopGraces,
+  options: { force?: boolean } = {},
+): Promise<NodeJS.Signals | undefined> {
+  const ladder: [NodeJS.Signals, number][] = options.force
+    ? [['SIGKILL', 0]]
+    : [
+        ['SIGINT', graces.afterInterrupt],
+        ['SIGTERM', graces.afterTerminate],
+        ['SIGKILL', 0],
+      ];
+  let last: NodeJS.Signals | undefined;
+  for (const [signal, grace] of ladder) {
+    if (child.hasExited()) break;
+    signalQuietly(-child.pid, signal);
+    last = signal;
+    if (signal === 'SIGKILL') break;
+    await Promise.race([child.exited, wait(grace)]);
+  }
+  if (!child.hasExited()) await child.exited;
+  return last;
+}
+
+/**
+ * Leaves nothing of a session alive: the rest of its process group, then every process that
+ * carries the session's marker (the CLI runs tool commands in their own session and group,
+ * out of reach of a group kill). SIGTERM first, SIGKILL after the grace. Returns the pids that
+ * had to be killed.
+ */
+export async function reapSession(
+  groupId: number | undefined,
+  sessionId: string,
+  graceMs: number,
+): Promise<number[]> {
+  const find = () => findSessionProcesses(groupId, { name: SESSION_MARKER, value: sessionId });
+  let survivors = await find();
+  if (survivors.length === 0) return [];
+  const found = survivors;
+  for (const pid of survivors) signalQuietly(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (survivors.length > 0 && Date.now() < deadline) {
+    await wait(50);
+    survivors = await find();
+  }
+  for (const pid of survivors) signalQuietly(pid, 'SIGKILL');
+  return found;
+}

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { Clock } from '../lib/clock.js';
+import { StreamParser, type ParsedLine } from '../stream/parser.js';
+import { applyToSummary, emptySummary, type StreamSummary } from '../stream/summary.js';
+import type { StopReason } from './outcome.js';
+import { reapSession, stopAgent, type AgentChild, type ExitStatus, type StopGraces } from './process.js';
+
+/** Limits and hooks of one supervised session. */
+export interface SuperviseOptions {
+  child: AgentChild;
+  sessionId: string;
+  stdoutFile: string;
+  stderrFile: string;
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  graces: StopGraces;
+  /** How long an agent may run on after printing its `result` line. */
+  afterResultGraceMs: number;
+  clock: Clock;
+  /** How often the files are read and the limits checked. */
+  tickMs?: number;
+  onLine?: (parsed: ParsedLine, summary: StreamSummary) => void;
+  /** Called at most every `heartbeatMs` while something changed. */
+  onHeartbeat?: (heartbeat: Heartbeat) => void;
+  heartbeatMs?: number;
+}
+
+/** Progress figures of a running session. */
+export interface Heartbeat {
+  summary: StreamSummary;
+  stdoutBytes: number;
+  stderrBytes: number;
+  lastActivityAt: number;
+}
+
+/** How a supervised session ended. */
+export interface SupervisedEnd {
+  exit: ExitStatus;
+  stopReason?: StopReason;
+  /** The last signal the stop ladder needed, if the runner stopped the agent. */
+  stopSignal?: NodeJS.Signals;
+  summary: StreamSummary;
+  stdoutBytes: number;
+  stderrBytes: number;
+  /** Processes of the session still alive after the agent's exit, killed. */
+  killedProcesses: number[];
+}
+
+/** A session under watch; `stop` ends it early. */
+export interface Supervision {
+  done: Promise<SupervisedEnd>;
+  stop(reason: StopReason, options?: { force?: boolean }): void;
+}
+
+const READ_CHUNK = 1024 * 1024;
+const READ_SLICE = 32 * READ_CHUNK;
+
+/**
+ * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
+ * keeps the running summary, and enforces the wall-clock, idle and post-result limits. Idle
+ * time is measured in bytes written to stdout or stderr, not in parsed lines.
+ */
+export function supervise(options: SuperviseOptions): Supervision {
+  const { child, clock } = options;
+  const tickMs = options.tickMs ?? 250;
+  const heartbeatMs = options.heartbeatMs ?? 2000;
+  const summary = emptySummary();
+  const parser = new StreamParser((parsed) => {
+    applyToSummary(summary, parsed, clock.now());
+    options.onLine?.(parsed, summary);
+  });
+  const buffer = Buffer.allocUnsafe(READ_CHUNK);
+  const startedAt = clock.now();
+  let stdoutFd: number | undefined = fs.openSync(options.stdoutFile, 'r');
+  let stdoutBytes = 0;
+  let stderrBytes = 0;
+  let lastActivityAt = startedAt;
+  let resultSeenAt: number | undefined;
+  let lastHeartbeatAt = 0;
+  let changedSinceHeartbeat = true;
+  let stopReason: StopReason | undefined;
+  let stopping: Promise<NodeJS.Signals | undefined> | undefined;
+  let forceRequested = false;
+
+  /** Reads what the agent wrote since the last read; true when it stopped at `limit`. */
+  const readAvailable = (limit = Infinity): boolean => {
+    if (stdoutFd === undefined) return false;
+    for (let read = 0; ; read += READ_CHUNK) {
+      if (read >= limit) return true;
+      const n = fs.readSync(stdoutFd, buffer, 0, READ_CHUNK, stdoutBytes);
+      if (n <= 0) return false;
+      stdoutBytes += n;
+      lastActivityAt = clock.now();
+      changedSinceHeartbeat = true;
+      parser.push(buffer.subarray(0, n));
+      if (summary.result !== undefined && resultSeenAt === undefined) resultSeenAt = clock.now();
+    }
+  };
+
+  const checkStderr = async (): Promise<void> => {
+    const size = await fsp
+      .stat(options.stderrFile)
+      .then((s) => s.size)
+      .catch(() => stderrBytes);
+    if (size !== stderrBytes) {
+      stderrBytes = size;
+      lastActivityAt = clock.now();
+      changedSinceHeartbeat = true;
+    }
+  };
+
+  const requestStop = (reason: StopReason, force = false): void => {
+    if (child.hasExited()) return;
+    if (stopping !== undefined) {
+      if (force && !forceRequested) {
+        forceRequested = true;
+        void stopAgent(child, options.graces, { force: true });
+      }
+      return;
+    }
+    stopReason = reason;
+    forceRequested = force;
+    stopping = stopAgent(child, options.graces, { force });
+  };
+
+  const tick = async (): Promise<void> => {
+    // A flood is read in slices so the limits below are still checked while it lasts.
+    if (readAvailable(READ_SLICE)) setImmediate(schedule);
+    await checkStderr();
+    const now = clock.now();
+    if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
+      requestStop('after_result');
+    } else if (now - startedAt >= options.timeoutMs) {
+      requestStop('timeout');
+    } else if (now - lastActivityAt >= options.idleTimeoutMs) {
+      requestStop('idle_timeout');
+    }
+    if (changedSinceHeartbeat && now - lastHeartbeatAt >= heartbeatMs) {
+      lastHeartbeatAt = now;
+      changedSinceHeartbeat = false;
+      options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
+    }
+  };
+
+  let ticking = Promise.resolve();
+  let finished = false;
+  const schedule = (): void => {
+    if (!finished) ticking = ticking.then(tick).catch(() => undefined);
+  };
+
+  const done = (async (): Promise<SupervisedEnd> => {
+    const timer = setInterval(schedule, tickMs);
+    try {
+      const exit = await child.exited;
+      finished = true;
+      clearInterval(timer);
+      await ticking;
+      const stopSignal = stopping === undefined ? undefined : await stopping;
+      // Everything the agent wrote is in the file by now: read to the end, past `result`.
+      readAvailable();
+      parser.finish();
+      await checkStderr();
+      const killedProcesses = await reapSession(child.pid, options.sessionId, options.graces.afterTerminate);
+      options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
+      return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses };
+    } finally {
+      clearInterval(timer);
+      if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
+      stdoutFd = undefined;
+    }
+  })();
+
+  return { done, stop: (reason, stopOptions) => requestStop(reason, stopOptions?.force ?? false) };
+}

@@ -1,0 +1,24 @@
+import path from 'node:path';
+
+/** The files of one archived session (SPEC section 1). */
+export interface SessionFiles {
+  stdout: string;
+  stderr: string;
+  record: string;
+  summary: string;
+  prompt: string;
+  context: string;
+}
+
+/** Paths of a session's files in the sessions directory; `sessionId` is a UUID. */
+export function sessionFiles(sessionsDir: string, sessionId: string): SessionFiles {
+  const at = (suffix: string) => path.join(sessionsDir, `${sessionId}${suffix}`);
+  return {
+    stdout: at('.ndjson'),
+    stderr: at('.err'),
+    record: at('.json'),
+    summary: at('-summary.md'),
+    prompt: at('-prompt.md'),
+    context: at('-context.json'),
+  };
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/** Lifecycle states of a session (seed 003 section 2.2). */
+export const SESSION_STATUSES = [
+  'spawning',
+  'running',
+  'completing',
+  'completed',
+  'failed',
+  'interrupted',
+  'timeout',
+  'killed',
+] as const;
+
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** Allowed transitions (seed 003 section 2.3, plus the runner's own kills and timeouts). */
+const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
+  spawning: ['running', 'failed', 'killed'],
+  running: ['completing', 'failed', 'interrupted', 'timeout', 'killed'],
+  completing: ['completed', 'failed', 'interrupted', 'timeout', 'killed'],
+  completed: [],
+  failed: [],
+  interrupted: ['running', 'failed'],
+  timeout: [],
+  killed: [],
+};
+
+/** Whether a session may go from one state to another. */
+export function canTransition(from: SessionStatus, to: SessionStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+const Heartbeat = z.object({
+  lastEventAt: z.string().optional(),
+  lastActivityAt: z.string().optional(),
+  events: z.number(),
+  assistantMessages: z.number(),
+  toolCalls: z.number(),
+  lastTool: z.string().optional(),
+  costUsd: z.number().optional(),
+  stdoutBytes: z.number(),
+  stderrBytes: z.number(),
+});
+
+/** The session record: `state/current-session.json` while it runs, then the archive's `<id>.json`. */
+export const SessionRecordSchema = z.looseObject({
+  sessionId: z.string(),
+  itemId: z.string(),
+  itemTitle: z.string(),
+  iteration: z.number(),
+  attempt: z.number(),
+  status: z.enum(SESSION_STATUSES),
+  statusReason: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  runner: z.object({ pid: z.number(), startTime: z.string().optional() }),
+  pid: z.number().optional(),
+  processStartTime: z.string().optional(),
+  workDir: z.string(),
+  /** The command as run, secrets redacted. */
+  command: z.array(z.string()),
+  resumedFrom: z.string().optional(),
+  claudeSessionId: z.string().optional(),
+  model: z.string().optional(),
+  cliVersion: z.string().optional(),
+  yolo: z.boolean(),
+  heartbeat: Heartbeat,
+  exit: z.object({ code: z.number().nullable(), signal: z.string().nullable() }).optional(),
+  stopReason: z.string().optional(),
+  outcome: z
+    .object({ kind: z.string(), message: z.string(), retryable: z.boolean() })
+    .optional(),
+  result: z
+    .object({
+      subtype: z.string(),
+      isError: z.boolean(),
+      numTurns: z.number().optional(),
+      durationMs: z.number().optional(),
+      costUsd: z.number().optional(),
+      usage: z.record(z.string(), z.unknown()).optional(),
+      apiErrorStatus: z.number().optional(),
+      permissionDenials: z.array(z.object({ toolName: z.string(), toolUseId: z.string().optional() })),
+      text: z.string().optional(),
+    })
+    .optional(),
+  streamIssues: z.record(z.string(), z.number()).optional(),
+  killedProcesses: z.array(z.number()).optional(),
+  files: z.object({
+    stdout: z.string(),
+    stderr: z.string(),
+    prompt: z.string(),
+    summary: z.string(),
+    record: z.string(),
+  }),
+});
+
+export type SessionRecord = z.output<typeof SessionRecordSchema>;

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from './cli/main.js';
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,60 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigSchema } from '../../config/schema.js';
+import { CONFIG_FILE, workspacePaths } from '../../config/workspace.js';
+import { displayPath, ensurePrivateDir, openExclusive } from '../../lib/fs.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { isErrnoException } from '../../lib/errors.js';
+import fs from 'node:fs';
+import type { Output } from '../output.js';
+
+const DEFAULT_BOOTSTRAP = fileURLToPath(new URL('../../../prompts/bootstrap.md', import.meta.url));
+
+/** Writes a new file; false when something is already there (it is never overwritten). */
+function createFile(file: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openExclusive(file);
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/** `ralph init [dir]`: lays out a workspace with the defaults spelled out. */
+export async function initCommand(root: string, output: Output): Promise<number> {
+  const config = ConfigSchema.parse({});
+  const paths = workspacePaths(root, config);
+  const created: string[] = [];
+  const kept: string[] = [];
+  await fsp.mkdir(root, { recursive: true });
+  for (const dir of [paths.state, paths.sessions, path.dirname(paths.bootstrap), paths.agents]) {
+    const existed = await fsp.stat(dir).then(
+      () => true,
+      () => false,
+    );
+    await ensurePrivateDir(dir);
+    (existed ? kept : created).push(`${displayPath(dir, root)}/`);
+  }
+  const { $schema: _schema, ...spelledOut } = config;
+  const files: [string, string][] = [
+    [path.join(root, CONFIG_FILE), `${JSON.stringify(spelledOut, null, 2)}\n`],
+    [paths.bootstrap, await fsp.readFile(DEFAULT_BOOTSTRAP, 'utf8')],
+    [paths.queue, `${JSON.stringify({ version: 0, items: [] }, null, 2)}\n`],
+  ];
+  for (const [file, content] of files) {
+    (createFile(file, content) ? created : kept).push(displayPath(file, root));
+  }
+  output.out(`Workspace ${root}`);
+  for (const entry of created) output.out(`  created ${entry}`);
+  for (const entry of kept) output.out(`  kept    ${entry} (already there)`);
+  output.out('Next: ralph add "<task>" && ralph run --drain');
+  return ExitCode.ok;
+}

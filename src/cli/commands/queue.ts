@@ -1,0 +1,43 @@
+import { ExitCode } from '../../lib/exit-codes.js';
+import { blockedReason } from '../../queue/select.js';
+import { QueueStore } from '../../queue/store.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+
+/** `ralph queue` / `ralph ls`: every item with its status. */
+export async function queueCommand(root: string, options: { json?: boolean }, output: Output): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { items } = await new QueueStore(workspace.paths.queue).read();
+  if (options.json) {
+    output.out(JSON.stringify(items, null, 2));
+    return ExitCode.ok;
+  }
+  if (items.length === 0) {
+    output.out('The queue is empty. Add work with: ralph add "<task>"');
+    return ExitCode.ok;
+  }
+  const now = Date.now();
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const maxAttempts = workspace.config.defaults.maxAttempts;
+  const rows = items.map((item) => {
+    const waiting =
+      item.status === 'pending' || item.status === 'interrupted' ? blockedReason(item, byId, now) : undefined;
+    const note = waiting ?? (item.status === 'failed' ? item.lastError : undefined);
+    return [
+      item.id,
+      item.status,
+      String(item.priority),
+      `${item.attempts}/${item.maxAttempts ?? maxAttempts}`,
+      `$${item.costUsd.toFixed(2)}`,
+      item.title + (note ? ` — ${note.split('\n')[0]?.slice(0, 80)}` : ''),
+    ];
+  });
+  const header = ['ID', 'STATUS', 'PRIO', 'TRIES', 'COST', 'TITLE'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ');
+  output.out([line(header), ...rows.map(line)].join('\n'));
+  return ExitCode.ok;
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { shellQuote } from '../../agent/argv.js';
+import { buildAgentEnv } from '../../agent/env.js';
+import type { Workspace } from '../../config/workspace.js';
+import { systemClock } from '../../lib/clock.js';
+import { InputError } from '../../lib/errors.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { ensurePrivateDir } from '../../lib/fs.js';
+import { Redactor } from '../../lib/redact.js';
+import type { Item } from '../../queue/item.js';
+import { selectNext } from '../../queue/select.js';
+import { QueueStore } from '../../queue/store.js';
+import { startRun, readBudget } from '../../runner/budget.js';
+import { DEFAULT_TIMINGS, type RunnerContext, type RunnerTimings } from '../../runner/context.js';
+import { StopControl } from '../../runner/control.js';
+import { acquireRunnerLock } from '../../runner/lock.js';
+import { RunLog } from '../../runner/log.js';
+import { runLoop } from '../../runner/loop.js';
+import { prepareSession } from '../../runner/prepare.js';
+import { recoverAfterCrash } from '../../runner/recover.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+import { runConsole } from '../run-output.js';
+import { handleStopSignals, signalExitCode } from '../signals.js';
+
+function positiveInt(flag: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** The secret values of this environment, as the agent's filter sees them. */
+function secretsOf(workspace: Workspace, env: Readonly<Record<string, string | undefined>>): string[] {
+  return buildAgentEnv(env, {
+    deny: workspace.config.env.deny,
+    allow: workspace.config.env.allow,
+    session: { sessionId: '', itemId: '', iteration: 0, interruptFile: '' },
+  }).secrets;
+}
+
+/** `--dry-run`: the command each runnable item would get, in the order they would run. */
+async function dryRun(workspace: Workspace, env: Readonly<Record<string, string | undefined>>, output: Output): Promise<number> {
+  const { items } = await new QueueStore(workspace.paths.queue).read();
+  const redactor = new Redactor(secretsOf(workspace, env));
+  const simulated = items.map((item) => ({ ...item }));
+  let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
+  let printed = 0;
+  for (let next = selectNext(simulated, Date.now()); next !== undefined; next = selectNext(simulated, Date.now())) {
+    const item: Item = next;
+    const sessionId = randomUUID();
+    const prepared = await prepareSession(
+      workspace,
+      { ...item, attempts: item.attempts + 1 },
+      { sessionId, iteration, promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`) },
+      env,
+    );
+    if ('reason' in prepared) output.out(`# ${item.id}: would be rejected: ${redactor.redact(prepared.reason)}`);
+    else {
+      output.out(`# ${item.id} (${item.title}) in ${prepared.settings.workDir}`);
+      output.out(redactor.redact(shellQuote([prepared.argv.file, ...prepared.argv.args])));
+    }
+    item.status = 'done';
+    iteration++;
+    printed++;
+  }
+  if (printed === 0) output.out('# nothing is runnable now');
+  return ExitCode.ok;
+}
+
+/** `ralph run`: the night loop, with the workspace lock held. */
+export async function runCommand(
+  root: string,
+  options: Record<string, unknown>,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+  timings: RunnerTimings = DEFAULT_TIMINGS,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const maxIterations = positiveInt('--max-iterations', options.maxIterations);
+  if (options.dryRun === true) return dryRun(workspace, env, output);
+
+  const { paths } = workspace;
+  await ensurePrivateDir(paths.state);
+  await ensurePrivateDir(paths.sessions);
+  const clock = systemClock;
+  const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
+  const control = new StopControl();
+  const redactor = new Redactor(secretsOf(workspace, env));
+  const log = new RunLog(paths.iterationLog, workspace.config.log.maxBytes, [runConsole(output)], clock.now);
+  log.addSecrets(secretsOf(workspace, env));
+  let stopSignal: NodeJS.Signals | undefined;
+  const removeHandlers = handleStopSignals(control, (signal) => {
+    stopSignal ??= signal;
+    log.warn(control.requested === undefined ? 'stopping' : 'forcing_stop', { signal });
+  });
+  try {
+    const ctx: RunnerContext = {
+      workspace,
+      queue: new QueueStore(paths.queue),
+      log,
+      clock,
+      redactor,
+      parentEnv: env,
+      runner: lock.identity,
+      timings,
+    };
+    if (workspace.config.yolo) {
+      log.warn('yolo', {
+        message: 'PERMISSION CHECKS ARE OFF: every session runs with --dangerously-skip-permissions ("yolo": true)',
+      });
+    }
+    await recoverAfterCrash(ctx);
+    const budget = await startRun(paths.budget, { now: clock.now(), maxIterations });
+    log.info('run_started', { root: workspace.root, pid: process.pid, once: options.once === true, drain: options.drain === true, maxIterations });
+    const result = await runLoop(
+      ctx,
+      { once: options.once === true, drain: options.drain === true, maxIterations },
+      control,
+      budget.iterations + 1,
+    );
+    log.info('run_finished', { ...result, stoppedBy: stopSignal });
+    if (stopSignal !== undefined) return signalExitCode(stopSignal);
+    if (result.agentUnavailable !== undefined) {
+      output.err(`ralph: the agent cannot be started: ${result.agentUnavailable}`);
+      return ExitCode.agentUnavailable;
+    }
+    return result.failed > 0 || result.rejected > 0 ? ExitCode.itemsFailed : ExitCode.ok;
+  } finally {
+    removeHandlers();
+    await lock.release();
+  }
+}

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { RalphError } from '../lib/errors.js';
+import { ExitCode } from '../lib/exit-codes.js';
+import { processOutput, type Output } from './output.js';
+import { VERSION } from './version.js';
+
+/** Exit code of an unexpected internal error (a bug): EX_SOFTWARE. */
+const INTERNAL_ERROR = 70;
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * The composition root: parses the command line, runs one command, and maps every failure to
+ * an exit code. Command modules are imported only when their command runs, to start fast.
+ */
+export async function main(
+  argv: readonly string[],
+  output: Output = processOutput,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = new Command('ralph')
+    .description('Runs a queue of coding tasks through headless Claude Code, unattended.')
+    .version(VERSION, '-V, --version')
+    .option('-C, --root <dir>', 'workspace directory', '.')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
+  const root = () => path.resolve(program.opts<{ root: string }>().root);
+
+  program
+    .command('init [dir]')
+    .description('create a workspace (never overwrites a file)')
+    .action(async (dir: string | undefined) => {
+      const { initCommand } = await import('./commands/init.js');
+      exitCode = await initCommand(dir === undefined ? root() : path.resolve(root(), dir), output);
+    });
+
+  program
+    .command('add <title...>')
+    .description('add a work item to the queue; prints its id')
+    .option('--id <id>', 'item id (a safe slug; default: from the title)')
+    .option('--body <text>', 'task text ("-" reads standard input)')
+    .option('--file <path>', 'read the task text from a file ("-" for standard input)')
+    .option('--priority <n>', 'higher runs first', '0')
+    .option('--max-attempts <n>', 'attempts before the item is failed')
+    .option('--max-turns <n>', 'claude --max-turns')
+    .option('--max-budget-usd <usd>', 'claude --max-budget-usd')
+    .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 15m, 2h')
+    .option('--idle-timeout <duration>', 'limit on time without output')
+    .option('--model <model>', 'claude --model')
+    .option('--work-dir <dir>', "the agent's working directory")
+    .option('--agent <id>', 'persona (agents/AGENT_<ID>.md)')
+    .option('--tools <list>', 'claude --tools (comma-separated; "" for none)')
+    .option('--allowed-tools <list>', 'claude --allowedTools (comma-separated rules)')
+    .option('--disallowed-tools <list>', 'claude --disallowedTools (comma-separated rules)')
+    .addOption(
+      new Option('--permission-mode <mode>', 'claude --permission-mode').choices([
+        'acceptEdits',
+        'auto',
+        'bypassPermissions',
+        'default',
+        'dontAsk',
+        'plan',
+      ]),
+    )
+    .option('--depends-on <ids>', 'ids that must be done first (comma-separated, repeatable)', collect)
+    .option('--not-before <time>', 'do not start before this ISO time')
+    .option('--schedule <cron>', 'requeue after each run on this cron schedule')
+    .option('--var <key=value>', 'template variable (repeatable)', collect)
+    .option('--replace', 'replace an item with the same id that is not running')
+    .action(async (words: string[], options: Record<string, unknown>) => {
+      const { addCommand } = await import('./commands/add.js');
+      exitCode = await addCommand(root(), words.join(' '), options, output);
+    });
+
+  program
+    .command('queue')
+    .alias('ls')
+    .description('list the queue')
+    .option('--json', 'print the items as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { queueCommand } = await import('./commands/queue.js');
+      exitCode = await queueCommand(root(), options, output);
+    });
+
+  program
+    .command('run')
+    .description('work through the queue')
+    .option('--once', 'run one item, then exit')
+    .option('--max-iterations <n>', 'stop after this many sessions')
+    .option('--drain', 'exit when nothing runnable is left (otherwise wait for new items)')
+    .option('--dry-run', 'print the command for each runnable item; spawn nothing')
+    .action(async (options: Record<string, unknown>) => {
+      const { runCommand } = await import('./commands/run.js');
+      exitCode = await runCommand(root(), options, output, env);
+    });
+
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    if (error instanceof RalphError) {
+      output.err(`ralph: ${error.message}`);
+      return error.exitCode;
+    }
+    output.err(
+      `ralph: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +
+        'This is a bug in ralph; please report it with the lines above.',
+    );
+    return INTERNAL_ERROR;
+  }
+}

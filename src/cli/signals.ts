@@ -1,0 +1,24 @@
+import type { StopControl } from '../runner/control.js';
+
+/**
+ * The one place that handles the process's signals during `ralph run`: the first SIGINT or
+ * SIGTERM stops gracefully, a second one forces. Returns the function that removes the handlers.
+ */
+export function handleStopSignals(control: StopControl, onSignal: (signal: NodeJS.Signals) => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    onSignal(signal);
+    control.stop(signal);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** Exit code for a run ended by a signal: 128 + its number. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+  return 128 + (numbers[signal] ?? 0);
+}

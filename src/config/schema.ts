@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { parseDuration } from '../lib/duration.js';
+
+/** Permission modes the claude CLI accepts. */
+export const PERMISSION_MODES = [
+  'acceptEdits',
+  'auto',
+  'bypassPermissions',
+  'default',
+  'dontAsk',
+  'plan',
+] as const;
+
+/** A duration as written by people (`90s`, `15m`, `2h`, seconds), read as seconds. */
+export const DurationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const seconds = parseDuration(value);
+  if (seconds === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a duration such as "90s", "15m", "2h" or a number of seconds, got ${JSON.stringify(value)}`,
+    });
+    return z.NEVER;
+  }
+  return seconds;
+});
+
+/** A tool rule list: claude's `Bash(git *)`, `Read`, …; never empty strings. */
+export const ToolListSchema = z.array(z.string().trim().min(1, 'a tool rule cannot be empty'));
+
+/** Settings an item, a persona or the workspace may set for a session. */
+export const SessionSettingsSchema = z.strictObject({
+  workDir: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  maxTurns: z.int().positive().optional(),
+  maxBudgetUsd: z.number().positive().optional(),
+  timeout: DurationSchema.optional(),
+  idleTimeout: DurationSchema.optional(),
+  tools: ToolListSchema.optional(),
+  allowedTools: ToolListSchema.optional(),
+  disallowedTools: ToolListSchema.optional(),
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
+});
+
+export type SessionSettings = z.output<typeof SessionSettingsSchema>;
+
+/** The allowlist of seed 003: what an unattended coder needs, nothing that reaches the network. */
+export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep'];
+
+const DefaultsSchema = z.strictObject({
+  ...SessionSettingsSchema.shape,
+  maxTurns: z.int().positive().default(50),
+  maxBudgetUsd: z.number().positive().default(5),
+  timeout: DurationSchema.default(3600),
+  // The CLI itself stays silent for 300 s on a stalled API stream, and while a Bash tool runs.
+  idleTimeout: DurationSchema.default(900),
+  permissionMode: z.enum(PERMISSION_MODES).default('dontAsk'),
+  allowedTools: ToolListSchema.default(DEFAULT_ALLOWED_TOOLS),
+  disallowedTools: ToolListSchema.default([]),
+  maxAttempts: z.int().positive().default(3),
+  agent: z.string().min(1).optional(),
+});
+
+const ClaudeSchema = z.strictObject({
+  /** The executable and any leading arguments, as an argv array (never a shell string). */
+  command: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .transform((value) => (typeof value === 'string' ? [value] : value))
+    .default(['claude']),
+  /** The `-p` argument: the item itself travels in the appended system prompt. */
+  initialPrompt: z
+    .string()
+    .min(1)
+    .default(
+      'You are running unattended under ralph. Your work item and instructions are in the appended system prompt. Begin now and finish the item.',
+    ),
+  /** Passed as `--settings` when set. */
+  settings: z.string().min(1).optional(),
+});
+
+const RunSchema = z.strictObject({
+  /** Pause between two items. */
+  delay: DurationSchema.default(0),
+  /** How often an idle runner looks for new items besides watching the queue file. */
+  pollInterval: DurationSchema.default(5),
+  /** Grace between SIGINT, SIGTERM and SIGKILL when an agent is stopped. */
+  killGrace: DurationSchema.default(5),
+});
+
+const EnvSchema = z.strictObject({
+  /** Extra variable names passed to the agent even though they look like secrets. */
+  allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name')).default([]),
+  /** Extra variable names or `*_SUFFIX` / `PREFIX_*` patterns withheld from the agent. */
+  deny: z.array(z.string().regex(/^[A-Za-z0-9_*]+$/, 'not a variable name or pattern')).default([]),
+});
+
+const PathsSchema = z.strictObject({
+  bootstrap: z.string().min(1).default('prompts/bootstrap.md'),
+  agents: z.string().min(1).default('agents'),
+  state: z.string().min(1).default('state'),
+  sessions: z.string().min(1).default('docs/sessions'),
+});
+
+const LogSchema = z.strictObject({
+  /** `state/iteration.log` is rotated past this size, keeping one old file. */
+  maxBytes: z.int().positive().default(10 * 1024 * 1024),
+});
+
+/** Names usable as template placeholders. */
+export const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `ralph.config.json`: every key optional, unknown keys rejected. */
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    claude: ClaudeSchema.prefault({}),
+    paths: PathsSchema.prefault({}),
+    defaults: DefaultsSchema.prefault({}),
+    run: RunSchema.prefault({}),
+    env: EnvSchema.prefault({}),
+    log: LogSchema.prefault({}),
+    /** The `{{RIG}}` placeholder: a name for this workspace in prompts. */
+    rig: z.string().default(''),
+    /** Workspace-wide template variables; an item's `vars` override them. */
+    vars: z.record(z.string().regex(VAR_NAME, 'not a placeholder name'), z.string()).default({}),
+    /** Opt-in by name to `--dangerously-skip-permissions`. */
+    yolo: z.boolean().default(false),
+  })
+  .superRefine((config, ctx) => {
+    if (config.defaults.permissionMode === 'bypassPermissions' && !config.yolo) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaults', 'permissionMode'],
+        message: '"bypassPermissions" skips every permission check; it needs "yolo": true',
+      });
+    }
+  });
+
+export type Config = z.output<typeof ConfigSchema>;

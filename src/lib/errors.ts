@@ -1,0 +1,38 @@
+import { ExitCode } from './exit-codes.js';
+
+/** An error meant for the user: its message is shown as is, and it carries the exit code. */
+export class RalphError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.usage,
+  ) {
+    super(message);
+    this.name = 'RalphError';
+  }
+}
+
+/** Bad input from a file or a flag: the message names the source and the field. */
+export class InputError extends RalphError {
+  constructor(message: string) {
+    super(message, ExitCode.usage);
+    this.name = 'InputError';
+  }
+}
+
+/** A state file that cannot be trusted; it is never overwritten. */
+export class CorruptStateError extends RalphError {
+  constructor(message: string) {
+    super(message, ExitCode.corruptState);
+    this.name = 'CorruptStateError';
+  }
+}
+
+/** Narrows `unknown` errors to Node's errno errors. */
+export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
+
+/** Exhaustiveness check for switches over unions. */
+export function unreachable(value: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(value)}`);
+}

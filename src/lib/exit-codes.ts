@@ -1,0 +1,11 @@
+/** Process exit codes of the `ralph` command, documented in the README. */
+export const ExitCode = {
+  ok: 0,
+  itemsFailed: 1,
+  usage: 2,
+  locked: 3,
+  corruptState: 4,
+  agentUnavailable: 5,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

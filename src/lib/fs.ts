@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { InputError, isErrnoException, RalphError } from './errors.js';
+
+/** Mode of every file ralph creates: the archive and state hold the agent's words and costs. */
+export const PRIVATE_FILE_MODE = 0o600;
+/** Mode of every directory ralph creates. */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/** Refuses a path that is a symbolic link, so a planted link cannot redirect a write. */
+export async function refuseSymlink(file: string): Promise<void> {
+  try {
+    const stat = await fsp.lstat(file);
+    if (stat.isSymbolicLink()) {
+      throw new RalphError(`${file} is a symbolic link; ralph does not write through links`);
+    }
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'ENOENT') return;
+    throw error;
+  }
+}
+
+/** Creates a directory (and its parents) as 0700 unless it exists; refuses links. */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const stat = await fsp.lstat(dir);
+  if (stat.isSymbolicLink() || !stat.isDirectory()) {
+    throw new RalphError(`${dir} is not a directory (or is a symbolic link)`);
+  }
+}
+
+/** Writes a file atomically (temp file + rename), 0600, never through a symbolic link. */
+export async function writeFileAtomically(file: string, data: string): Promise<void> {
+  await refuseSymlink(file);
+  await writeFileAtomic(file, data, { mode: PRIVATE_FILE_MODE });
+}
+
+/** Serialises a value as indented JSON and writes it atomically. */
+export async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
+  await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Creates a new file exclusively (fails if anything, a link included, is already there). */
+export function openExclusive(file: string): number {
+  return fs.openSync(file, 'wx', PRIVATE_FILE_MODE);
+}
+
+/** Appends to a file, creating it 0600; refuses to follow a link at the path. */
+export async function appendPrivate(file: string, data: string): Promise<void> {
+  const flags =
+    fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
+  const handle = await fsp.open(file, flags, PRIVATE_FILE_MODE);
+  try {
+    await handle.write(data);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a file, or undefined if it does not exist. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Parses JSON text; the error names the file and the line and column of the fault. */
+export function parseJsonText(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(detail)?.[1];
+    let where = '';
+    if (position !== undefined) {
+      const before = text.slice(0, Number(position));
+      const line = before.split('\n').length;
+      const column = Number(position) - before.lastIndexOf('\n');
+      where = ` at line ${line}, column ${column}`;
+    } else if (text.trim() === '') {
+      where = ' (the file is empty)';
+    }
+    throw new InputError(`${file}: invalid JSON${where}: ${detail}`);
+  }
+}
+
+/** Path of `target` relative to `base` when inside it, for messages. */
+export function displayPath(target: string, base: string): string {
+  const relative = path.relative(base, target);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? target : relative;
+}

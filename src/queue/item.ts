@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
+import { cronProblem } from '../lib/cron.js';
+
+/** Statuses of a queue item (SPEC section 2). */
+export const ITEM_STATUSES = [
+  'pending',
+  'running',
+  'done',
+  'failed',
+  'interrupted',
+  'cancelled',
+] as const;
+
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+
+/** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
+export const BUILTIN_VARS = [
+  'SESSION_ID',
+  'ITERATION',
+  'WORK_ITEM',
+  'RIG',
+  'ITEM_ID',
+  'ITEM_TITLE',
+  'ITEM_BODY',
+  'INTERRUPT_FILE',
+  'WORK_DIR',
+  'ATTEMPT',
+  'PREVIOUS_ERROR',
+] as const;
+
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/** An item id: it becomes part of file names, so only a safe slug is accepted. */
+export const ItemIdSchema = z
+  .string()
+  .regex(
+    SLUG,
+    'an id is 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit (no slashes, "..", spaces or control characters)',
+  );
+
+/** A persona id, as in `agents/AGENT_<ID>.md`. */
+export const AgentIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"');
+
+const Timestamp = z.iso.datetime({ offset: true });
+
+/** One work item in `state/queue.json`. */
+export const ItemSchema = z
+  .strictObject({
+    id: ItemIdSchema,
+    title: z.string().trim().min(1, 'a title is required'),
+    body: z.string().optional(),
+    bodyFile: z.string().min(1).optional(),
+    priority: z.int().default(0),
+    status: z.enum(ITEM_STATUSES).default('pending'),
+    attempts: z.int().nonnegative().default(0),
+    maxAttempts: z.int().positive().optional(),
+    dependsOn: z.array(ItemIdSchema).default([]),
+    notBefore: Timestamp.optional(),
+    schedule: z
+      .string()
+      .superRefine((expression, ctx) => {
+        const problem = cronProblem(expression);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    agent: AgentIdSchema.optional(),
+    vars: z
+      .record(
+        z
+          .string()
+          .regex(VAR_NAME, 'not a placeholder name')
+          .refine((name) => !(BUILTIN_VARS as readonly string[]).includes(name), {
+            message: 'a built-in placeholder cannot be set in "vars"',
+          }),
+        z.string(),
+      )
+      .default({}),
+    ...SessionSettingsSchema.shape,
+    createdAt: Timestamp.optional(),
+    updatedAt: Timestamp.optional(),
+    startedAt: Timestamp.optional(),
+    finishedAt: Timestamp.optional(),
+    /** When a failed attempt may be retried (backoff) or a limit wait ends. */
+    retryAfter: Timestamp.optional(),
+    sessions: z.array(z.string()).default([]),
+    costUsd: z.number().nonnegative().default(0),
+    lastError: z.string().optional(),
+    lastOutcome: z.string().optional(),
+    /** The claude session id to resume after an interruption. */
+    claudeSessionId: z.string().optional(),
+  })
+  .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
+    message: 'give "body" or "bodyFile", not both',
+    path: ['bodyFile'],
+  });
+
+export type Item = z.output<typeof ItemSchema>;
+/** What a producer gives to create an item; the rest is defaulted. */
+export type ItemInput = z.input<typeof ItemSchema>;
+
+/** The whole queue file. */
+export const QueueFileSchema = z
+  .strictObject({
+    version: z.int().nonnegative().default(0),
+    items: z.array(ItemSchema),
+  })
+  .superRefine((queue, ctx) => {
+    const seen = new Set<string>();
+    queue.items.forEach((item, index) => {
+      if (seen.has(item.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', index, 'id'],
+          message: `duplicate id ${JSON.stringify(item.id)}`,
+        });
+      }
+      seen.add(item.id);
+    });
+  });
+
+export type QueueFile = z.output<typeof QueueFileSchema>;

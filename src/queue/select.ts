@@ -1,0 +1,70 @@
+import type { Item } from './item.js';
+
+/** Why an item that is not finished cannot run now; undefined when it can. */
+export function blockedReason(item: Item, byId: ReadonlyMap<string, Item>, now: number): string | undefined {
+  if (item.status !== 'pending' && item.status !== 'interrupted') return `it is ${item.status}`;
+  const waitingOn = item.dependsOn.filter((id) => byId.get(id)?.status !== 'done');
+  if (waitingOn.length > 0) return `it depends on ${waitingOn.join(', ')}`;
+  if (item.notBefore !== undefined && Date.parse(item.notBefore) > now) {
+    return `not before ${item.notBefore}`;
+  }
+  if (item.retryAfter !== undefined && Date.parse(item.retryAfter) > now) {
+    return `retry after ${item.retryAfter}`;
+  }
+  return undefined;
+}
+
+/**
+ * The next item to run: interrupted items first (they go back to the front), then highest
+ * priority, then oldest. Items with unmet dependencies or a time still to come are skipped.
+ */
+export function selectNext(items: readonly Item[], now: number): Item | undefined {
+  const byId = new Map(items.map((item) => [item.id, item]));
+  let best: Item | undefined;
+  let bestIndex = -1;
+  items.forEach((item, index) => {
+    if (blockedReason(item, byId, now) !== undefined) return;
+    if (best === undefined || compare(item, index, best, bestIndex) < 0) {
+      best = item;
+      bestIndex = index;
+    }
+  });
+  return best;
+}
+
+function compare(a: Item, aIndex: number, b: Item, bIndex: number): number {
+  const interrupted = Number(b.status === 'interrupted') - Number(a.status === 'interrupted');
+  if (interrupted !== 0) return interrupted;
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  const aCreated = a.createdAt === undefined ? 0 : Date.parse(a.createdAt);
+  const bCreated = b.createdAt === undefined ? 0 : Date.parse(b.createdAt);
+  if (aCreated !== bCreated) return aCreated - bCreated;
+  return aIndex - bIndex;
+}
+
+/**
+ * The earliest future time at which a waiting item becomes runnable, if any. With
+ * `retriesOnly`, only backoffs count (a drained run waits for its retries, not for schedules).
+ */
+export function nextWakeTime(
+  items: readonly Item[],
+  now: number,
+  options: { retriesOnly?: boolean } = {},
+): number | undefined {
+  let earliest: number | undefined;
+  for (const item of items) {
+    if (item.status !== 'pending' && item.status !== 'interrupted') continue;
+    if (options.retriesOnly && item.retryAfter === undefined) continue;
+    const times = [options.retriesOnly ? undefined : item.notBefore, item.retryAfter]
+      .filter((t): t is string => t !== undefined)
+      .map((t) => Date.parse(t));
+    const at = Math.max(...times, -Infinity);
+    if (at > now && (earliest === undefined || at < earliest)) earliest = at;
+  }
+  return earliest;
+}
+
+/** Whether any item could still run later (pending or interrupted). */
+export function hasUnfinished(items: readonly Item[]): boolean {
+  return items.some((item) => item.status === 'pending' || item.status === 'interrupted');
+}

@@ -1,0 +1,147 @@
+import fsp from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { CorruptStateError, InputError, RalphError, isErrnoException } from '../lib/errors.js';
+import { parseJsonText, writeJsonAtomically } from '../lib/fs.js';
+import { formatIssues, issuePath } from '../lib/validation.js';
+import { QueueFileSchema, type Item, type QueueFile } from './item.js';
+
+/** What a mutation of the queue returns: new items to write (or none) and a value. */
+export interface QueueChange<T> {
+  items?: Item[];
+  value: T;
+}
+
+/** A file's identity, to tell whether someone wrote it since we read it. */
+interface Fingerprint {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+const EMPTY: QueueFile = { version: 0, items: [] };
+/** How long to wait for a half-written file (an editor saving) before calling it malformed. */
+const SETTLE_DELAYS_MS = [50, 150, 300, 500];
+
+/**
+ * The one owner of `state/queue.json`. Every change is a read-modify-write under the queue
+ * lock, checked against the file's fingerprint and written atomically, so concurrent `ralph add`
+ * calls, a live runner and a person editing the file by hand never lose each other's writes.
+ */
+export class QueueStore {
+  constructor(readonly file: string) {}
+
+  /** Reads and validates the queue (no lock: a consistent snapshot thanks to atomic writes). */
+  async read(): Promise<QueueFile> {
+    return (await this.readWithFingerprint()).queue;
+  }
+
+  /** Runs `mutate` on the current items under the lock and writes the result, if any. */
+  async update<T>(mutate: (items: Item[]) => QueueChange<T>): Promise<T> {
+    let compromised: Error | undefined;
+    const release = await this.lock((error) => {
+      compromised = error;
+    });
+    try {
+      for (let round = 0; ; round++) {
+        const { queue, fingerprint } = await this.readWithFingerprint();
+        const change = mutate(queue.items.slice());
+        if (change.items === undefined) return change.value;
+        if (compromised !== undefined) {
+          throw new RalphError(`lost the lock on ${this.file} (${compromised.message}); nothing written`);
+        }
+        // A person may save the file by hand while we hold the lock: never write back a stale copy.
+        if (!sameFingerprint(fingerprint, await this.fingerprint())) {
+          if (round < 5) continue;
+          throw new RalphError(`${this.file} keeps changing under the lock; nothing written`);
+        }
+        await writeJsonAtomically(this.file, { version: queue.version + 1, items: change.items });
+        return change.value;
+      }
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  private async lock(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+    try {
+      return await lockfile.lock(this.file, {
+        realpath: false,
+        stale: 15_000,
+        update: 3_000,
+        retries: { retries: 400, factor: 1.3, minTimeout: 5, maxTimeout: 100, randomize: true },
+        onCompromised,
+      });
+    } catch (error) {
+      if (isErrnoException(error) && error.code === 'ELOCKED') {
+        throw new RalphError(`${this.file} stayed locked by another process; nothing written`);
+      }
+      throw error;
+    }
+  }
+
+  private async fingerprint(): Promise<Fingerprint | undefined> {
+    try {
+      const stat = await fsp.stat(this.file);
+      return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+    } catch (error) {
+      if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  private async readWithFingerprint(): Promise<{ queue: QueueFile; fingerprint?: Fingerprint }> {
+    let lastError: unknown;
+    let lastText: string | undefined;
+    for (const delay of [0, ...SETTLE_DELAYS_MS]) {
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      const fingerprint = await this.fingerprint();
+      let text: string;
+      try {
+        text = await fsp.readFile(this.file, 'utf8');
+      } catch (error) {
+        if (isErrnoException(error) && error.code === 'ENOENT') return { queue: EMPTY };
+        throw error;
+      }
+      try {
+        return { queue: this.parse(text), fingerprint };
+      } catch (error) {
+        // The same bad bytes twice in a row are not a save in progress.
+        if (text === lastText) throw toCorrupt(error);
+        lastError = error;
+        lastText = text;
+      }
+    }
+    throw toCorrupt(lastError);
+  }
+
+  private parse(text: string): QueueFile {
+    const raw = parseJsonText(text, this.file);
+    const parsed = QueueFileSchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    const items = (raw as { items?: unknown }).items;
+    throw new InputError(
+      formatIssues(this.file, parsed.error, (path) => describeItemPath(path, items)),
+    );
+  }
+}
+
+function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function toCorrupt(error: unknown): Error {
+  if (error instanceof InputError) {
+    return new CorruptStateError(`${error.message}\nThe file was left as it is; fix it and run again.`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** `items[3].maxTurns` becomes `item "fix-login" (items[3]).maxTurns`. */
+function describeItemPath(path: readonly PropertyKey[], items: unknown): string {
+  const [head, index, ...rest] = path;
+  if (head !== 'items' || typeof index !== 'number' || !Array.isArray(items)) return issuePath(path);
+  const id = (items[index] as { id?: unknown } | undefined)?.id;
+  const name = typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
+  return rest.length > 0 ? `${name}.${issuePath(rest)}` : name;
+}

@@ -1,0 +1,115 @@
+import { nextCronTime } from '../lib/cron.js';
+import type { Item } from './item.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Marks an item running for a session; the attempt is counted here, before anything spawns. */
+export function claim(item: Item, sessionId: string, now: number): Item {
+  return {
+    ...item,
+    status: 'running',
+    attempts: item.attempts + 1,
+    sessions: [...item.sessions, sessionId],
+    startedAt: iso(now),
+    updatedAt: iso(now),
+    retryAfter: undefined,
+  };
+}
+
+/** How a session ended, as far as its item is concerned. */
+export type Settlement =
+  | { kind: 'succeeded'; costUsd: number; claudeSessionId?: string }
+  /** A failure that spends the attempt; retried with backoff while attempts remain. */
+  | { kind: 'failed'; error: string; outcome: string; costUsd: number; retryable: boolean }
+  /** Stopped before it could run (bad template, missing persona): the attempt is given back. */
+  | { kind: 'rejected'; error: string; outcome: string }
+  /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
+  | { kind: 'interrupted'; reason: string; costUsd: number; claudeSessionId?: string }
+  /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
+  | { kind: 'released'; reason: string; costUsd: number; retryAfter?: number };
+
+/** Capped exponential backoff before an item's next attempt, in milliseconds. */
+export function retryBackoffMs(attempts: number): number {
+  return Math.min(60_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+}
+
+/** Applies a session's settlement to its item. */
+export function settle(item: Item, settlement: Settlement, maxAttempts: number, now: number): Item {
+  const base = { ...item, updatedAt: iso(now) };
+  switch (settlement.kind) {
+    case 'succeeded': {
+      const finished = {
+        ...base,
+        costUsd: item.costUsd + settlement.costUsd,
+        lastOutcome: 'success',
+        lastError: undefined,
+        finishedAt: iso(now),
+        claudeSessionId: undefined,
+      };
+      if (item.schedule !== undefined) {
+        return {
+          ...finished,
+          status: 'pending',
+          attempts: 0,
+          notBefore: iso(nextCronTime(item.schedule, now)),
+        };
+      }
+      return { ...finished, status: 'done' };
+    }
+    case 'failed': {
+      const exhausted = !settlement.retryable || item.attempts >= maxAttempts;
+      return {
+        ...base,
+        status: exhausted ? 'failed' : 'pending',
+        costUsd: item.costUsd + settlement.costUsd,
+        lastError: settlement.error,
+        lastOutcome: settlement.outcome,
+        retryAfter: exhausted ? undefined : iso(now + retryBackoffMs(item.attempts)),
+        finishedAt: exhausted ? iso(now) : item.finishedAt,
+        claudeSessionId: undefined,
+      };
+    }
+    case 'rejected':
+      return {
+        ...base,
+        status: 'failed',
+        attempts: Math.max(0, item.attempts - 1),
+        lastError: settlement.error,
+        lastOutcome: settlement.outcome,
+        finishedAt: iso(now),
+      };
+    case 'interrupted':
+      return {
+        ...base,
+        status: 'interrupted',
+        attempts: Math.max(0, item.attempts - 1),
+        costUsd: item.costUsd + settlement.costUsd,
+        lastOutcome: 'interrupted',
+        lastError: settlement.reason,
+        claudeSessionId: settlement.claudeSessionId ?? item.claudeSessionId,
+      };
+    case 'released':
+      return {
+        ...base,
+        status: 'pending',
+        attempts: Math.max(0, item.attempts - 1),
+        costUsd: item.costUsd + settlement.costUsd,
+        lastError: settlement.reason,
+        retryAfter: settlement.retryAfter === undefined ? undefined : iso(settlement.retryAfter),
+        claudeSessionId: undefined,
+      };
+  }
+}
+
+/** Requeues an item whose runner died while it ran: its attempt stays counted. */
+export function reclaim(item: Item, reason: string, maxAttempts: number, now: number): Item {
+  const exhausted = item.attempts >= maxAttempts;
+  return {
+    ...item,
+    status: exhausted ? 'failed' : 'pending',
+    lastError: reason,
+    lastOutcome: 'runner_died',
+    updatedAt: iso(now),
+    finishedAt: exhausted ? iso(now) : item.finishedAt,
+  };
+}

@@ -1,0 +1,36 @@
+import type { RunnerIdentity } from './lock.js';
+import type { Workspace } from '../config/workspace.js';
+import type { Clock } from '../lib/clock.js';
+import type { Redactor } from '../lib/redact.js';
+import type { QueueStore } from '../queue/store.js';
+import type { RunLog } from './log.js';
+
+/** Timings of the runner that tests shorten. */
+export interface RunnerTimings {
+  /** How often a running session's files are read and its limits checked. */
+  tickMs: number;
+  /** How long an agent may run on after its `result` line. */
+  afterResultGraceMs: number;
+  /** Minimum time between two heartbeat writes of the session record. */
+  heartbeatMs: number;
+}
+
+/** Default timings. */
+export const DEFAULT_TIMINGS: RunnerTimings = {
+  tickMs: 250,
+  afterResultGraceMs: 10_000,
+  heartbeatMs: 2_000,
+};
+
+/** What every part of the loop shares: the workspace, its stores, the log and the clock. */
+export interface RunnerContext {
+  workspace: Workspace;
+  queue: QueueStore;
+  log: RunLog;
+  clock: Clock;
+  redactor: Redactor;
+  /** The environment the agent's is filtered from. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  runner: RunnerIdentity;
+  timings: RunnerTimings;
+}

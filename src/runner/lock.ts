@@ -1,0 +1,87 @@
+import fsp from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { isSameProcessAlive, processStartTime } from '../agent/procfs.js';
+import { RalphError, isErrnoException } from '../lib/errors.js';
+import { ExitCode } from '../lib/exit-codes.js';
+import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
+
+/** Who holds a workspace: written into `state/runner.lock` by the holder. */
+export interface RunnerIdentity {
+  pid: number;
+  startTime?: string;
+  startedAt: string;
+}
+
+/** The held workspace lock. */
+export interface RunnerLock {
+  identity: RunnerIdentity;
+  /** Set when another process took the lock from us (our event loop stalled past `stale`). */
+  compromised(): Error | undefined;
+  release(): Promise<void>;
+}
+
+const LOCK_OPTIONS = { realpath: false, stale: 30_000, update: 5_000, retries: 0 } as const;
+
+async function readHolder(file: string): Promise<RunnerIdentity | undefined> {
+  try {
+    const text = await readIfExists(file);
+    return text ? (JSON.parse(text) as RunnerIdentity) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the one-runner-per-workspace lock. A lock left by a runner that died (its pid gone, or
+ * reused by another process) is taken over at once instead of after the stale period.
+ */
+export async function acquireRunnerLock(file: string, now: number): Promise<RunnerLock> {
+  const identity: RunnerIdentity = {
+    pid: process.pid,
+    startTime: await processStartTime(process.pid),
+    startedAt: new Date(now).toISOString(),
+  };
+  let compromised: Error | undefined;
+  const options = {
+    ...LOCK_OPTIONS,
+    onCompromised: (error: Error) => {
+      compromised = error;
+    },
+  };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, options);
+  } catch (error) {
+    if (!isErrnoException(error) || error.code !== 'ELOCKED') throw error;
+    const holder = await readHolder(file);
+    if (holder !== undefined && (await isSameProcessAlive(holder.pid, holder.startTime))) {
+      throw new RalphError(
+        `another ralph runner (pid ${holder.pid}, since ${holder.startedAt}) is running this workspace`,
+        ExitCode.locked,
+      );
+    }
+    // The holder died without releasing: its lock directory is left over.
+    await fsp.rm(`${file}.lock`, { recursive: true, force: true });
+    try {
+      release = await lockfile.lock(file, options);
+    } catch {
+      throw new RalphError('another ralph runner is starting on this workspace', ExitCode.locked);
+    }
+  }
+  await writeJsonAtomically(file, identity);
+  return {
+    identity,
+    compromised: () => compromised,
+    release: async () => {
+      await release().catch(() => undefined);
+    },
+  };
+}
+
+/** The identity of the runner holding the workspace, if one is alive. */
+export async function liveRunner(file: string): Promise<RunnerIdentity | undefined> {
+  const holder = await readHolder(file);
+  if (holder === undefined) return undefined;
+  const locked = await lockfile.check(file, LOCK_OPTIONS).catch(() => false);
+  return locked && (await isSameProcessAlive(holder.pid, holder.startTime)) ? holder : undefined;
+}

@@ -1,0 +1,78 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
+import { reapSession } from '../agent/process.js';
+import { sessionFiles } from '../archive/paths.js';
+import { SessionRecordSchema } from '../archive/record.js';
+import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
+import { reclaim } from '../queue/transitions.js';
+import type { RunnerContext } from './context.js';
+
+const TEMP_FILE = /^(queue|budget|current-session|runner)\.(json|lock)\.\d+$/;
+
+/**
+ * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
+ * settled. Its agent (pid and start time both matching) and the session's stray processes are
+ * killed, its session is archived as `killed`, and items still `running` are requeued with their
+ * attempt counted (at-least-once delivery). Temp files of interrupted atomic writes are removed.
+ */
+export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
+  const { paths } = ctx.workspace;
+  const now = ctx.clock.now();
+  for (const name of await fsp.readdir(paths.state).catch(() => [] as string[])) {
+    if (TEMP_FILE.test(name)) await fsp.rm(path.join(paths.state, name), { force: true });
+  }
+
+  const text = await readIfExists(paths.currentSession);
+  let orphanSession: string | undefined;
+  if (text !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const parsed = SessionRecordSchema.safeParse(raw);
+    if (parsed.success) {
+      const record = parsed.data;
+      orphanSession = record.sessionId;
+      // Never signal a pid that now belongs to another process: the start time must match.
+      if (record.pid !== undefined && (await isSameProcessAlive(record.pid, record.processStartTime))) {
+        signalQuietly(-record.pid, 'SIGKILL');
+      }
+      const killed = await reapSession(record.pid, record.sessionId, ctx.workspace.config.run.killGrace * 1000);
+      const files = sessionFiles(paths.sessions, record.sessionId);
+      await writeJsonAtomically(files.record, {
+        ...record,
+        status: 'killed',
+        statusReason: 'the runner died while the session ran',
+        endedAt: new Date(now).toISOString(),
+        outcome: { kind: 'runner_died', message: 'the runner died while the session ran', retryable: true },
+        killedProcesses: killed,
+      });
+      ctx.log.warn('orphan_session_recovered', {
+        session: record.sessionId,
+        item: record.itemId,
+        pid: record.pid,
+        killedProcesses: killed.length,
+      });
+    } else {
+      ctx.log.warn('orphan_session_unreadable', { file: paths.currentSession });
+    }
+    await fsp.rm(paths.currentSession, { force: true });
+  }
+
+  const defaultMax = ctx.workspace.config.defaults.maxAttempts;
+  const requeued = await ctx.queue.update((items) => {
+    const ids: string[] = [];
+    const next = items.map((item) => {
+      if (item.status !== 'running') return item;
+      ids.push(item.id);
+      return reclaim(item, 'the runner died while the item ran', item.maxAttempts ?? defaultMax, now);
+    });
+    return ids.length > 0 ? { items: next, value: ids } : { value: ids };
+  });
+  if (requeued.length > 0) {
+    ctx.log.warn('items_requeued_after_crash', { items: requeued, session: orphanSession });
+  }
+}

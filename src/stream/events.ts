@@ -1,0 +1,306 @@
+import { z } from 'zod';
+
+/** A tool call the model made. */
+export interface ToolUse {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** A tool's answer, as the CLI fed it back to the model. */
+export interface ToolResult {
+  toolUseId: string;
+  isError: boolean;
+  text: string;
+}
+
+/** A tool refused by the permission mode, as the `result` line lists it. */
+export interface PermissionDenial {
+  toolName: string;
+  toolUseId?: string;
+  toolInput?: unknown;
+}
+
+/** The fields of the `result` line the runner decides on. */
+export interface ResultInfo {
+  subtype: string;
+  isError: boolean;
+  text?: string;
+  totalCostUsd?: number;
+  numTurns?: number;
+  durationMs?: number;
+  sessionId?: string;
+  usage?: Record<string, unknown>;
+  permissionDenials: PermissionDenial[];
+  apiErrorStatus?: number;
+  apiErrorType?: string;
+  terminalReason?: string;
+  errors: string[];
+}
+
+/** One understood line of claude's stream-json. */
+export type StreamEvent =
+  | {
+      kind: 'init';
+      sessionId: string;
+      model?: string;
+      tools: string[];
+      cwd?: string;
+      version?: string;
+      permissionMode?: string;
+    }
+  | { kind: 'assistant'; model?: string; texts: string[]; toolUses: ToolUse[]; synthetic: boolean }
+  | { kind: 'tool_results'; results: ToolResult[] }
+  | { kind: 'result'; result: ResultInfo }
+  | { kind: 'rate_limit'; status: string; resetsAt?: number; rateLimitType?: string }
+  | {
+      kind: 'api_retry';
+      attempt?: number;
+      maxRetries?: number;
+      retryDelayMs?: number;
+      errorStatus?: number;
+      error?: string;
+    }
+  | { kind: 'permission_denied'; toolName?: string; toolUseId?: string; message?: string }
+  /** A partial-message delta (`--include-partial-messages`). */
+  | { kind: 'delta' }
+  /** A line of a type this version does not model: kept in the archive, shown briefly. */
+  | { kind: 'other'; type: string; subtype?: string };
+
+/** A line the parser could not use; the archive still holds its bytes. */
+export interface StreamIssue {
+  kind: 'issue';
+  issue: 'invalid_json' | 'schema' | 'oversize' | 'truncated' | 'too_deep';
+  detail: string;
+  bytes: number;
+}
+
+const TEXT_CAP = 4096;
+const cap = (text: string) =>
+  text.length > TEXT_CAP ? `${text.slice(0, TEXT_CAP)}…[cut: ${text.length - TEXT_CAP} more chars]` : text;
+
+const num = z.number().optional().catch(undefined);
+const str = z.string().optional().catch(undefined);
+
+const InitSchema = z.looseObject({
+  session_id: z.string(),
+  model: str,
+  tools: z.array(z.string()).catch([]),
+  cwd: str,
+  claude_code_version: str,
+  permissionMode: str,
+});
+
+const ContentBlock = z.looseObject({ type: z.string() });
+const MessageSchema = z.looseObject({
+  message: z.looseObject({
+    model: str,
+    content: z.union([z.array(ContentBlock), z.string()]).catch([]),
+  }),
+});
+
+const ResultSchema = z.looseObject({
+  subtype: z.string(),
+  is_error: z.boolean().catch(false),
+  result: str,
+  total_cost_usd: num,
+  num_turns: num,
+  duration_ms: num,
+  session_id: str,
+  usage: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  permission_denials: z
+    .array(
+      z.looseObject({ tool_name: z.string(), tool_use_id: str, tool_input: z.unknown().optional() }),
+    )
+    .catch([]),
+  api_error_status: z.number().nullish().catch(undefined),
+  api_error_type: z.string().nullish().catch(undefined),
+  terminal_reason: str,
+  errors: z.array(z.unknown()).catch([]),
+});
+
+const RateLimitSchema = z.looseObject({
+  rate_limit_info: z.looseObject({
+    status: z.string(),
+    resetsAt: num,
+    rateLimitType: str,
+  }),
+});
+
+const ApiRetrySchema = z.looseObject({
+  attempt: num,
+  max_retries: num,
+  retry_delay_ms: num,
+  error_status: z.number().nullish().catch(undefined),
+  error: z.unknown().optional(),
+});
+
+type Parsed = StreamEvent | StreamIssue;
+
+function schemaIssue(type: string, error: z.ZodError, bytes: number): StreamIssue {
+  const first = error.issues[0];
+  const where = first === undefined ? '' : ` at ${first.path.join('.') || '(top)'}: ${first.message}`;
+  return { kind: 'issue', issue: 'schema', detail: `${type} line${where}`, bytes };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) =>
+        typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
+          : '',
+      )
+      .join('');
+  }
+  return '';
+}
+
+/** Maps one decoded JSON value from the stream to an event, tolerating unknown shapes. */
+export function toEvent(value: unknown, bytes: number): Parsed {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'issue', issue: 'schema', detail: 'a line that is not a JSON object', bytes };
+  }
+  const record = value as Record<string, unknown>;
+  const type = typeof record.type === 'string' ? record.type : undefined;
+  const subtype = typeof record.subtype === 'string' ? record.subtype : undefined;
+  if (type === undefined) {
+    return { kind: 'issue', issue: 'schema', detail: 'a line without a "type"', bytes };
+  }
+  switch (type) {
+    case 'system': {
+      if (subtype === 'init') {
+        const parsed = InitSchema.safeParse(record);
+        if (!parsed.success) return schemaIssue('system/init', parsed.error, bytes);
+        const d = parsed.data;
+        return {
+          kind: 'init',
+          sessionId: d.session_id,
+          model: d.model,
+          tools: d.tools,
+          cwd: d.cwd,
+          version: d.claude_code_version,
+          permissionMode: d.permissionMode,
+        };
+      }
+      if (subtype === 'api_retry') {
+        const d = ApiRetrySchema.parse(record);
+        return {
+          kind: 'api_retry',
+          attempt: d.attempt,
+          maxRetries: d.max_retries,
+          retryDelayMs: d.retry_delay_ms,
+          errorStatus: d.error_status ?? undefined,
+          error: typeof d.error === 'string' ? d.error : d.error === undefined ? undefined : JSON.stringify(d.error),
+        };
+      }
+      if (subtype === 'permission_denied') {
+        return {
+          kind: 'permission_denied',
+          toolName: typeof record.tool_name === 'string' ? record.tool_name : undefined,
+          toolUseId: typeof record.tool_use_id === 'string' ? record.tool_use_id : undefined,
+          message: typeof record.message === 'string' ? cap(record.message) : undefined,
+        };
+      }
+      return { kind: 'other', type, subtype };
+    }
+    case 'assistant': {
+      const parsed = MessageSchema.safeParse(record);
+      if (!parsed.success) return schemaIssue('assistant', parsed.error, bytes);
+      const { content, model } = parsed.data.message;
+      const blocks = Array.isArray(content) ? content : [{ type: 'text', text: content }];
+      const texts: string[] = [];
+      const toolUses: ToolUse[] = [];
+      for (const block of blocks) {
+        if (block.type === 'text' && typeof block.text === 'string') texts.push(cap(block.text));
+        if (block.type === 'tool_use') {
+          toolUses.push({
+            id: typeof block.id === 'string' ? block.id : '',
+            name: typeof block.name === 'string' ? block.name : '(unnamed tool)',
+            input: block.input,
+          });
+        }
+      }
+      return { kind: 'assistant', model, texts, toolUses, synthetic: model === '<synthetic>' };
+    }
+    case 'user': {
+      const parsed = MessageSchema.safeParse(record);
+      if (!parsed.success) return schemaIssue('user', parsed.error, bytes);
+      const { content } = parsed.data.message;
+      const results: ToolResult[] = [];
+      if (Array.isArray(content)) {
+        for (const block of content) {
+          if (block.type !== 'tool_result') continue;
+          results.push({
+            toolUseId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '',
+            isError: block.is_error === true,
+            text: cap(textOf(block.content)),
+          });
+        }
+      }
+      return results.length > 0 ? { kind: 'tool_results', results } : { kind: 'other', type };
+    }
+    case 'result': {
+      const parsed = ResultSchema.safeParse(record);
+      if (!parsed.success) return schemaIssue('result', parsed.error, bytes);
+      const d = parsed.data;
+      return {
+        kind: 'result',
+        result: {
+          subtype: d.subtype,
+          isError: d.is_error,
+          text: d.result === undefined ? undefined : cap(d.result),
+          totalCostUsd: d.total_cost_usd,
+          numTurns: d.num_turns,
+          durationMs: d.duration_ms,
+          sessionId: d.session_id,
+          usage: d.usage,
+          permissionDenials: d.permission_denials.map((p) => ({
+            toolName: p.tool_name,
+            toolUseId: p.tool_use_id,
+            toolInput: p.tool_input,
+          })),
+          apiErrorStatus: d.api_error_status ?? undefined,
+          apiErrorType: d.api_error_type ?? undefined,
+          terminalReason: d.terminal_reason,
+          errors: d.errors.map((e) => cap(typeof e === 'string' ? e : JSON.stringify(e))),
+        },
+      };
+    }
+    case 'rate_limit_event': {
+      const parsed = RateLimitSchema.safeParse(record);
+      if (!parsed.success) return schemaIssue('rate_limit_event', parsed.error, bytes);
+      const info = parsed.data.rate_limit_info;
+      return {
+        kind: 'rate_limit',
+        status: info.status,
+        resetsAt: info.resetsAt,
+        rateLimitType: info.rateLimitType,
+      };
+    }
+    case 'stream_event':
+      return { kind: 'delta' };
+    default:
+      return { kind: 'other', type, subtype };
+  }
+}
+
+/** Decodes one complete line (up to the in-memory limit) and maps it to an event. */
+export function parseLine(bytes: Buffer): Parsed | undefined {
+  const text = bytes.toString('utf8').trim();
+  if (text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    const tooDeep = error instanceof RangeError;
+    return {
+      kind: 'issue',
+      issue: tooDeep ? 'too_deep' : 'invalid_json',
+      detail: `${tooDeep ? 'nesting too deep' : 'not JSON'}: ${JSON.stringify(text.slice(0, 120))}`,
+      bytes: bytes.length,
+    };
+  }
+  return toEvent(value, bytes.length);
+}

@@ -1,0 +1,95 @@
+import { parseLine, toEvent, type StreamEvent, type StreamIssue } from './events.js';
+import { LineSplitter } from './lines.js';
+import { DEFAULT_SKIM_LIMITS, JsonSkimmer, type SkimLimits } from './skim.js';
+
+/** What the parser reports for each line. */
+export type ParsedLine = StreamEvent | StreamIssue;
+
+/** Options of the stream parser. */
+export interface StreamParserOptions {
+  /** Lines up to this size are decoded whole; longer ones are skimmed. */
+  maxLineBytes?: number;
+  skimLimits?: SkimLimits;
+}
+
+/**
+ * Turns claude's stdout bytes into events: tolerant of unknown types, malformed lines, huge
+ * lines and a missing last newline, with memory bounded by `maxLineBytes` and the skim limits.
+ */
+export class StreamParser {
+  private readonly splitter: LineSplitter;
+  private skimmer: JsonSkimmer | undefined;
+
+  constructor(
+    private readonly emit: (parsed: ParsedLine) => void,
+    options: StreamParserOptions = {},
+  ) {
+    const limits = options.skimLimits ?? DEFAULT_SKIM_LIMITS;
+    this.splitter = new LineSplitter(
+      {
+        line: (bytes) => {
+          const parsed = parseLine(bytes);
+          if (parsed !== undefined) this.emit(parsed);
+        },
+        longStart: () => {
+          this.skimmer = new JsonSkimmer(limits);
+        },
+        longData: (bytes) => this.skimmer?.write(bytes),
+        longEnd: (complete, totalBytes) => this.endLong(complete, totalBytes),
+        partial: (bytes) => {
+          this.emit({
+            kind: 'issue',
+            issue: 'truncated',
+            detail: 'the stream ended without a newline after its last line',
+            bytes: bytes.length,
+          });
+          const parsed = parseLine(bytes);
+          if (parsed !== undefined && parsed.kind !== 'issue') this.emit(parsed);
+        },
+      },
+      options.maxLineBytes,
+    );
+  }
+
+  /** Feeds bytes as they arrive. */
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  /** The stream has ended. */
+  finish(): void {
+    this.splitter.finish();
+  }
+
+  private endLong(complete: boolean, totalBytes: number): void {
+    const skimmer = this.skimmer;
+    this.skimmer = undefined;
+    if (skimmer === undefined) return;
+    const outcome = skimmer.end();
+    if (!complete) {
+      this.emit({
+        kind: 'issue',
+        issue: 'truncated',
+        detail: `the stream ended inside a line of ${totalBytes} bytes`,
+        bytes: totalBytes,
+      });
+      return;
+    }
+    if (!outcome.ok) {
+      this.emit({
+        kind: 'issue',
+        issue: outcome.error.startsWith('nesting') ? 'too_deep' : 'invalid_json',
+        detail: `a line of ${totalBytes} bytes: ${outcome.error}`,
+        bytes: totalBytes,
+      });
+      return;
+    }
+    this.emit({
+      kind: 'issue',
+      issue: 'oversize',
+      detail: `a line of ${totalBytes} bytes was read in part (${outcome.truncatedStrings} long strings cut); the archive holds it whole`,
+      bytes: totalBytes,
+    });
+    this.emit(toEvent(outcome.value, totalBytes));
+  }
+}

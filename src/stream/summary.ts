@@ -1,0 +1,106 @@
+import type { ParsedLine } from './parser.js';
+import type { PermissionDenial, ResultInfo } from './events.js';
+
+/** A running account of a session's stream, small enough to write into the heartbeat. */
+export interface StreamSummary {
+  events: number;
+  assistantMessages: number;
+  toolCalls: number;
+  lastTool?: string;
+  lastText?: string;
+  lastEventAt?: string;
+  claudeSessionId?: string;
+  model?: string;
+  cliVersion?: string;
+  apiRetries: number;
+  lastApiRetry?: { attempt?: number; errorStatus?: number; error?: string };
+  /** The last `rate_limit_event` that was not allowed (status other than "allowed"). */
+  rateLimit?: { status: string; resetsAt?: number; rateLimitType?: string };
+  permissionDenials: PermissionDenial[];
+  issues: Record<string, number>;
+  result?: ResultInfo;
+  /** Events seen after the `result` line (background task notices and the like). */
+  eventsAfterResult: number;
+}
+
+/** A new, empty summary. */
+export function emptySummary(): StreamSummary {
+  return {
+    events: 0,
+    assistantMessages: 0,
+    toolCalls: 0,
+    apiRetries: 0,
+    permissionDenials: [],
+    issues: {},
+    eventsAfterResult: 0,
+  };
+}
+
+const LAST_TEXT_CHARS = 300;
+
+/** Folds one parsed line into the summary (mutates it: this runs on every line). */
+export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: number): void {
+  if (parsed.kind === 'issue') {
+    summary.issues[parsed.issue] = (summary.issues[parsed.issue] ?? 0) + 1;
+    return;
+  }
+  summary.events++;
+  summary.lastEventAt = new Date(now).toISOString();
+  if (summary.result !== undefined) summary.eventsAfterResult++;
+  switch (parsed.kind) {
+    case 'init':
+      summary.claudeSessionId = parsed.sessionId;
+      summary.model = parsed.model;
+      summary.cliVersion = parsed.version;
+      break;
+    case 'assistant': {
+      summary.assistantMessages++;
+      summary.toolCalls += parsed.toolUses.length;
+      const lastTool = parsed.toolUses.at(-1);
+      if (lastTool !== undefined) summary.lastTool = lastTool.name;
+      const text = parsed.texts.join('\n').trim();
+      if (text !== '') summary.lastText = text.slice(0, LAST_TEXT_CHARS);
+      break;
+    }
+    case 'result':
+      summary.result = parsed.result;
+      summary.claudeSessionId ??= parsed.result.sessionId;
+      for (const denial of parsed.result.permissionDenials) addDenial(summary, denial);
+      break;
+    case 'permission_denied':
+      if (parsed.toolName !== undefined) {
+        addDenial(summary, { toolName: parsed.toolName, toolUseId: parsed.toolUseId });
+      }
+      break;
+    case 'rate_limit':
+      if (parsed.status !== 'allowed' && parsed.status !== 'allowed_warning') {
+        summary.rateLimit = {
+          status: parsed.status,
+          resetsAt: parsed.resetsAt,
+          rateLimitType: parsed.rateLimitType,
+        };
+      }
+      break;
+    case 'api_retry':
+      summary.apiRetries++;
+      summary.lastApiRetry = {
+        attempt: parsed.attempt,
+        errorStatus: parsed.errorStatus,
+        error: parsed.error,
+      };
+      break;
+    case 'tool_results':
+    case 'delta':
+    case 'other':
+      break;
+  }
+}
+
+function addDenial(summary: StreamSummary, denial: PermissionDenial): void {
+  const index = summary.permissionDenials.findIndex(
+    (d) => d.toolUseId !== undefined && d.toolUseId === denial.toolUseId,
+  );
+  // The result line repeats the denials with their input: prefer its fuller record.
+  if (index === -1) summary.permissionDenials.push(denial);
+  else summary.permissionDenials[index] = { ...summary.permissionDenials[index], ...denial };
+}
