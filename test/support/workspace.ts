@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import { captureOutput } from './output.js';
+
+/** The fake claude of the test suite. */
+export const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude.mjs', import.meta.url));
+/** The real claude CLI, pinned as a devDependency. */
+export const REAL_CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
+/** The built CLI. */
+export const RALPH_BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+
+/** A fresh temporary directory, removed by `cleanup`. */
+export async function tempDir(prefix = 'ralph-test-'): Promise<string> {
+  return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** A workspace made by `ralph init`, with config overrides merged in. */
+export async function makeWorkspace(config: Record<string, unknown> = {}): Promise<string> {
+  const root = await tempDir();
+  const output = captureOutput();
+  const code = await main(['node', 'ralph', 'init', root], output);
+  if (code !== 0) throw new Error(`init failed: ${output.text()}`);
+  const file = path.join(root, 'ralph.config.json');
+  const current = JSON.parse(await fsp.readFile(file, 'utf8')) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(config)) {
+    const base = current[key];
+    merged[key] =
+      typeof value === 'object' && value !== null && !Array.isArray(value) && typeof base === 'object'
+        ? { ...(base as object), ...(value as object) }
+        : value;
+  }
+  await fsp.writeFile(file, JSON.stringify(merged, null, 2));
+  return root;
+}
+
+/** Runs the CLI in process against a workspace; returns its exit code and what it printed. */
+export async function ralph(
+  root: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = captureOutput();
+  const code = await main(['node', 'ralph', '-C', root, ...args], output, { PATH: process.env.PATH, ...env });
+  return { code, stdout: output.stdout.join('\n'), stderr: output.stderr.join('\n') };
+}
+
+/** Reads a workspace's queue file. */
+export function readQueue(root: string): { version: number; items: Record<string, unknown>[] } {
+  return JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')) as {
+    version: number;
+    items: Record<string, unknown>[];
+  };
+}
+
+/** Reads the archived session records of a workspace, oldest first. */
+export function readSessions(root: string): Record<string, unknown>[] {
+  const dir = path.join(root, 'docs', 'sessions');
+  return fs
+    .readdirSync(dir)
+    .filter((name) => /^[0-9a-f-]{36}\.json$/.test(name))
+    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>)
+    .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)));
+}
+
+/** Every file under a directory, as paths relative to it. */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out.push(path.relative(dir, full));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
