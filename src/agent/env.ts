@@ -12,7 +12,11 @@ export const DENIED_VARIABLES = [
 ];
 
 /** The credentials claude itself authenticates with: passed back after the denylist. */
-export const CLAUDE_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
+export const CLAUDE_CREDENTIALS = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+];
 
 /** Variables that would change claude's behaviour under ralph and never reach it. */
 const ALWAYS_REMOVED = ['CLAUDECODE'];

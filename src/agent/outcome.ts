@@ -60,11 +60,7 @@ export interface SessionEnd {
 
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
-function failure(
-  kind: OutcomeKind,
-  message: string,
-  extra: Partial<Outcome> = {},
-): Outcome {
+function failure(kind: OutcomeKind, message: string, extra: Partial<Outcome> = {}): Outcome {
   return { kind, status: 'failed', message, retryable: true, countsAsFailure: true, ...extra };
 }
 
@@ -128,20 +124,38 @@ export function classify(end: SessionEnd): Outcome {
   if (result === undefined) {
     const tail = end.stderrTail?.trim();
     const detail = tail ? `: ${tail.split('\n').slice(-3).join(' | ').slice(0, 500)}` : '';
-    if (exit?.signal) return failure('signal_exit', `the agent was killed by ${exit.signal} before its result${detail}`);
-    return failure('no_result', `the agent exited (code ${exit?.code ?? 'unknown'}) without a result line${detail}`);
+    if (exit?.signal)
+      return failure(
+        'signal_exit',
+        `the agent was killed by ${exit.signal} before its result${detail}`,
+      );
+    return failure(
+      'no_result',
+      `the agent exited (code ${exit?.code ?? 'unknown'}) without a result line${detail}`,
+    );
   }
 
-  if (result.isError && (result.apiErrorStatus !== undefined || result.terminalReason === 'api_error')) {
+  if (
+    result.isError &&
+    (result.apiErrorStatus !== undefined || result.terminalReason === 'api_error')
+  ) {
     const status = result.apiErrorStatus;
     const text = result.text ?? '';
     if (status === 401 || status === 403 || result.apiErrorType === 'authentication_error') {
       const reason = `authentication failed (${status ?? result.apiErrorType}): ${text}`;
-      return failure('auth_error', reason, { retryable: false, countsAsFailure: false, pauseReason: reason });
+      return failure('auth_error', reason, {
+        retryable: false,
+        countsAsFailure: false,
+        pauseReason: reason,
+      });
     }
     if (/credit balance/i.test(text)) {
       const reason = `credit exhausted: ${text}`;
-      return failure('credit_exhausted', reason, { retryable: false, countsAsFailure: false, pauseReason: reason });
+      return failure('credit_exhausted', reason, {
+        retryable: false,
+        countsAsFailure: false,
+        pauseReason: reason,
+      });
     }
     return failure('api_error', `API error${status === undefined ? '' : ` ${status}`}: ${text}`, {
       retryable: status === undefined || TRANSIENT_STATUSES.has(status),
@@ -152,9 +166,13 @@ export function classify(end: SessionEnd): Outcome {
     case 'error_max_turns':
       return failure('max_turns', `reached the turn limit after ${result.numTurns ?? '?'} turns`);
     case 'error_max_budget_usd':
-      return failure('max_budget', `reached the budget limit ($${(result.totalCostUsd ?? 0).toFixed(4)} spent)`, {
-        retryable: false,
-      });
+      return failure(
+        'max_budget',
+        `reached the budget limit ($${(result.totalCostUsd ?? 0).toFixed(4)} spent)`,
+        {
+          retryable: false,
+        },
+      );
     case 'error_during_execution':
       return failure(
         'error_during_execution',
@@ -178,8 +196,16 @@ export function classify(end: SessionEnd): Outcome {
   if (exit?.signal && stopReason !== 'after_result') {
     return failure('signal_exit', `the agent printed a result but was killed by ${exit.signal}`);
   }
-  if (exit?.code !== undefined && exit.code !== null && exit.code !== 0 && stopReason !== 'after_result') {
-    return failure('exit_error', `the agent printed a successful result but exited with code ${exit.code}`);
+  if (
+    exit?.code !== undefined &&
+    exit.code !== null &&
+    exit.code !== 0 &&
+    stopReason !== 'after_result'
+  ) {
+    return failure(
+      'exit_error',
+      `the agent printed a successful result but exited with code ${exit.code}`,
+    );
   }
   return {
     kind: 'success',

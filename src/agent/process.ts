@@ -33,8 +33,7 @@ export interface SpawnRequest {
 
 /** The result of a spawn: a running child, or why it could not start. */
 export type SpawnResult =
-  | { ok: true; child: AgentChild }
-  | { ok: false; code?: string; message: string };
+  { ok: true; child: AgentChild } | { ok: false; code?: string; message: string };
 
 /**
  * The one place that spawns an agent: argv (no shell), stdin from /dev/null (the CLI waits

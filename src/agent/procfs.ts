@@ -14,13 +14,17 @@ export async function processStartTime(pid: number): Promise<string | undefined>
     if (fields[0] === 'Z') return undefined;
     return fields[19];
   } catch (error) {
-    if (isErrnoException(error) && (error.code === 'ENOENT' || error.code === 'ESRCH')) return undefined;
+    if (isErrnoException(error) && (error.code === 'ENOENT' || error.code === 'ESRCH'))
+      return undefined;
     throw error;
   }
 }
 
 /** Whether the process recorded as (pid, start time) is still the one running. */
-export async function isSameProcessAlive(pid: number, startTime: string | undefined): Promise<boolean> {
+export async function isSameProcessAlive(
+  pid: number,
+  startTime: string | undefined,
+): Promise<boolean> {
   const current = await processStartTime(pid);
   return current !== undefined && (startTime === undefined || current === startTime);
 }

@@ -4,7 +4,13 @@ import type { Clock } from '../lib/clock.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../stream/summary.js';
 import type { StopReason } from './outcome.js';
-import { reapSession, stopAgent, type AgentChild, type ExitStatus, type StopGraces } from './process.js';
+import {
+  reapSession,
+  stopAgent,
+  type AgentChild,
+  type ExitStatus,
+  type StopGraces,
+} from './process.js';
 
 /** Limits and hooks of one supervised session. */
 export interface SuperviseOptions {
@@ -161,7 +167,11 @@ export function supervise(options: SuperviseOptions): Supervision {
       readAvailable();
       parser.finish();
       await checkStderr();
-      const killedProcesses = await reapSession(child.pid, options.sessionId, options.graces.afterTerminate);
+      const killedProcesses = await reapSession(
+        child.pid,
+        options.sessionId,
+        options.graces.afterTerminate,
+      );
       options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
       return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses };
     } finally {

@@ -68,9 +68,7 @@ export const SessionRecordSchema = z.looseObject({
   heartbeat: Heartbeat,
   exit: z.object({ code: z.number().nullable(), signal: z.string().nullable() }).optional(),
   stopReason: z.string().optional(),
-  outcome: z
-    .object({ kind: z.string(), message: z.string(), retryable: z.boolean() })
-    .optional(),
+  outcome: z.object({ kind: z.string(), message: z.string(), retryable: z.boolean() }).optional(),
   result: z
     .object({
       subtype: z.string(),
@@ -80,7 +78,9 @@ export const SessionRecordSchema = z.looseObject({
       costUsd: z.number().optional(),
       usage: z.record(z.string(), z.unknown()).optional(),
       apiErrorStatus: z.number().optional(),
-      permissionDenials: z.array(z.object({ toolName: z.string(), toolUseId: z.string().optional() })),
+      permissionDenials: z.array(
+        z.object({ toolName: z.string(), toolUseId: z.string().optional() }),
+      ),
       text: z.string().optional(),
     })
     .optional(),

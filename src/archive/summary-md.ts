@@ -2,7 +2,10 @@ import { formatDuration } from '../lib/duration.js';
 import type { SessionRecord } from './record.js';
 
 /** The human-readable `<id>-summary.md` of a finished session. */
-export function sessionSummaryMarkdown(record: SessionRecord, lastText: string | undefined): string {
+export function sessionSummaryMarkdown(
+  record: SessionRecord,
+  lastText: string | undefined,
+): string {
   const started = Date.parse(record.startedAt);
   const ended = record.endedAt === undefined ? undefined : Date.parse(record.endedAt);
   const seconds = ended === undefined ? undefined : (ended - started) / 1000;

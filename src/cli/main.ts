@@ -65,7 +65,11 @@ export async function main(
         'plan',
       ]),
     )
-    .option('--depends-on <ids>', 'ids that must be done first (comma-separated, repeatable)', collect)
+    .option(
+      '--depends-on <ids>',
+      'ids that must be done first (comma-separated, repeatable)',
+      collect,
+    )
     .option('--not-before <time>', 'do not start before this ISO time')
     .option('--schedule <cron>', 'requeue after each run on this cron schedule')
     .option('--var <key=value>', 'template variable (repeatable)', collect)

@@ -4,7 +4,10 @@ import type { StopControl } from '../runner/control.js';
  * The one place that handles the process's signals during `ralph run`: the first SIGINT or
  * SIGTERM stops gracefully, a second one forces. Returns the function that removes the handlers.
  */
-export function handleStopSignals(control: StopControl, onSignal: (signal: NodeJS.Signals) => void): () => void {
+export function handleStopSignals(
+  control: StopControl,
+  onSignal: (signal: NodeJS.Signals) => void,
+): () => void {
   const handler = (signal: NodeJS.Signals) => {
     onSignal(signal);
     control.stop(signal);

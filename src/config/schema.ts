@@ -102,7 +102,10 @@ const PathsSchema = z.strictObject({
 
 const LogSchema = z.strictObject({
   /** `state/iteration.log` is rotated past this size, keeping one old file. */
-  maxBytes: z.int().positive().default(10 * 1024 * 1024),
+  maxBytes: z
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
 });
 
 /** Names usable as template placeholders. */

@@ -33,14 +33,18 @@ export class Redactor {
   constructor(secrets: Iterable<string>) {
     const forms = new Set<string>();
     for (const secret of secrets) {
-      if (secret.length >= MIN_SECRET_LENGTH) for (const form of secretForms(secret)) forms.add(form);
+      if (secret.length >= MIN_SECRET_LENGTH)
+        for (const form of secretForms(secret)) forms.add(form);
     }
     // Longest first, so a secret's longer encoding is masked whole.
     const sorted = [...forms].sort((a, b) => b.length - a.length);
     this.pattern =
       sorted.length === 0
         ? undefined
-        : new RegExp(sorted.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+        : new RegExp(
+            sorted.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+            'g',
+          );
   }
 
   /** The text with every known secret form replaced by `***`. */

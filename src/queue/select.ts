@@ -1,7 +1,11 @@
 import type { Item } from './item.js';
 
 /** Why an item that is not finished cannot run now; undefined when it can. */
-export function blockedReason(item: Item, byId: ReadonlyMap<string, Item>, now: number): string | undefined {
+export function blockedReason(
+  item: Item,
+  byId: ReadonlyMap<string, Item>,
+  now: number,
+): string | undefined {
   if (item.status !== 'pending' && item.status !== 'interrupted') return `it is ${item.status}`;
   const waitingOn = item.dependsOn.filter((id) => byId.get(id)?.status !== 'done');
   if (waitingOn.length > 0) return `it depends on ${waitingOn.join(', ')}`;

@@ -47,7 +47,9 @@ export class QueueStore {
         const change = mutate(queue.items.slice());
         if (change.items === undefined) return change.value;
         if (compromised !== undefined) {
-          throw new RalphError(`lost the lock on ${this.file} (${compromised.message}); nothing written`);
+          throw new RalphError(
+            `lost the lock on ${this.file} (${compromised.message}); nothing written`,
+          );
         }
         // A person may save the file by hand while we hold the lock: never write back a stale copy.
         if (!sameFingerprint(fingerprint, await this.fingerprint())) {
@@ -132,7 +134,9 @@ function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined)
 
 function toCorrupt(error: unknown): Error {
   if (error instanceof InputError) {
-    return new CorruptStateError(`${error.message}\nThe file was left as it is; fix it and run again.`);
+    return new CorruptStateError(
+      `${error.message}\nThe file was left as it is; fix it and run again.`,
+    );
   }
   return error instanceof Error ? error : new Error(String(error));
 }
@@ -140,8 +144,10 @@ function toCorrupt(error: unknown): Error {
 /** `items[3].maxTurns` becomes `item "fix-login" (items[3]).maxTurns`. */
 function describeItemPath(path: readonly PropertyKey[], items: unknown): string {
   const [head, index, ...rest] = path;
-  if (head !== 'items' || typeof index !== 'number' || !Array.isArray(items)) return issuePath(path);
+  if (head !== 'items' || typeof index !== 'number' || !Array.isArray(items))
+    return issuePath(path);
   const id = (items[index] as { id?: unknown } | undefined)?.id;
-  const name = typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
+  const name =
+    typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
   return rest.length > 0 ? `${name}.${issuePath(rest)}` : name;
 }

@@ -54,7 +54,11 @@ async function claimNext(
 }
 
 /** Applies a settlement to the item (re-read under the lock: never a stale copy). */
-async function settleItem(ctx: RunnerContext, itemId: string, settlement: Settlement): Promise<Item | undefined> {
+async function settleItem(
+  ctx: RunnerContext,
+  itemId: string,
+  settlement: Settlement,
+): Promise<Item | undefined> {
   const now = ctx.clock.now();
   const maxAttemptsDefault = ctx.workspace.config.defaults.maxAttempts;
   return ctx.queue.update((items) => {
@@ -69,7 +73,11 @@ async function settleItem(ctx: RunnerContext, itemId: string, settlement: Settle
   });
 }
 
-function settlementFor(outcome: Outcome, costUsd: number, claudeSessionId: string | undefined): Settlement {
+function settlementFor(
+  outcome: Outcome,
+  costUsd: number,
+  claudeSessionId: string | undefined,
+): Settlement {
   switch (outcome.kind) {
     case 'success':
       return { kind: 'succeeded', costUsd, claudeSessionId };
@@ -268,13 +276,24 @@ export async function runIteration(
       void writeCurrent();
     },
     onLine: (parsed) => {
-      if (parsed.kind === 'issue') log.warn('stream_issue', { session: sessionId, issue: parsed.issue, detail: parsed.detail });
-      else if (parsed.kind === 'init' && parsed.sessionId !== sessionId && prepared.resume === undefined) {
+      if (parsed.kind === 'issue')
+        log.warn('stream_issue', {
+          session: sessionId,
+          issue: parsed.issue,
+          detail: parsed.detail,
+        });
+      else if (
+        parsed.kind === 'init' &&
+        parsed.sessionId !== sessionId &&
+        prepared.resume === undefined
+      ) {
         log.warn('session_id_mismatch', { session: sessionId, reported: parsed.sessionId });
       }
     },
   });
-  const unsubscribe = control.onStop((request) => supervision.stop('shutdown', { force: request.force }));
+  const unsubscribe = control.onStop((request) =>
+    supervision.stop('shutdown', { force: request.force }),
+  );
   if (control.requested !== undefined) supervision.stop('shutdown');
   const end = await supervision.done.finally(unsubscribe);
 
@@ -326,7 +345,10 @@ export async function runIteration(
   );
   await recordSpend(paths.budget, { costUsd, outcome: outcome.kind, now: clock.now() });
   const redacted = redactor.redactValue(record);
-  await writeFileAtomically(files.summary, redactor.redact(sessionSummaryMarkdown(redacted, end.summary.lastText)));
+  await writeFileAtomically(
+    files.summary,
+    redactor.redact(sessionSummaryMarkdown(redacted, end.summary.lastText)),
+  );
   await writeJsonAtomically(files.record, redacted);
   await fsp.rm(paths.currentSession, { force: true });
   log.info('session_ended', {

@@ -99,13 +99,19 @@ export async function runLoop(
     if (turn.outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;
     if (turn.outcome.pauseReason !== undefined) {
-      await writeFileAtomically(paths.interruptFile, `${ctx.redactor.redact(turn.outcome.pauseReason)}\n`);
+      await writeFileAtomically(
+        paths.interruptFile,
+        `${ctx.redactor.redact(turn.outcome.pauseReason)}\n`,
+      );
       ctx.log.error('pausing', { reason: turn.outcome.pauseReason });
     }
     if (options.once) break;
     if (turn.outcome.waitUntil !== undefined) {
       const until = turn.outcome.waitUntil + LIMIT_MARGIN_MS;
-      ctx.log.warn('limit_wait', { until: new Date(until).toISOString(), reason: turn.outcome.message });
+      ctx.log.warn('limit_wait', {
+        until: new Date(until).toISOString(),
+        reason: turn.outcome.message,
+      });
       await waitForChange({ ms: until - ctx.clock.now(), signal: control.signal });
     } else if (config.run.delay > 0) {
       await waitForChange({ ms: config.run.delay * 1000, signal: control.signal });

@@ -37,17 +37,28 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
       const record = parsed.data;
       orphanSession = record.sessionId;
       // Never signal a pid that now belongs to another process: the start time must match.
-      if (record.pid !== undefined && (await isSameProcessAlive(record.pid, record.processStartTime))) {
+      if (
+        record.pid !== undefined &&
+        (await isSameProcessAlive(record.pid, record.processStartTime))
+      ) {
         signalQuietly(-record.pid, 'SIGKILL');
       }
-      const killed = await reapSession(record.pid, record.sessionId, ctx.workspace.config.run.killGrace * 1000);
+      const killed = await reapSession(
+        record.pid,
+        record.sessionId,
+        ctx.workspace.config.run.killGrace * 1000,
+      );
       const files = sessionFiles(paths.sessions, record.sessionId);
       await writeJsonAtomically(files.record, {
         ...record,
         status: 'killed',
         statusReason: 'the runner died while the session ran',
         endedAt: new Date(now).toISOString(),
-        outcome: { kind: 'runner_died', message: 'the runner died while the session ran', retryable: true },
+        outcome: {
+          kind: 'runner_died',
+          message: 'the runner died while the session ran',
+          retryable: true,
+        },
         killedProcesses: killed,
       });
       ctx.log.warn('orphan_session_recovered', {
@@ -68,7 +79,12 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
     const next = items.map((item) => {
       if (item.status !== 'running') return item;
       ids.push(item.id);
-      return reclaim(item, 'the runner died while the item ran', item.maxAttempts ?? defaultMax, now);
+      return reclaim(
+        item,
+        'the runner died while the item ran',
+        item.maxAttempts ?? defaultMax,
+        now,
+      );
     });
     return ids.length > 0 ? { items: next, value: ids } : { value: ids };
   });

@@ -77,7 +77,9 @@ export interface StreamIssue {
 
 const TEXT_CAP = 4096;
 const cap = (text: string) =>
-  text.length > TEXT_CAP ? `${text.slice(0, TEXT_CAP)}…[cut: ${text.length - TEXT_CAP} more chars]` : text;
+  text.length > TEXT_CAP
+    ? `${text.slice(0, TEXT_CAP)}…[cut: ${text.length - TEXT_CAP} more chars]`
+    : text;
 
 const num = z.number().optional().catch(undefined);
 const str = z.string().optional().catch(undefined);
@@ -110,7 +112,11 @@ const ResultSchema = z.looseObject({
   usage: z.record(z.string(), z.unknown()).optional().catch(undefined),
   permission_denials: z
     .array(
-      z.looseObject({ tool_name: z.string(), tool_use_id: str, tool_input: z.unknown().optional() }),
+      z.looseObject({
+        tool_name: z.string(),
+        tool_use_id: str,
+        tool_input: z.unknown().optional(),
+      }),
     )
     .catch([]),
   api_error_status: z.number().nullish().catch(undefined),
@@ -139,7 +145,8 @@ type Parsed = StreamEvent | StreamIssue;
 
 function schemaIssue(type: string, error: z.ZodError, bytes: number): StreamIssue {
   const first = error.issues[0];
-  const where = first === undefined ? '' : ` at ${first.path.join('.') || '(top)'}: ${first.message}`;
+  const where =
+    first === undefined ? '' : ` at ${first.path.join('.') || '(top)'}: ${first.message}`;
   return { kind: 'issue', issue: 'schema', detail: `${type} line${where}`, bytes };
 }
 
@@ -148,7 +155,9 @@ function textOf(content: unknown): string {
   if (Array.isArray(content)) {
     return content
       .map((part) =>
-        typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+        typeof part === 'object' &&
+        part !== null &&
+        typeof (part as { text?: unknown }).text === 'string'
           ? (part as { text: string }).text
           : '',
       )
@@ -192,7 +201,12 @@ export function toEvent(value: unknown, bytes: number): Parsed {
           maxRetries: d.max_retries,
           retryDelayMs: d.retry_delay_ms,
           errorStatus: d.error_status ?? undefined,
-          error: typeof d.error === 'string' ? d.error : d.error === undefined ? undefined : JSON.stringify(d.error),
+          error:
+            typeof d.error === 'string'
+              ? d.error
+              : d.error === undefined
+                ? undefined
+                : JSON.stringify(d.error),
         };
       }
       if (subtype === 'permission_denied') {

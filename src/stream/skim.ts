@@ -27,8 +27,7 @@ export const DEFAULT_SKIM_LIMITS: SkimLimits = {
 
 /** The outcome of a skim. */
 export type SkimResult =
-  | { ok: true; value: unknown; truncatedStrings: number }
-  | { ok: false; error: string };
+  { ok: true; value: unknown; truncatedStrings: number } | { ok: false; error: string };
 
 /**
  * An incremental JSON reader for lines too large to hold: fed chunk by chunk, it builds the

@@ -12,7 +12,14 @@ import {
   type FakeAnthropic,
   type Reply,
 } from '../support/fake-anthropic.js';
-import { REAL_CLAUDE, makeWorkspace, ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+import {
+  REAL_CLAUDE,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
 
 let api: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -20,7 +27,9 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(respond: (request: Parameters<typeof lastIsToolResult>[0], index: number) => Reply) {
+async function setup(
+  respond: (request: Parameters<typeof lastIsToolResult>[0], index: number) => Reply,
+) {
   api = await startFakeAnthropic(respond);
   const root = await makeWorkspace({ claude: { command: [REAL_CLAUDE] } });
   const env = claudeEnv(api, await tempDir('ralph-home-'));
@@ -41,27 +50,43 @@ function ndjsonLines(root: string, id: string): Record<string, unknown>[] {
 
 describe('ralph with the real claude CLI', () => {
   it('archives a plain text answer as a completed session', async () => {
-    const { root, env, api } = await setup(() => ({ kind: 'text', text: 'Hello from the fake API.' }));
-    expect((await ralph(root, ['add', 'Say hello', '--id', 'hello', '--body', 'Greet the user.'], env)).code).toBe(0);
+    const { root, env, api } = await setup(() => ({
+      kind: 'text',
+      text: 'Hello from the fake API.',
+    }));
+    expect(
+      (await ralph(root, ['add', 'Say hello', '--id', 'hello', '--body', 'Greet the user.'], env))
+        .code,
+    ).toBe(0);
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
 
     const [item] = readQueue(root).items;
     expect(item).toMatchObject({ id: 'hello', status: 'done', attempts: 1 });
     const [record] = readSessions(root);
-    expect(record).toMatchObject({ status: 'completed', outcome: { kind: 'success' }, itemId: 'hello' });
+    expect(record).toMatchObject({
+      status: 'completed',
+      outcome: { kind: 'success' },
+      itemId: 'hello',
+    });
     const id = String(record?.sessionId);
     // The --session-id we passed is the id the CLI reports in system/init.
     expect(record?.claudeSessionId).toBe(id);
     const lines = ndjsonLines(root, id);
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: id });
     const result = lines.find((l) => l.type === 'result');
-    expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'Hello from the fake API.' });
+    expect(result).toMatchObject({
+      subtype: 'success',
+      is_error: false,
+      result: 'Hello from the fake API.',
+    });
     const cost = (record?.result as { costUsd: number }).costUsd;
     expect(cost).toBeGreaterThan(0);
     expect(cost).toBe(result?.total_cost_usd);
     expect(item?.costUsd).toBe(cost);
-    const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as { totalCostUsd: number };
+    const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as {
+      totalCostUsd: number;
+    };
     expect(budget.totalCostUsd).toBe(cost);
 
     // The appended system prompt reached the API with the rendered template in it.
@@ -74,7 +99,9 @@ describe('ralph with the real claude CLI', () => {
     for (const suffix of ['.ndjson', '.err', '.json', '-summary.md', '-prompt.md']) {
       expect(fs.existsSync(sessionFile(root, id, suffix)), suffix).toBe(true);
     }
-    expect(fs.readFileSync(sessionFile(root, id, '-summary.md'), 'utf8')).toContain('Hello from the fake API.');
+    expect(fs.readFileSync(sessionFile(root, id, '-summary.md'), 'utf8')).toContain(
+      'Hello from the fake API.',
+    );
     expect(fs.existsSync(path.join(root, 'state', 'current-session.json'))).toBe(false);
   });
 
@@ -82,15 +109,38 @@ describe('ralph with the real claude CLI', () => {
     const { root, env } = await setup((request) =>
       lastIsToolResult(request)
         ? { kind: 'text', text: 'Created the file.' }
-        : { kind: 'tool_use', name: 'Bash', input: { command: 'echo made-by-agent > made.txt', description: 'make a file' } },
+        : {
+            kind: 'tool_use',
+            name: 'Bash',
+            input: { command: 'echo made-by-agent > made.txt', description: 'make a file' },
+          },
     );
     const work = await tempDir('ralph-work-');
-    await ralph(root, ['add', 'Make a file', '--id', 'bash', '--work-dir', work, '--allowed-tools', 'Bash,Read', '--max-attempts', '1'], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Make a file',
+        '--id',
+        'bash',
+        '--work-dir',
+        work,
+        '--allowed-tools',
+        'Bash,Read',
+        '--max-attempts',
+        '1',
+      ],
+      env,
+    );
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(fs.readFileSync(path.join(work, 'made.txt'), 'utf8').trim()).toBe('made-by-agent');
     const [record] = readSessions(root);
-    expect(record).toMatchObject({ status: 'completed', workDir: work, heartbeat: { toolCalls: 1 } });
+    expect(record).toMatchObject({
+      status: 'completed',
+      workDir: work,
+      heartbeat: { toolCalls: 1 },
+    });
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
   });
 
@@ -98,10 +148,18 @@ describe('ralph with the real claude CLI', () => {
     const { root, env } = await setup((request) =>
       lastIsToolResult(request)
         ? { kind: 'text', text: 'I could not run it.' }
-        : { kind: 'tool_use', name: 'Bash', input: { command: 'touch forbidden.txt', description: 'try' } },
+        : {
+            kind: 'tool_use',
+            name: 'Bash',
+            input: { command: 'touch forbidden.txt', description: 'try' },
+          },
     );
     const work = await tempDir('ralph-work-');
-    await ralph(root, ['add', 'Try Bash', '--id', 'denied', '--work-dir', work, '--allowed-tools', 'Read'], env);
+    await ralph(
+      root,
+      ['add', 'Try Bash', '--id', 'denied', '--work-dir', work, '--allowed-tools', 'Read'],
+      env,
+    );
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code).toBe(1);
     expect(fs.existsSync(path.join(work, 'forbidden.txt'))).toBe(false);
@@ -112,21 +170,45 @@ describe('ralph with the real claude CLI', () => {
       exit: { code: 0 },
       result: { subtype: 'success', isError: false, permissionDenials: [{ toolName: 'Bash' }] },
     });
-    expect(readQueue(root).items[0]).toMatchObject({ status: 'failed', lastOutcome: 'permission_denied' });
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'failed',
+      lastOutcome: 'permission_denied',
+    });
   });
 
   it('classifies the turn limit as max_turns', async () => {
-    const { root, env } = await setup(() => ({ kind: 'tool_use', name: 'Bash', input: { command: 'true', description: 'loop' } }));
-    await ralph(root, ['add', 'Loop forever', '--id', 'turns', '--max-turns', '1', '--max-attempts', '1'], env);
+    const { root, env } = await setup(() => ({
+      kind: 'tool_use',
+      name: 'Bash',
+      input: { command: 'true', description: 'loop' },
+    }));
+    await ralph(
+      root,
+      ['add', 'Loop forever', '--id', 'turns', '--max-turns', '1', '--max-attempts', '1'],
+      env,
+    );
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code).toBe(1);
     const [record] = readSessions(root);
-    expect(record).toMatchObject({ status: 'failed', outcome: { kind: 'max_turns' }, result: { subtype: 'error_max_turns' } });
-    expect(readQueue(root).items[0]).toMatchObject({ status: 'failed', lastOutcome: 'max_turns', attempts: 1 });
+    expect(record).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'max_turns' },
+      result: { subtype: 'error_max_turns' },
+    });
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'failed',
+      lastOutcome: 'max_turns',
+      attempts: 1,
+    });
   });
 
   it('classifies an API error reported with subtype success as an api_error', async () => {
-    const { root, env } = await setup(() => ({ kind: 'error', status: 500, type: 'api_error', message: 'Internal server error' }));
+    const { root, env } = await setup(() => ({
+      kind: 'error',
+      status: 500,
+      type: 'api_error',
+      message: 'Internal server error',
+    }));
     await ralph(root, ['add', 'Meet an API error', '--id', 'apierr', '--max-attempts', '1'], env);
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code).toBe(1);
@@ -151,7 +233,9 @@ describe('ralph with the real claude CLI', () => {
     const lines = ndjsonLines(root, String(record?.sessionId));
     const result = lines.find((l) => l.type === 'result');
     expect(result?.result).toBe(big);
-    const assistant = lines.find((l) => l.type === 'assistant') as { message: { content: { text: string }[] } };
+    const assistant = lines.find((l) => l.type === 'assistant') as {
+      message: { content: { text: string }[] };
+    };
     expect(assistant.message.content[0]?.text).toBe(big);
     expect((record?.streamIssues as Record<string, number>).oversize).toBeGreaterThanOrEqual(2);
   });

@@ -17,7 +17,13 @@ export interface RecordedRequest {
 export type Reply =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; name: string; input: Record<string, unknown> }
-  | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
+  | {
+      kind: 'error';
+      status: number;
+      type: string;
+      message: string;
+      headers?: Record<string, string>;
+    }
   /** Starts the stream and then says nothing more (a stalled API). */
   | { kind: 'stall' };
 
@@ -75,11 +81,14 @@ export async function startFakeAnthropic(
       const reply = respond(recorded, index);
       if (reply.kind === 'error') {
         res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-        res.end(JSON.stringify({ type: 'error', error: { type: reply.type, message: reply.message } }));
+        res.end(
+          JSON.stringify({ type: 'error', error: { type: reply.type, message: reply.message } }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      const send = (event: string, data: unknown) =>
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       send('message_start', {
         type: 'message_start',
         message: {
@@ -99,8 +108,16 @@ export async function startFakeAnthropic(
         return;
       }
       if (reply.kind === 'text') {
-        send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: reply.text } });
+        send('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'text', text: '' },
+        });
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: reply.text },
+        });
       } else {
         send('content_block_start', {
           type: 'content_block_start',
@@ -116,7 +133,10 @@ export async function startFakeAnthropic(
       send('content_block_stop', { type: 'content_block_stop', index: 0 });
       send('message_delta', {
         type: 'message_delta',
-        delta: { stop_reason: reply.kind === 'text' ? 'end_turn' : 'tool_use', stop_sequence: null },
+        delta: {
+          stop_reason: reply.kind === 'text' ? 'end_turn' : 'tool_use',
+          stop_sequence: null,
+        },
         usage: { output_tokens: 20 },
       });
       send('message_stop', { type: 'message_stop' });

@@ -1,7 +1,9 @@
 import type { Output } from '../../src/cli/output.js';
 
 /** An Output that records what a command printed. */
-export function captureOutput(isTTY = false): Output & { stdout: string[]; stderr: string[]; text(): string } {
+export function captureOutput(
+  isTTY = false,
+): Output & { stdout: string[]; stderr: string[]; text(): string } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return {

@@ -9,7 +9,9 @@ import { captureOutput } from './output.js';
 /** The fake claude of the test suite. */
 export const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude.mjs', import.meta.url));
 /** The real claude CLI, pinned as a devDependency. */
-export const REAL_CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
+export const REAL_CLAUDE = fileURLToPath(
+  new URL('../../node_modules/.bin/claude', import.meta.url),
+);
 /** The built CLI. */
 export const RALPH_BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
 
@@ -30,8 +32,11 @@ export async function makeWorkspace(config: Record<string, unknown> = {}): Promi
   for (const [key, value] of Object.entries(config)) {
     const base = current[key];
     merged[key] =
-      typeof value === 'object' && value !== null && !Array.isArray(value) && typeof base === 'object'
-        ? { ...(base as object), ...(value as object) }
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      typeof base === 'object'
+        ? { ...(base as object), ...value }
         : value;
   }
   await fsp.writeFile(file, JSON.stringify(merged, null, 2));
@@ -45,7 +50,10 @@ export async function ralph(
   env: Record<string, string | undefined> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const output = captureOutput();
-  const code = await main(['node', 'ralph', '-C', root, ...args], output, { PATH: process.env.PATH, ...env });
+  const code = await main(['node', 'ralph', '-C', root, ...args], output, {
+    PATH: process.env.PATH,
+    ...env,
+  });
   return { code, stdout: output.stdout.join('\n'), stderr: output.stderr.join('\n') };
 }
 
@@ -63,7 +71,10 @@ export function readSessions(root: string): Record<string, unknown>[] {
   return fs
     .readdirSync(dir)
     .filter((name) => /^[0-9a-f-]{36}\.json$/.test(name))
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>)
+    .map(
+      (name) =>
+        JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>,
+    )
     .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)));
 }
 

@@ -29,8 +29,14 @@ const FLAG_OF: Record<string, string> = {
 function number(flag: string, value: unknown, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (String(value).trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
-    throw new InputError(`${flag}: expected ${integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}`);
+  if (
+    (typeof value === 'string' && value.trim() === '') ||
+    !Number.isFinite(n) ||
+    (integer && !Number.isInteger(n))
+  ) {
+    throw new InputError(
+      `${flag}: expected ${integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }
@@ -62,16 +68,23 @@ export function idFromTitle(title: string): string {
 }
 
 /** Builds and validates a new item from the command line. */
-export async function itemFromFlags(title: string, o: Record<string, unknown>, now: number): Promise<Item> {
+export async function itemFromFlags(
+  title: string,
+  o: Record<string, unknown>,
+  now: number,
+): Promise<Item> {
   let body: string | undefined;
-  if (o.body !== undefined && o.file !== undefined) throw new InputError('give --body or --file, not both');
+  if (o.body !== undefined && o.file !== undefined)
+    throw new InputError('give --body or --file, not both');
   if (o.body === '-' || o.file === '-') body = await readStdin();
   else if (typeof o.body === 'string') body = o.body;
   else if (typeof o.file === 'string') {
     try {
       body = await fsp.readFile(path.resolve(o.file), 'utf8');
     } catch (error) {
-      throw new InputError(`--file ${o.file}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new InputError(
+        `--file ${o.file}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   const vars: Record<string, string> = {};
@@ -83,7 +96,8 @@ export async function itemFromFlags(title: string, o: Record<string, unknown>, n
   let notBefore: string | undefined;
   if (typeof o.notBefore === 'string') {
     const time = Date.parse(o.notBefore);
-    if (Number.isNaN(time)) throw new InputError(`--not-before: not a time: ${JSON.stringify(o.notBefore)}`);
+    if (Number.isNaN(time))
+      throw new InputError(`--not-before: not a time: ${JSON.stringify(o.notBefore)}`);
     notBefore = new Date(time).toISOString();
   }
   const stamp = new Date(now).toISOString();
@@ -114,7 +128,11 @@ export async function itemFromFlags(title: string, o: Record<string, unknown>, n
   const parsed = ItemSchema.safeParse(input);
   if (!parsed.success) {
     throw new InputError(
-      formatIssues('the new item', parsed.error, (p) => FLAG_OF[String(p[0])] ?? `--${String(p[0])}`),
+      formatIssues(
+        'the new item',
+        parsed.error,
+        (p) => FLAG_OF[String(p[0])] ?? `--${String(p[0])}`,
+      ),
     );
   }
   return parsed.data;
@@ -130,7 +148,9 @@ export async function addCommand(
   const workspace = await openWorkspace(root);
   const item = await itemFromFlags(title, options, Date.now());
   if (item.permissionMode === 'bypassPermissions' && !workspace.config.yolo) {
-    throw new InputError('--permission-mode bypassPermissions needs "yolo": true in ralph.config.json');
+    throw new InputError(
+      '--permission-mode bypassPermissions needs "yolo": true in ralph.config.json',
+    );
   }
   const store = new QueueStore(workspace.paths.queue);
   await store.update((items) => {
@@ -138,7 +158,9 @@ export async function addCommand(
     if (index === -1) return { items: [...items, item], value: undefined };
     const existing = items[index] as Item;
     if (options.replace !== true) {
-      throw new InputError(`an item with id ${JSON.stringify(item.id)} is already queued (use --replace)`);
+      throw new InputError(
+        `an item with id ${JSON.stringify(item.id)} is already queued (use --replace)`,
+      );
     }
     if (existing.status === 'running') {
       throw new InputError(`item ${JSON.stringify(item.id)} is running; it cannot be replaced now`);

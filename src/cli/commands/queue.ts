@@ -5,7 +5,11 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
 /** `ralph queue` / `ralph ls`: every item with its status. */
-export async function queueCommand(root: string, options: { json?: boolean }, output: Output): Promise<number> {
+export async function queueCommand(
+  root: string,
+  options: { json?: boolean },
+  output: Output,
+): Promise<number> {
   const workspace = await openWorkspace(root);
   const { items } = await new QueueStore(workspace.paths.queue).read();
   if (options.json) {
@@ -21,7 +25,9 @@ export async function queueCommand(root: string, options: { json?: boolean }, ou
   const maxAttempts = workspace.config.defaults.maxAttempts;
   const rows = items.map((item) => {
     const waiting =
-      item.status === 'pending' || item.status === 'interrupted' ? blockedReason(item, byId, now) : undefined;
+      item.status === 'pending' || item.status === 'interrupted'
+        ? blockedReason(item, byId, now)
+        : undefined;
     const note = waiting ?? (item.status === 'failed' ? item.lastError : undefined);
     return [
       item.id,

@@ -27,12 +27,16 @@ import { handleStopSignals, signalExitCode } from '../signals.js';
 function positiveInt(flag: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InputError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}`);
   return n;
 }
 
 /** The secret values of this environment, as the agent's filter sees them. */
-function secretsOf(workspace: Workspace, env: Readonly<Record<string, string | undefined>>): string[] {
+function secretsOf(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
   return buildAgentEnv(env, {
     deny: workspace.config.env.deny,
     allow: workspace.config.env.allow,
@@ -41,22 +45,35 @@ function secretsOf(workspace: Workspace, env: Readonly<Record<string, string | u
 }
 
 /** `--dry-run`: the command each runnable item would get, in the order they would run. */
-async function dryRun(workspace: Workspace, env: Readonly<Record<string, string | undefined>>, output: Output): Promise<number> {
+async function dryRun(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  output: Output,
+): Promise<number> {
   const { items } = await new QueueStore(workspace.paths.queue).read();
   const redactor = new Redactor(secretsOf(workspace, env));
   const simulated = items.map((item) => ({ ...item }));
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
   let printed = 0;
-  for (let next = selectNext(simulated, Date.now()); next !== undefined; next = selectNext(simulated, Date.now())) {
+  for (
+    let next = selectNext(simulated, Date.now());
+    next !== undefined;
+    next = selectNext(simulated, Date.now())
+  ) {
     const item: Item = next;
     const sessionId = randomUUID();
     const prepared = await prepareSession(
       workspace,
       { ...item, attempts: item.attempts + 1 },
-      { sessionId, iteration, promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`) },
+      {
+        sessionId,
+        iteration,
+        promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`),
+      },
       env,
     );
-    if ('reason' in prepared) output.out(`# ${item.id}: would be rejected: ${redactor.redact(prepared.reason)}`);
+    if ('reason' in prepared)
+      output.out(`# ${item.id}: would be rejected: ${redactor.redact(prepared.reason)}`);
     else {
       output.out(`# ${item.id} (${item.title}) in ${prepared.settings.workDir}`);
       output.out(redactor.redact(shellQuote([prepared.argv.file, ...prepared.argv.args])));
@@ -88,7 +105,12 @@ export async function runCommand(
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
   const redactor = new Redactor(secretsOf(workspace, env));
-  const log = new RunLog(paths.iterationLog, workspace.config.log.maxBytes, [runConsole(output)], clock.now);
+  const log = new RunLog(
+    paths.iterationLog,
+    workspace.config.log.maxBytes,
+    [runConsole(output)],
+    () => clock.now(),
+  );
   log.addSecrets(secretsOf(workspace, env));
   let stopSignal: NodeJS.Signals | undefined;
   const removeHandlers = handleStopSignals(control, (signal) => {
@@ -108,12 +130,19 @@ export async function runCommand(
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {
-        message: 'PERMISSION CHECKS ARE OFF: every session runs with --dangerously-skip-permissions ("yolo": true)',
+        message:
+          'PERMISSION CHECKS ARE OFF: every session runs with --dangerously-skip-permissions ("yolo": true)',
       });
     }
     await recoverAfterCrash(ctx);
     const budget = await startRun(paths.budget, { now: clock.now(), maxIterations });
-    log.info('run_started', { root: workspace.root, pid: process.pid, once: options.once === true, drain: options.drain === true, maxIterations });
+    log.info('run_started', {
+      root: workspace.root,
+      pid: process.pid,
+      once: options.once === true,
+      drain: options.drain === true,
+      maxIterations,
+    });
     const result = await runLoop(
       ctx,
       { once: options.once === true, drain: options.drain === true, maxIterations },

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+
+/**
+ * Resolves when `condition` holds, re-checking whenever something changes under `dir` (and on a
+ * slow timer as a fallback); rejects after `timeoutMs`. Tests synchronise on files this way, never
+ * on fixed sleeps.
+ */
+export async function waitUntil(
+  dir: string,
+  condition: () => boolean,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<void> {
+  if (condition()) return;
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      let ok = false;
+      try {
+        ok = condition();
+      } catch {
+        ok = false;
+      }
+      if (ok) {
+        done();
+        resolve();
+      }
+    };
+    const watcher = fs.watch(dir, { recursive: false }, check);
+    const timer = setInterval(check, 100);
+    const deadline = setTimeout(() => {
+      done();
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
+    const done = () => {
+      watcher.close();
+      clearInterval(timer);
+      clearTimeout(deadline);
+    };
+  });
+}

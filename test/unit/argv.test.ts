@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { buildArgv, shellQuote, type ClaudeInvocation } from '../../src/agent/argv.js';
+import { resolveSettings } from '../../src/agent/settings.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+
+const defaults = ConfigSchema.parse({}).defaults;
+
+function invocation(overrides: Partial<ClaudeInvocation> = {}): ClaudeInvocation {
+  return {
+    command: ['claude'],
+    initialPrompt: 'Begin.',
+    appendSystemPromptFile: '/ws/docs/sessions/s-prompt.md',
+    sessionId: '11111111-2222-4333-8444-555555555555',
+    settings: resolveSettings(defaults, [], (p) => `/ws/${p}`),
+    yolo: false,
+    ...overrides,
+  };
+}
+
+describe('buildArgv', () => {
+  it('builds the documented default command', () => {
+    expect(buildArgv(invocation())).toEqual({
+      file: 'claude',
+      args: [
+        '-p',
+        'Begin.',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--append-system-prompt-file',
+        '/ws/docs/sessions/s-prompt.md',
+        '--session-id',
+        '11111111-2222-4333-8444-555555555555',
+        '--max-turns',
+        '50',
+        '--max-budget-usd',
+        '5',
+        '--permission-mode',
+        'dontAsk',
+        '--allowedTools',
+        'Bash,Read,Edit,Write,Glob,Grep',
+      ],
+    });
+  });
+
+  it('keeps leading arguments of the configured command', () => {
+    const { file, args } = buildArgv(invocation({ command: ['node', '/opt/claude/cli.js'] }));
+    expect(file).toBe('node');
+    expect(args.slice(0, 2)).toEqual(['/opt/claude/cli.js', '-p']);
+  });
+
+  it('passes every override as its flag', () => {
+    const settings = resolveSettings(
+      defaults,
+      [
+        {
+          model: 'claude-sonnet',
+          maxTurns: 7,
+          maxBudgetUsd: 0.5,
+          tools: ['Read', 'Grep'],
+          allowedTools: ['Bash(git *)', 'Read'],
+          disallowedTools: ['Write', 'Edit'],
+          permissionMode: 'plan',
+        },
+      ],
+      (p) => p,
+    );
+    const { args } = buildArgv(invocation({ settings, settingsFile: '/ws/settings.json' }));
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(after('--max-turns')).toBe('7');
+    expect(after('--max-budget-usd')).toBe('0.5');
+    expect(after('--permission-mode')).toBe('plan');
+    expect(after('--tools')).toBe('Read,Grep');
+    expect(after('--allowedTools')).toBe('Bash(git *),Read');
+    expect(after('--disallowedTools')).toBe('Write,Edit');
+    expect(after('--model')).toBe('claude-sonnet');
+    expect(after('--settings')).toBe('/ws/settings.json');
+  });
+
+  it('passes an empty tool list as --tools "" (no tools at all)', () => {
+    const settings = resolveSettings(defaults, [{ tools: [], allowedTools: [] }], (p) => p);
+    const { args } = buildArgv(invocation({ settings }));
+    expect(args[args.indexOf('--tools') + 1]).toBe('');
+    expect(args).not.toContain('--allowedTools');
+  });
+
+  it('resumes instead of starting a session when asked', () => {
+    const { args } = buildArgv(invocation({ resume: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' }));
+    expect(args).toContain('--resume');
+    expect(args).not.toContain('--session-id');
+  });
+
+  it('skips permissions only with the explicit yolo opt-in', () => {
+    expect(buildArgv(invocation()).args).not.toContain('--dangerously-skip-permissions');
+    const { args } = buildArgv(invocation({ yolo: true }));
+    expect(args).toContain('--dangerously-skip-permissions');
+    expect(args).not.toContain('--permission-mode');
+  });
+
+  it('never lets the item text become a flag: it travels in the prompt file', () => {
+    const { args } = buildArgv(invocation({ initialPrompt: '--output-format text' }));
+    expect(args[0]).toBe('-p');
+    expect(args[1]).toBe('--output-format text');
+    expect(args.filter((a) => a === '--output-format')).toHaveLength(1);
+  });
+});
+
+describe('resolveSettings', () => {
+  it('applies item over persona over workspace defaults', () => {
+    const persona = { model: 'persona-model', maxTurns: 10, tools: ['Read'] };
+    const item = { model: 'item-model' };
+    const settings = resolveSettings(defaults, [persona, item], (p) => `/root/${p}`);
+    expect(settings.model).toBe('item-model');
+    expect(settings.maxTurns).toBe(10);
+    expect(settings.tools).toEqual(['Read']);
+    expect(settings.maxBudgetUsd).toBe(defaults.maxBudgetUsd);
+    expect(settings.workDir).toBe('/root/.');
+  });
+});
+
+describe('shellQuote', () => {
+  it('quotes arguments for display', () => {
+    expect(shellQuote(['claude', '-p', "it's here", 'Bash(git *)'])).toBe(
+      `claude -p 'it'\\''s here' 'Bash(git *)'`,
+    );
+  });
+});
