@@ -81,6 +81,16 @@ describe('StreamParser on transcripts recorded from the real CLI', () => {
 });
 
 describe('StreamParser robustness', () => {
+  it('parses a stream that ends without a result line (a crash) without inventing one', () => {
+    const bytes = transcript('bash-tool');
+    const cut = bytes.subarray(0, bytes.lastIndexOf('{"duration_api_ms"'));
+    const summary = emptySummary();
+    for (const line of parse(pieces(cut, 5))) applyToSummary(summary, line, 0);
+    expect(summary.result).toBeUndefined();
+    expect(summary.toolCalls).toBe(1);
+    expect(summary.issues).toEqual({});
+  });
+
   it('logs and skips malformed lines, wrong shapes and unknown types', () => {
     const input = Buffer.from(
       'not json\n\n   \n{"no_type":1}\n[1,2]\n{"type":"assistant","message":42}\n{"type":"brand_new","x":1}\n',
