@@ -28,7 +28,9 @@ export type OutcomeKind =
   | 'timeout'
   | 'idle_timeout'
   | 'interrupted'
-  | 'stopped';
+  | 'stopped'
+  /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
+  | 'resume_failed';
 
 /** The lifecycle state a session record ends in (seed 003 section 2.2). */
 export type FinalSessionStatus = 'completed' | 'failed' | 'timeout' | 'interrupted' | 'killed';
@@ -56,6 +58,8 @@ export interface SessionEnd {
   summary: StreamSummary;
   /** The last lines of stderr, for a crash's message. */
   stderrTail?: string;
+  /** Whether the session resumed an earlier claude session. */
+  resumed?: boolean;
 }
 
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
@@ -159,6 +163,17 @@ export function classify(end: SessionEnd): Outcome {
     }
     return failure('api_error', `API error${status === undefined ? '' : ` ${status}`}: ${text}`, {
       retryable: status === undefined || TRANSIENT_STATUSES.has(status),
+    });
+  }
+
+  const noConversation = /no conversation found/i;
+  if (
+    end.resumed &&
+    result.subtype === 'error_during_execution' &&
+    (result.errors.some((e) => noConversation.test(e)) || noConversation.test(result.text ?? ''))
+  ) {
+    return failure('resume_failed', 'the interrupted claude session could not be resumed; starting afresh', {
+      countsAsFailure: false,
     });
   }
 

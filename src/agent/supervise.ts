@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Clock } from '../lib/clock.js';
+import { watchNames } from '../lib/watch.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../stream/summary.js';
 import type { StopReason } from './outcome.js';
@@ -23,6 +25,8 @@ export interface SuperviseOptions {
   graces: StopGraces;
   /** How long an agent may run on after printing its `result` line. */
   afterResultGraceMs: number;
+  /** The interrupt file: its appearance stops the agent (watched, and checked every tick). */
+  interruptFile?: string;
   clock: Clock;
   /** How often the files are read and the limits checked. */
   tickMs?: number;
@@ -130,12 +134,21 @@ export function supervise(options: SuperviseOptions): Supervision {
     stopping = stopAgent(child, options.graces, { force });
   };
 
+  const interruptRequested = async (): Promise<boolean> =>
+    options.interruptFile !== undefined &&
+    (await fsp.access(options.interruptFile).then(
+      () => true,
+      () => false,
+    ));
+
   const tick = async (): Promise<void> => {
     // A flood is read in slices so the limits below are still checked while it lasts.
     if (readAvailable(READ_SLICE)) setImmediate(schedule);
     await checkStderr();
     const now = clock.now();
-    if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
+    if (await interruptRequested()) {
+      requestStop('interrupt');
+    } else if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
       requestStop('after_result');
     } else if (now - startedAt >= options.timeoutMs) {
       requestStop('timeout');
@@ -157,6 +170,12 @@ export function supervise(options: SuperviseOptions): Supervision {
 
   const done = (async (): Promise<SupervisedEnd> => {
     const timer = setInterval(schedule, tickMs);
+    // The directory is watched (not the file: a deleted and re-created file is a new inode).
+    const interrupt = options.interruptFile;
+    const watcher =
+      interrupt === undefined
+        ? undefined
+        : watchNames(path.dirname(interrupt), [path.basename(interrupt)], schedule);
     try {
       const exit = await child.exited;
       finished = true;
@@ -176,6 +195,7 @@ export function supervise(options: SuperviseOptions): Supervision {
       return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses };
     } finally {
       clearInterval(timer);
+      watcher?.close();
       if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
       stdoutFd = undefined;
     }
@@ -183,3 +203,4 @@ export function supervise(options: SuperviseOptions): Supervision {
 
   return { done, stop: (reason, stopOptions) => requestStop(reason, stopOptions?.force ?? false) };
 }
+

@@ -96,9 +96,30 @@ export async function main(
     .option('--max-iterations <n>', 'stop after this many sessions')
     .option('--drain', 'exit when nothing runnable is left (otherwise wait for new items)')
     .option('--dry-run', 'print the command for each runnable item; spawn nothing')
+    .option('--max-cost <usd>', 'stop claiming items once the run has spent this much')
+    .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')
+    .option('--window <cron>', 'start items only in minutes this cron expression names (repeatable)', collect)
     .action(async (options: Record<string, unknown>) => {
       const { runCommand } = await import('./commands/run.js');
       exitCode = await runCommand(root(), options, output, env);
+    });
+
+  program
+    .command('pause [reason...]')
+    .description('pause the night: stop the running agent and start nothing until resumed')
+    .option('--after-current', 'let the running item finish first')
+    .action(async (words: string[], options: { afterCurrent?: boolean }) => {
+      const { pauseCommand } = await import('./commands/pause.js');
+      const reason = words.length > 0 ? words.join(' ') : undefined;
+      exitCode = await pauseCommand(root(), reason, options, output);
+    });
+
+  program
+    .command('resume')
+    .description('remove the interrupt file so the runner goes on')
+    .action(async () => {
+      const { resumeCommand } = await import('./commands/pause.js');
+      exitCode = await resumeCommand(root(), output);
     });
 
   try {

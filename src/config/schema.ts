@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
 
 /** Permission modes the claude CLI accepts. */
@@ -22,6 +23,12 @@ export const DurationSchema = z.union([z.number(), z.string()]).transform((value
     return z.NEVER;
   }
   return seconds;
+});
+
+/** A 5-field cron expression, checked (an empty one is refused: cron-parser reads it as "always"). */
+export const CronSchema = z.string().superRefine((expression, ctx) => {
+  const problem = cronProblem(expression);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 
 /** A tool rule list: claude's `Bash(git *)`, `Read`, …; never empty strings. */
@@ -84,6 +91,20 @@ const RunSchema = z.strictObject({
   pollInterval: DurationSchema.default(5),
   /** Grace between SIGINT, SIGTERM and SIGKILL when an agent is stopped. */
   killGrace: DurationSchema.default(5),
+  /** How long an agent may run on after its `result` line (the CLI sometimes does). */
+  afterResultGrace: DurationSchema.default(10),
+  /** Consecutive failures that pause the night (the circuit breaker); 0 turns it off. */
+  maxConsecutiveFailures: z.int().nonnegative().default(5),
+  /** Cap of the backoff between consecutive failures (2 s, 4 s, 8 s, … up to this). */
+  failureBackoffCap: DurationSchema.default(300),
+  /** Margin added to a usage limit's reset time before the next try. */
+  limitMargin: DurationSchema.default(30),
+  /** Cron expressions naming the minutes when new items may start; empty means always. */
+  windows: z.array(CronSchema).default([]),
+  /** Time zone of `windows` and of `--until` (IANA name); default: the machine's. */
+  timeZone: z.string().min(1).optional(),
+  /** Limit on what one run may spend, in USD (`--max-cost` overrides it). */
+  maxCostUsd: z.number().positive().optional(),
 });
 
 const EnvSchema = z.strictObject({

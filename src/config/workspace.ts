@@ -18,6 +18,10 @@ export interface WorkspacePaths {
   queue: string;
   currentSession: string;
   interruptFile: string;
+  /** `ralph pause --after-current`: becomes the interrupt file when the running item ends. */
+  pauseAfterCurrent: string;
+  /** What the runner is waiting for (a usage limit, a run window, a backoff), while it waits. */
+  waiting: string;
   budget: string;
   iterationLog: string;
   runnerLock: string;
@@ -44,6 +48,8 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     queue: path.join(state, 'queue.json'),
     currentSession: path.join(state, 'current-session.json'),
     interruptFile: path.join(state, 'interrupt-request.txt'),
+    pauseAfterCurrent: path.join(state, 'pause-after-current.txt'),
+    waiting: path.join(state, 'waiting.json'),
     budget: path.join(state, 'budget.json'),
     iterationLog: path.join(state, 'iteration.log'),
     runnerLock: path.join(state, 'runner.lock'),

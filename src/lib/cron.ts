@@ -25,3 +25,9 @@ export function nextCronTime(expression: string, after: number, timeZone?: strin
   const next = parsed.next().getTime();
   return next > after ? next : parsed.next().getTime();
 }
+
+/** Whether the minute containing `at` is one the expression names. */
+export function cronMatches(expression: string, at: number, timeZone?: string): boolean {
+  const minute = Math.floor(at / 60_000) * 60_000;
+  return nextCronTime(expression, minute - 1, timeZone) === minute;
+}

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
-import { cronProblem } from '../lib/cron.js';
+import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
 
 /** Statuses of a queue item (SPEC section 2). */
 export const ITEM_STATUSES = [
@@ -59,13 +58,7 @@ export const ItemSchema = z
     maxAttempts: z.int().positive().optional(),
     dependsOn: z.array(ItemIdSchema).default([]),
     notBefore: Timestamp.optional(),
-    schedule: z
-      .string()
-      .superRefine((expression, ctx) => {
-        const problem = cronProblem(expression);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional(),
+    schedule: CronSchema.optional(),
     agent: AgentIdSchema.optional(),
     vars: z
       .record(

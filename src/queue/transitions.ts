@@ -58,6 +58,20 @@ export function settle(item: Item, settlement: Settlement, maxAttempts: number, 
     }
     case 'failed': {
       const exhausted = !settlement.retryable || item.attempts >= maxAttempts;
+      if (exhausted && item.schedule !== undefined) {
+        // A recurring item keeps its schedule: this run failed, the next one may not.
+        return {
+          ...base,
+          status: 'pending',
+          attempts: 0,
+          costUsd: item.costUsd + settlement.costUsd,
+          lastError: settlement.error,
+          lastOutcome: settlement.outcome,
+          notBefore: iso(nextCronTime(item.schedule, now)),
+          retryAfter: undefined,
+          claudeSessionId: undefined,
+        };
+      }
       return {
         ...base,
         status: exhausted ? 'failed' : 'pending',

@@ -4,13 +4,12 @@ import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import type { QueueStore } from '../queue/store.js';
 import type { RunLog } from './log.js';
+import type { Wait } from './wait.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {
   /** How often a running session's files are read and its limits checked. */
   tickMs: number;
-  /** How long an agent may run on after its `result` line. */
-  afterResultGraceMs: number;
   /** Minimum time between two heartbeat writes of the session record. */
   heartbeatMs: number;
 }
@@ -18,7 +17,6 @@ export interface RunnerTimings {
 /** Default timings. */
 export const DEFAULT_TIMINGS: RunnerTimings = {
   tickMs: 250,
-  afterResultGraceMs: 10_000,
   heartbeatMs: 2_000,
 };
 
@@ -33,4 +31,6 @@ export interface RunnerContext {
   parentEnv: Readonly<Record<string, string | undefined>>;
   runner: RunnerIdentity;
   timings: RunnerTimings;
+  /** How the loop sleeps (real timers and file watches; a fake clock's in tests). */
+  wait: Wait;
 }

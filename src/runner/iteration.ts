@@ -84,6 +84,7 @@ function settlementFor(
     case 'interrupted':
       return { kind: 'interrupted', reason: outcome.message, costUsd, claudeSessionId };
     case 'stopped':
+    case 'resume_failed':
     case 'rate_limited':
     case 'auth_error':
     case 'credit_exhausted':
@@ -125,6 +126,7 @@ export async function runIteration(
   ctx: RunnerContext,
   iteration: number,
   control: StopControl,
+  budgetLeftUsd?: number,
 ): Promise<IterationResult> {
   const { workspace, log, clock, redactor } = ctx;
   const { paths, config } = workspace;
@@ -138,6 +140,7 @@ export async function runIteration(
     item,
     { sessionId, iteration, promptFile: files.prompt },
     ctx.parentEnv,
+    budgetLeftUsd,
   );
   if ('reason' in prepared) {
     const reason = redactor.redact(prepared.reason);
@@ -267,7 +270,8 @@ export async function runIteration(
       afterInterrupt: config.run.killGrace * 1000,
       afterTerminate: config.run.killGrace * 1000,
     },
-    afterResultGraceMs: ctx.timings.afterResultGraceMs,
+    afterResultGraceMs: config.run.afterResultGrace * 1000,
+    interruptFile: paths.interruptFile,
     clock,
     tickMs: ctx.timings.tickMs,
     heartbeatMs: ctx.timings.heartbeatMs,
@@ -302,7 +306,12 @@ export async function runIteration(
     stopReason: end.stopReason,
     summary: end.summary,
     stderrTail: await stderrTail(files.stderr),
+    resumed: prepared.resume !== undefined,
   });
+  if (outcome.kind === 'interrupted') {
+    const reason = (await fsp.readFile(paths.interruptFile, 'utf8').catch(() => '')).trim();
+    if (reason !== '') outcome.message = `interrupted: ${redactor.redact(reason)}`;
+  }
   const costUsd = end.summary.result?.totalCostUsd ?? 0;
   const result = end.summary.result;
   record.status = outcome.status;
@@ -345,6 +354,29 @@ export async function runIteration(
   );
   await recordSpend(paths.budget, { costUsd, outcome: outcome.kind, now: clock.now() });
   const redacted = redactor.redactValue(record);
+  if (outcome.kind === 'interrupted' || outcome.kind === 'stopped') {
+    // What a person (or the resumed session) needs to pick the work up again.
+    await writeJsonAtomically(
+      files.context,
+      redactor.redactValue({
+        sessionId,
+        itemId: item.id,
+        attempt: item.attempts,
+        reason: outcome.message,
+        interruptedAt: record.endedAt,
+        resumeWith: outcome.kind === 'interrupted' ? end.summary.claudeSessionId : undefined,
+        workDir: record.workDir,
+        assistantMessages: end.summary.assistantMessages,
+        toolCalls: end.summary.toolCalls,
+        lastTool: end.summary.lastTool,
+        lastText: end.summary.lastText,
+        costUsd,
+      }),
+    );
+  }
+  if (outcome.kind === 'resume_failed') {
+    log.warn('resume_failed', { item: item.id, session: sessionId, resumed: prepared.resume });
+  }
   await writeFileAtomically(
     files.summary,
     redactor.redact(sessionSummaryMarkdown(redacted, end.summary.lastText)),

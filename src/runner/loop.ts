@@ -1,10 +1,10 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomically } from '../lib/fs.js';
+import { writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
+import { checkGate, failureBackoffMs, type RunLimits } from './gates.js';
 import { runIteration } from './iteration.js';
-import { waitForChange } from './wait.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -14,6 +14,7 @@ export interface LoopOptions {
   maxIterations?: number;
   /** Stop when nothing is runnable (retries still waiting for their backoff are waited for). */
   drain: boolean;
+  limits: RunLimits;
 }
 
 /** What a run did, for the exit code and the closing line. */
@@ -22,12 +23,12 @@ export interface LoopResult {
   succeeded: number;
   failed: number;
   rejected: number;
+  costUsd: number;
+  /** Why the loop ended early (deadline, budget), if it did. */
+  ended?: string;
   /** Set when the agent could not be started at all. */
   agentUnavailable?: string;
 }
-
-/** Margin after a usage limit's reset time before the next try. */
-const LIMIT_MARGIN_MS = 30_000;
 
 async function exists(file: string): Promise<boolean> {
   return fsp.access(file).then(
@@ -36,7 +37,7 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-/** The night loop: one iteration after another until drained, stopped or out of iterations. */
+/** The night loop: one iteration after another until drained, stopped or out of limits. */
 export async function runLoop(
   ctx: RunnerContext,
   options: LoopOptions,
@@ -44,23 +45,45 @@ export async function runLoop(
   firstIteration: number,
 ): Promise<LoopResult> {
   const { paths, config } = ctx.workspace;
-  const result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0 };
-  const queueName = path.basename(paths.queue);
-  const interruptName = path.basename(paths.interruptFile);
+  const result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0, costUsd: 0 };
+  const stateNames = [path.basename(paths.queue), path.basename(paths.interruptFile)];
   let paused = false;
+  let consecutiveFailures = 0;
+
+  /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
+  const waitUntil = async (until: number, reason: string, event: string) => {
+    ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
+    await writeJsonAtomically(paths.waiting, { until: new Date(until).toISOString(), reason, event });
+    try {
+      while (control.requested === undefined && ctx.clock.now() < until) {
+        await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });
+      }
+    } finally {
+      await fsp.rm(paths.waiting, { force: true });
+    }
+  };
+
+  const pause = async (reason: string) => {
+    await writeFileAtomically(paths.interruptFile, `${ctx.redactor.redact(reason)}\n`);
+    ctx.log.error('pausing', { reason });
+  };
 
   while (control.requested === undefined) {
     if (options.maxIterations !== undefined && result.sessions >= options.maxIterations) break;
+    if (await exists(paths.pauseAfterCurrent)) {
+      await fsp.rename(paths.pauseAfterCurrent, paths.interruptFile);
+    }
     if (await exists(paths.interruptFile)) {
       if (!paused) {
         const reason = (await fsp.readFile(paths.interruptFile, 'utf8').catch(() => '')).trim();
         ctx.log.warn('paused', { reason, file: paths.interruptFile });
         paused = true;
       }
-      await waitForChange({
+      // Quietly: a directory watch wakes the loop when the file goes, the timer is the fallback.
+      await ctx.wait({
         ms: config.run.pollInterval * 1000,
         watchDir: paths.state,
-        names: [interruptName],
+        names: stateNames,
         signal: control.signal,
       });
       continue;
@@ -70,17 +93,29 @@ export async function runLoop(
       paused = false;
     }
 
-    const turn = await runIteration(ctx, firstIteration + result.sessions, control);
+    const gate = checkGate(options.limits, ctx.clock.now(), result.costUsd);
+    if (gate.kind === 'stop') {
+      ctx.log.info('run_limit_reached', { reason: gate.reason });
+      result.ended = gate.reason;
+      break;
+    }
+    if (gate.kind === 'wait') {
+      await waitUntil(gate.until, gate.reason, 'window_wait');
+      continue;
+    }
+
+    const turn = await runIteration(ctx, firstIteration + result.sessions, control, gate.budgetLeftUsd);
     switch (turn.kind) {
       case 'idle': {
         const now = ctx.clock.now();
-        const wakeAt = options.drain || options.once ? turn.retryAt : turn.wakeAt;
-        if ((options.drain || options.once) && wakeAt === undefined) return result;
+        const draining = options.drain || options.once;
+        const wakeAt = draining ? turn.retryAt : turn.wakeAt;
+        if (draining && wakeAt === undefined) return result;
         const pollMs = config.run.pollInterval * 1000;
-        await waitForChange({
+        await ctx.wait({
           ms: wakeAt === undefined ? pollMs : Math.min(pollMs, wakeAt - now),
           watchDir: paths.state,
-          names: [queueName],
+          names: stateNames,
           signal: control.signal,
         });
         continue;
@@ -96,26 +131,31 @@ export async function runLoop(
     }
 
     result.sessions++;
-    if (turn.outcome.kind === 'success') result.succeeded++;
+    result.costUsd += turn.costUsd;
+    const { outcome } = turn;
+    if (outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;
-    if (turn.outcome.pauseReason !== undefined) {
-      await writeFileAtomically(
-        paths.interruptFile,
-        `${ctx.redactor.redact(turn.outcome.pauseReason)}\n`,
-      );
-      ctx.log.error('pausing', { reason: turn.outcome.pauseReason });
+    if (outcome.pauseReason !== undefined) await pause(outcome.pauseReason);
+
+    if (outcome.countsAsFailure) consecutiveFailures++;
+    else if (outcome.kind === 'success') consecutiveFailures = 0;
+    const breaker = config.run.maxConsecutiveFailures;
+    if (breaker > 0 && consecutiveFailures >= breaker) {
+      await pause(`ralph: ${consecutiveFailures} consecutive failures; the last: ${outcome.message}`);
+      consecutiveFailures = 0;
     }
-    if (options.once) break;
-    if (turn.outcome.waitUntil !== undefined) {
-      const until = turn.outcome.waitUntil + LIMIT_MARGIN_MS;
-      ctx.log.warn('limit_wait', {
-        until: new Date(until).toISOString(),
-        reason: turn.outcome.message,
-      });
-      await waitForChange({ ms: until - ctx.clock.now(), signal: control.signal });
+
+    if (options.once || control.requested !== undefined) break;
+    if (outcome.waitUntil !== undefined) {
+      // A usage limit: nothing can run until it resets, whatever the item.
+      await waitUntil(outcome.waitUntil + config.run.limitMargin * 1000, outcome.message, 'limit_wait');
+    } else if (consecutiveFailures > 0) {
+      const backoff = failureBackoffMs(consecutiveFailures, config.run.failureBackoffCap);
+      await waitUntil(ctx.clock.now() + backoff, `${consecutiveFailures} consecutive failures`, 'failure_backoff');
     } else if (config.run.delay > 0) {
-      await waitForChange({ ms: config.run.delay * 1000, signal: control.signal });
+      await ctx.wait({ ms: config.run.delay * 1000, signal: control.signal });
     }
   }
   return result;
 }
+

@@ -59,9 +59,12 @@ export async function prepareSession(
   item: Item,
   identity: SessionIdentity,
   parentEnv: Readonly<Record<string, string | undefined>>,
+  budgetLeftUsd?: number,
 ): Promise<PreparedSession | PreparationError> {
   const { config, paths } = workspace;
   const settings = resolveSettings(config.defaults, [item], (p) => path.resolve(workspace.root, p));
+  // The run's budget is enforced inside the session too, through --max-budget-usd.
+  if (budgetLeftUsd !== undefined) settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
   if (!(await isDirectory(settings.workDir))) {
     return { reason: `work dir ${settings.workDir} does not exist` };
   }

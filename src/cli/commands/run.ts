@@ -17,6 +17,9 @@ import { StopControl } from '../../runner/control.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import { RunLog } from '../../runner/log.js';
 import { runLoop } from '../../runner/loop.js';
+import { parseDeadline, type RunLimits } from '../../runner/gates.js';
+import { waitForChange } from '../../runner/wait.js';
+import { CronSchema } from '../../config/schema.js';
 import { prepareSession } from '../../runner/prepare.js';
 import { recoverAfterCrash } from '../../runner/recover.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -30,6 +33,35 @@ function positiveInt(flag: string, value: unknown): number | undefined {
   if (!Number.isInteger(n) || n <= 0)
     throw new InputError(`${flag}: expected a positive whole number, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/** The run's deadline, windows and budget, from the flags over the configuration. */
+function runLimits(workspace: Workspace, options: Record<string, unknown>, now: number): RunLimits {
+  let deadline: number | undefined;
+  if (typeof options.until === 'string') {
+    deadline = parseDeadline(options.until, now);
+    if (deadline === undefined) {
+      throw new InputError(`--until: expected HH:MM or an ISO time, got ${JSON.stringify(options.until)}`);
+    }
+  }
+  let maxCostUsd = workspace.config.run.maxCostUsd;
+  if (options.maxCost !== undefined) {
+    maxCostUsd = Number(options.maxCost);
+    if (!Number.isFinite(maxCostUsd) || maxCostUsd <= 0) {
+      throw new InputError(`--max-cost: expected a positive amount in USD, got ${JSON.stringify(options.maxCost)}`);
+    }
+  }
+  const flagWindows = (options.window as string[] | undefined) ?? [];
+  for (const window of flagWindows) {
+    const parsed = CronSchema.safeParse(window);
+    if (!parsed.success) throw new InputError(`--window: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  return {
+    deadline,
+    maxCostUsd,
+    windows: flagWindows.length > 0 ? flagWindows : workspace.config.run.windows,
+    timeZone: workspace.config.run.timeZone,
+  };
 }
 
 /** The secret values of this environment, as the agent's filter sees them. */
@@ -96,6 +128,7 @@ export async function runCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const maxIterations = positiveInt('--max-iterations', options.maxIterations);
+  const limits = runLimits(workspace, options, Date.now());
   if (options.dryRun === true) return dryRun(workspace, env, output);
 
   const { paths } = workspace;
@@ -127,6 +160,7 @@ export async function runCommand(
       parentEnv: env,
       runner: lock.identity,
       timings,
+      wait: waitForChange,
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {
@@ -135,7 +169,11 @@ export async function runCommand(
       });
     }
     await recoverAfterCrash(ctx);
-    const budget = await startRun(paths.budget, { now: clock.now(), maxIterations });
+    const budget = await startRun(paths.budget, {
+      now: clock.now(),
+      maxIterations,
+      maxCostUsd: limits.maxCostUsd,
+    });
     log.info('run_started', {
       root: workspace.root,
       pid: process.pid,
@@ -145,7 +183,7 @@ export async function runCommand(
     });
     const result = await runLoop(
       ctx,
-      { once: options.once === true, drain: options.drain === true, maxIterations },
+      { once: options.once === true, drain: options.drain === true, maxIterations, limits },
       control,
       budget.iterations + 1,
     );
