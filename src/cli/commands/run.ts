@@ -3,7 +3,7 @@ import path from 'node:path';
 import { shellQuote } from '../../agent/argv.js';
 import { buildAgentEnv } from '../../agent/env.js';
 import type { Workspace } from '../../config/workspace.js';
-import { systemClock } from '../../lib/clock.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { ensurePrivateDir } from '../../lib/fs.js';
@@ -18,7 +18,7 @@ import { acquireRunnerLock } from '../../runner/lock.js';
 import { RunLog } from '../../runner/log.js';
 import { runLoop } from '../../runner/loop.js';
 import { parseDeadline, type RunLimits } from '../../runner/gates.js';
-import { waitForChange } from '../../runner/wait.js';
+import { waitForChange, type Wait } from '../../runner/wait.js';
 import { CronSchema } from '../../config/schema.js';
 import { prepareSession } from '../../runner/prepare.js';
 import { recoverAfterCrash } from '../../runner/recover.js';
@@ -118,23 +118,32 @@ async function dryRun(
   return ExitCode.ok;
 }
 
+/** What `ralph run` takes from its surroundings; tests pass a fake clock and wait. */
+export interface RunDependencies {
+  clock: Clock;
+  wait: Wait;
+  timings: RunnerTimings;
+}
+
+const REAL: RunDependencies = { clock: systemClock, wait: waitForChange, timings: DEFAULT_TIMINGS };
+
 /** `ralph run`: the night loop, with the workspace lock held. */
 export async function runCommand(
   root: string,
   options: Record<string, unknown>,
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
-  timings: RunnerTimings = DEFAULT_TIMINGS,
+  dependencies: Partial<RunDependencies> = {},
 ): Promise<number> {
+  const { clock, wait, timings } = { ...REAL, ...dependencies };
   const workspace = await openWorkspace(root);
   const maxIterations = positiveInt('--max-iterations', options.maxIterations);
-  const limits = runLimits(workspace, options, Date.now());
+  const limits = runLimits(workspace, options, clock.now());
   if (options.dryRun === true) return dryRun(workspace, env, output);
 
   const { paths } = workspace;
   await ensurePrivateDir(paths.state);
   await ensurePrivateDir(paths.sessions);
-  const clock = systemClock;
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
   const redactor = new Redactor(secretsOf(workspace, env));
@@ -160,7 +169,7 @@ export async function runCommand(
       parentEnv: env,
       runner: lock.identity,
       timings,
-      wait: waitForChange,
+      wait,
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {

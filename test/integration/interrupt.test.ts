@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { calls, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
+import { waitUntil } from '../support/wait.js';
+import { ralph, readQueue, readSessions } from '../support/workspace.js';
+
+const stateDir = (root: string) => path.join(root, 'state');
+const hasEvent = (root: string, event: string, count = 1) => logEvents(root).filter((e) => e.event === event).length >= count;
+
+describe('the interrupt file', () => {
+  it('stops a running agent, keeps the context, waits, and resumes the item with --resume', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=ok'], env);
+    const running = ralph(root, ['run', '--drain'], env);
+    const sessions = path.join(root, 'docs', 'sessions');
+    const streamStarted = () => fs.readdirSync(sessions).some((n) => n.endsWith('.ndjson') && fs.statSync(path.join(sessions, n)).size > 0);
+    await waitUntil(sessions, streamStarted, 10_000, 'the agent to start talking');
+    expect((await ralph(root, ['pause', 'need', 'a', 'human'])).stdout).toContain('Paused');
+    await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+
+    const [first] = readSessions(root);
+    expect(first).toMatchObject({ status: 'interrupted', outcome: { kind: 'interrupted', message: 'interrupted: need a human' } });
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'interrupted', attempts: 0, claudeSessionId: first?.sessionId });
+    const context = JSON.parse(fs.readFileSync(path.join(root, 'docs', 'sessions', `${String(first?.sessionId)}-context.json`), 'utf8')) as Record<string, unknown>;
+    expect(context).toMatchObject({ itemId: 'long', resumeWith: first?.sessionId, reason: 'interrupted: need a human' });
+    expect(ledger(root).filter((l) => l.startsWith('start'))).toHaveLength(1);
+
+    expect((await ralph(root, ['resume'])).stdout).toContain('Resumed');
+    expect((await running).code).toBe(0);
+    const argv = calls(root)[1] ?? [];
+    expect(argv[argv.indexOf('--resume') + 1]).toBe(first?.sessionId);
+    expect(argv).not.toContain('--session-id');
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
+    await expectNoSurvivors(root);
+  });
+
+  it('keeps a runner started while the file exists from claiming anything until it is removed', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Wait for me', '--id', 'w'], env);
+    await ralph(root, ['pause', 'before the night starts']);
+    const running = ralph(root, ['run', '--drain'], env);
+    await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+    // Removed and re-created at once: still paused.
+    const file = path.join(root, 'state', 'interrupt-request.txt');
+    fs.rmSync(file);
+    fs.writeFileSync(file, 'still paused\n');
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // two poll intervals: the negative check
+    expect(ledger(root)).toEqual([]);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    await ralph(root, ['resume']);
+    expect((await running).code).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  });
+
+  it('can be written by the agent itself', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'], env);
+    const running = ralph(root, ['run', '--drain'], env);
+    await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+    expect(readSessions(root)[0]).toMatchObject({ status: 'interrupted', outcome: { message: 'interrupted: agent needs a human' } });
+    await ralph(root, ['resume']);
+    expect((await running).code).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  });
+
+  it('pause --after-current lets the running item finish, then pauses', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'First', '--id', 'first', '--priority', '1', '--body', '#behave: slow ms=1500'], env);
+    await ralph(root, ['add', 'Second', '--id', 'second'], env);
+    const running = ralph(root, ['run', '--drain'], env);
+    await waitUntil(stateDir(root), () => hasEvent(root, 'session_started'), 10_000, 'the first session');
+    expect((await ralph(root, ['pause', '--after-current', 'stop after this'])).stdout).toContain('when its current item ends');
+    await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+    expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([['first', 'done'], ['second', 'pending']]);
+    await ralph(root, ['resume']);
+    expect((await running).code).toBe(0);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done']);
+  });
+});
