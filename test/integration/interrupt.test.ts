@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { calls, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
+import { agentTalking, calls, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
@@ -13,9 +13,7 @@ describe('the interrupt file', () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=ok'], env);
     const running = ralph(root, ['run', '--drain'], env);
-    const sessions = path.join(root, 'docs', 'sessions');
-    const streamStarted = () => fs.readdirSync(sessions).some((n) => n.endsWith('.ndjson') && fs.statSync(path.join(sessions, n)).size > 0);
-    await waitUntil(sessions, streamStarted, 10_000, 'the agent to start talking');
+    await waitUntil(path.join(root, 'docs', 'sessions'), agentTalking(root), 10_000, 'the agent to start talking');
     expect((await ralph(root, ['pause', 'need', 'a', 'human'])).stdout).toContain('Paused');
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
 

@@ -53,3 +53,10 @@ export function calls(root: string): string[][] {
     .split('\n')
     .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
 }
+
+/** Whether some session's stream has its first bytes (the fake has set its signal handlers). */
+export function agentTalking(root: string): () => boolean {
+  const sessions = path.join(root, 'docs', 'sessions');
+  return () =>
+    fs.readdirSync(sessions).some((n) => n.endsWith('.ndjson') && fs.statSync(path.join(sessions, n)).size > 0);
+}
