@@ -95,16 +95,14 @@ export function classify(end: SessionEnd): Outcome {
       };
     case 'timeout':
     case 'idle_timeout':
-      if (result === undefined) {
-        return failure(
-          stopReason,
-          stopReason === 'timeout'
-            ? 'killed: the session ran past its wall-clock timeout'
-            : 'killed: no output for longer than the idle timeout',
-          { status: 'timeout' },
-        );
-      }
-      break;
+      // Stopped before any result: a result line now is the CLI's answer to our SIGINT.
+      return failure(
+        stopReason,
+        stopReason === 'timeout'
+          ? 'killed: the session ran past its wall-clock timeout'
+          : 'killed: no output for longer than the idle timeout',
+        { status: 'timeout' },
+      );
     case 'after_result':
     case undefined:
       break;

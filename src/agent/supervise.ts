@@ -129,7 +129,8 @@ export function supervise(options: SuperviseOptions): Supervision {
       }
       return;
     }
-    stopReason = reason;
+    // Once the result is in, the work is done whatever stops the agent now: keep the result.
+    stopReason = summary.result === undefined ? reason : 'after_result';
     forceRequested = force;
     stopping = stopAgent(child, options.graces, { force });
   };

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentTalking, calls, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
-import { ralph, readQueue, readSessions } from '../support/workspace.js';
+import { RALPH_BIN, ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const stateDir = (root: string) => path.join(root, 'state');
 const hasEvent = (root: string, event: string, count = 1) => logEvents(root).filter((e) => e.event === event).length >= count;
@@ -74,5 +75,28 @@ describe('the interrupt file', () => {
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
     expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done']);
+  });
+});
+
+describe('a paused runner', () => {
+  it('uses no measurable CPU', async () => {
+    const { root, env } = await guardedWorkspace({ run: { pollInterval: '5s' } });
+    await ralph(root, ['add', 'Later', '--id', 'later'], env);
+    await ralph(root, ['pause', 'overnight freeze']);
+    const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    try {
+      await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+      const cpuTicks = () => {
+        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return Number(fields[11]) + Number(fields[12]);
+      };
+      const before = cpuTicks();
+      await new Promise((resolve) => setTimeout(resolve, 3000)); // the measuring window
+      // 3 ticks of 10 ms in 3 s: at most 1% of a core.
+      expect(cpuTicks() - before).toBeLessThanOrEqual(3);
+      expect(ledger(root)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

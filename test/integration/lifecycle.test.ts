@@ -72,7 +72,8 @@ describe('crash recovery', () => {
     const pidfile = path.join(root, 'escaped.pid');
     await ralph(root, ['add', 'Crashy', '--id', 'c', '--body', `#behave: sequence steps=setsid-child,ok then=hang pidfile=${pidfile}`], env);
     const runner = startRunner(root, env, '--drain');
-    await waitUntil(root, () => fs.existsSync(pidfile) && running(root)(), 10_000, 'the agent and its escaped child');
+    const pidWritten = () => fs.existsSync(pidfile) && fs.readFileSync(pidfile, 'utf8') !== '';
+    await waitUntil(root, () => pidWritten() && running(root)(), 10_000, 'the agent and its escaped child');
     const agent = currentPid(root);
     const escaped = Number(fs.readFileSync(pidfile, 'utf8'));
     runner.child.kill('SIGKILL');

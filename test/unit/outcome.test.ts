@@ -112,6 +112,10 @@ describe('classify, without trusting the exit code', () => {
     });
   });
 
+  it('takes a timeout over the result the CLI prints when stopped', () => {
+    expect(classify(end(summaryOf('max-turns'), { exit: failed, stopReason: 'idle_timeout' }))).toMatchObject({ kind: 'idle_timeout' });
+  });
+
   it('names the runner’s own stops', () => {
     const stopped = { code: null, signal: 'SIGINT' as const };
     expect(classify(end(emptySummary(), { exit: stopped, stopReason: 'timeout' }))).toMatchObject({

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { cronMatches, cronProblem, nextCronTime } from '../../src/lib/cron.js';
+import { checkGate, failureBackoffMs, parseDeadline } from '../../src/runner/gates.js';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('checkGate', () => {
+  it('is open with the budget left', () => {
+    expect(checkGate({ windows: [], maxCostUsd: 2 }, at('2026-11-22T01:00:00Z'), 0.5)).toEqual({ kind: 'open', budgetLeftUsd: 1.5 });
+    expect(checkGate({ windows: [] }, 0, 100)).toEqual({ kind: 'open', budgetLeftUsd: undefined });
+  });
+
+  it('stops at the deadline and when the budget is spent', () => {
+    const deadline = at('2026-11-22T07:00:00Z');
+    expect(checkGate({ windows: [], deadline }, deadline, 0).kind).toBe('stop');
+    expect(checkGate({ windows: [], deadline }, deadline - 1, 0).kind).toBe('open');
+    expect(checkGate({ windows: [], maxCostUsd: 1 }, 0, 1).kind).toBe('stop');
+  });
+
+  it('waits for the next window, or stops if none opens before the deadline', () => {
+    const limits = { windows: ['* 22-23,0-5 * * *'], timeZone: 'UTC' };
+    expect(checkGate(limits, at('2026-11-22T23:59:00Z'), 0).kind).toBe('open');
+    expect(checkGate(limits, at('2026-11-22T12:00:00Z'), 0)).toEqual({
+      kind: 'wait',
+      until: at('2026-11-22T22:00:00Z'),
+      reason: 'outside the run windows',
+    });
+    expect(checkGate({ ...limits, deadline: at('2026-11-22T20:00:00Z') }, at('2026-11-22T12:00:00Z'), 0).kind).toBe('stop');
+  });
+});
+
+describe('parseDeadline', () => {
+  it('reads HH:MM as the next such local time', () => {
+    const now = new Date(2026, 10, 22, 23, 30).getTime();
+    expect(parseDeadline('07:00', now)).toBe(new Date(2026, 10, 23, 7, 0).getTime());
+    expect(parseDeadline('23:45', now)).toBe(new Date(2026, 10, 22, 23, 45).getTime());
+    expect(parseDeadline('2026-11-23T06:00:00Z', now)).toBe(at('2026-11-23T06:00:00Z'));
+    expect(parseDeadline('25:00', now)).toBeUndefined();
+    expect(parseDeadline('soon', now)).toBeUndefined();
+  });
+});
+
+describe('cron', () => {
+  it('refuses an empty expression and wrong field counts', () => {
+    expect(cronProblem('')).toMatch(/cannot be empty/);
+    expect(cronProblem('* * *')).toMatch(/expected 5 fields/);
+    expect(cronProblem('0 3 * * *')).toBeUndefined();
+    expect(cronProblem('61 * * * *')).toMatch(/invalid/);
+  });
+
+  it('is never at or before now, across the 2026 DST changes', () => {
+    const cases: [string, string, string][] = [
+      ['America/New_York', '2026-03-08T06:00:00Z', '30 2 * * *'],
+      ['America/New_York', '2026-11-01T05:00:00Z', '30 2 * * *'],
+      ['Europe/Rome', '2026-03-29T00:00:00Z', '*/30 * * * *'],
+      ['Europe/Rome', '2026-10-25T00:00:00Z', '*/30 * * * *'],
+    ];
+    for (const [tz, start, expression] of cases) {
+      let now = at(start);
+      for (let i = 0; i < 10; i++) {
+        const next = nextCronTime(expression, now, tz);
+        expect(next).toBeGreaterThan(now);
+        now = next;
+      }
+    }
+  });
+
+  it('matches the minutes an expression names', () => {
+    expect(cronMatches('* 22-23 * * *', at('2026-11-22T22:17:45Z'), 'UTC')).toBe(true);
+    expect(cronMatches('* 22-23 * * *', at('2026-11-22T21:59:59Z'), 'UTC')).toBe(false);
+  });
+});
+
+describe('failureBackoffMs', () => {
+  it('doubles up to the cap', () => {
+    expect([1, 2, 3, 10].map((n) => failureBackoffMs(n, 300))).toEqual([2000, 4000, 8000, 300_000]);
+  });
+});
