@@ -105,6 +105,16 @@ export async function main(
     });
 
   program
+    .command('status')
+    .description('the queue, the running session, pauses and waits, the budget')
+    .option('--json', 'print the report as JSON')
+    .option('--watch', 'refresh every 2 seconds')
+    .action(async (options: { json?: boolean; watch?: boolean }) => {
+      const { statusCommand } = await import('./commands/status.js');
+      exitCode = await statusCommand(root(), options, output);
+    });
+
+  program
     .command('pause [reason...]')
     .description('pause the night: stop the running agent and start nothing until resumed')
     .option('--after-current', 'let the running item finish first')

@@ -52,8 +52,8 @@ export async function runLoop(
 
   /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
   const waitUntil = async (until: number, reason: string, event: string) => {
-    ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
     await writeJsonAtomically(paths.waiting, { until: new Date(until).toISOString(), reason, event });
+    ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
     try {
       while (control.requested === undefined && ctx.clock.now() < until) {
         await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });

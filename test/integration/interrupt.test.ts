@@ -63,6 +63,21 @@ describe('the interrupt file', () => {
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
   });
 
+  it('falls back to a fresh session when the interrupted one cannot be resumed', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Resume me', '--id', 'r', '--body', '#behave: sequence steps=write-interrupt,no-conversation,ok'], env);
+    const running = ralph(root, ['run', '--drain'], env);
+    await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
+    await ralph(root, ['resume']);
+    expect((await running).code).toBe(0);
+    expect(readSessions(root).map((r) => (r.outcome as { kind: string }).kind)).toEqual(['interrupted', 'resume_failed', 'success']);
+    const [, resumed, fresh] = calls(root);
+    expect(resumed).toContain('--resume');
+    expect(fresh).toContain('--session-id');
+    expect(logEvents(root).some((e) => e.event === 'resume_failed')).toBe(true);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
   it('pause --after-current lets the running item finish, then pauses', async () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'First', '--id', 'first', '--priority', '1', '--body', '#behave: slow ms=1500'], env);
