@@ -170,9 +170,13 @@ export function classify(end: SessionEnd): Outcome {
     result.subtype === 'error_during_execution' &&
     (result.errors.some((e) => noConversation.test(e)) || noConversation.test(result.text ?? ''))
   ) {
-    return failure('resume_failed', 'the interrupted claude session could not be resumed; starting afresh', {
-      countsAsFailure: false,
-    });
+    return failure(
+      'resume_failed',
+      'the interrupted claude session could not be resumed; starting afresh',
+      {
+        countsAsFailure: false,
+      },
+    );
   }
 
   switch (result.subtype) {

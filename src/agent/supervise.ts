@@ -204,4 +204,3 @@ export function supervise(options: SuperviseOptions): Supervision {
 
   return { done, stop: (reason, stopOptions) => requestStop(reason, stopOptions?.force ?? false) };
 }
-

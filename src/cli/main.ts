@@ -98,7 +98,11 @@ export async function main(
     .option('--dry-run', 'print the command for each runnable item; spawn nothing')
     .option('--max-cost <usd>', 'stop claiming items once the run has spent this much')
     .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')
-    .option('--window <cron>', 'start items only in minutes this cron expression names (repeatable)', collect)
+    .option(
+      '--window <cron>',
+      'start items only in minutes this cron expression names (repeatable)',
+      collect,
+    )
     .action(async (options: Record<string, unknown>) => {
       const { runCommand } = await import('./commands/run.js');
       exitCode = await runCommand(root(), options, output, env);

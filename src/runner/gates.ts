@@ -21,7 +21,10 @@ export type Gate =
 /** Decides, before each claim, whether the run's deadline, windows and budget allow an item. */
 export function checkGate(limits: RunLimits, now: number, spentUsd: number): Gate {
   if (limits.deadline !== undefined && now >= limits.deadline) {
-    return { kind: 'stop', reason: `the deadline ${new Date(limits.deadline).toISOString()} has passed` };
+    return {
+      kind: 'stop',
+      reason: `the deadline ${new Date(limits.deadline).toISOString()} has passed`,
+    };
   }
   if (limits.maxCostUsd !== undefined && spentUsd >= limits.maxCostUsd) {
     return {
@@ -29,7 +32,10 @@ export function checkGate(limits: RunLimits, now: number, spentUsd: number): Gat
       reason: `the run has spent $${spentUsd.toFixed(4)} of its $${limits.maxCostUsd} limit`,
     };
   }
-  if (limits.windows.length > 0 && !limits.windows.some((w) => cronMatches(w, now, limits.timeZone))) {
+  if (
+    limits.windows.length > 0 &&
+    !limits.windows.some((w) => cronMatches(w, now, limits.timeZone))
+  ) {
     const opens = Math.min(...limits.windows.map((w) => nextCronTime(w, now, limits.timeZone)));
     if (limits.deadline !== undefined && opens >= limits.deadline) {
       return { kind: 'stop', reason: 'no run window opens before the deadline' };

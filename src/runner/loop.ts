@@ -52,7 +52,11 @@ export async function runLoop(
 
   /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
   const waitUntil = async (until: number, reason: string, event: string) => {
-    await writeJsonAtomically(paths.waiting, { until: new Date(until).toISOString(), reason, event });
+    await writeJsonAtomically(paths.waiting, {
+      until: new Date(until).toISOString(),
+      reason,
+      event,
+    });
     ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
     try {
       while (control.requested === undefined && ctx.clock.now() < until) {
@@ -104,7 +108,12 @@ export async function runLoop(
       continue;
     }
 
-    const turn = await runIteration(ctx, firstIteration + result.sessions, control, gate.budgetLeftUsd);
+    const turn = await runIteration(
+      ctx,
+      firstIteration + result.sessions,
+      control,
+      gate.budgetLeftUsd,
+    );
     switch (turn.kind) {
       case 'idle': {
         const now = ctx.clock.now();
@@ -141,21 +150,30 @@ export async function runLoop(
     else if (outcome.kind === 'success') consecutiveFailures = 0;
     const breaker = config.run.maxConsecutiveFailures;
     if (breaker > 0 && consecutiveFailures >= breaker) {
-      await pause(`ralph: ${consecutiveFailures} consecutive failures; the last: ${outcome.message}`);
+      await pause(
+        `ralph: ${consecutiveFailures} consecutive failures; the last: ${outcome.message}`,
+      );
       consecutiveFailures = 0;
     }
 
     if (options.once || control.requested !== undefined) break;
     if (outcome.waitUntil !== undefined) {
       // A usage limit: nothing can run until it resets, whatever the item.
-      await waitUntil(outcome.waitUntil + config.run.limitMargin * 1000, outcome.message, 'limit_wait');
+      await waitUntil(
+        outcome.waitUntil + config.run.limitMargin * 1000,
+        outcome.message,
+        'limit_wait',
+      );
     } else if (consecutiveFailures > 0) {
       const backoff = failureBackoffMs(consecutiveFailures, config.run.failureBackoffCap);
-      await waitUntil(ctx.clock.now() + backoff, `${consecutiveFailures} consecutive failures`, 'failure_backoff');
+      await waitUntil(
+        ctx.clock.now() + backoff,
+        `${consecutiveFailures} consecutive failures`,
+        'failure_backoff',
+      );
     } else if (config.run.delay > 0) {
       await ctx.wait({ ms: config.run.delay * 1000, signal: control.signal });
     }
   }
   return result;
 }
-

@@ -64,7 +64,8 @@ export async function prepareSession(
   const { config, paths } = workspace;
   const settings = resolveSettings(config.defaults, [item], (p) => path.resolve(workspace.root, p));
   // The run's budget is enforced inside the session too, through --max-budget-usd.
-  if (budgetLeftUsd !== undefined) settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
+  if (budgetLeftUsd !== undefined)
+    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
   if (!(await isDirectory(settings.workDir))) {
     return { reason: `work dir ${settings.workDir} does not exist` };
   }

@@ -29,6 +29,8 @@ export const waitForChange: Wait = (options) =>
     // setTimeout overflows past 2^31 - 1 ms; a longer wait is cut short and re-checked.
     const timer = setTimeout(finish, Math.min(Math.max(0, options.ms), 2 ** 31 - 1));
     const watcher =
-      options.watchDir === undefined ? undefined : watchNames(options.watchDir, options.names, finish);
+      options.watchDir === undefined
+        ? undefined
+        : watchNames(options.watchDir, options.names, finish);
     options.signal?.addEventListener('abort', finish, { once: true });
   });

@@ -6,9 +6,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findSessionProcesses } from '../../src/agent/procfs.js';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 import { logEvents } from '../support/guarded.js';
-import { claudeEnv, lastIsToolResult, startFakeAnthropic, type FakeAnthropic, type Reply } from '../support/fake-anthropic.js';
+import {
+  claudeEnv,
+  lastIsToolResult,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type Reply,
+} from '../support/fake-anthropic.js';
 import { eventually, waitUntil } from '../support/wait.js';
-import { REAL_CLAUDE, makeWorkspace, ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+import {
+  REAL_CLAUDE,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
 
 let api: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -16,7 +29,10 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(respond: Parameters<typeof startFakeAnthropic>[0], config: Record<string, unknown> = {}) {
+async function setup(
+  respond: Parameters<typeof startFakeAnthropic>[0],
+  config: Record<string, unknown> = {},
+) {
   api = await startFakeAnthropic(respond);
   const root = await makeWorkspace({
     claude: { command: [REAL_CLAUDE] },
@@ -41,11 +57,19 @@ function cmdline(pid: number): string {
 describe('guards with the real claude CLI', () => {
   it('ends a session whose API stream stalls with the idle timeout', async () => {
     const { root, env } = await setup(() => ({ kind: 'stall' }));
-    await ralph(root, ['add', 'Stalled', '--id', 'stall', '--idle-timeout', '3s', '--max-attempts', '1'], env);
+    await ralph(
+      root,
+      ['add', 'Stalled', '--id', 'stall', '--idle-timeout', '3s', '--max-attempts', '1'],
+      env,
+    );
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code).toBe(1);
     const [record] = readSessions(root);
-    expect(record).toMatchObject({ status: 'timeout', outcome: { kind: 'idle_timeout' }, stopReason: 'idle_timeout' });
+    expect(record).toMatchObject({
+      status: 'timeout',
+      outcome: { kind: 'idle_timeout' },
+      stopReason: 'idle_timeout',
+    });
     expect(await sessionMarkerProcesses(String(record?.sessionId))).toEqual([]);
   });
 
@@ -53,17 +77,24 @@ describe('guards with the real claude CLI', () => {
     const { root, env } = await setup((request) =>
       lastIsToolResult(request)
         ? { kind: 'text', text: 'done' }
-        : { kind: 'tool_use', name: 'Bash', input: { command: "sh -c 'sleep 600'", description: 'wait a long time' } },
+        : {
+            kind: 'tool_use',
+            name: 'Bash',
+            input: { command: "sh -c 'sleep 600'", description: 'wait a long time' },
+          },
     );
     await ralph(root, ['add', 'Sleep', '--id', 'sleeper', '--allowed-tools', 'Bash'], env);
     const running = ralph(root, ['run', '--once'], env);
     const current = path.join(root, 'state', 'current-session.json');
     await waitUntil(path.join(root, 'state'), () => fs.existsSync(current), 20_000, 'the session');
-    const sessionId = (JSON.parse(fs.readFileSync(current, 'utf8')) as { sessionId: string }).sessionId;
+    const sessionId = (JSON.parse(fs.readFileSync(current, 'utf8')) as { sessionId: string })
+      .sessionId;
     let sleeper: number | undefined;
     await eventually(
       async () => {
-        sleeper = (await sessionMarkerProcesses(sessionId)).find((pid) => cmdline(pid).startsWith('sleep 600'));
+        sleeper = (await sessionMarkerProcesses(sessionId)).find((pid) =>
+          cmdline(pid).startsWith('sleep 600'),
+        );
         return sleeper !== undefined;
       },
       30_000,
@@ -75,7 +106,11 @@ describe('guards with the real claude CLI', () => {
     expect(record).toMatchObject({ status: 'interrupted', outcome: { kind: 'interrupted' } });
     expect(await sessionMarkerProcesses(sessionId)).toEqual([]);
     expect(cmdline(sleeper!)).not.toContain('sleep 600');
-    expect(readQueue(root).items[0]).toMatchObject({ status: 'interrupted', attempts: 0, claudeSessionId: sessionId });
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'interrupted',
+      attempts: 0,
+      claudeSessionId: sessionId,
+    });
   });
 
   it('waits for a subscription usage limit to reset instead of failing the item', async () => {
@@ -102,7 +137,10 @@ describe('guards with the real claude CLI', () => {
     const run = await ralph(root, ['run', '--drain'], subscription);
     expect(run.code, run.stderr).toBe(0);
     const records = readSessions(root);
-    expect(records.map((r) => (r.outcome as { kind: string }).kind)).toEqual(['rate_limited', 'success']);
+    expect(records.map((r) => (r.outcome as { kind: string }).kind)).toEqual([
+      'rate_limited',
+      'success',
+    ]);
     expect(logEvents(root).some((e) => e.event === 'limit_wait')).toBe(true);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
   });

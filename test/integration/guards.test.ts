@@ -12,18 +12,71 @@ describe('hostile agents', () => {
     const { root, env } = await guardedWorkspace();
     const pidfile = (name: string) => path.join(root, `${name}.pid`);
     const cases: [string, string, string[], Record<string, unknown>][] = [
-      ['silent', 'hang', ['--idle-timeout', '1s'], { status: 'timeout', outcome: { kind: 'idle_timeout' }, stopReason: 'idle_timeout' }],
-      ['chatty', 'chatty every=100', ['--timeout', '2s', '--idle-timeout', '10s'], { status: 'timeout', outcome: { kind: 'timeout' }, stopReason: 'timeout' }],
-      ['deaf', 'ignore-signals', ['--idle-timeout', '1s'], { status: 'timeout', outcome: { kind: 'idle_timeout' }, exit: { signal: 'SIGKILL' } }],
-      ['holder', `grandchild pidfile=${pidfile('holder')}`, [], { status: 'completed', outcome: { kind: 'success' } }],
-      ['lingerer', 'hang-after-result', [], { status: 'completed', outcome: { kind: 'success' }, stopReason: 'after_result' }],
-      ['segv', 'exit-signal', [], { status: 'failed', outcome: { kind: 'signal_exit' }, exit: { signal: 'SIGSEGV' } }],
-      ['mute', 'no-result code=0', [], { status: 'failed', outcome: { kind: 'no_result' }, exit: { code: 0 } }],
-      ['liar', 'is-error status=500', [], { status: 'failed', outcome: { kind: 'api_error' }, result: { subtype: 'success', isError: true } }],
-      ['escapee', `setsid-child pidfile=${pidfile('escapee')}`, [], { status: 'completed', outcome: { kind: 'success' } }],
+      [
+        'silent',
+        'hang',
+        ['--idle-timeout', '1s'],
+        { status: 'timeout', outcome: { kind: 'idle_timeout' }, stopReason: 'idle_timeout' },
+      ],
+      [
+        'chatty',
+        'chatty every=100',
+        ['--timeout', '2s', '--idle-timeout', '10s'],
+        { status: 'timeout', outcome: { kind: 'timeout' }, stopReason: 'timeout' },
+      ],
+      [
+        'deaf',
+        'ignore-signals',
+        ['--idle-timeout', '1s'],
+        { status: 'timeout', outcome: { kind: 'idle_timeout' }, exit: { signal: 'SIGKILL' } },
+      ],
+      [
+        'holder',
+        `grandchild pidfile=${pidfile('holder')}`,
+        [],
+        { status: 'completed', outcome: { kind: 'success' } },
+      ],
+      [
+        'lingerer',
+        'hang-after-result',
+        [],
+        { status: 'completed', outcome: { kind: 'success' }, stopReason: 'after_result' },
+      ],
+      [
+        'segv',
+        'exit-signal',
+        [],
+        { status: 'failed', outcome: { kind: 'signal_exit' }, exit: { signal: 'SIGSEGV' } },
+      ],
+      [
+        'mute',
+        'no-result code=0',
+        [],
+        { status: 'failed', outcome: { kind: 'no_result' }, exit: { code: 0 } },
+      ],
+      [
+        'liar',
+        'is-error status=500',
+        [],
+        {
+          status: 'failed',
+          outcome: { kind: 'api_error' },
+          result: { subtype: 'success', isError: true },
+        },
+      ],
+      [
+        'escapee',
+        `setsid-child pidfile=${pidfile('escapee')}`,
+        [],
+        { status: 'completed', outcome: { kind: 'success' } },
+      ],
     ];
     for (const [id, behaviour, flags] of cases) {
-      await ralph(root, ['add', id, '--id', id, '--body', `#behave: ${behaviour}`, '--max-attempts', '1', ...flags], env);
+      await ralph(
+        root,
+        ['add', id, '--id', id, '--body', `#behave: ${behaviour}`, '--max-attempts', '1', ...flags],
+        env,
+      );
     }
     await ralph(root, ['run', '--drain'], env);
     const records = new Map(readSessions(root).map((r) => [r.itemId, r]));

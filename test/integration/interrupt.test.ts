@@ -2,27 +2,60 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentTalking, calls, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
+import {
+  agentTalking,
+  calls,
+  expectNoSurvivors,
+  guardedWorkspace,
+  ledger,
+  logEvents,
+} from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
 import { RALPH_BIN, ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const stateDir = (root: string) => path.join(root, 'state');
-const hasEvent = (root: string, event: string, count = 1) => logEvents(root).filter((e) => e.event === event).length >= count;
+const hasEvent = (root: string, event: string, count = 1) =>
+  logEvents(root).filter((e) => e.event === event).length >= count;
 
 describe('the interrupt file', () => {
   it('stops a running agent, keeps the context, waits, and resumes the item with --resume', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=ok'], env);
+    await ralph(
+      root,
+      ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=ok'],
+      env,
+    );
     const running = ralph(root, ['run', '--drain'], env);
-    await waitUntil(path.join(root, 'docs', 'sessions'), agentTalking(root), 10_000, 'the agent to start talking');
+    await waitUntil(
+      path.join(root, 'docs', 'sessions'),
+      agentTalking(root),
+      10_000,
+      'the agent to start talking',
+    );
     expect((await ralph(root, ['pause', 'need', 'a', 'human'])).stdout).toContain('Paused');
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
 
     const [first] = readSessions(root);
-    expect(first).toMatchObject({ status: 'interrupted', outcome: { kind: 'interrupted', message: 'interrupted: need a human' } });
-    expect(readQueue(root).items[0]).toMatchObject({ status: 'interrupted', attempts: 0, claudeSessionId: first?.sessionId });
-    const context = JSON.parse(fs.readFileSync(path.join(root, 'docs', 'sessions', `${String(first?.sessionId)}-context.json`), 'utf8')) as Record<string, unknown>;
-    expect(context).toMatchObject({ itemId: 'long', resumeWith: first?.sessionId, reason: 'interrupted: need a human' });
+    expect(first).toMatchObject({
+      status: 'interrupted',
+      outcome: { kind: 'interrupted', message: 'interrupted: need a human' },
+    });
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'interrupted',
+      attempts: 0,
+      claudeSessionId: first?.sessionId,
+    });
+    const context = JSON.parse(
+      fs.readFileSync(
+        path.join(root, 'docs', 'sessions', `${String(first?.sessionId)}-context.json`),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    expect(context).toMatchObject({
+      itemId: 'long',
+      resumeWith: first?.sessionId,
+      reason: 'interrupted: need a human',
+    });
     expect(ledger(root).filter((l) => l.startsWith('start'))).toHaveLength(1);
 
     expect((await ralph(root, ['resume'])).stdout).toContain('Resumed');
@@ -54,10 +87,17 @@ describe('the interrupt file', () => {
 
   it('can be written by the agent itself', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'], env);
+    await ralph(
+      root,
+      ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'],
+      env,
+    );
     const running = ralph(root, ['run', '--drain'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
-    expect(readSessions(root)[0]).toMatchObject({ status: 'interrupted', outcome: { message: 'interrupted: agent needs a human' } });
+    expect(readSessions(root)[0]).toMatchObject({
+      status: 'interrupted',
+      outcome: { message: 'interrupted: agent needs a human' },
+    });
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
@@ -65,12 +105,27 @@ describe('the interrupt file', () => {
 
   it('falls back to a fresh session when the interrupted one cannot be resumed', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Resume me', '--id', 'r', '--body', '#behave: sequence steps=write-interrupt,no-conversation,ok'], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Resume me',
+        '--id',
+        'r',
+        '--body',
+        '#behave: sequence steps=write-interrupt,no-conversation,ok',
+      ],
+      env,
+    );
     const running = ralph(root, ['run', '--drain'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
-    expect(readSessions(root).map((r) => (r.outcome as { kind: string }).kind)).toEqual(['interrupted', 'resume_failed', 'success']);
+    expect(readSessions(root).map((r) => (r.outcome as { kind: string }).kind)).toEqual([
+      'interrupted',
+      'resume_failed',
+      'success',
+    ]);
     const [, resumed, fresh] = calls(root);
     expect(resumed).toContain('--resume');
     expect(fresh).toContain('--session-id');
@@ -80,13 +135,27 @@ describe('the interrupt file', () => {
 
   it('pause --after-current lets the running item finish, then pauses', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'First', '--id', 'first', '--priority', '1', '--body', '#behave: slow ms=1500'], env);
+    await ralph(
+      root,
+      ['add', 'First', '--id', 'first', '--priority', '1', '--body', '#behave: slow ms=1500'],
+      env,
+    );
     await ralph(root, ['add', 'Second', '--id', 'second'], env);
     const running = ralph(root, ['run', '--drain'], env);
-    await waitUntil(stateDir(root), () => hasEvent(root, 'session_started'), 10_000, 'the first session');
-    expect((await ralph(root, ['pause', '--after-current', 'stop after this'])).stdout).toContain('when its current item ends');
+    await waitUntil(
+      stateDir(root),
+      () => hasEvent(root, 'session_started'),
+      10_000,
+      'the first session',
+    );
+    expect((await ralph(root, ['pause', '--after-current', 'stop after this'])).stdout).toContain(
+      'when its current item ends',
+    );
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
-    expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([['first', 'done'], ['second', 'pending']]);
+    expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([
+      ['first', 'done'],
+      ['second', 'pending'],
+    ]);
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
     expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done']);
@@ -98,11 +167,17 @@ describe('a paused runner', () => {
     const { root, env } = await guardedWorkspace({ run: { pollInterval: '5s' } });
     await ralph(root, ['add', 'Later', '--id', 'later'], env);
     await ralph(root, ['pause', 'overnight freeze']);
-    const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run'], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
     try {
       await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
       const cpuTicks = () => {
-        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        const fields = fs
+          .readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+          .split(') ')[1]!
+          .split(' ');
         return Number(fields[11]) + Number(fields[12]);
       };
       const before = cpuTicks();

@@ -4,26 +4,45 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/agent/procfs.js';
-import { agentTalking, expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
+import {
+  agentTalking,
+  expectNoSurvivors,
+  guardedWorkspace,
+  ledger,
+  logEvents,
+} from '../support/guarded.js';
 import { isAlive } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 import { RALPH_BIN, ralph, readQueue, readSessions } from '../support/workspace.js';
 
-function startRunner(root: string, env: Record<string, string>, ...args: string[]): { child: ChildProcess; exited: Promise<number | null> } {
+function startRunner(
+  root: string,
+  env: Record<string, string>,
+  ...args: string[]
+): { child: ChildProcess; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+  );
   return { child, exited };
 }
 
 const running = (root: string) => () => {
   const file = path.join(root, 'state', 'current-session.json');
-  return fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { status: string }).status === 'running';
+  return (
+    fs.existsSync(file) &&
+    (JSON.parse(fs.readFileSync(file, 'utf8')) as { status: string }).status === 'running'
+  );
 };
 const currentPid = (root: string) =>
-  (JSON.parse(fs.readFileSync(path.join(root, 'state', 'current-session.json'), 'utf8')) as { pid: number }).pid;
+  (
+    JSON.parse(fs.readFileSync(path.join(root, 'state', 'current-session.json'), 'utf8')) as {
+      pid: number;
+    }
+  ).pid;
 
 describe('the runner and its signals', () => {
   it('stops gracefully on SIGINT: the item goes back without spending an attempt, exit 130', async () => {
@@ -42,12 +61,19 @@ describe('the runner and its signals', () => {
   });
 
   it('forces at once on a second SIGINT, even against an agent that ignores signals', async () => {
-    const { root, env } = await guardedWorkspace({ run: { killGrace: '60s', maxConsecutiveFailures: 0 } });
+    const { root, env } = await guardedWorkspace({
+      run: { killGrace: '60s', maxConsecutiveFailures: 0 },
+    });
     await ralph(root, ['add', 'Deaf', '--id', 'd', '--body', '#behave: ignore-signals'], env);
     const runner = startRunner(root, env, '--drain');
     await waitUntil(path.join(root, 'docs', 'sessions'), agentTalking(root), 10_000, 'the agent');
     runner.child.kill('SIGINT');
-    await waitUntil(path.join(root, 'state'), () => logEvents(root).some((e) => e.event === 'stopping'), 10_000, 'the first stop');
+    await waitUntil(
+      path.join(root, 'state'),
+      () => logEvents(root).some((e) => e.event === 'stopping'),
+      10_000,
+      'the first stop',
+    );
     runner.child.kill('SIGINT');
     expect(await runner.exited).toBe(130);
     expect(readSessions(root)[0]).toMatchObject({ exit: { signal: 'SIGKILL' } });
@@ -57,10 +83,17 @@ describe('the runner and its signals', () => {
   it('refuses a second runner on the same workspace', async () => {
     const { root, env } = await guardedWorkspace();
     const first = startRunner(root, env);
-    await waitUntil(path.join(root, 'state'), () => logEvents(root).some((e) => e.event === 'run_started'), 10_000, 'the first runner');
+    await waitUntil(
+      path.join(root, 'state'),
+      () => logEvents(root).some((e) => e.event === 'run_started'),
+      10_000,
+      'the first runner',
+    );
     const second = await ralph(root, ['run', '--drain'], env);
     expect(second.code).toBe(3);
-    expect(second.stderr).toMatch(/another ralph runner \(pid \d+, since .*\) is running this workspace/);
+    expect(second.stderr).toMatch(
+      /another ralph runner \(pid \d+, since .*\) is running this workspace/,
+    );
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(143);
   });
@@ -70,10 +103,26 @@ describe('crash recovery', () => {
   it('reaps the orphan of a runner killed with SIGKILL and requeues its item with the attempt counted', async () => {
     const { root, env } = await guardedWorkspace();
     const pidfile = path.join(root, 'escaped.pid');
-    await ralph(root, ['add', 'Crashy', '--id', 'c', '--body', `#behave: sequence steps=setsid-child,ok then=hang pidfile=${pidfile}`], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Crashy',
+        '--id',
+        'c',
+        '--body',
+        `#behave: sequence steps=setsid-child,ok then=hang pidfile=${pidfile}`,
+      ],
+      env,
+    );
     const runner = startRunner(root, env, '--drain');
     const pidWritten = () => fs.existsSync(pidfile) && fs.readFileSync(pidfile, 'utf8') !== '';
-    await waitUntil(root, () => pidWritten() && running(root)(), 10_000, 'the agent and its escaped child');
+    await waitUntil(
+      root,
+      () => pidWritten() && running(root)(),
+      10_000,
+      'the agent and its escaped child',
+    );
     const agent = currentPid(root);
     const escaped = Number(fs.readFileSync(pidfile, 'utf8'));
     runner.child.kill('SIGKILL');
@@ -90,7 +139,9 @@ describe('crash recovery', () => {
     expect(dead).toMatchObject({ status: 'killed', outcome: { kind: 'runner_died' } });
     expect(fresh).toMatchObject({ status: 'completed' });
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 2 });
-    expect(logEvents(root).map((e) => e.event)).toEqual(expect.arrayContaining(['orphan_session_recovered', 'items_requeued_after_crash']));
+    expect(logEvents(root).map((e) => e.event)).toEqual(
+      expect.arrayContaining(['orphan_session_recovered', 'items_requeued_after_crash']),
+    );
     expect(ledger(root).filter((l) => l.startsWith('start'))).toHaveLength(2);
     await expectNoSurvivors(root);
   });
@@ -118,7 +169,13 @@ describe('crash recovery', () => {
           workDir: root,
           command: ['claude'],
           yolo: false,
-          heartbeat: { events: 0, assistantMessages: 0, toolCalls: 0, stdoutBytes: 0, stderrBytes: 0 },
+          heartbeat: {
+            events: 0,
+            assistantMessages: 0,
+            toolCalls: 0,
+            stdoutBytes: 0,
+            stderrBytes: 0,
+          },
           files: { stdout: '', stderr: '', prompt: '', summary: '', record: '' },
         }),
       );

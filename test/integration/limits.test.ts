@@ -10,18 +10,49 @@ import { fakeTime } from '../support/fake-time.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const RESETS_AT =
-  Number(/"resetsAt":(\d+)/.exec(fs.readFileSync(new URL('../fixtures/transcripts/usage-limit-rejected.ndjson', import.meta.url), 'utf8'))?.[1]) * 1000;
+  Number(
+    /"resetsAt":(\d+)/.exec(
+      fs.readFileSync(
+        new URL('../fixtures/transcripts/usage-limit-rejected.ndjson', import.meta.url),
+        'utf8',
+      ),
+    )?.[1],
+  ) * 1000;
 
-async function run(root: string, env: Record<string, string>, time: ReturnType<typeof fakeTime>, options: Record<string, unknown> = {}) {
+async function run(
+  root: string,
+  env: Record<string, string>,
+  time: ReturnType<typeof fakeTime>,
+  options: Record<string, unknown> = {},
+) {
   const output = captureOutput();
-  const code = await runCommand(root, { drain: true, ...options }, output, { PATH: process.env.PATH, ...env }, { clock: time.clock, wait: time.wait });
+  const code = await runCommand(
+    root,
+    { drain: true, ...options },
+    output,
+    { PATH: process.env.PATH, ...env },
+    { clock: time.clock, wait: time.wait },
+  );
   return { code, output };
 }
 
 describe('limits from the stream', () => {
   it('waits until a rejected usage limit resets, then runs the same item without spending an attempt', async () => {
-    const { root, env } = await guardedWorkspace({ run: { limitMargin: '30s', maxConsecutiveFailures: 1 } });
-    await ralph(root, ['add', 'Limited', '--id', 'lim', '--body', '#behave: sequence steps=replay:usage-limit-rejected,ok'], env);
+    const { root, env } = await guardedWorkspace({
+      run: { limitMargin: '30s', maxConsecutiveFailures: 1 },
+    });
+    await ralph(
+      root,
+      [
+        'add',
+        'Limited',
+        '--id',
+        'lim',
+        '--body',
+        '#behave: sequence steps=replay:usage-limit-rejected,ok',
+      ],
+      env,
+    );
     const time = fakeTime(RESETS_AT - 3_600_000);
     const { code } = await run(root, env, time);
     expect(code).toBe(0);
@@ -39,11 +70,25 @@ describe('limits from the stream', () => {
 
   it('retries a transient 429 after a backoff', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Flaky API', '--id', 'flaky', '--body', '#behave: sequence steps=replay:api-error-429,ok'], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Flaky API',
+        '--id',
+        'flaky',
+        '--body',
+        '#behave: sequence steps=replay:api-error-429,ok',
+      ],
+      env,
+    );
     const start = Date.parse('2026-11-22T01:00:00Z');
     const time = fakeTime(start);
     expect((await run(root, env, time)).code).toBe(0);
-    expect(readSessions(root).map((r) => (r.outcome as { kind: string }).kind)).toEqual(['api_error', 'success']);
+    expect(readSessions(root).map((r) => (r.outcome as { kind: string }).kind)).toEqual([
+      'api_error',
+      'success',
+    ]);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 2 });
     expect(time.now() - start).toBeGreaterThanOrEqual(60_000);
   });
@@ -53,13 +98,19 @@ describe('limits from the stream', () => {
     ['auth-401', 'auth_error', /authentication failed \(401\)/],
   ])('pauses the night with the interrupt file on %s', async (transcript, kind, reason) => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Needs money', '--id', 'm', '--body', `#behave: replay file=${transcript}`], env);
+    await ralph(
+      root,
+      ['add', 'Needs money', '--id', 'm', '--body', `#behave: replay file=${transcript}`],
+      env,
+    );
     await ralph(root, ['add', 'Other', '--id', 'other'], env);
     const time = fakeTime(Date.parse('2026-11-22T01:00:00Z'));
     const done = run(root, env, time, { maxIterations: '1' });
     expect((await done).code).toBe(0);
     expect(readSessions(root)[0]).toMatchObject({ outcome: { kind } });
-    expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toMatch(reason);
+    expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toMatch(
+      reason,
+    );
     expect(readQueue(root).items.map((i) => [i.id, i.status, i.attempts])).toEqual([
       ['m', 'pending', 0],
       ['other', 'pending', 0],
@@ -70,7 +121,8 @@ describe('limits from the stream', () => {
 describe('limits of the run', () => {
   it('stops claiming once --max-cost is spent and caps the last session with what is left', async () => {
     const { root, env } = await guardedWorkspace();
-    for (const id of ['a', 'b', 'c', 'd']) await ralph(root, ['add', id, '--id', id, '--body', '#behave: ok cost=0.4'], env);
+    for (const id of ['a', 'b', 'c', 'd'])
+      await ralph(root, ['add', id, '--id', id, '--body', '#behave: ok cost=0.4'], env);
     const time = fakeTime(Date.parse('2026-11-22T01:00:00Z'));
     const { code } = await run(root, env, time, { maxCost: '1' });
     expect(code).toBe(0);
@@ -78,8 +130,12 @@ describe('limits of the run', () => {
     const budgets = calls(root).map((argv) => Number(argv[argv.indexOf('--max-budget-usd') + 1]));
     expect(budgets[0]).toBe(1);
     expect(budgets[2]).toBeCloseTo(0.2);
-    expect(logEvents(root).find((e) => e.event === 'run_limit_reached')?.reason).toMatch(/spent \$1\.2000 of its \$1 limit/);
-    const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as { run: { costUsd: number; maxCostUsd: number } };
+    expect(logEvents(root).find((e) => e.event === 'run_limit_reached')?.reason).toMatch(
+      /spent \$1\.2000 of its \$1 limit/,
+    );
+    const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as {
+      run: { costUsd: number; maxCostUsd: number };
+    };
     expect(budget.run).toMatchObject({ maxCostUsd: 1 });
     expect(budget.run.costUsd).toBeCloseTo(1.2);
   });
@@ -91,26 +147,51 @@ describe('limits of the run', () => {
     const { code } = await run(root, env, time, { until: '2026-11-22T07:00:00Z' });
     expect(code).toBe(0);
     expect(readQueue(root).items[0]?.status).toBe('pending');
-    expect(logEvents(root).find((e) => e.event === 'run_limit_reached')?.reason).toMatch(/deadline/);
+    expect(logEvents(root).find((e) => e.event === 'run_limit_reached')?.reason).toMatch(
+      /deadline/,
+    );
   });
 
   it('waits outside the run windows until one opens', async () => {
-    const { root, env } = await guardedWorkspace({ run: { windows: ['* 22-23,0-5 * * *'], timeZone: 'UTC' } });
+    const { root, env } = await guardedWorkspace({
+      run: { windows: ['* 22-23,0-5 * * *'], timeZone: 'UTC' },
+    });
     await ralph(root, ['add', 'Night only', '--id', 'n'], env);
     const time = fakeTime(Date.parse('2026-11-22T15:10:00Z'));
     expect((await run(root, env, time)).code).toBe(0);
-    expect(logEvents(root).find((e) => e.event === 'window_wait')).toMatchObject({ until: '2026-11-22T22:00:00.000Z' });
+    expect(logEvents(root).find((e) => e.event === 'window_wait')).toMatchObject({
+      until: '2026-11-22T22:00:00.000Z',
+    });
     expect(readSessions(root)[0]?.startedAt).toBe('2026-11-22T22:00:00.000Z');
   });
 
   it('runs dependencies first and requeues a scheduled item at its next time', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Nightly report', '--id', 'nightly', '--schedule', '30 2 * * *', '--depends-on', 'setup'], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Nightly report',
+        '--id',
+        'nightly',
+        '--schedule',
+        '30 2 * * *',
+        '--depends-on',
+        'setup',
+      ],
+      env,
+    );
     await ralph(root, ['add', 'Setup', '--id', 'setup'], env);
     const time = fakeTime(Date.parse('2026-11-22T01:00:00Z'));
     expect((await run(root, env, time)).code).toBe(0);
     expect(readSessions(root).map((r) => r.itemId)).toEqual(['setup', 'nightly']);
-    expect(readQueue(root).items[0]).toMatchObject({ id: 'nightly', status: 'pending', attempts: 0 });
-    expect(Date.parse(String(readQueue(root).items[0]?.notBefore))).toBeGreaterThan(Date.parse('2026-11-22T01:00:00Z'));
+    expect(readQueue(root).items[0]).toMatchObject({
+      id: 'nightly',
+      status: 'pending',
+      attempts: 0,
+    });
+    expect(Date.parse(String(readQueue(root).items[0]?.notBefore))).toBeGreaterThan(
+      Date.parse('2026-11-22T01:00:00Z'),
+    );
   });
 });

@@ -132,7 +132,9 @@ describe('ralph run with a fake claude', () => {
   });
 
   it('records each way a session can fail', async () => {
-    const { root, env } = await fakeWorkspace({ run: { maxConsecutiveFailures: 0, failureBackoffCap: 0 } });
+    const { root, env } = await fakeWorkspace({
+      run: { maxConsecutiveFailures: 0, failureBackoffCap: 0 },
+    });
     const cases = {
       crash: ['no-result', 'no_result'],
       signal: ['exit-signal', 'signal_exit'],

@@ -5,12 +5,17 @@ import { agentTalking, guardedWorkspace, logEvents } from '../support/guarded.js
 import { waitUntil } from '../support/wait.js';
 import { ralph } from '../support/workspace.js';
 
-const status = async (root: string) => JSON.parse((await ralph(root, ['status', '--json'])).stdout) as StatusReport;
+const status = async (root: string) =>
+  JSON.parse((await ralph(root, ['status', '--json'])).stdout) as StatusReport;
 
 describe('ralph status', () => {
   it('shows the running session, then a pause', async () => {
     const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'Busy', '--id', 'busy', '--body', '#behave: chatty every=200 onresume=ok'], env);
+    await ralph(
+      root,
+      ['add', 'Busy', '--id', 'busy', '--body', '#behave: chatty every=200 onresume=ok'],
+      env,
+    );
     await ralph(root, ['add', 'Next', '--id', 'next'], env);
     const running = ralph(root, ['run', '--drain'], env);
     await waitUntil(path.join(root, 'docs', 'sessions'), agentTalking(root), 10_000, 'the agent');
@@ -20,12 +25,24 @@ describe('ralph status', () => {
       queue: { running: 1, pending: 1 },
       running: { itemId: 'busy', itemTitle: 'Busy', status: 'running' },
     });
-    expect((await ralph(root, ['status'])).stdout).toMatch(/Running: busy "Busy", session [0-9a-f-]{36}\n\s+\d+(\.\d)?s elapsed/);
+    expect((await ralph(root, ['status'])).stdout).toMatch(
+      /Running: busy "Busy", session [0-9a-f-]{36}\n\s+\d+(\.\d)?s elapsed/,
+    );
 
     await ralph(root, ['pause', 'lunch']);
-    await waitUntil(path.join(root, 'state'), () => logEvents(root).some((e) => e.event === 'paused'), 10_000, 'the pause');
-    expect(await status(root)).toMatchObject({ paused: { reason: 'lunch' }, queue: { interrupted: 1 } });
-    expect((await ralph(root, ['status'])).stdout).toContain('Paused:  lunch (ralph resume to go on)');
+    await waitUntil(
+      path.join(root, 'state'),
+      () => logEvents(root).some((e) => e.event === 'paused'),
+      10_000,
+      'the pause',
+    );
+    expect(await status(root)).toMatchObject({
+      paused: { reason: 'lunch' },
+      queue: { interrupted: 1 },
+    });
+    expect((await ralph(root, ['status'])).stdout).toContain(
+      'Paused:  lunch (ralph resume to go on)',
+    );
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
   });
@@ -33,11 +50,30 @@ describe('ralph status', () => {
   it('shows a usage-limit wait and until when', async () => {
     const { root, env } = await guardedWorkspace({ run: { limitMargin: '3s' } });
     const resetsAt = Math.floor(Date.now() / 1000);
-    await ralph(root, ['add', 'Limited', '--id', 'lim', '--body', `#behave: sequence steps=rate-limited,ok resetsAt=${resetsAt}`], env);
+    await ralph(
+      root,
+      [
+        'add',
+        'Limited',
+        '--id',
+        'lim',
+        '--body',
+        `#behave: sequence steps=rate-limited,ok resetsAt=${resetsAt}`,
+      ],
+      env,
+    );
     const running = ralph(root, ['run', '--drain'], env);
-    await waitUntil(path.join(root, 'state'), () => logEvents(root).some((e) => e.event === 'limit_wait'), 10_000, 'the wait');
+    await waitUntil(
+      path.join(root, 'state'),
+      () => logEvents(root).some((e) => e.event === 'limit_wait'),
+      10_000,
+      'the wait',
+    );
     const report = await status(root);
-    expect(report.waiting).toMatchObject({ event: 'limit_wait', until: new Date(resetsAt * 1000 + 3000).toISOString() });
+    expect(report.waiting).toMatchObject({
+      event: 'limit_wait',
+      until: new Date(resetsAt * 1000 + 3000).toISOString(),
+    });
     expect(report.waiting?.reason).toMatch(/usage limit reached/);
     expect((await ralph(root, ['status'])).stdout).toMatch(/Waiting: usage limit reached.*until/);
     expect((await running).code).toBe(0);

@@ -2,7 +2,12 @@ import type { Clock } from '../../src/lib/clock.js';
 import type { Wait, WaitOptions } from '../../src/runner/wait.js';
 
 /** A clock that only moves when the runner waits: every wait jumps to its end at once. */
-export function fakeTime(start: number): { clock: Clock; wait: Wait; waits: WaitOptions[]; now(): number } {
+export function fakeTime(start: number): {
+  clock: Clock;
+  wait: Wait;
+  waits: WaitOptions[];
+  now(): number;
+} {
   let now = start;
   const waits: WaitOptions[] = [];
   return {

@@ -8,7 +8,14 @@ import { FAKE_CLAUDE, makeWorkspace, readSessions } from './workspace.js';
 export async function guardedWorkspace(config: Record<string, unknown> = {}) {
   const root = await makeWorkspace({
     claude: { command: [FAKE_CLAUDE] },
-    run: { killGrace: '0.3s', afterResultGrace: '0.5s', failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: '0.5s', limitMargin: 0 },
+    run: {
+      killGrace: '0.3s',
+      afterResultGrace: '0.5s',
+      failureBackoffCap: 0,
+      maxConsecutiveFailures: 0,
+      pollInterval: '0.5s',
+      limitMargin: 0,
+    },
     ...config,
   });
   const env = {
@@ -22,7 +29,10 @@ export async function guardedWorkspace(config: Record<string, unknown> = {}) {
 /** Asserts that nothing of any session of the workspace is still alive. */
 export async function expectNoSurvivors(root: string): Promise<void> {
   for (const record of readSessions(root)) {
-    expect(await sessionSurvivors(String(record.sessionId), record.pid as number | undefined), String(record.itemId)).toEqual([]);
+    expect(
+      await sessionSurvivors(String(record.sessionId), record.pid as number | undefined),
+      String(record.itemId),
+    ).toEqual([]);
   }
 }
 
@@ -40,7 +50,9 @@ export function logEvents(root: string): { event: string; [key: string]: unknown
 /** The lines of the fake claude's side-effect ledger. */
 export function ledger(root: string): string[] {
   const file = path.join(root, 'ledger.txt');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+  return fs.existsSync(file)
+    ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean)
+    : [];
 }
 
 /** The argv of every fake claude call. */
@@ -58,5 +70,7 @@ export function calls(root: string): string[][] {
 export function agentTalking(root: string): () => boolean {
   const sessions = path.join(root, 'docs', 'sessions');
   return () =>
-    fs.readdirSync(sessions).some((n) => n.endsWith('.ndjson') && fs.statSync(path.join(sessions, n)).size > 0);
+    fs
+      .readdirSync(sessions)
+      .some((n) => n.endsWith('.ndjson') && fs.statSync(path.join(sessions, n)).size > 0);
 }

@@ -40,10 +40,15 @@ export async function waitUntil(
 }
 
 /** Resolves when the async `check` holds, asking again every 100 ms; rejects after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -75,7 +75,11 @@ export function readSessions(root: string): Record<string, unknown>[] {
       (name) =>
         JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>,
     )
-    .sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)) || Number(a.iteration) - Number(b.iteration));
+    .sort(
+      (a, b) =>
+        String(a.startedAt).localeCompare(String(b.startedAt)) ||
+        Number(a.iteration) - Number(b.iteration),
+    );
 }
 
 /** Every file under a directory, as paths relative to it. */

@@ -6,7 +6,10 @@ const at = (iso: string) => Date.parse(iso);
 
 describe('checkGate', () => {
   it('is open with the budget left', () => {
-    expect(checkGate({ windows: [], maxCostUsd: 2 }, at('2026-11-22T01:00:00Z'), 0.5)).toEqual({ kind: 'open', budgetLeftUsd: 1.5 });
+    expect(checkGate({ windows: [], maxCostUsd: 2 }, at('2026-11-22T01:00:00Z'), 0.5)).toEqual({
+      kind: 'open',
+      budgetLeftUsd: 1.5,
+    });
     expect(checkGate({ windows: [] }, 0, 100)).toEqual({ kind: 'open', budgetLeftUsd: undefined });
   });
 
@@ -25,7 +28,10 @@ describe('checkGate', () => {
       until: at('2026-11-22T22:00:00Z'),
       reason: 'outside the run windows',
     });
-    expect(checkGate({ ...limits, deadline: at('2026-11-22T20:00:00Z') }, at('2026-11-22T12:00:00Z'), 0).kind).toBe('stop');
+    expect(
+      checkGate({ ...limits, deadline: at('2026-11-22T20:00:00Z') }, at('2026-11-22T12:00:00Z'), 0)
+        .kind,
+    ).toBe('stop');
   });
 });
 

@@ -113,7 +113,9 @@ describe('classify, without trusting the exit code', () => {
   });
 
   it('takes a timeout over the result the CLI prints when stopped', () => {
-    expect(classify(end(summaryOf('max-turns'), { exit: failed, stopReason: 'idle_timeout' }))).toMatchObject({ kind: 'idle_timeout' });
+    expect(
+      classify(end(summaryOf('max-turns'), { exit: failed, stopReason: 'idle_timeout' })),
+    ).toMatchObject({ kind: 'idle_timeout' });
   });
 
   it('names the runner’s own stops', () => {

@@ -41,20 +41,25 @@ function runLimits(workspace: Workspace, options: Record<string, unknown>, now: 
   if (typeof options.until === 'string') {
     deadline = parseDeadline(options.until, now);
     if (deadline === undefined) {
-      throw new InputError(`--until: expected HH:MM or an ISO time, got ${JSON.stringify(options.until)}`);
+      throw new InputError(
+        `--until: expected HH:MM or an ISO time, got ${JSON.stringify(options.until)}`,
+      );
     }
   }
   let maxCostUsd = workspace.config.run.maxCostUsd;
   if (options.maxCost !== undefined) {
     maxCostUsd = Number(options.maxCost);
     if (!Number.isFinite(maxCostUsd) || maxCostUsd <= 0) {
-      throw new InputError(`--max-cost: expected a positive amount in USD, got ${JSON.stringify(options.maxCost)}`);
+      throw new InputError(
+        `--max-cost: expected a positive amount in USD, got ${JSON.stringify(options.maxCost)}`,
+      );
     }
   }
   const flagWindows = (options.window as string[] | undefined) ?? [];
   for (const window of flagWindows) {
     const parsed = CronSchema.safeParse(window);
-    if (!parsed.success) throw new InputError(`--window: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success)
+      throw new InputError(`--window: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   }
   return {
     deadline,

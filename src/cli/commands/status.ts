@@ -33,26 +33,37 @@ export interface StatusReport {
     costUsd?: number;
   };
   budget: {
-    run?: { startedAt: string; costUsd: number; iterations: number; maxCostUsd?: number; maxIterations?: number };
+    run?: {
+      startedAt: string;
+      costUsd: number;
+      iterations: number;
+      maxCostUsd?: number;
+      maxIterations?: number;
+    };
     totalCostUsd: number;
     iterations: number;
   };
 }
 
-const readText = (file: string) => fsp.readFile(file, 'utf8').then((t) => t.trim(), () => undefined);
+const readText = (file: string) =>
+  fsp.readFile(file, 'utf8').then(
+    (t) => t.trim(),
+    () => undefined,
+  );
 
 /** Gathers the state of a workspace without changing anything. */
 export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
   const { paths } = workspace;
-  const [{ items }, budget, runner, paused, afterCurrent, waitingText, currentText] = await Promise.all([
-    new QueueStore(paths.queue).read(),
-    readBudget(paths.budget),
-    liveRunner(paths.runnerLock),
-    readText(paths.interruptFile),
-    readText(paths.pauseAfterCurrent),
-    readText(paths.waiting),
-    readText(paths.currentSession),
-  ]);
+  const [{ items }, budget, runner, paused, afterCurrent, waitingText, currentText] =
+    await Promise.all([
+      new QueueStore(paths.queue).read(),
+      readBudget(paths.budget),
+      liveRunner(paths.runnerLock),
+      readText(paths.interruptFile),
+      readText(paths.pauseAfterCurrent),
+      readText(paths.waiting),
+      readText(paths.currentSession),
+    ]);
   const queue = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
   for (const item of items) queue[item.status] = (queue[item.status] ?? 0) + 1;
   const report: StatusReport = {
@@ -83,7 +94,8 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
         startedAt: s.startedAt,
         elapsedSeconds: (now - Date.parse(s.startedAt)) / 1000,
         lastActivityAt: lastActivity,
-        idleSeconds: lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
+        idleSeconds:
+          lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
         assistantMessages: s.heartbeat.assistantMessages,
         toolCalls: s.heartbeat.toolCalls,
         lastTool: s.heartbeat.lastTool,
@@ -103,8 +115,10 @@ export function renderStatus(report: StatusReport): string {
       : 'Runner:  not running',
   );
   if (report.paused) lines.push(`Paused:  ${report.paused.reason} (ralph resume to go on)`);
-  if (report.pauseAfterCurrent) lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);
-  if (report.waiting) lines.push(`Waiting: ${report.waiting.reason}, until ${report.waiting.until}`);
+  if (report.pauseAfterCurrent)
+    lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);
+  if (report.waiting)
+    lines.push(`Waiting: ${report.waiting.reason}, until ${report.waiting.until}`);
   lines.push(
     `Queue:   ${Object.entries(report.queue)
       .map(([status, n]) => `${n} ${status}`)
@@ -112,7 +126,8 @@ export function renderStatus(report: StatusReport): string {
   );
   const r = report.running;
   if (r) {
-    const idle = r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
+    const idle =
+      r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
     lines.push(
       `Running: ${r.itemId} "${r.itemTitle}", session ${r.sessionId}`,
       `         ${formatDuration(r.elapsedSeconds)} elapsed${idle}, ${r.assistantMessages} assistant messages, ${r.toolCalls} tool calls${
@@ -122,10 +137,17 @@ export function renderStatus(report: StatusReport): string {
   }
   const run = report.budget.run;
   if (run) {
-    const limit = run.maxCostUsd === undefined ? '' : ` of $${run.maxCostUsd.toFixed(2)} (left $${Math.max(0, run.maxCostUsd - run.costUsd).toFixed(2)})`;
-    lines.push(`Budget:  this run $${run.costUsd.toFixed(4)}${limit}, ${run.iterations} sessions since ${run.startedAt}`);
+    const limit =
+      run.maxCostUsd === undefined
+        ? ''
+        : ` of $${run.maxCostUsd.toFixed(2)} (left $${Math.max(0, run.maxCostUsd - run.costUsd).toFixed(2)})`;
+    lines.push(
+      `Budget:  this run $${run.costUsd.toFixed(4)}${limit}, ${run.iterations} sessions since ${run.startedAt}`,
+    );
   }
-  lines.push(`         all time $${report.budget.totalCostUsd.toFixed(4)}, ${report.budget.iterations} sessions`);
+  lines.push(
+    `         all time $${report.budget.totalCostUsd.toFixed(4)}, ${report.budget.iterations} sessions`,
+  );
   return lines.join('\n');
 }
 
@@ -139,7 +161,8 @@ export async function statusCommand(
   const show = async () => {
     const report = await gatherStatus(workspace, Date.now());
     if (options.json) output.out(JSON.stringify(report, null, 2));
-    else output.out(`${options.watch && output.isTTY ? '\x1b[H\x1b[2J' : ''}${renderStatus(report)}`);
+    else
+      output.out(`${options.watch && output.isTTY ? '\x1b[H\x1b[2J' : ''}${renderStatus(report)}`);
   };
   await show();
   if (!options.watch) return ExitCode.ok;
