@@ -61,6 +61,7 @@ export const SessionRecordSchema = z.looseObject({
   /** The command as run, secrets redacted. */
   command: z.array(z.string()),
   resumedFrom: z.string().optional(),
+  persona: z.string().optional(),
   claudeSessionId: z.string().optional(),
   model: z.string().optional(),
   cliVersion: z.string().optional(),

@@ -118,6 +118,21 @@ export async function main(
       exitCode = await statusCommand(root(), options, output);
     });
 
+  const agents = program
+    .command('agents')
+    .description('list the personas (agents/AGENT_<ID>.md) with their tool scopes')
+    .action(async () => {
+      const { agentsCommand } = await import('./commands/agents.js');
+      exitCode = await agentsCommand(root(), output);
+    });
+  agents
+    .command('show <id>')
+    .description('the assembled prompt and command a sample item gets with this persona')
+    .action(async (id: string) => {
+      const { agentShowCommand } = await import('./commands/agents.js');
+      exitCode = await agentShowCommand(root(), id, output, env);
+    });
+
   program
     .command('pause [reason...]')
     .description('pause the night: stop the running agent and start nothing until resumed')

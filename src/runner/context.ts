@@ -5,6 +5,7 @@ import type { Redactor } from '../lib/redact.js';
 import type { QueueStore } from '../queue/store.js';
 import type { RunLog } from './log.js';
 import type { Wait } from './wait.js';
+import type { FileCache } from '../lib/file-cache.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {
@@ -33,4 +34,6 @@ export interface RunnerContext {
   timings: RunnerTimings;
   /** How the loop sleeps (real timers and file watches; a fake clock's in tests). */
   wait: Wait;
+  /** Template, persona and project files, re-read only when they change. */
+  files: FileCache;
 }

@@ -140,6 +140,7 @@ export async function runIteration(
     item,
     { sessionId, iteration, promptFile: files.prompt },
     ctx.parentEnv,
+    ctx.files,
     budgetLeftUsd,
   );
   if ('reason' in prepared) {
@@ -151,9 +152,18 @@ export async function runIteration(
 
   const promptFd = openExclusive(files.prompt);
   try {
-    fs.writeSync(promptFd, prepared.prompt);
+    fs.writeSync(promptFd, prepared.prompt.text);
   } finally {
     fs.closeSync(promptFd);
+  }
+
+  for (const cut of prepared.prompt.cuts) {
+    log.warn('prompt_cut', {
+      item: item.id,
+      session: sessionId,
+      ...cut,
+      sizes: prepared.prompt.sizes,
+    });
   }
 
   const startedAt = clock.now();
@@ -169,6 +179,7 @@ export async function runIteration(
     workDir: prepared.settings.workDir,
     command: redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
     resumedFrom: prepared.resume,
+    persona: prepared.persona,
     yolo: config.yolo,
     heartbeat: { events: 0, assistantMessages: 0, toolCalls: 0, stdoutBytes: 0, stderrBytes: 0 },
     files: {

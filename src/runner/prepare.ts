@@ -7,11 +7,19 @@ import type { Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
 import { render } from '../template/render.js';
+import type { FileCache } from '../lib/file-cache.js';
+import { loadPersona, type Persona } from '../persona/persona.js';
+import { assemblePrompt, capContextFile, type AssembledPrompt } from '../prompt/assemble.js';
+
+/** Files of the work dir given to the agent as project context (seed 000 section 2.4). */
+const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
 
 /** Everything needed to spawn one session, decided before anything runs. */
 export interface PreparedSession {
   settings: ResolvedSettings;
-  prompt: string;
+  /** The appended system prompt, assembled and capped. */
+  prompt: AssembledPrompt;
+  persona?: string;
   argv: Argv;
   env: Record<string, string>;
   secrets: string[];
@@ -59,10 +67,27 @@ export async function prepareSession(
   item: Item,
   identity: SessionIdentity,
   parentEnv: Readonly<Record<string, string | undefined>>,
+  cache: FileCache,
   budgetLeftUsd?: number,
 ): Promise<PreparedSession | PreparationError> {
   const { config, paths } = workspace;
-  const settings = resolveSettings(config.defaults, [item], (p) => path.resolve(workspace.root, p));
+  const personaId = item.agent ?? config.defaults.agent;
+  let persona: Persona | undefined;
+  if (personaId !== undefined) {
+    try {
+      persona = await loadPersona(paths.agents, personaId, cache);
+    } catch (error) {
+      return { reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  // Precedence: the item's own settings, then the persona's, then the workspace defaults.
+  const layers = persona === undefined ? [item] : [persona.settings, item];
+  const settings = resolveSettings(config.defaults, layers, (p) => path.resolve(workspace.root, p));
+  if (settings.permissionMode === 'bypassPermissions' && !config.yolo) {
+    return {
+      reason: 'permission mode "bypassPermissions" needs "yolo": true in ralph.config.json',
+    };
+  }
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
@@ -71,13 +96,9 @@ export async function prepareSession(
   }
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
-  let template: string;
-  try {
-    template = await fsp.readFile(paths.bootstrap, 'utf8');
-  } catch (error) {
-    const code = isErrnoException(error) ? error.code : String(error);
-    return { reason: `bootstrap template ${paths.bootstrap} cannot be read (${code})` };
-  }
+  const template = await cache.read(paths.bootstrap).catch(() => undefined);
+  if (template === undefined)
+    return { reason: `bootstrap template ${paths.bootstrap} cannot be read` };
   const values: Record<string, string> = {
     ...config.vars,
     ...item.vars,
@@ -123,5 +144,24 @@ export async function prepareSession(
     settingsFile: config.claude.settings,
     yolo: config.yolo,
   });
-  return { settings, prompt: rendered.text, argv, env, secrets, resume };
+  const context: { name: string; text: string }[] = [];
+  for (const name of PROJECT_CONTEXT_FILES) {
+    const text = await cache.read(path.join(settings.workDir, name)).catch(() => undefined);
+    if (text !== undefined && text.trim() !== '')
+      context.push({ name, text: capContextFile(text) });
+  }
+  const prompt = assemblePrompt({
+    identity: [
+      'You are an autonomous coding agent run by ralph, an unattended runner of a queue of coding tasks.',
+      `Workspace: ${workspace.root}`,
+      `Work item: ${item.id} — ${item.title} (attempt ${item.attempts})`,
+      `Session: ${identity.sessionId}, iteration ${identity.iteration}`,
+      `Working directory: ${settings.workDir}`,
+    ].join('\n'),
+    context,
+    persona:
+      persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
+    bootstrap: rendered.text,
+  });
+  return { settings, prompt, persona: persona?.id, argv, env, secrets, resume };
 }

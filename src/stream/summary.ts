@@ -37,6 +37,7 @@ export function emptySummary(): StreamSummary {
 }
 
 const LAST_TEXT_CHARS = 300;
+const DISABLED_TOOL = /No such tool available: ([A-Za-z0-9_]+(?:__[A-Za-z0-9_-]+)*)/;
 
 /** Folds one parsed line into the summary (mutates it: this runs on every line). */
 export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: number): void {
@@ -90,6 +91,14 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       };
       break;
     case 'tool_results':
+      // A tool removed by --tools or --disallowedTools is refused as "No such tool available",
+      // not as a permission denial: it is a refusal all the same.
+      for (const result of parsed.results) {
+        const disabled = result.isError ? DISABLED_TOOL.exec(result.text) : null;
+        if (disabled?.[1] !== undefined)
+          addDenial(summary, { toolName: disabled[1], toolUseId: result.toolUseId });
+      }
+      break;
     case 'delta':
     case 'other':
       break;

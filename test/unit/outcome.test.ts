@@ -41,6 +41,17 @@ describe('classify, on transcripts recorded from the real CLI', () => {
     });
   });
 
+  it('a tool removed by --tools or --disallowedTools counts as refused too', () => {
+    const summary = summaryOf('tool-disabled');
+    expect(summary.permissionDenials).toEqual([expect.objectContaining({ toolName: 'Write' })]);
+    expect(summary.result).toMatchObject({
+      subtype: 'success',
+      isError: false,
+      permissionDenials: [],
+    });
+    expect(classify(end(summary))).toMatchObject({ kind: 'permission_denied' });
+  });
+
   it('an API error with subtype success is an api_error, transient statuses retryable', () => {
     expect(classify(end(summaryOf('api-error-429'), { exit: failed }))).toMatchObject({
       kind: 'api_error',

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { ensurePrivateDir } from '../../lib/fs.js';
+import { FileCache } from '../../lib/file-cache.js';
 import { Redactor } from '../../lib/redact.js';
 import type { Item } from '../../queue/item.js';
 import { selectNext } from '../../queue/select.js';
@@ -90,6 +91,7 @@ async function dryRun(
   const { items } = await new QueueStore(workspace.paths.queue).read();
   const redactor = new Redactor(secretsOf(workspace, env));
   const simulated = items.map((item) => ({ ...item }));
+  const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
   let printed = 0;
   for (
@@ -108,6 +110,7 @@ async function dryRun(
         promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`),
       },
       env,
+      files,
     );
     if ('reason' in prepared)
       output.out(`# ${item.id}: would be rejected: ${redactor.redact(prepared.reason)}`);
@@ -175,6 +178,7 @@ export async function runCommand(
       runner: lock.identity,
       timings,
       wait,
+      files: new FileCache(),
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {

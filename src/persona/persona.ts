@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { PERMISSION_MODES, type SessionSettings } from '../config/schema.js';
+import { InputError } from '../lib/errors.js';
+import type { FileCache } from '../lib/file-cache.js';
+import { formatIssues } from '../lib/validation.js';
+
+/** A tool list as persona files write it: `"Read,Grep"` or `["Read", "Grep"]`. */
+const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transform((value) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+    : value,
+);
+
+/** The frontmatter of `agents/AGENT_<ID>.md` (seed 000 sections 1.4 and 2.4). */
+export const FrontmatterSchema = z.strictObject({
+  /** Tool availability: `--tools`. */
+  tools: ToolList.optional(),
+  /** Hard denies: `--disallowedTools`. */
+  disallowed_tools: ToolList.optional(),
+  /** Tools that run without asking: `--allowedTools`. */
+  auto_approve_tools: ToolList.optional(),
+  max_turns: z.int().positive().optional(),
+  model: z.string().min(1).optional(),
+  permission_mode: z.enum(PERMISSION_MODES).optional(),
+});
+
+/** A persona: its settings for the session and its instructions. */
+export interface Persona {
+  id: string;
+  file: string;
+  settings: SessionSettings;
+  instructions: string;
+}
+
+/** The file of a persona id. */
+export function personaFile(agentsDir: string, id: string): string {
+  return path.join(agentsDir, `AGENT_${id}.md`);
+}
+
+/** Splits `---\nyaml\n---\nbody` into its parts; no frontmatter means all body. */
+function splitFrontmatter(text: string): { yaml?: string; body: string } {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (match === null) return { body: text };
+  return { yaml: match[1] ?? '', body: text.slice(match[0].length) };
+}
+
+/** Parses a persona file; errors name the file and the key. */
+export function parsePersona(id: string, file: string, text: string): Persona {
+  const { yaml, body } = splitFrontmatter(text);
+  let raw: unknown = {};
+  if (yaml !== undefined) {
+    try {
+      raw = parseYaml(yaml) ?? {};
+    } catch (error) {
+      throw new InputError(
+        `${file}: the frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  const parsed = FrontmatterSchema.safeParse(raw);
+  if (!parsed.success) throw new InputError(formatIssues(`${file} (frontmatter)`, parsed.error));
+  const f = parsed.data;
+  const settings: SessionSettings = {
+    tools: f.tools,
+    disallowedTools: f.disallowed_tools,
+    allowedTools: f.auto_approve_tools,
+    maxTurns: f.max_turns,
+    model: f.model,
+    permissionMode: f.permission_mode,
+  };
+  return { id, file, settings, instructions: body.trim() };
+}
+
+/** Loads a persona through the cache; a missing file is a clear error. */
+export async function loadPersona(
+  agentsDir: string,
+  id: string,
+  cache: FileCache,
+): Promise<Persona> {
+  const file = personaFile(agentsDir, id);
+  const text = await cache.read(file);
+  if (text === undefined)
+    throw new InputError(`persona ${JSON.stringify(id)} not found: ${file} does not exist`);
+  return parsePersona(id, file, text);
+}
