@@ -118,6 +118,84 @@ export async function main(
       exitCode = await statusCommand(root(), options, output);
     });
 
+  program
+    .command('sessions')
+    .description('one line per session, newest first')
+    .option('--item <id>', 'only this item')
+    .option('--status <status>', 'only this status or outcome')
+    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
+    .option('--json', 'print JSON')
+    .action(async (options: { item?: string; status?: string; since?: string; json?: boolean }) => {
+      const { sessionsCommand } = await import('./commands/sessions.js');
+      exitCode = await sessionsCommand(root(), options, output);
+    });
+
+  program
+    .command('logs <session>')
+    .description('a session (id, id prefix or item id) as a readable transcript')
+    .option('--follow', 'follow a live session until it ends')
+    .option('--raw', 'print the stream-json archive as it is')
+    .option('--json', 'print the parsed events as JSON lines')
+    .action(async (ref: string, options: { follow?: boolean; raw?: boolean; json?: boolean }) => {
+      const { logsCommand } = await import('./commands/logs.js');
+      exitCode = await logsCommand(root(), ref, options, output, env);
+    });
+
+  program
+    .command('show <session>')
+    .description('the session record, command, prompt, stderr and files')
+    .option('--json', 'print the record as JSON')
+    .action(async (ref: string, options: { json?: boolean }) => {
+      const { showCommand } = await import('./commands/show.js');
+      exitCode = await showCommand(root(), ref, options, output, env);
+    });
+
+  program
+    .command('report')
+    .description('outcomes, cost and time per day and per item')
+    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
+    .option('--json', 'print JSON')
+    .action(async (options: { since?: string; json?: boolean }) => {
+      const { reportCommand } = await import('./commands/report.js');
+      exitCode = await reportCommand(root(), options, output);
+    });
+
+  for (const [name, description] of [
+    ['retry', 'put a failed, cancelled or interrupted item back in the queue, attempts renewed'],
+    ['cancel', 'cancel an item (it stays in the file)'],
+    ['rm', 'remove an item from the queue'],
+  ] as const) {
+    program
+      .command(`${name} <id>`)
+      .description(description)
+      .action(async (id: string) => {
+        const commands = await import('./commands/items.js');
+        const command = {
+          retry: commands.retryCommand,
+          cancel: commands.cancelCommand,
+          rm: commands.removeCommand,
+        }[name];
+        exitCode = await command(root(), id, output);
+      });
+  }
+
+  program
+    .command('doctor')
+    .description('check the claude binary, its version and credentials, and the workspace')
+    .action(async () => {
+      const { doctorCommand } = await import('./commands/doctor.js');
+      exitCode = await doctorCommand(root(), output, env);
+    });
+
+  program
+    .command('replay <session>')
+    .description('print (or run, with --exec) the claude command of a session')
+    .option('--exec', 'run it here')
+    .action(async (ref: string, options: { exec?: boolean }) => {
+      const { replayCommand } = await import('./commands/replay.js');
+      exitCode = await replayCommand(root(), ref, options, output, env);
+    });
+
   const agents = program
     .command('agents')
     .description('list the personas (agents/AGENT_<ID>.md) with their tool scopes')

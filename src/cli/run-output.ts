@@ -1,3 +1,5 @@
+import { formatDuration } from '../lib/duration.js';
+import type { Progress } from '../runner/context.js';
 import type { LogEntry } from '../runner/log.js';
 import type { Output } from './output.js';
 
@@ -11,32 +13,99 @@ const SHOWN = new Set([
   'resumed',
   'pausing',
   'limit_wait',
+  'window_wait',
+  'failure_backoff',
+  'run_limit_reached',
   'orphan_session_recovered',
   'items_requeued_after_crash',
   'run_finished',
   'yolo',
 ]);
 
+/** How `ralph run` reports: log entries, a session's progress, and the end. */
+export interface RunConsole {
+  log: (entry: LogEntry) => void;
+  progress: (progress: Progress) => void;
+  close: () => void;
+}
+
+/** One short line for a log entry. */
+function describe(entry: LogEntry): string {
+  const { time, level, event, ...rest } = entry;
+  const detail =
+    event === 'session_started'
+      ? `${String(rest.item)} (attempt ${String(rest.attempt)}) session ${String(rest.session)}`
+      : event === 'session_ended'
+        ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
+        : Object.entries(rest)
+            .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+            .join(' ');
+  return `${time.slice(11, 19)} ${level === 'info' ? '' : `${level.toUpperCase()} `}${event.replace(/_/g, ' ')}: ${detail}`;
+}
+
 /**
- * How `ralph run` reports progress: every log entry as a JSON line when stdout is not a
- * terminal (for tools), short human lines on a terminal.
+ * When stdout is not a terminal: every log entry as a JSON line, for tools. On a terminal: one
+ * short line per event, and a live status line (item, elapsed, last tool, cost, queue left)
+ * redrawn in place at the bottom, so it never scrolls the screen.
  */
-export function runConsole(output: Output): (entry: LogEntry) => void {
-  if (!output.isTTY) return (entry) => output.out(JSON.stringify(entry));
-  return (entry) => {
-    if (!SHOWN.has(entry.event) && entry.level === 'info') return;
-    const time = entry.time.slice(11, 19);
-    const { time: _t, level, event, ...rest } = entry;
-    const detail =
-      event === 'session_started'
-        ? `${String(rest.item)} (attempt ${String(rest.attempt)}) session ${String(rest.session)}`
-        : event === 'session_ended'
-          ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
-          : Object.entries(rest)
-              .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-              .join(' ');
-    const line = `${time} ${level === 'info' ? '' : `${level.toUpperCase()} `}${event.replace(/_/g, ' ')}: ${detail}`;
-    if (level === 'info') output.out(line);
-    else output.err(line);
+export function runConsole(
+  output: Output,
+  columns = () => process.stdout.columns ?? 100,
+): RunConsole {
+  if (!output.isTTY) {
+    return {
+      log: (entry) => output.out(JSON.stringify(entry)),
+      progress: () => undefined,
+      close: () => undefined,
+    };
+  }
+  let session: Extract<Progress, { kind: 'started' }> | undefined;
+  let beat: Extract<Progress, { kind: 'heartbeat' }> | undefined;
+  let shown = false;
+  let timer: NodeJS.Timeout | undefined;
+  const clear = () => {
+    if (shown) output.raw(Buffer.from('\r\x1b[2K'));
+    shown = false;
+  };
+  const draw = () => {
+    clear();
+    if (session === undefined) return;
+    const parts = [
+      `▶ ${session.itemId}`,
+      formatDuration((Date.now() - session.startedAt) / 1000),
+      beat?.lastTool ? `last: ${beat.lastTool} (${beat.toolCalls} tool calls)` : 'starting',
+      beat?.costUsd === undefined ? undefined : `$${beat.costUsd.toFixed(4)}`,
+      `${session.queued} queued`,
+    ].filter((p) => p !== undefined);
+    const line = parts.join(' · ').slice(0, Math.max(20, columns() - 1));
+    output.raw(Buffer.from(line));
+    shown = true;
+  };
+  return {
+    log: (entry) => {
+      if (!SHOWN.has(entry.event) && entry.level === 'info') return;
+      clear();
+      if (entry.level === 'info') output.out(describe(entry));
+      else output.err(describe(entry));
+      draw();
+    },
+    progress: (progress) => {
+      if (progress.kind === 'started') {
+        session = progress;
+        beat = undefined;
+        timer ??= setInterval(draw, 1000).unref();
+      } else if (progress.kind === 'heartbeat') {
+        beat = progress;
+      } else {
+        session = undefined;
+        clearInterval(timer);
+        timer = undefined;
+      }
+      draw();
+    },
+    close: () => {
+      clearInterval(timer);
+      clear();
+    },
   };
 }

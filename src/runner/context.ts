@@ -36,4 +36,25 @@ export interface RunnerContext {
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */
   files: FileCache;
+  /** Told of a session's progress (the live status line on a terminal). */
+  progress?: (progress: Progress) => void;
 }
+
+/** A running session's progress, for a live display. */
+export type Progress =
+  | {
+      kind: 'started';
+      itemId: string;
+      itemTitle: string;
+      sessionId: string;
+      startedAt: number;
+      queued: number;
+    }
+  | {
+      kind: 'heartbeat';
+      lastTool?: string;
+      toolCalls: number;
+      costUsd?: number;
+      lastActivityAt: number;
+    }
+  | { kind: 'ended' };

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import { classify, type Outcome } from '../agent/outcome.js';
 import { spawnAgent } from '../agent/process.js';
 import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.js';
+import { appendIndex } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import { sessionSummaryMarkdown } from '../archive/summary-md.js';
@@ -39,18 +40,25 @@ const SPAWN_UNAVAILABLE = new Set(['ENOENT', 'EACCES', 'ENOEXEC', 'ENOTDIR']);
 async function claimNext(
   ctx: RunnerContext,
   sessionId: string,
-): Promise<{ item?: Item; wakeAt?: number; retryAt?: number }> {
+): Promise<{ item?: Item; wakeAt?: number; retryAt?: number; queued?: number }> {
   const now = ctx.clock.now();
-  return ctx.queue.update<{ item?: Item; wakeAt?: number; retryAt?: number }>((items) => {
-    const next = selectNext(items, now);
-    if (next === undefined) {
-      const wakeAt = nextWakeTime(items, now);
-      const retryAt = nextWakeTime(items, now, { retriesOnly: true });
-      return { value: { wakeAt, retryAt } };
-    }
-    const claimed = claim(next, sessionId, now);
-    return { items: items.map((i) => (i.id === next.id ? claimed : i)), value: { item: claimed } };
-  });
+  return ctx.queue.update<{ item?: Item; wakeAt?: number; retryAt?: number; queued?: number }>(
+    (items) => {
+      const next = selectNext(items, now);
+      if (next === undefined) {
+        const wakeAt = nextWakeTime(items, now);
+        const retryAt = nextWakeTime(items, now, { retriesOnly: true });
+        return { value: { wakeAt, retryAt } };
+      }
+      const claimed = claim(next, sessionId, now);
+      const queued =
+        items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
+      return {
+        items: items.map((i) => (i.id === next.id ? claimed : i)),
+        value: { item: claimed, queued },
+      };
+    },
+  );
 }
 
 /** Applies a settlement to the item (re-read under the lock: never a stale copy). */
@@ -131,7 +139,7 @@ export async function runIteration(
   const { workspace, log, clock, redactor } = ctx;
   const { paths, config } = workspace;
   const sessionId = randomUUID();
-  const { item, wakeAt, retryAt } = await claimNext(ctx, sessionId);
+  const { item, wakeAt, retryAt, queued } = await claimNext(ctx, sessionId);
   if (item === undefined) return { kind: 'idle', wakeAt, retryAt };
 
   const files = sessionFiles(paths.sessions, sessionId);
@@ -217,6 +225,7 @@ export async function runIteration(
     record.outcome = { kind: 'spawn_failed', message: reason, retryable: !unavailable };
     await writes;
     await writeJsonAtomically(files.record, redactor.redactValue(record));
+    await appendIndex(paths.sessions, redactor.redactValue(record));
     await settleItem(
       ctx,
       item.id,
@@ -251,6 +260,14 @@ export async function runIteration(
     resume: prepared.resume,
   });
 
+  ctx.progress?.({
+    kind: 'started',
+    itemId: item.id,
+    itemTitle: item.title,
+    sessionId,
+    startedAt,
+    queued: queued ?? 0,
+  });
   const applyHeartbeat = (beat: Heartbeat) => {
     const s = beat.summary;
     record.claudeSessionId = s.claudeSessionId ?? record.claudeSessionId;
@@ -289,6 +306,13 @@ export async function runIteration(
     onHeartbeat: (beat) => {
       applyHeartbeat(beat);
       void writeCurrent();
+      ctx.progress?.({
+        kind: 'heartbeat',
+        lastTool: beat.summary.lastTool,
+        toolCalls: beat.summary.toolCalls,
+        costUsd: beat.summary.result?.totalCostUsd,
+        lastActivityAt: beat.lastActivityAt,
+      });
     },
     onLine: (parsed) => {
       if (parsed.kind === 'issue')
@@ -311,6 +335,7 @@ export async function runIteration(
   );
   if (control.requested !== undefined) supervision.stop('shutdown');
   const end = await supervision.done.finally(unsubscribe);
+  ctx.progress?.({ kind: 'ended' });
 
   const outcome = classify({
     exit: end.exit,
@@ -393,6 +418,7 @@ export async function runIteration(
     redactor.redact(sessionSummaryMarkdown(redacted, end.summary.lastText)),
   );
   await writeJsonAtomically(files.record, redacted);
+  await appendIndex(paths.sessions, redacted);
   await fsp.rm(paths.currentSession, { force: true });
   log.info('session_ended', {
     item: item.id,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
-import { SessionRecordSchema } from '../archive/record.js';
+import { appendIndex } from '../archive/index.js';
+import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
@@ -49,7 +50,7 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
         ctx.workspace.config.run.killGrace * 1000,
       );
       const files = sessionFiles(paths.sessions, record.sessionId);
-      await writeJsonAtomically(files.record, {
+      const archived: SessionRecord = {
         ...record,
         status: 'killed',
         statusReason: 'the runner died while the session ran',
@@ -60,7 +61,9 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
           retryable: true,
         },
         killedProcesses: killed,
-      });
+      };
+      await writeJsonAtomically(files.record, archived);
+      await appendIndex(paths.sessions, archived);
       ctx.log.warn('orphan_session_recovered', {
         session: record.sessionId,
         item: record.itemId,

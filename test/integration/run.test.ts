@@ -56,6 +56,7 @@ describe('ralph run with a fake claude', () => {
         `${sid}.err`,
         `${sid}.json`,
         `${sid}.ndjson`,
+        'index.jsonl',
       ].sort(),
     );
     expect(listFiles(path.join(dir, 'state'))).toEqual([

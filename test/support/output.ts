@@ -12,6 +12,7 @@ export function captureOutput(
     isTTY,
     out: (text) => stdout.push(text),
     err: (text) => stderr.push(text),
+    raw: (bytes) => stdout.push(bytes.toString('utf8')),
     text: () => [...stdout, ...stderr].join('\n'),
   };
 }

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { shellQuote } from '../../agent/argv.js';
-import { buildAgentEnv } from '../../agent/env.js';
 import type { Workspace } from '../../config/workspace.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { ensurePrivateDir } from '../../lib/fs.js';
 import { FileCache } from '../../lib/file-cache.js';
-import { Redactor } from '../../lib/redact.js';
 import type { Item } from '../../queue/item.js';
 import { selectNext } from '../../queue/select.js';
 import { QueueStore } from '../../queue/store.js';
@@ -25,6 +23,7 @@ import { prepareSession } from '../../runner/prepare.js';
 import { recoverAfterCrash } from '../../runner/recover.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+import { redactorFor, secretsOf } from '../redactor.js';
 import { runConsole } from '../run-output.js';
 import { handleStopSignals, signalExitCode } from '../signals.js';
 
@@ -70,18 +69,6 @@ function runLimits(workspace: Workspace, options: Record<string, unknown>, now: 
   };
 }
 
-/** The secret values of this environment, as the agent's filter sees them. */
-function secretsOf(
-  workspace: Workspace,
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
-  return buildAgentEnv(env, {
-    deny: workspace.config.env.deny,
-    allow: workspace.config.env.allow,
-    session: { sessionId: '', itemId: '', iteration: 0, interruptFile: '' },
-  }).secrets;
-}
-
 /** `--dry-run`: the command each runnable item would get, in the order they would run. */
 async function dryRun(
   workspace: Workspace,
@@ -89,7 +76,7 @@ async function dryRun(
   output: Output,
 ): Promise<number> {
   const { items } = await new QueueStore(workspace.paths.queue).read();
-  const redactor = new Redactor(secretsOf(workspace, env));
+  const redactor = redactorFor(workspace, env);
   const simulated = items.map((item) => ({ ...item }));
   const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
@@ -154,12 +141,10 @@ export async function runCommand(
   await ensurePrivateDir(paths.sessions);
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
-  const redactor = new Redactor(secretsOf(workspace, env));
-  const log = new RunLog(
-    paths.iterationLog,
-    workspace.config.log.maxBytes,
-    [runConsole(output)],
-    () => clock.now(),
+  const redactor = redactorFor(workspace, env);
+  const display = runConsole(output);
+  const log = new RunLog(paths.iterationLog, workspace.config.log.maxBytes, [display.log], () =>
+    clock.now(),
   );
   log.addSecrets(secretsOf(workspace, env));
   let stopSignal: NodeJS.Signals | undefined;
@@ -179,6 +164,7 @@ export async function runCommand(
       timings,
       wait,
       files: new FileCache(),
+      progress: display.progress,
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {
@@ -213,6 +199,7 @@ export async function runCommand(
     }
     return result.failed > 0 || result.rejected > 0 ? ExitCode.itemsFailed : ExitCode.ok;
   } finally {
+    display.close();
     removeHandlers();
     await lock.release();
   }

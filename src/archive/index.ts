@@ -1,0 +1,72 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { appendPrivate } from '../lib/fs.js';
+import type { SessionRecord } from './record.js';
+
+/** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
+export const IndexEntrySchema = z.looseObject({
+  sessionId: z.string(),
+  itemId: z.string(),
+  itemTitle: z.string(),
+  status: z.string(),
+  outcome: z.string(),
+  message: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  durationMs: z.number().optional(),
+  turns: z.number().optional(),
+  toolCalls: z.number(),
+  costUsd: z.number(),
+  persona: z.string().optional(),
+});
+
+export type IndexEntry = z.output<typeof IndexEntrySchema>;
+
+/** The index file of a sessions directory. */
+export function indexFile(sessionsDir: string): string {
+  return path.join(sessionsDir, 'index.jsonl');
+}
+
+/** The index line of a finished session record. */
+export function indexEntryOf(record: SessionRecord): IndexEntry {
+  const ended = record.endedAt === undefined ? undefined : Date.parse(record.endedAt);
+  return {
+    sessionId: record.sessionId,
+    itemId: record.itemId,
+    itemTitle: record.itemTitle,
+    status: record.status,
+    outcome: record.outcome?.kind ?? record.status,
+    message: record.outcome?.message,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
+    durationMs: ended === undefined ? undefined : ended - Date.parse(record.startedAt),
+    turns: record.result?.numTurns,
+    toolCalls: record.heartbeat.toolCalls,
+    costUsd: record.result?.costUsd ?? record.heartbeat.costUsd ?? 0,
+    persona: record.persona,
+  };
+}
+
+/** Appends a finished session to the index (one O_APPEND write: lines never interleave). */
+export async function appendIndex(sessionsDir: string, record: SessionRecord): Promise<void> {
+  await appendPrivate(indexFile(sessionsDir), `${JSON.stringify(indexEntryOf(record))}\n`);
+}
+
+/** Reads the index, oldest first; unreadable lines are skipped and counted. */
+export async function readIndex(
+  sessionsDir: string,
+): Promise<{ entries: IndexEntry[]; skipped: number }> {
+  const text = await fsp.readFile(indexFile(sessionsDir), 'utf8').catch(() => '');
+  const entries: IndexEntry[] = [];
+  let skipped = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      entries.push(IndexEntrySchema.parse(JSON.parse(line)));
+    } catch {
+      skipped++;
+    }
+  }
+  return { entries, skipped };
+}

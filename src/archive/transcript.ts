@@ -1,0 +1,180 @@
+import { formatDuration } from '../lib/duration.js';
+import type { ParsedLine } from '../stream/parser.js';
+
+/** How text is styled: ANSI colours on a terminal, plain otherwise. */
+export interface Style {
+  dim: (text: string) => string;
+  bold: (text: string) => string;
+  red: (text: string) => string;
+  green: (text: string) => string;
+  yellow: (text: string) => string;
+  cyan: (text: string) => string;
+}
+
+const wrap = (open: number, close: number) => (text: string) =>
+  `\x1b[${open}m${text}\x1b[${close}m`;
+/** ANSI styling. */
+export const COLOURS: Style = {
+  dim: wrap(2, 22),
+  bold: wrap(1, 22),
+  red: wrap(31, 39),
+  green: wrap(32, 39),
+  yellow: wrap(33, 39),
+  cyan: wrap(36, 39),
+};
+const same = (text: string) => text;
+/** No styling. */
+export const PLAIN: Style = {
+  dim: same,
+  bold: same,
+  red: same,
+  green: same,
+  yellow: same,
+  cyan: same,
+};
+
+const RESULT_CHARS = 300;
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
+};
+
+/** A one-line summary of a tool call's input: the command, the path, the pattern… */
+export function summariseToolInput(name: string, input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const fields = input as Record<string, unknown>;
+  for (const key of [
+    'command',
+    'file_path',
+    'path',
+    'pattern',
+    'url',
+    'query',
+    'description',
+    'prompt',
+  ]) {
+    const value = fields[key];
+    if (typeof value === 'string' && value !== '') return oneLine(value, 160);
+  }
+  return oneLine(JSON.stringify(input), 160) || name;
+}
+
+/**
+ * Renders the parsed stream as a transcript people read: assistant text, each tool call with
+ * its input in one line and its result (cut, errors marked), refusals, retries, limits and the
+ * final result with cost, turns and time. Runs of partial-message deltas become one line; an
+ * unknown event is one short line, never dropped and never a JSON dump.
+ */
+export class TranscriptRenderer {
+  private deltas = 0;
+  private readonly toolNames = new Map<string, string>();
+
+  constructor(private readonly style: Style = PLAIN) {}
+
+  /** The lines for one parsed stream line. */
+  render(parsed: ParsedLine): string[] {
+    const s = this.style;
+    if (parsed.kind === 'delta') {
+      this.deltas++;
+      return [];
+    }
+    const lines = this.flushDeltas();
+    switch (parsed.kind) {
+      case 'init':
+        lines.push(
+          s.dim(
+            `── session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
+              parsed.version ? ` · claude ${parsed.version}` : ''
+            }${parsed.cwd ? ` · ${parsed.cwd}` : ''}${parsed.permissionMode ? ` · ${parsed.permissionMode}` : ''}`,
+          ),
+        );
+        break;
+      case 'assistant':
+        for (const text of parsed.texts) {
+          if (text.trim() !== '') {
+            lines.push(
+              `${s.bold(parsed.synthetic ? 'claude (synthetic):' : 'assistant:')} ${text.trim()}`,
+            );
+          }
+        }
+        for (const tool of parsed.toolUses) {
+          this.toolNames.set(tool.id, tool.name);
+          lines.push(`${s.cyan(`→ ${tool.name}`)} ${summariseToolInput(tool.name, tool.input)}`);
+        }
+        break;
+      case 'tool_results':
+        for (const result of parsed.results) {
+          const name = this.toolNames.get(result.toolUseId) ?? 'tool';
+          const text = oneLine(result.text, RESULT_CHARS) || '(no output)';
+          lines.push(
+            result.isError ? s.red(`← ${name} error: ${text}`) : s.dim(`← ${name}: ${text}`),
+          );
+        }
+        break;
+      case 'permission_denied':
+        lines.push(s.red(`✗ permission denied: ${parsed.toolName ?? 'a tool'}`));
+        break;
+      case 'api_retry':
+        lines.push(
+          s.yellow(
+            `↻ API retry ${parsed.attempt ?? '?'}/${parsed.maxRetries ?? '?'}${
+              parsed.errorStatus === undefined ? '' : ` after ${parsed.errorStatus}`
+            }${parsed.retryDelayMs === undefined ? '' : `, waiting ${formatDuration(parsed.retryDelayMs / 1000)}`}${
+              parsed.error ? `: ${oneLine(parsed.error, 120)}` : ''
+            }`,
+          ),
+        );
+        break;
+      case 'rate_limit':
+        lines.push(
+          (parsed.status === 'rejected' ? s.red : s.dim)(
+            `⏸ usage limit ${parsed.status}${parsed.rateLimitType ? ` (${parsed.rateLimitType})` : ''}${
+              parsed.resetsAt === undefined
+                ? ''
+                : `, resets ${new Date(parsed.resetsAt * 1000).toISOString()}`
+            }`,
+          ),
+        );
+        break;
+      case 'result': {
+        const r = parsed.result;
+        const ok = r.subtype === 'success' && !r.isError && r.permissionDenials.length === 0;
+        const facts = [
+          r.totalCostUsd === undefined ? undefined : `$${r.totalCostUsd.toFixed(4)}`,
+          r.numTurns === undefined ? undefined : `${r.numTurns} turns`,
+          r.durationMs === undefined ? undefined : formatDuration(r.durationMs / 1000),
+          r.apiErrorStatus === undefined ? undefined : `API error ${r.apiErrorStatus}`,
+          r.permissionDenials.length > 0
+            ? `denied: ${r.permissionDenials.map((d) => d.toolName).join(', ')}`
+            : undefined,
+        ].filter((f) => f !== undefined);
+        const head = `═ result: ${r.subtype}${r.isError ? ' (error)' : ''} · ${facts.join(' · ')}`;
+        lines.push(ok ? s.green(head) : s.red(head));
+        for (const error of r.errors) lines.push(s.red(`  ${oneLine(error, RESULT_CHARS)}`));
+        if (r.text) lines.push(`  ${r.text.trim()}`);
+        break;
+      }
+      case 'other':
+        lines.push(s.dim(`· ${parsed.type}${parsed.subtype ? `/${parsed.subtype}` : ''}`));
+        break;
+      case 'issue':
+        lines.push(s.yellow(`! ${parsed.issue.replace(/_/g, ' ')}: ${parsed.detail}`));
+        break;
+    }
+    return lines;
+  }
+
+  /** Lines still held back at the end of the stream. */
+  finish(): string[] {
+    return this.flushDeltas();
+  }
+
+  private flushDeltas(): string[] {
+    if (this.deltas === 0) return [];
+    const line = this.style.dim(
+      `· ${this.deltas} partial-message delta${this.deltas === 1 ? '' : 's'}`,
+    );
+    this.deltas = 0;
+    return [line];
+  }
+}

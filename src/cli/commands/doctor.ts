@@ -1,0 +1,230 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CLAUDE_CREDENTIALS } from '../../agent/env.js';
+import { ConfigSchema } from '../../config/schema.js';
+import {
+  CONFIG_FILE,
+  loadWorkspace,
+  workspacePaths,
+  type Workspace,
+} from '../../config/workspace.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { loadPersona } from '../../persona/persona.js';
+import { FileCache } from '../../lib/file-cache.js';
+import { BUILTIN_VARS } from '../../queue/item.js';
+import { QueueStore } from '../../queue/store.js';
+import { liveRunner } from '../../runner/lock.js';
+import { placeholders } from '../../template/render.js';
+import type { Output } from '../output.js';
+
+/** The claude versions the test suite covers (it pins 2.1.330). */
+export const TESTED_CLAUDE = { major: 2, minor: 1 };
+
+type Verdict = 'ok' | 'warn' | 'FAIL';
+interface Check {
+  verdict: Verdict;
+  name: string;
+  detail: string;
+}
+
+const run = promisify(execFile);
+
+/** Where a command name resolves on PATH, like the shell would (without running a shell). */
+function which(command: string, envPath: string | undefined): string | undefined {
+  const isExecutable = (file: string) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes('/')) return isExecutable(command) ? path.resolve(command) : undefined;
+  for (const dir of (envPath ?? '').split(':')) {
+    if (dir !== '' && isExecutable(path.join(dir, command))) return path.join(dir, command);
+  }
+  return undefined;
+}
+
+async function checkClaude(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Check[]> {
+  const [command, ...leading] = workspace.config.claude.command;
+  const found = command === undefined ? undefined : which(command, env.PATH);
+  if (found === undefined) {
+    return [
+      {
+        verdict: 'FAIL',
+        name: 'claude',
+        detail: `${command ?? '(empty)'} not found (PATH or "claude.command" in ${CONFIG_FILE})`,
+      },
+    ];
+  }
+  const checks: Check[] = [{ verdict: 'ok', name: 'claude', detail: found }];
+  try {
+    const { stdout } = await run(found, [...leading, '--version'], {
+      timeout: 20_000,
+      env: { ...env, CLAUDECODE: undefined },
+    });
+    const version = /(\d+)\.(\d+)\.(\d+)/.exec(stdout);
+    if (version === null) {
+      checks.push({
+        verdict: 'FAIL',
+        name: 'version',
+        detail: `no version in ${JSON.stringify(stdout.trim().slice(0, 80))}`,
+      });
+    } else {
+      const inRange =
+        Number(version[1]) === TESTED_CLAUDE.major && Number(version[2]) === TESTED_CLAUDE.minor;
+      checks.push({
+        verdict: inRange ? 'ok' : 'FAIL',
+        name: 'version',
+        detail: `${version[0]}${inRange ? '' : ` is outside the range ralph is tested with (${TESTED_CLAUDE.major}.${TESTED_CLAUDE.minor}.x)`}`,
+      });
+    }
+  } catch (error) {
+    checks.push({
+      verdict: 'FAIL',
+      name: 'version',
+      detail: `${found} --version failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    });
+  }
+  const credential = CLAUDE_CREDENTIALS.find((name) => (env[name] ?? '') !== '');
+  const home = env.HOME ?? os.homedir();
+  const loggedIn = fs.existsSync(path.join(home, '.claude', '.credentials.json'));
+  checks.push(
+    credential !== undefined
+      ? { verdict: 'ok', name: 'auth', detail: `${credential} is set (passed to claude)` }
+      : loggedIn
+        ? {
+            verdict: 'ok',
+            name: 'auth',
+            detail: `logged in (${path.join(home, '.claude', '.credentials.json')})`,
+          }
+        : {
+            verdict: 'FAIL',
+            name: 'auth',
+            detail: `no credentials: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or run "claude" once to log in`,
+          },
+  );
+  return checks;
+}
+
+async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
+  const { paths, config } = workspace;
+  const checks: Check[] = [];
+  for (const dir of [paths.state, paths.sessions]) {
+    const probe = path.join(dir, `.doctor-${process.pid}`);
+    try {
+      await fsp.writeFile(probe, '', { flag: 'wx', mode: 0o600 });
+      await fsp.rm(probe);
+      checks.push({ verdict: 'ok', name: 'writable', detail: dir });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      checks.push({ verdict: 'FAIL', name: 'writable', detail: `${dir}: ${code}` });
+    }
+  }
+  let itemVars = new Set<string>();
+  try {
+    const { items } = await new QueueStore(paths.queue).read();
+    itemVars = new Set(items.flatMap((item) => Object.keys(item.vars)));
+    checks.push({ verdict: 'ok', name: 'queue', detail: `${paths.queue}: ${items.length} items` });
+  } catch (error) {
+    checks.push({
+      verdict: 'FAIL',
+      name: 'queue',
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+  const template = await fsp.readFile(paths.bootstrap, 'utf8').catch(() => undefined);
+  if (template === undefined) {
+    checks.push({ verdict: 'FAIL', name: 'template', detail: `${paths.bootstrap} cannot be read` });
+  } else {
+    const known = new Set<string>([...BUILTIN_VARS, ...Object.keys(config.vars), ...itemVars]);
+    const unknown = placeholders(template).filter((name) => !known.has(name));
+    checks.push(
+      unknown.length === 0
+        ? { verdict: 'ok', name: 'template', detail: paths.bootstrap }
+        : {
+            verdict: 'FAIL',
+            name: 'template',
+            detail: `${paths.bootstrap}: unknown placeholders ${unknown.map((n) => `{{${n}}}`).join(', ')}`,
+          },
+    );
+  }
+  const cache = new FileCache();
+  for (const name of (await fsp.readdir(paths.agents).catch(() => [] as string[])).filter((n) =>
+    /^AGENT_.+\.md$/.test(n),
+  )) {
+    const id = name.slice(6, -3);
+    try {
+      await loadPersona(paths.agents, id, cache);
+      checks.push({ verdict: 'ok', name: 'persona', detail: id });
+    } catch (error) {
+      checks.push({
+        verdict: 'FAIL',
+        name: 'persona',
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  const reason = await fsp.readFile(paths.interruptFile, 'utf8').catch(() => undefined);
+  checks.push(
+    reason === undefined
+      ? { verdict: 'ok', name: 'pause', detail: 'not paused' }
+      : { verdict: 'warn', name: 'pause', detail: `paused: ${reason.trim()} (ralph resume)` },
+  );
+  const runner = await liveRunner(paths.runnerLock);
+  checks.push({
+    verdict: 'ok',
+    name: 'runner',
+    detail: runner ? `running (pid ${runner.pid})` : 'none running',
+  });
+  return checks;
+}
+
+/** `ralph doctor`: one line per check; non-zero when something is wrong. */
+export async function doctorCommand(
+  root: string,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const checks: Check[] = [];
+  let workspace: Workspace;
+  try {
+    workspace = await loadWorkspace(root);
+    checks.push({ verdict: 'ok', name: 'config', detail: workspace.paths.config });
+  } catch (error) {
+    checks.push({
+      verdict: 'FAIL',
+      name: 'config',
+      detail: error instanceof Error ? error.message : String(error),
+    });
+    const config = ConfigSchema.parse({});
+    workspace = {
+      root: path.resolve(root),
+      config,
+      paths: workspacePaths(path.resolve(root), config),
+    };
+  }
+  if (!fs.existsSync(workspace.paths.state)) {
+    checks.push({
+      verdict: 'FAIL',
+      name: 'workspace',
+      detail: `${workspace.root} is not a ralph workspace (run "ralph init")`,
+    });
+  } else {
+    checks.push(...(await checkWorkspace(workspace)));
+  }
+  checks.push(...(await checkClaude(workspace, env)));
+  for (const check of checks)
+    output.out(`${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${check.detail}`);
+  const failed = checks.filter((c) => c.verdict === 'FAIL').length;
+  output.out(failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
+  return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { shellQuote } from '../../agent/argv.js';
+import { buildAgentEnv } from '../../agent/env.js';
+import { sessionFiles } from '../../archive/paths.js';
+import { InputError } from '../../lib/errors.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+import { findSession, readRecord } from '../session-lookup.js';
+
+/**
+ * `ralph replay <session>`: the same claude command with the same appended prompt, to reproduce
+ * a problem outside the loop (seed 000 section 2.7). A fresh --session-id replaces the old one
+ * (the CLI refuses to reuse one). `--exec` runs it here, on this terminal.
+ */
+export async function replayCommand(
+  root: string,
+  ref: string,
+  options: { exec?: boolean },
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { sessionId } = await findSession(workspace, ref);
+  const record = await readRecord(workspace, sessionId);
+  if (record.command.some((arg) => arg.includes('***'))) {
+    throw new InputError(
+      `the recorded command of ${sessionId} had secrets masked; it cannot be replayed as it is`,
+    );
+  }
+  const replaySession = randomUUID();
+  const argv = record.command.map((arg, i) =>
+    record.command[i - 1] === '--session-id' ? replaySession : arg,
+  );
+  const [file, ...args] = argv;
+  if (file === undefined) throw new InputError(`the record of ${sessionId} has no command`);
+  const promptFile = sessionFiles(workspace.paths.sessions, sessionId).prompt;
+  if (!options.exec) {
+    output.out(`cd ${shellQuote([record.workDir])} && ${shellQuote(argv)} < /dev/null`);
+    output.out(`# appended prompt: ${promptFile}`);
+    return ExitCode.ok;
+  }
+  const { env: childEnv } = buildAgentEnv(env, {
+    deny: workspace.config.env.deny,
+    allow: workspace.config.env.allow,
+    session: {
+      sessionId: replaySession,
+      itemId: record.itemId,
+      iteration: 0,
+      interruptFile: workspace.paths.interruptFile,
+    },
+  });
+  const child = spawn(file, args, {
+    cwd: record.workDir,
+    env: childEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      output.err(`ralph: ${file}: ${error.message}`);
+      resolve(ExitCode.agentUnavailable);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}

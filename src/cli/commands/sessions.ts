@@ -1,0 +1,51 @@
+import { readIndex } from '../../archive/index.js';
+import { formatDuration } from '../../lib/duration.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+import { newestFirst, parseSince } from '../session-lookup.js';
+
+/** `ralph sessions`: one line per session, newest first, from the index. */
+export async function sessionsCommand(
+  root: string,
+  options: { item?: string; status?: string; since?: string; json?: boolean },
+  output: Output,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
+  const { entries, skipped } = await readIndex(workspace.paths.sessions);
+  const shown = newestFirst(entries, since).filter(
+    (e) =>
+      (options.item === undefined || e.itemId === options.item) &&
+      (options.status === undefined || e.status === options.status || e.outcome === options.status),
+  );
+  if (options.json) {
+    output.out(JSON.stringify(shown, null, 2));
+    return ExitCode.ok;
+  }
+  if (skipped > 0)
+    output.err(`ralph: ${skipped} unreadable line(s) of the session index were skipped`);
+  if (shown.length === 0) {
+    output.out('No sessions.');
+    return ExitCode.ok;
+  }
+  const rows = shown.map((e) => [
+    e.sessionId,
+    e.startedAt.slice(0, 19).replace('T', ' '),
+    e.itemId,
+    e.outcome,
+    e.durationMs === undefined ? '-' : formatDuration(e.durationMs / 1000),
+    e.turns === undefined ? '-' : String(e.turns),
+    String(e.toolCalls),
+    `$${e.costUsd.toFixed(4)}`,
+  ]);
+  const header = ['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  output.out([line(header), ...rows.map(line)].join('\n'));
+  return ExitCode.ok;
+}

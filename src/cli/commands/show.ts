@@ -1,0 +1,67 @@
+import fsp from 'node:fs/promises';
+import { shellQuote } from '../../agent/argv.js';
+import { sessionFiles } from '../../archive/paths.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+import { redactorFor } from '../redactor.js';
+import { findSession, readRecord } from '../session-lookup.js';
+
+const STDERR_TAIL = 4096;
+
+async function tail(file: string, bytes: number): Promise<string> {
+  const text = await fsp.readFile(file, 'utf8').catch(() => '');
+  return text.length > bytes ? `…${text.slice(-bytes)}` : text;
+}
+
+/** `ralph show <session|item>`: the record, the command, the prompt, stderr and every file. */
+export async function showCommand(
+  root: string,
+  ref: string,
+  options: { json?: boolean },
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { sessionId } = await findSession(workspace, ref);
+  const record = await readRecord(workspace, sessionId);
+  const files = sessionFiles(workspace.paths.sessions, sessionId);
+  const redactor = redactorFor(workspace, env);
+  if (options.json) {
+    output.out(redactor.redact(JSON.stringify(record, null, 2)));
+    return ExitCode.ok;
+  }
+  const prompt = await fsp.readFile(files.prompt, 'utf8').catch(() => '(missing)');
+  const stderr = (await tail(files.stderr, STDERR_TAIL)).trim();
+  const lines = [
+    `Session ${record.sessionId} — item ${record.itemId} "${record.itemTitle}"`,
+    `Status:   ${record.status}${record.outcome ? ` (${record.outcome.kind}: ${record.outcome.message})` : ''}`,
+    `Started:  ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}` : ''}`,
+    `Attempt:  ${record.attempt}, iteration ${record.iteration}${record.persona ? `, persona ${record.persona}` : ''}`,
+    `Claude:   session ${record.claudeSessionId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
+      record.cliVersion ? `, claude ${record.cliVersion}` : ''
+    }${record.resumedFrom ? `, resumed from ${record.resumedFrom}` : ''}`,
+    `Exit:     ${record.exit ? (record.exit.signal ? `signal ${record.exit.signal}` : `code ${record.exit.code}`) : '-'}${
+      record.stopReason ? ` (stopped by ralph: ${record.stopReason})` : ''
+    }`,
+    `Activity: ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls, ${record.heartbeat.stdoutBytes} bytes of stream`,
+    `Cost:     $${(record.result?.costUsd ?? record.heartbeat.costUsd ?? 0).toFixed(4)}${
+      record.result?.numTurns === undefined ? '' : `, ${record.result.numTurns} turns`
+    }`,
+    `Work dir: ${record.workDir}`,
+    '',
+    'Command (secrets masked):',
+    `  ${shellQuote(record.command)}`,
+    '',
+    'Files:',
+    ...Object.entries({ ...files }).map(([kind, file]) => `  ${kind.padEnd(8)} ${file}`),
+    '',
+    `Stderr${stderr === '' ? ': (empty)' : ' (the end):'}`,
+    ...(stderr === '' ? [] : stderr.split('\n').map((l) => `  ${l}`)),
+    '',
+    'Appended system prompt:',
+    prompt,
+  ];
+  output.out(redactor.redact(lines.join('\n')));
+  return ExitCode.ok;
+}
