@@ -38,6 +38,7 @@ function describe(entry: LogEntry): string {
       : event === 'session_ended'
         ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
         : Object.entries(rest)
+            .filter(([, v]) => v !== undefined)
             .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
             .join(' ');
   return `${time.slice(11, 19)} ${level === 'info' ? '' : `${level.toUpperCase()} `}${event.replace(/_/g, ' ')}: ${detail}`;
@@ -73,7 +74,11 @@ export function runConsole(
     const parts = [
       `▶ ${session.itemId}`,
       formatDuration((Date.now() - session.startedAt) / 1000),
-      beat?.lastTool ? `last: ${beat.lastTool} (${beat.toolCalls} tool calls)` : 'starting',
+      beat === undefined
+        ? 'starting'
+        : beat.lastTool
+          ? `last: ${beat.lastTool} (${beat.toolCalls} tool calls)`
+          : 'no tool call yet',
       beat?.costUsd === undefined ? undefined : `$${beat.costUsd.toFixed(4)}`,
       `${session.queued} queued`,
     ].filter((p) => p !== undefined);

@@ -32,15 +32,25 @@ let env: Record<string, string> = {};
 const sessionOf = (item: string) => readSessions(root).find((r) => r.itemId === item)!;
 
 beforeAll(async () => {
-  ({ root, env } = await guardedWorkspace({ run: { maxConsecutiveFailures: 0, failureBackoffCap: 0, limitMargin: 0 } }));
+  ({ root, env } = await guardedWorkspace({
+    run: { maxConsecutiveFailures: 0, failureBackoffCap: 0, limitMargin: 0 },
+  }));
   // One item a run, added just before: the credit and auth failures pause the night (they are
   // resumed here) and give their item back, and the usage limit would wait an hour for its reset.
-  const items: [string, string][] = [...TRANSCRIPTS.map((name): [string, string] => [name, `replay file=${name}`]), ['odd', 'garbage']];
+  const items: [string, string][] = [
+    ...TRANSCRIPTS.map((name): [string, string] => [name, `replay file=${name}`]),
+    ['odd', 'garbage'],
+  ];
   for (const [id, behaviour] of items) {
-    await ralph(root, ['add', `Replay ${id}`, '--id', id, '--body', `#behave: ${behaviour}`, '--max-attempts', '1'], env);
+    await ralph(
+      root,
+      ['add', `Replay ${id}`, '--id', id, '--body', `#behave: ${behaviour}`, '--max-attempts', '1'],
+      env,
+    );
     await ralph(root, ['resume']);
     await ralph(root, ['run', '--once'], env);
-    if (readQueue(root).items.find((i) => i.id === id)?.status === 'pending') await ralph(root, ['cancel', id]);
+    if (readQueue(root).items.find((i) => i.id === id)?.status === 'pending')
+      await ralph(root, ['cancel', id]);
   }
 }, 120_000);
 
@@ -56,14 +66,28 @@ describe('ralph logs', () => {
 
   it('shows each kind of event as people read it', async () => {
     const text = async (item: string) => (await ralph(root, ['logs', item], env)).stdout;
-    expect(await text('text')).toMatch(/assistant: Hello from fake[\s\S]*═ result: success · \$0\.\d{4} · 1 turns/);
-    expect(await text('bash-tool')).toMatch(/→ Bash echo hi > made\.txt\n← Bash: \(Bash completed with no output\)/);
-    expect(await text('permission-denied')).toMatch(/✗ permission denied: Bash\n← Bash error: Permission to use Bash has been denied/);
+    expect(await text('text')).toMatch(
+      /assistant: Hello from fake[\s\S]*═ result: success · \$0\.\d{4} · 1 turns/,
+    );
+    expect(await text('bash-tool')).toMatch(
+      /→ Bash echo hi > made\.txt\n← Bash: \(Bash completed with no output\)/,
+    );
+    expect(await text('permission-denied')).toMatch(
+      /✗ permission denied: Bash\n← Bash error: Permission to use Bash has been denied/,
+    );
     expect(await text('permission-denied')).toMatch(/═ result: success · .* · denied: Bash/);
-    expect(await text('tool-disabled')).toMatch(/← Write error: <tool_use_error>Error: No such tool available: Write/);
-    expect(await text('max-turns')).toMatch(/═ result: error_max_turns \(error\)[\s\S]*Reached maximum number of turns/);
-    expect(await text('max-budget')).toMatch(/═ result: error_max_budget_usd \(error\)[\s\S]*Reached maximum budget/);
-    expect(await text('api-error-429')).toMatch(/claude \(synthetic\): API Error: Request rejected \(429\)[\s\S]*API error 429/);
+    expect(await text('tool-disabled')).toMatch(
+      /← Write error: <tool_use_error>Error: No such tool available: Write/,
+    );
+    expect(await text('max-turns')).toMatch(
+      /═ result: error_max_turns \(error\)[\s\S]*Reached maximum number of turns/,
+    );
+    expect(await text('max-budget')).toMatch(
+      /═ result: error_max_budget_usd \(error\)[\s\S]*Reached maximum budget/,
+    );
+    expect(await text('api-error-429')).toMatch(
+      /claude \(synthetic\): API Error: Request rejected \(429\)[\s\S]*API error 429/,
+    );
     expect(await text('api-retry-529')).toMatch(/↻ API retry 1\/2 after 529/);
     expect(await text('usage-limit-rejected')).toMatch(/⏸ usage limit rejected, resets 20\d\d-/);
     expect(await text('partial-messages')).toMatch(/· \d+ partial-message deltas/);
@@ -76,12 +100,25 @@ describe('ralph logs', () => {
     const record = sessionOf('bash-tool');
     const raw = (await ralph(root, ['logs', 'bash-tool', '--raw'], env)).stdout;
     expect(raw).toBe(fs.readFileSync(String((record.files as { stdout: string }).stdout), 'utf8'));
-    const events = (await ralph(root, ['logs', String(record.sessionId).slice(0, 8), '--json'], env)).stdout.split('\n').map((l) => JSON.parse(l) as { kind: string });
-    expect(events.map((e) => e.kind)).toEqual(['init', 'assistant', 'tool_results', 'assistant', 'result']);
+    const events = (
+      await ralph(root, ['logs', String(record.sessionId).slice(0, 8), '--json'], env)
+    ).stdout
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string });
+    expect(events.map((e) => e.kind)).toEqual([
+      'init',
+      'assistant',
+      'tool_results',
+      'assistant',
+      'result',
+    ]);
   });
 
   it('masks secrets of the environment when rendering', async () => {
-    const { stdout } = await ralph(root, ['logs', 'text'], { ...env, LEAKY_TOKEN: 'Hello from fake' });
+    const { stdout } = await ralph(root, ['logs', 'text'], {
+      ...env,
+      LEAKY_TOKEN: 'Hello from fake',
+    });
     expect(stdout).toContain('assistant: ***');
   });
 
@@ -97,13 +134,27 @@ describe('ralph sessions, show and report', () => {
     const table = (await ralph(root, ['sessions'])).stdout.split('\n');
     expect(table[0]).toMatch(/^SESSION\s+STARTED\s+ITEM\s+OUTCOME\s+TIME\s+TURNS\s+TOOLS\s+COST$/);
     expect(table).toHaveLength(readSessions(root).length + 1);
-    const json = z.array(IndexEntrySchema).parse(JSON.parse((await ralph(root, ['sessions', '--json'])).stdout));
-    expect(json.map((e) => e.startedAt)).toEqual([...json.map((e) => e.startedAt)].sort().reverse());
-    const denied = z.array(IndexEntrySchema).parse(JSON.parse((await ralph(root, ['sessions', '--status', 'permission_denied', '--json'])).stdout));
+    const json = z
+      .array(IndexEntrySchema)
+      .parse(JSON.parse((await ralph(root, ['sessions', '--json'])).stdout));
+    expect(json.map((e) => e.startedAt)).toEqual(
+      [...json.map((e) => e.startedAt)].sort().reverse(),
+    );
+    const denied = z
+      .array(IndexEntrySchema)
+      .parse(
+        JSON.parse(
+          (await ralph(root, ['sessions', '--status', 'permission_denied', '--json'])).stdout,
+        ),
+      );
     expect(denied.map((e) => e.itemId).sort()).toEqual(['permission-denied', 'tool-disabled']);
-    const one = JSON.parse((await ralph(root, ['sessions', '--item', 'text', '--json', '--since', '1h'])).stdout) as unknown[];
+    const one = JSON.parse(
+      (await ralph(root, ['sessions', '--item', 'text', '--json', '--since', '1h'])).stdout,
+    ) as unknown[];
     expect(one).toHaveLength(1);
-    expect(JSON.parse((await ralph(root, ['sessions', '--json', '--since', '2099-01-01'])).stdout)).toEqual([]);
+    expect(
+      JSON.parse((await ralph(root, ['sessions', '--json', '--since', '2099-01-01'])).stdout),
+    ).toEqual([]);
   });
 
   it('shows a session: record, command, files, stderr and prompt', async () => {
@@ -114,7 +165,9 @@ describe('ralph sessions, show and report', () => {
     expect(stdout).toMatch(/Command \(secrets masked\):\n {2}\S+fake-claude\.mjs -p /);
     expect(stdout).toMatch(/stdout +\/.*\.ndjson/);
     expect(stdout).toContain('Appended system prompt:\n# Identity');
-    const record = SessionRecordSchema.parse(JSON.parse((await ralph(root, ['show', 'max-turns', '--json'], env)).stdout));
+    const record = SessionRecordSchema.parse(
+      JSON.parse((await ralph(root, ['show', 'max-turns', '--json'], env)).stdout),
+    );
     expect(record.outcome?.kind).toBe('max_turns');
   });
 
@@ -127,23 +180,41 @@ describe('ralph sessions, show and report', () => {
       interrupted: z.number(),
       costUsd: z.number(),
       seconds: z.number(),
-      failures: z.array(z.object({ sessionId: z.string(), itemId: z.string(), outcome: z.string() })),
+      failures: z.array(
+        z.object({ sessionId: z.string(), itemId: z.string(), outcome: z.string() }),
+      ),
     });
-    const report = z.object({ byDay: z.array(Group), byItem: z.array(Group) }).parse(JSON.parse((await ralph(root, ['report', '--json'])).stdout));
+    const report = z
+      .object({ byDay: z.array(Group), byItem: z.array(Group) })
+      .parse(JSON.parse((await ralph(root, ['report', '--json'])).stdout));
     const total = readSessions(root).length;
     expect(report.byDay.reduce((n, g) => n + g.sessions, 0)).toBe(total);
-    expect(report.byItem.find((g) => g.key === 'text')).toMatchObject({ sessions: 1, done: 1, failed: 0 });
-    expect(report.byItem.find((g) => g.key === 'max-turns')).toMatchObject({ failed: 1, failures: [expect.objectContaining({ outcome: 'max_turns' })] });
+    expect(report.byItem.find((g) => g.key === 'text')).toMatchObject({
+      sessions: 1,
+      done: 1,
+      failed: 0,
+    });
+    expect(report.byItem.find((g) => g.key === 'max-turns')).toMatchObject({
+      failed: 1,
+      failures: [expect.objectContaining({ outcome: 'max_turns' })],
+    });
     const text = (await ralph(root, ['report'])).stdout;
-    expect(text).toMatch(/^DAY\s+SESSIONS\s+DONE\s+FAILED\s+INTERRUPTED\s+COST\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/);
-    expect(text).toMatch(/Failures:\n[\s\S]*max-turns [0-9a-f-]{36}: max_turns — reached the turn limit/);
+    expect(text).toMatch(
+      /^DAY\s+SESSIONS\s+DONE\s+FAILED\s+INTERRUPTED\s+COST\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/,
+    );
+    expect(text).toMatch(
+      /Failures:\n[\s\S]*max-turns [0-9a-f-]{36}: max_turns — reached the turn limit/,
+    );
   });
 });
 
 describe('queue maintenance', () => {
   it('retries, cancels and removes items under the lock', async () => {
     expect((await ralph(root, ['retry', 'max-turns'])).stdout).toBe('max-turns: pending');
-    expect(readQueue(root).items.find((i) => i.id === 'max-turns')).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(readQueue(root).items.find((i) => i.id === 'max-turns')).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+    });
     expect((await ralph(root, ['cancel', 'max-turns'])).code).toBe(0);
     expect(readQueue(root).items.find((i) => i.id === 'max-turns')?.status).toBe('cancelled');
     expect((await ralph(root, ['rm', 'max-turns'])).code).toBe(0);
@@ -156,7 +227,9 @@ describe('queue maintenance', () => {
   it('replays the command of a session with a fresh session id', async () => {
     const record = sessionOf('text');
     const { stdout } = await ralph(root, ['replay', 'text'], env);
-    expect(stdout).toContain(`--append-system-prompt-file ${root}/docs/sessions/${String(record.sessionId)}-prompt.md`);
+    expect(stdout).toContain(
+      `--append-system-prompt-file ${root}/docs/sessions/${String(record.sessionId)}-prompt.md`,
+    );
     expect(stdout).toMatch(/--session-id [0-9a-f-]{36}/);
     expect(stdout).not.toContain(`--session-id ${String(record.sessionId)}`);
     const executed = await ralph(root, ['replay', 'text', '--exec'], env);
@@ -168,10 +241,16 @@ describe('ralph logs --follow', () => {
   it('shows a live session as it goes and ends when the session ends', async () => {
     const { root: live, env: liveEnv } = await guardedWorkspace();
     const gate = path.join(live, 'gate');
-    await ralph(live, ['add', 'Gated', '--id', 'gated', '--body', `#behave: gated gate=${gate}`], liveEnv);
+    await ralph(
+      live,
+      ['add', 'Gated', '--id', 'gated', '--body', `#behave: gated gate=${gate}`],
+      liveEnv,
+    );
     const running = ralph(live, ['run', '--drain'], liveEnv);
     await waitUntil(path.join(live, 'docs', 'sessions'), agentTalking(live), 10_000, 'the agent');
-    const follower = spawn(process.execPath, [RALPH_BIN, '-C', live, 'logs', 'gated', '--follow'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [RALPH_BIN, '-C', live, 'logs', 'gated', '--follow'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let seen = '';
     follower.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => follower.on('exit', resolve));

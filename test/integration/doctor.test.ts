@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { guardedWorkspace } from '../support/guarded.js';
+import { ralph, tempDir } from '../support/workspace.js';
+
+const withKey = { ANTHROPIC_API_KEY: 'sk-ant-doctor-test-key' };
+
+describe('ralph doctor', () => {
+  it('passes on a healthy workspace, one line per check', async () => {
+    const { root, env } = await guardedWorkspace();
+    const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
+    expect(code, stdout).toBe(0);
+    for (const check of [
+      'config',
+      'writable',
+      'queue',
+      'template',
+      'pause',
+      'runner',
+      'claude',
+      'version',
+      'auth',
+    ]) {
+      expect(stdout).toMatch(new RegExp(`^ok +${check} `, 'm'));
+    }
+    expect(stdout).toMatch(/^ok +version +2\.1\.330$/m);
+    expect(stdout).toMatch(/^ok +auth +ANTHROPIC_API_KEY is set/m);
+    expect(stdout).not.toContain('sk-ant-doctor-test-key');
+    expect(stdout.trim().split('\n').at(-1)).toBe('All checks passed.');
+  });
+
+  it('reports a missing binary', async () => {
+    const { root, env } = await guardedWorkspace({
+      claude: { command: ['no-such-claude-binary'] },
+    });
+    const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /^FAIL +claude +no-such-claude-binary not found \(PATH or "claude.command" in ralph.config.json\)$/m,
+    );
+  });
+
+  it('reports a version outside the tested range', async () => {
+    const { root, env } = await guardedWorkspace();
+    const { code, stdout } = await ralph(root, ['doctor'], {
+      ...env,
+      ...withKey,
+      FAKE_CLAUDE_VERSION: '3.0.1',
+    });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /^FAIL +version +3\.0\.1 is outside the range ralph is tested with \(2\.1\.x\)$/m,
+    );
+  });
+
+  it('reports an invalid queue, a bad template and missing credentials', async () => {
+    const { root, env } = await guardedWorkspace();
+    fs.writeFileSync(
+      path.join(root, 'state', 'queue.json'),
+      '{"version": 1, "items": [{"id": "../x", "title": "t"}]}',
+    );
+    fs.appendFileSync(path.join(root, 'prompts', 'bootstrap.md'), '{{TYPO}}');
+    const { code, stdout } = await ralph(root, ['doctor'], { ...env, HOME: await tempDir() });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /^FAIL +queue +.*queue\.json is invalid:\n {2}item "\.\.\/x" \(items\[0\]\)\.id: an id is 1 to 100/m,
+    );
+    expect(stdout).toMatch(/^FAIL +template +.*bootstrap\.md: unknown placeholders \{\{TYPO\}\}$/m);
+    expect(stdout).toMatch(/^FAIL +auth +no credentials/m);
+  });
+
+  it('reports an unwritable workspace and a pause', async () => {
+    const { root, env } = await guardedWorkspace();
+    const sessions = path.join(root, 'docs', 'sessions');
+    fs.rmSync(sessions, { recursive: true });
+    fs.symlinkSync('/proc/self', sessions); // nobody, root included, can create files there
+    await ralph(root, ['pause', 'maintenance']);
+    const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL +writable +.*docs\/sessions: E[A-Z]+$/m);
+    expect(stdout).toMatch(/^warn +pause +paused: maintenance \(ralph resume\)$/m);
+  });
+
+  it('reports an invalid configuration and a directory that is not a workspace', async () => {
+    const dir = await tempDir();
+    fs.writeFileSync(path.join(dir, 'ralph.config.json'), '{"colour": 1}');
+    const { code, stdout } = await ralph(dir, ['doctor'], withKey);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /^FAIL +config +.*ralph\.config\.json is invalid:\n {2}\(top level\): unknown key "colour"/m,
+    );
+    expect(stdout).toMatch(/^FAIL +workspace +.* is not a ralph workspace \(run "ralph init"\)$/m);
+  });
+});
