@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { watchNames } from '../lib/watch.js';
@@ -55,6 +54,8 @@ export interface SupervisedEnd {
   stderrBytes: number;
   /** Processes of the session still alive after the agent's exit, killed. */
   killedProcesses: number[];
+  /** From the start of supervision to the last byte of the stream parsed, in ms. */
+  streamMs: number;
 }
 
 /** A session under watch; `stop` ends it early. */
@@ -73,7 +74,7 @@ const READ_SLICE = 32 * READ_CHUNK;
  */
 export function supervise(options: SuperviseOptions): Supervision {
   const { child, clock } = options;
-  const tickMs = options.tickMs ?? 250;
+  const tickMs = options.tickMs ?? 1000;
   const heartbeatMs = options.heartbeatMs ?? 2000;
   const summary = emptySummary();
   const parser = new StreamParser((parsed) => {
@@ -108,11 +109,14 @@ export function supervise(options: SuperviseOptions): Supervision {
     }
   };
 
-  const checkStderr = async (): Promise<void> => {
-    const size = await fsp
-      .stat(options.stderrFile)
-      .then((s) => s.size)
-      .catch(() => stderrBytes);
+  // Synchronous calls throughout the tick: cheaper than promises for a stat every second.
+  const checkStderr = (): void => {
+    let size = stderrBytes;
+    try {
+      size = fs.statSync(options.stderrFile).size;
+    } catch {
+      // Gone: keep the last size.
+    }
     if (size !== stderrBytes) {
       stderrBytes = size;
       lastActivityAt = clock.now();
@@ -135,19 +139,15 @@ export function supervise(options: SuperviseOptions): Supervision {
     stopping = stopAgent(child, options.graces, { force });
   };
 
-  const interruptRequested = async (): Promise<boolean> =>
-    options.interruptFile !== undefined &&
-    (await fsp.access(options.interruptFile).then(
-      () => true,
-      () => false,
-    ));
+  const interruptRequested = (): boolean =>
+    options.interruptFile !== undefined && fs.existsSync(options.interruptFile);
 
-  const tick = async (): Promise<void> => {
+  const tick = (): void => {
     // A flood is read in slices so the limits below are still checked while it lasts.
-    if (readAvailable(READ_SLICE)) setImmediate(schedule);
-    await checkStderr();
+    if (readAvailable(READ_SLICE)) schedule();
+    checkStderr();
     const now = clock.now();
-    if (await interruptRequested()) {
+    if (interruptRequested()) {
       requestStop('interrupt');
     } else if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
       requestStop('after_result');
@@ -163,10 +163,16 @@ export function supervise(options: SuperviseOptions): Supervision {
     }
   };
 
-  let ticking = Promise.resolve();
   let finished = false;
+  let scheduled = false;
+  /** Runs a tick soon; calls while one is pending (a burst of watch events) are one tick. */
   const schedule = (): void => {
-    if (!finished) ticking = ticking.then(tick).catch(() => undefined);
+    if (finished || scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      if (!finished) tick();
+    });
   };
 
   const done = (async (): Promise<SupervisedEnd> => {
@@ -181,19 +187,19 @@ export function supervise(options: SuperviseOptions): Supervision {
       const exit = await child.exited;
       finished = true;
       clearInterval(timer);
-      await ticking;
       const stopSignal = stopping === undefined ? undefined : await stopping;
       // Everything the agent wrote is in the file by now: read to the end, past `result`.
       readAvailable();
       parser.finish();
-      await checkStderr();
+      const streamMs = clock.now() - startedAt;
+      checkStderr();
       const killedProcesses = await reapSession(
         child.pid,
         options.sessionId,
         options.graces.afterTerminate,
       );
       options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
-      return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses };
+      return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses, streamMs };
     } finally {
       clearInterval(timer);
       watcher?.close();

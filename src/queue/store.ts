@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CorruptStateError, InputError, RalphError, isErrnoException } from '../lib/errors.js';
-import { parseJsonText, writeJsonAtomically } from '../lib/fs.js';
+import { parseJsonText, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues, issuePath } from '../lib/validation.js';
 import { QueueFileSchema, type Item, type QueueFile } from './item.js';
 
@@ -28,7 +30,12 @@ const SETTLE_DELAYS_MS = [50, 150, 300, 500];
  * calls, a live runner and a person editing the file by hand never lose each other's writes.
  */
 export class QueueStore {
-  constructor(readonly file: string) {}
+  /** The digest of the last queue text ralph wrote itself (and so had validated). */
+  private readonly digestFile: string;
+
+  constructor(readonly file: string) {
+    this.digestFile = path.join(path.dirname(file), `.${path.basename(file)}.sha1`);
+  }
 
   /** Reads and validates the queue (no lock: a consistent snapshot thanks to atomic writes). */
   async read(): Promise<QueueFile> {
@@ -56,7 +63,11 @@ export class QueueStore {
           if (round < 5) continue;
           throw new RalphError(`${this.file} keeps changing under the lock; nothing written`);
         }
-        await writeJsonAtomically(this.file, { version: queue.version + 1, items: change.items });
+        const text = `${JSON.stringify({ version: queue.version + 1, items: change.items }, null, 2)}\n`;
+        await writeFileAtomically(this.file, text);
+        // Written after the queue: a crash in between leaves an old digest, which only costs a
+        // full validation on the next read.
+        await writeFileAtomically(this.digestFile, digest(text));
         return change.value;
       }
     } finally {
@@ -105,7 +116,7 @@ export class QueueStore {
         throw error;
       }
       try {
-        return { queue: this.parse(text), fingerprint };
+        return { queue: await this.parse(text), fingerprint };
       } catch (error) {
         // The same bad bytes twice in a row are not a save in progress.
         if (text === lastText) throw toCorrupt(error);
@@ -116,8 +127,13 @@ export class QueueStore {
     throw toCorrupt(lastError);
   }
 
-  private parse(text: string): QueueFile {
+  private async parse(text: string): Promise<QueueFile> {
     const raw = parseJsonText(text, this.file);
+    // Bytes ralph wrote itself were validated before they were written: only a change made by
+    // anyone else (a person's editor, a stray tool) is validated again, item by item. On a
+    // 100,000-item queue this saves most of the cost of a read.
+    const written = await fsp.readFile(this.digestFile, 'utf8').catch(() => undefined);
+    if (written !== undefined && written === digest(text)) return raw as QueueFile;
     const parsed = QueueFileSchema.safeParse(raw);
     if (parsed.success) return parsed.data;
     const items = (raw as { items?: unknown }).items;
@@ -150,4 +166,8 @@ function describeItemPath(path: readonly PropertyKey[], items: unknown): string 
   const name =
     typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
   return rest.length > 0 ? `${name}.${issuePath(rest)}` : name;
+}
+
+function digest(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
 }

@@ -17,7 +17,7 @@ export interface RunnerTimings {
 
 /** Default timings. */
 export const DEFAULT_TIMINGS: RunnerTimings = {
-  tickMs: 250,
+  tickMs: 1000,
   heartbeatMs: 2_000,
 };
 

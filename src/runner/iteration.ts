@@ -274,7 +274,7 @@ export async function runIteration(
     record.model = s.model ?? record.model;
     record.cliVersion = s.cliVersion ?? record.cliVersion;
     record.heartbeat = {
-      lastEventAt: s.lastEventAt,
+      lastEventAt: s.lastEventAtMs === undefined ? undefined : new Date(s.lastEventAtMs).toISOString(),
       lastActivityAt: new Date(beat.lastActivityAt).toISOString(),
       events: s.events,
       assistantMessages: s.assistantMessages,
@@ -431,6 +431,8 @@ export async function runIteration(
     exit: record.exit,
     stopReason: end.stopReason,
     killedProcesses: end.killedProcesses.length,
+    streamBytes: end.stdoutBytes,
+    streamMs: end.streamMs,
   });
   return {
     kind: 'ran',

@@ -93,13 +93,30 @@ const InitSchema = z.looseObject({
   permissionMode: str,
 });
 
-const ContentBlock = z.looseObject({ type: z.string() });
-const MessageSchema = z.looseObject({
-  message: z.looseObject({
-    model: str,
-    content: z.union([z.array(ContentBlock), z.string()]).catch([]),
-  }),
-});
+type Block = Record<string, unknown> & { type: string };
+
+/**
+ * Reads the `message` of an assistant or user line. These are most of a stream's lines, so
+ * they are checked by hand rather than through a schema (which copies every object): a
+ * message must be an object; content blocks without a string `type` are ignored.
+ */
+function readMessage(record: Record<string, unknown>): { model?: string; blocks: Block[] } | string {
+  const message = record.message;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return 'message: expected an object';
+  }
+  const { model, content } = message as { model?: unknown; content?: unknown };
+  const blocks =
+    typeof content === 'string'
+      ? [{ type: 'text', text: content }]
+      : Array.isArray(content)
+        ? content.filter(
+            (b): b is Block =>
+              typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string',
+          )
+        : [];
+  return { model: typeof model === 'string' ? model : undefined, blocks };
+}
 
 const ResultSchema = z.looseObject({
   subtype: z.string(),
@@ -220,10 +237,9 @@ export function toEvent(value: unknown, bytes: number): Parsed {
       return { kind: 'other', type, subtype };
     }
     case 'assistant': {
-      const parsed = MessageSchema.safeParse(record);
-      if (!parsed.success) return schemaIssue('assistant', parsed.error, bytes);
-      const { content, model } = parsed.data.message;
-      const blocks = Array.isArray(content) ? content : [{ type: 'text', text: content }];
+      const message = readMessage(record);
+      if (typeof message === 'string') return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
+      const { blocks, model } = message;
       const texts: string[] = [];
       const toolUses: ToolUse[] = [];
       for (const block of blocks) {
@@ -239,12 +255,11 @@ export function toEvent(value: unknown, bytes: number): Parsed {
       return { kind: 'assistant', model, texts, toolUses, synthetic: model === '<synthetic>' };
     }
     case 'user': {
-      const parsed = MessageSchema.safeParse(record);
-      if (!parsed.success) return schemaIssue('user', parsed.error, bytes);
-      const { content } = parsed.data.message;
+      const message = readMessage(record);
+      if (typeof message === 'string') return { kind: 'issue', issue: 'schema', detail: `user line at ${message}`, bytes };
       const results: ToolResult[] = [];
-      if (Array.isArray(content)) {
-        for (const block of content) {
+      {
+        for (const block of message.blocks) {
           if (block.type !== 'tool_result') continue;
           results.push({
             toolUseId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '',
@@ -302,8 +317,9 @@ export function toEvent(value: unknown, bytes: number): Parsed {
 
 /** Decodes one complete line (up to the in-memory limit) and maps it to an event. */
 export function parseLine(bytes: Buffer): Parsed | undefined {
-  const text = bytes.toString('utf8').trim();
-  if (text === '') return undefined;
+  // Lines start with '{': only an odd line pays for the blank check.
+  const text = bytes.toString('utf8');
+  if (bytes[0] !== 0x7b && text.trim() === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -312,7 +328,7 @@ export function parseLine(bytes: Buffer): Parsed | undefined {
     return {
       kind: 'issue',
       issue: tooDeep ? 'too_deep' : 'invalid_json',
-      detail: `${tooDeep ? 'nesting too deep' : 'not JSON'}: ${JSON.stringify(text.slice(0, 120))}`,
+      detail: `${tooDeep ? 'nesting too deep' : 'not JSON'}: ${JSON.stringify(text.trim().slice(0, 120))}`,
       bytes: bytes.length,
     };
   }

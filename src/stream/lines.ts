@@ -42,8 +42,13 @@ export class LineSplitter {
         if (head.length > 0) this.sink.longData(head);
         if (piece.length > 0) this.sink.longData(piece);
         this.longBytes = head.length + piece.length;
+      } else if (newline !== -1 && this.carryBytes === 0) {
+        // A whole line inside the chunk: handed over without a copy.
+        this.sink.line(piece);
+        start = newline + 1;
+        continue;
       } else if (piece.length > 0) {
-        // Copy: the caller may reuse its read buffer.
+        // Copy: the caller reuses its read buffer.
         this.carry.push(Buffer.from(piece));
         this.carryBytes += piece.length;
       }

@@ -8,7 +8,8 @@ export interface StreamSummary {
   toolCalls: number;
   lastTool?: string;
   lastText?: string;
-  lastEventAt?: string;
+  /** When the last event was read (epoch ms). */
+  lastEventAtMs?: number;
   claudeSessionId?: string;
   model?: string;
   cliVersion?: string;
@@ -46,7 +47,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
     return;
   }
   summary.events++;
-  summary.lastEventAt = new Date(now).toISOString();
+  summary.lastEventAtMs = now;
   if (summary.result !== undefined) summary.eventsAfterResult++;
   switch (parsed.kind) {
     case 'init':
