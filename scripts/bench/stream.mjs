@@ -12,7 +12,6 @@ function writeStream(file, totalMb, maxLineMb) {
   const line = (bytes) =>
     `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'x'.repeat(bytes) }] } })}\n`;
   fs.writeSync(fd, '{"type":"system","subtype":"init","session_id":"bench","tools":[]}\n');
-  let written = 0;
   const budget = totalMb * 1024 * 1024;
   const sizes = [1024, 10 * 1024, 100 * 1024, 1024 * 1024, 10 * 1024 * 1024, maxLineMb * 1024 * 1024].filter((s) => s <= maxLineMb * 1024 * 1024);
   // A sixth of the bytes at each size, smallest first.
@@ -20,7 +19,6 @@ function writeStream(file, totalMb, maxLineMb) {
     const share = budget / sizes.length;
     for (let bytes = 0; bytes < share; bytes += size) {
       fs.writeSync(fd, line(size));
-      written += size;
     }
   }
   fs.writeSync(fd, '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.5,"permission_denials":[]}\n');

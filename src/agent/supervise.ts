@@ -183,6 +183,8 @@ export function supervise(options: SuperviseOptions): Supervision {
       interrupt === undefined
         ? undefined
         : watchNames(path.dirname(interrupt), [path.basename(interrupt)], schedule);
+    // A file created between the spawn and the watch is seen by a first tick now.
+    schedule();
     try {
       const exit = await child.exited;
       finished = true;
@@ -199,7 +201,16 @@ export function supervise(options: SuperviseOptions): Supervision {
         options.graces.afterTerminate,
       );
       options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
-      return { exit, stopReason, stopSignal, summary, stdoutBytes, stderrBytes, killedProcesses, streamMs };
+      return {
+        exit,
+        stopReason,
+        stopSignal,
+        summary,
+        stdoutBytes,
+        stderrBytes,
+        killedProcesses,
+        streamMs,
+      };
     } finally {
       clearInterval(timer);
       watcher?.close();

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
+import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { processOutput, type Output } from './output.js';
@@ -56,14 +57,7 @@ export async function main(
     .option('--allowed-tools <list>', 'claude --allowedTools (comma-separated rules)')
     .option('--disallowed-tools <list>', 'claude --disallowedTools (comma-separated rules)')
     .addOption(
-      new Option('--permission-mode <mode>', 'claude --permission-mode').choices([
-        'acceptEdits',
-        'auto',
-        'bypassPermissions',
-        'default',
-        'dontAsk',
-        'plan',
-      ]),
+      new Option('--permission-mode <mode>', 'claude --permission-mode').choices(PERMISSION_MODES),
     )
     .option(
       '--depends-on <ids>',

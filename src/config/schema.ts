@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
-
-/** Permission modes the claude CLI accepts. */
-export const PERMISSION_MODES = [
-  'acceptEdits',
-  'auto',
-  'bypassPermissions',
-  'default',
-  'dontAsk',
-  'plan',
-] as const;
+import { PERMISSION_MODES } from './permission-modes.js';
 
 /** A duration as written by people (`90s`, `15m`, `2h`, seconds), read as seconds. */
 export const DurationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {

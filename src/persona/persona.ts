@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { PERMISSION_MODES, type SessionSettings } from '../config/schema.js';
+import { PERMISSION_MODES } from '../config/permission-modes.js';
+import type { SessionSettings } from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';

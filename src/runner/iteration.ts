@@ -274,7 +274,8 @@ export async function runIteration(
     record.model = s.model ?? record.model;
     record.cliVersion = s.cliVersion ?? record.cliVersion;
     record.heartbeat = {
-      lastEventAt: s.lastEventAtMs === undefined ? undefined : new Date(s.lastEventAtMs).toISOString(),
+      lastEventAt:
+        s.lastEventAtMs === undefined ? undefined : new Date(s.lastEventAtMs).toISOString(),
       lastActivityAt: new Date(beat.lastActivityAt).toISOString(),
       events: s.events,
       assistantMessages: s.assistantMessages,

@@ -100,7 +100,9 @@ type Block = Record<string, unknown> & { type: string };
  * they are checked by hand rather than through a schema (which copies every object): a
  * message must be an object; content blocks without a string `type` are ignored.
  */
-function readMessage(record: Record<string, unknown>): { model?: string; blocks: Block[] } | string {
+function readMessage(
+  record: Record<string, unknown>,
+): { model?: string; blocks: Block[] } | string {
   const message = record.message;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return 'message: expected an object';
@@ -112,7 +114,9 @@ function readMessage(record: Record<string, unknown>): { model?: string; blocks:
       : Array.isArray(content)
         ? content.filter(
             (b): b is Block =>
-              typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string',
+              typeof b === 'object' &&
+              b !== null &&
+              typeof (b as { type?: unknown }).type === 'string',
           )
         : [];
   return { model: typeof model === 'string' ? model : undefined, blocks };
@@ -238,7 +242,8 @@ export function toEvent(value: unknown, bytes: number): Parsed {
     }
     case 'assistant': {
       const message = readMessage(record);
-      if (typeof message === 'string') return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
+      if (typeof message === 'string')
+        return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
       const { blocks, model } = message;
       const texts: string[] = [];
       const toolUses: ToolUse[] = [];
@@ -256,7 +261,8 @@ export function toEvent(value: unknown, bytes: number): Parsed {
     }
     case 'user': {
       const message = readMessage(record);
-      if (typeof message === 'string') return { kind: 'issue', issue: 'schema', detail: `user line at ${message}`, bytes };
+      if (typeof message === 'string')
+        return { kind: 'issue', issue: 'schema', detail: `user line at ${message}`, bytes };
       const results: ToolResult[] = [];
       {
         for (const block of message.blocks) {

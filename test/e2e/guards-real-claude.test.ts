@@ -2,45 +2,20 @@
 // a Bash tool's process that escapes the CLI's process group, and a subscription usage limit.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findSessionProcesses } from '../../src/agent/procfs.js';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 import { logEvents } from '../support/guarded.js';
-import {
-  claudeEnv,
-  lastIsToolResult,
-  startFakeAnthropic,
-  type FakeAnthropic,
-  type Reply,
-} from '../support/fake-anthropic.js';
+import { lastIsToolResult, type Reply } from '../support/fake-anthropic.js';
+import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { eventually, waitUntil } from '../support/wait.js';
-import {
-  REAL_CLAUDE,
-  makeWorkspace,
-  ralph,
-  readQueue,
-  readSessions,
-  tempDir,
-} from '../support/workspace.js';
+import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
-let api: FakeAnthropic | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-
-async function setup(
-  respond: Parameters<typeof startFakeAnthropic>[0],
-  config: Record<string, unknown> = {},
-) {
-  api = await startFakeAnthropic(respond);
-  const root = await makeWorkspace({
-    claude: { command: [REAL_CLAUDE] },
+closeFakeApiAfterEach();
+const setup = (respond: Parameters<typeof realClaudeWorkspace>[0]) =>
+  realClaudeWorkspace(respond, {
     run: { killGrace: '1s', maxConsecutiveFailures: 0, failureBackoffCap: 0, limitMargin: 0 },
-    ...config,
   });
-  return { root, env: claudeEnv(api, await tempDir('ralph-home-')) };
-}
 
 function sessionMarkerProcesses(sessionId: string): Promise<number[]> {
   return findSessionProcesses(undefined, { name: SESSION_MARKER, value: sessionId });

@@ -2,50 +2,31 @@
 // system prompt the API receives holds the persona and the bootstrap in the documented order.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  claudeEnv,
-  lastIsToolResult,
-  startFakeAnthropic,
-  systemText,
-  type FakeAnthropic,
-} from '../support/fake-anthropic.js';
-import {
-  REAL_CLAUDE,
-  makeWorkspace,
-  ralph,
-  readQueue,
-  readSessions,
-  tempDir,
-} from '../support/workspace.js';
+import { describe, expect, it } from 'vitest';
+import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
+import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
+import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
-let api: FakeAnthropic | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
+closeFakeApiAfterEach();
 
 describe('a read-only persona with the real claude CLI', () => {
   it('gets Write refused, recorded as a permission denial, with its instructions in the system prompt', async () => {
     const work = await tempDir('ralph-work-');
-    api = await startFakeAnthropic((request) =>
-      lastIsToolResult(request)
-        ? { kind: 'text', text: 'I could not write.' }
-        : {
-            kind: 'tool_use',
-            name: 'Write',
-            input: { file_path: path.join(work, 'out.txt'), content: 'x' },
-          },
+    const { root, env, api } = await realClaudeWorkspace(
+      (request) =>
+        lastIsToolResult(request)
+          ? { kind: 'text', text: 'I could not write.' }
+          : {
+              kind: 'tool_use',
+              name: 'Write',
+              input: { file_path: path.join(work, 'out.txt'), content: 'x' },
+            },
+      { run: { maxConsecutiveFailures: 0 } },
     );
-    const root = await makeWorkspace({
-      claude: { command: [REAL_CLAUDE] },
-      run: { maxConsecutiveFailures: 0 },
-    });
     fs.writeFileSync(
       path.join(root, 'agents', 'AGENT_reader.md'),
       '---\ntools: "Read,Grep,Glob"\ndisallowed_tools: [Write, Edit]\nauto_approve_tools: [Read, Grep, Glob]\nmax_turns: 5\n---\nPERSONA-MARKER: you only read and report.\n',
     );
-    const env = claudeEnv(api, await tempDir('ralph-home-'));
     await ralph(
       root,
       [

@@ -3,38 +3,13 @@
 // and the outcome classification against the real binary's behaviour.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  claudeEnv,
-  lastIsToolResult,
-  startFakeAnthropic,
-  systemText,
-  type FakeAnthropic,
-  type Reply,
-} from '../support/fake-anthropic.js';
-import {
-  REAL_CLAUDE,
-  makeWorkspace,
-  ralph,
-  readQueue,
-  readSessions,
-  tempDir,
-} from '../support/workspace.js';
+import { describe, expect, it } from 'vitest';
+import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
+import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
+import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
-let api: FakeAnthropic | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-
-async function setup(
-  respond: (request: Parameters<typeof lastIsToolResult>[0], index: number) => Reply,
-) {
-  api = await startFakeAnthropic(respond);
-  const root = await makeWorkspace({ claude: { command: [REAL_CLAUDE] } });
-  const env = claudeEnv(api, await tempDir('ralph-home-'));
-  return { root, env, api };
-}
+closeFakeApiAfterEach();
+const setup = (respond: Parameters<typeof realClaudeWorkspace>[0]) => realClaudeWorkspace(respond);
 
 function sessionFile(root: string, id: string, suffix: string): string {
   return path.join(root, 'docs', 'sessions', `${id}${suffix}`);

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/cli/commands/status.js';
 import { agentTalking, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
-import { ralph } from '../support/workspace.js';
+import { RALPH_BIN, ralph } from '../support/workspace.js';
 
 const status = async (root: string) =>
   JSON.parse((await ralph(root, ['status', '--json'])).stdout) as StatusReport;
@@ -45,6 +46,18 @@ describe('ralph status', () => {
     );
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
+  });
+
+  it('refreshes with --watch until stopped', async () => {
+    const { root } = await guardedWorkspace();
+    const watcher = spawn(process.execPath, [RALPH_BIN, '-C', root, 'status', '--watch'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let seen = '';
+    watcher.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await waitUntil(root, () => seen.split('Workspace ').length > 2, 10_000, 'two frames');
+    watcher.kill('SIGTERM');
+    expect(seen).toMatch(/Runner: {2}not running\nQueue: {3}0 pending/);
   });
 
   it('shows a usage-limit wait and until when', async () => {

@@ -3,6 +3,7 @@ import { blockedReason } from '../../queue/select.js';
 import { QueueStore } from '../../queue/store.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+import { renderTable } from '../table.js';
 
 /** `ralph queue` / `ralph ls`: every item with its status. */
 export async function queueCommand(
@@ -38,12 +39,6 @@ export async function queueCommand(
       item.title + (note ? ` — ${note.split('\n')[0]?.slice(0, 80)}` : ''),
     ];
   });
-  const header = ['ID', 'STATUS', 'PRIO', 'TRIES', 'COST', 'TITLE'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join('  ');
-  output.out([line(header), ...rows.map(line)].join('\n'));
+  output.out(renderTable(['ID', 'STATUS', 'PRIO', 'TRIES', 'COST', 'TITLE'], rows));
   return ExitCode.ok;
 }

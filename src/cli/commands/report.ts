@@ -3,6 +3,7 @@ import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+import { renderTable } from '../table.js';
 import { newestFirst, parseSince } from '../session-lookup.js';
 
 /** Sums of a group of sessions. */
@@ -91,16 +92,10 @@ export async function reportCommand(
       `$${g.costUsd.toFixed(4)}`,
       formatDuration(g.seconds),
     ]);
-    const header = [title, 'SESSIONS', 'DONE', 'FAILED', 'INTERRUPTED', 'COST', 'TIME'];
-    const widths = header.map((h, i) =>
-      Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)),
-    );
-    return [header, ...rows].map((cells) =>
-      cells
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    );
+    return renderTable(
+      [title, 'SESSIONS', 'DONE', 'FAILED', 'INTERRUPTED', 'COST', 'TIME'],
+      rows,
+    ).split('\n');
   };
   const failures = byItem.flatMap((g) => g.failures);
   output.out(

@@ -3,6 +3,7 @@ import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+import { renderTable } from '../table.js';
 import { newestFirst, parseSince } from '../session-lookup.js';
 
 /** `ralph sessions`: one line per session, newest first, from the index. */
@@ -39,13 +40,8 @@ export async function sessionsCommand(
     String(e.toolCalls),
     `$${e.costUsd.toFixed(4)}`,
   ]);
-  const header = ['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  output.out([line(header), ...rows.map(line)].join('\n'));
+  output.out(
+    renderTable(['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST'], rows),
+  );
   return ExitCode.ok;
 }
