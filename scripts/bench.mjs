@@ -17,8 +17,24 @@ const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
 const size = quick
-  ? { loop: { items: 40, runs: 3 }, stream: { totalMb: 60, maxLineMb: 20, runs: 3 }, interrupt: { trials: 10 }, idle: { seconds: 10 }, queue: { items: 100_000, runs: 3 }, start: { runs: 7 }, sessions: { sessions: 10_000, runs: 5 } }
-  : { loop: { items: 200, runs: 3 }, stream: { totalMb: 200, maxLineMb: 50, runs: 3 }, interrupt: { trials: 20 }, idle: { seconds: 60 }, queue: { items: 100_000, runs: 5 }, start: { runs: 15 }, sessions: { sessions: 10_000, runs: 9 } };
+  ? {
+      loop: { items: 40, runs: 3 },
+      stream: { totalMb: 60, maxLineMb: 20, runs: 3 },
+      interrupt: { trials: 10 },
+      idle: { seconds: 10 },
+      queue: { items: 100_000, runs: 3 },
+      start: { runs: 7 },
+      sessions: { sessions: 10_000, runs: 5 },
+    }
+  : {
+      loop: { items: 200, runs: 3 },
+      stream: { totalMb: 200, maxLineMb: 50, runs: 3 },
+      interrupt: { trials: 20 },
+      idle: { seconds: 60 },
+      queue: { items: 100_000, runs: 5 },
+      start: { runs: 15 },
+      sessions: { sessions: 10_000, runs: 9 },
+    };
 
 const benches = [
   ['loop', () => loopOverhead(size.loop)],
@@ -37,14 +53,30 @@ for (const [name, bench] of benches) {
   process.stderr.write(`bench: ${name}…\n`);
   rows.push(...[await bench()].flat());
 }
-const format = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3));
+const format = (v) =>
+  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
 const header = ['benchmark', 'figure', 'target', 'met', 'detail'];
-const cells = rows.map((r) => [r.name, `${format(r.value)} ${r.unit}`, r.target, r.ok ? 'yes' : 'NO', r.detail]);
+const cells = rows.map((r) => [
+  r.name,
+  `${format(r.value)} ${r.unit}`,
+  r.target,
+  r.ok ? 'yes' : 'NO',
+  r.detail,
+]);
 const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
 const line = (c) => `| ${c.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
-console.log([line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n'));
-console.log(`\n${quick ? 'quick' : 'full'} run, ${((Date.now() - started) / 1000).toFixed(0)} s, node ${process.version}, ${new Date().toISOString()}`);
+console.log(
+  [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join(
+    '\n',
+  ),
+);
+console.log(
+  `\n${quick ? 'quick' : 'full'} run, ${((Date.now() - started) / 1000).toFixed(0)} s, node ${process.version}, ${new Date().toISOString()}`,
+);
 const out = fileURLToPath(new URL('../bench-results/bench.json', import.meta.url));
 fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, `${JSON.stringify({ quick, node: process.version, at: new Date().toISOString(), rows }, null, 2)}\n`);
+fs.writeFileSync(
+  out,
+  `${JSON.stringify({ quick, node: process.version, at: new Date().toISOString(), rows }, null, 2)}\n`,
+);
 if (rows.some((r) => !r.ok)) process.exitCode = 1;

@@ -21,18 +21,44 @@ async function measure(root, seconds, env, ready) {
 }
 
 export async function idleCost({ seconds }) {
-  const silentRoot = workspace([path.join(FIXTURES, 'silent-claude.mjs')], { defaults: { idleTimeout: 3600 } });
+  const silentRoot = workspace([path.join(FIXTURES, 'silent-claude.mjs')], {
+    defaults: { idleTimeout: 3600 },
+  });
   const ready = path.join(silentRoot, 'ready');
-  fs.writeFileSync(path.join(silentRoot, 'state', 'queue.json'), JSON.stringify({ version: 1, items: [{ id: 'quiet', title: 'quiet' }] }));
-  const silent = await measure(silentRoot, seconds, benchEnv({ BENCH_READY: ready }), () => fs.existsSync(ready));
+  fs.writeFileSync(
+    path.join(silentRoot, 'state', 'queue.json'),
+    JSON.stringify({ version: 1, items: [{ id: 'quiet', title: 'quiet' }] }),
+  );
+  const silent = await measure(silentRoot, seconds, benchEnv({ BENCH_READY: ready }), () =>
+    fs.existsSync(ready),
+  );
 
   const pausedRoot = workspace([path.join(FIXTURES, 'silent-claude.mjs')]);
   fs.writeFileSync(path.join(pausedRoot, 'state', 'interrupt-request.txt'), 'benchmark\n');
   const log = path.join(pausedRoot, 'state', 'iteration.log');
-  const paused = await measure(pausedRoot, seconds, benchEnv(), () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('"paused"'));
+  const paused = await measure(
+    pausedRoot,
+    seconds,
+    benchEnv(),
+    () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('"paused"'),
+  );
   for (const root of [silentRoot, pausedRoot]) fs.rmSync(root, { recursive: true, force: true });
   return [
-    { name: `idle CPU, agent silent ${seconds} s`, value: silent * 100, unit: '% of a core', target: '<= 0.5', ok: silent * 100 <= 0.5, detail: `${(silent * seconds * 1000).toFixed(0)} ms of CPU in ${seconds} s` },
-    { name: `idle CPU, paused ${seconds} s`, value: paused * 100, unit: '% of a core', target: '<= 0.5', ok: paused * 100 <= 0.5, detail: `${(paused * seconds * 1000).toFixed(0)} ms of CPU in ${seconds} s` },
+    {
+      name: `idle CPU, agent silent ${seconds} s`,
+      value: silent * 100,
+      unit: '% of a core',
+      target: '<= 0.5',
+      ok: silent * 100 <= 0.5,
+      detail: `${(silent * seconds * 1000).toFixed(0)} ms of CPU in ${seconds} s`,
+    },
+    {
+      name: `idle CPU, paused ${seconds} s`,
+      value: paused * 100,
+      unit: '% of a core',
+      target: '<= 0.5',
+      ok: paused * 100 <= 0.5,
+      detail: `${(paused * seconds * 1000).toFixed(0)} ms of CPU in ${seconds} s`,
+    },
   ];
 }

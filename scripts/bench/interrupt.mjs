@@ -6,7 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { BIN, FIXTURES, benchEnv, stats, until, workspace } from './lib.mjs';
 
 export async function interruptLatency({ trials }) {
-  const root = workspace([path.join(FIXTURES, 'signal-claude.mjs')], { run: { killGrace: 2, pollInterval: 5 } });
+  const root = workspace([path.join(FIXTURES, 'signal-claude.mjs')], {
+    run: { killGrace: 2, pollInterval: 5 },
+  });
   const ready = path.join(root, 'ready');
   const stamp = path.join(root, 'stamp');
   const interrupt = path.join(root, 'state', 'interrupt-request.txt');
@@ -27,7 +29,9 @@ export async function interruptLatency({ trials }) {
       fs.rmSync(stamp);
       fs.rmSync(ready);
       // The interrupted item is resumed once the file goes: the next trial's agent.
-      await until(() => JSON.parse(fs.readFileSync(queue, 'utf8')).items[0]?.status === 'interrupted');
+      await until(
+        () => JSON.parse(fs.readFileSync(queue, 'utf8')).items[0]?.status === 'interrupted',
+      );
       fs.rmSync(interrupt);
     }
   } finally {

@@ -30,7 +30,10 @@ export function fillQueue(root, count, fields = {}) {
     createdAt: new Date(now + i).toISOString(),
     ...fields,
   }));
-  fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }, null, 2));
+  fs.writeFileSync(
+    path.join(root, 'state', 'queue.json'),
+    JSON.stringify({ version: 1, items }, null, 2),
+  );
 }
 
 /** Milliseconds a function takes. */
@@ -43,7 +46,12 @@ export async function elapsed(fn) {
 /** Median, min and max of samples. */
 export function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1), n: sorted.length };
+  return {
+    median: sorted[Math.floor(sorted.length / 2)],
+    min: sorted[0],
+    max: sorted.at(-1),
+    n: sorted.length,
+  };
 }
 
 /** Runs a command to its end; resolves with its exit code. */
@@ -64,7 +72,9 @@ export function cpuMs(pid) {
 
 /** A field of /proc/<pid>/status in kB (VmRSS, VmHWM). */
 export function statusKb(pid, field) {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+    fs.readFileSync(`/proc/${pid}/status`, 'utf8'),
+  );
   return match ? Number(match[1]) : 0;
 }
 

@@ -11,9 +11,16 @@ export async function loopOverhead({ items, runs }) {
   for (let r = 0; r < runs; r++) {
     const root = workspace([agent]);
     fillQueue(root, items);
-    ralph.push(await elapsed(() => run(process.execPath, [BIN, '-C', root, 'run', '--drain'], { env: benchEnv() })));
-    const done = JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')).items.filter((i) => i.status === 'done');
-    if (done.length !== items) throw new Error(`loop benchmark: ${done.length} of ${items} items done`);
+    ralph.push(
+      await elapsed(() =>
+        run(process.execPath, [BIN, '-C', root, 'run', '--drain'], { env: benchEnv() }),
+      ),
+    );
+    const done = JSON.parse(
+      fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8'),
+    ).items.filter((i) => i.status === 'done');
+    if (done.length !== items)
+      throw new Error(`loop benchmark: ${done.length} of ${items} items done`);
     const out = path.join(root, 'bare.ndjson');
     bare.push(
       await elapsed(async () => {

@@ -45,12 +45,22 @@ export async function queueAtScale({ items, runs }) {
   const add = [];
   const plainAdd = [];
   for (let r = 0; r < runs; r++) {
-    add.push(await elapsed(() => run(process.execPath, [BIN, '-C', root, 'add', `bench ${r}`, '--id', `bench-${r}`])));
+    add.push(
+      await elapsed(() =>
+        run(process.execPath, [BIN, '-C', root, 'add', `bench ${r}`, '--id', `bench-${r}`]),
+      ),
+    );
     plainAdd.push(await elapsed(() => run(process.execPath, ['-e', PLAIN, plainFile])));
   }
-  const { QueueStore } = await import(pathToFileURL(path.join(path.dirname(BIN), 'queue', 'store.js')).href);
-  const { selectNext } = await import(pathToFileURL(path.join(path.dirname(BIN), 'queue', 'select.js')).href);
-  const { claim } = await import(pathToFileURL(path.join(path.dirname(BIN), 'queue', 'transitions.js')).href);
+  const { QueueStore } = await import(
+    pathToFileURL(path.join(path.dirname(BIN), 'queue', 'store.js')).href
+  );
+  const { selectNext } = await import(
+    pathToFileURL(path.join(path.dirname(BIN), 'queue', 'select.js')).href
+  );
+  const { claim } = await import(
+    pathToFileURL(path.join(path.dirname(BIN), 'queue', 'transitions.js')).href
+  );
   const store = new QueueStore(file);
   const claims = [];
   const plainClaims = [];
@@ -59,7 +69,10 @@ export async function queueAtScale({ items, runs }) {
       await elapsed(() =>
         store.update((list) => {
           const next = selectNext(list, Date.now());
-          return { items: list.map((i) => (i === next ? claim(i, `s${r}`, Date.now()) : i)), value: next?.id };
+          return {
+            items: list.map((i) => (i === next ? claim(i, `s${r}`, Date.now()) : i)),
+            value: next?.id,
+          };
         }),
       ),
     );
@@ -80,7 +93,21 @@ export async function queueAtScale({ items, runs }) {
   const c = stats(claims);
   const pc = stats(plainClaims);
   return [
-    { name: `ralph add, ${items} items`, value: a.median / pa.median, unit: 'x plain node', target: '<= 2', ok: a.median / pa.median <= 2, detail: `ralph ${a.median.toFixed(0)} ms (min ${a.min.toFixed(0)}, max ${a.max.toFixed(0)}), plain ${pa.median.toFixed(0)} ms` },
-    { name: `claim, ${items} items`, value: c.median / pc.median, unit: 'x plain node', target: '<= 2', ok: c.median / pc.median <= 2, detail: `ralph ${c.median.toFixed(0)} ms (min ${c.min.toFixed(0)}, max ${c.max.toFixed(0)}), plain ${pc.median.toFixed(0)} ms` },
+    {
+      name: `ralph add, ${items} items`,
+      value: a.median / pa.median,
+      unit: 'x plain node',
+      target: '<= 2',
+      ok: a.median / pa.median <= 2,
+      detail: `ralph ${a.median.toFixed(0)} ms (min ${a.min.toFixed(0)}, max ${a.max.toFixed(0)}), plain ${pa.median.toFixed(0)} ms`,
+    },
+    {
+      name: `claim, ${items} items`,
+      value: c.median / pc.median,
+      unit: 'x plain node',
+      target: '<= 2',
+      ok: c.median / pc.median <= 2,
+      detail: `ralph ${c.median.toFixed(0)} ms (min ${c.min.toFixed(0)}, max ${c.max.toFixed(0)}), plain ${pc.median.toFixed(0)} ms`,
+    },
   ];
 }

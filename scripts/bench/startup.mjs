@@ -17,7 +17,21 @@ export async function cliStart({ runs }) {
   const v = stats(version);
   const s = stats(status);
   return [
-    { name: 'ralph --version', value: v.median / n.median, unit: 'x node -e 0', target: '<= 1.5', ok: v.median / n.median <= 1.5, detail: `${v.median.toFixed(0)} ms (min ${v.min.toFixed(0)}, max ${v.max.toFixed(0)}), node -e 0 ${n.median.toFixed(0)} ms` },
-    { name: 'ralph status', value: s.median / n.median, unit: 'x node -e 0', target: '(reported)', ok: true, detail: `${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})` },
+    {
+      name: 'ralph --version',
+      value: v.median / n.median,
+      unit: 'x node -e 0',
+      target: '<= 1.5',
+      ok: v.median / n.median <= 1.5,
+      detail: `${v.median.toFixed(0)} ms (min ${v.min.toFixed(0)}, max ${v.max.toFixed(0)}), node -e 0 ${n.median.toFixed(0)} ms`,
+    },
+    {
+      name: 'ralph status',
+      value: s.median / n.median,
+      unit: 'x node -e 0',
+      target: '(reported)',
+      ok: true,
+      detail: `${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})`,
+    },
   ];
 }

@@ -4,7 +4,17 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, FIXTURES, benchEnv, elapsed, run, stats, statusKb, until, workspace } from './lib.mjs';
+import {
+  BIN,
+  FIXTURES,
+  benchEnv,
+  elapsed,
+  run,
+  stats,
+  statusKb,
+  until,
+  workspace,
+} from './lib.mjs';
 
 /** Writes a stream-json file of about `totalMb` with lines from 1 KB up to `maxLineMb`. */
 function writeStream(file, totalMb, maxLineMb) {
@@ -13,7 +23,14 @@ function writeStream(file, totalMb, maxLineMb) {
     `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'x'.repeat(bytes) }] } })}\n`;
   fs.writeSync(fd, '{"type":"system","subtype":"init","session_id":"bench","tools":[]}\n');
   const budget = totalMb * 1024 * 1024;
-  const sizes = [1024, 10 * 1024, 100 * 1024, 1024 * 1024, 10 * 1024 * 1024, maxLineMb * 1024 * 1024].filter((s) => s <= maxLineMb * 1024 * 1024);
+  const sizes = [
+    1024,
+    10 * 1024,
+    100 * 1024,
+    1024 * 1024,
+    10 * 1024 * 1024,
+    maxLineMb * 1024 * 1024,
+  ].filter((s) => s <= maxLineMb * 1024 * 1024);
   // A sixth of the bytes at each size, smallest first.
   for (const size of sizes) {
     const share = budget / sizes.length;
@@ -21,7 +38,10 @@ function writeStream(file, totalMb, maxLineMb) {
       fs.writeSync(fd, line(size));
     }
   }
-  fs.writeSync(fd, '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.5,"permission_denials":[]}\n');
+  fs.writeSync(
+    fd,
+    '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.5,"permission_denials":[]}\n',
+  );
   fs.closeSync(fd);
   return fs.statSync(file).size;
 }
@@ -62,14 +82,19 @@ export async function streamThroughput({ totalMb, maxLineMb, runs }) {
     fs.rmSync(path.join(root, 'state', 'interrupt-request.txt'));
     await exited;
     clearInterval(sampler);
-    const events = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const events = fs
+      .readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const ended = events.find((e) => e.event === 'session_ended');
     if (ended.outcome !== 'success') throw new Error(`stream benchmark: outcome ${ended.outcome}`);
     // Archive and parse: the agent writes the file, ralph follows and parses it to the last byte.
     ralph.push(ended.streamMs);
     aboveIdleMb.push((peakKb - idleKb) / 1024);
     const archive = path.join(root, 'docs', 'sessions', `${ended.session}.ndjson`);
-    if (fs.statSync(archive).size !== bytes) throw new Error('stream benchmark: the archive is not byte-complete');
+    if (fs.statSync(archive).size !== bytes)
+      throw new Error('stream benchmark: the archive is not byte-complete');
     fs.rmSync(archive);
   }
   fs.rmSync(root, { recursive: true, force: true });
