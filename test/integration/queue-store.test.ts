@@ -70,6 +70,17 @@ describe('QueueStore', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
   });
 
+  it('validates again a file someone else changed after ralph wrote it', async () => {
+    const root = await makeWorkspace();
+    await run(process.execPath, [RALPH_BIN, '-C', root, 'add', 'One', '--id', 'one']);
+    const file = path.join(root, 'state', 'queue.json');
+    const edited = fs.readFileSync(file, 'utf8').replace('"attempts": 0', '"attempts": "none"');
+    fs.writeFileSync(file, edited);
+    const error = (await new QueueStore(file).read().catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/item "one" \(items\[0\]\)\.attempts/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(edited);
+  });
+
   it('reads a file caught half-written again before calling it malformed', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'queue.json');

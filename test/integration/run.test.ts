@@ -60,6 +60,7 @@ describe('ralph run with a fake claude', () => {
       ].sort(),
     );
     expect(listFiles(path.join(dir, 'state'))).toEqual([
+      '.queue.json.sha1',
       'budget.json',
       'iteration.log',
       'queue.json',
