@@ -7,7 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { IndexEntrySchema } from '../../src/archive/index.js';
 import { SessionRecordSchema } from '../../src/archive/record.js';
+import { logsCommand } from '../../src/cli/commands/logs.js';
 import { guardedWorkspace } from '../support/guarded.js';
+import { captureOutput } from '../support/output.js';
 import { agentTalking } from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
 import { RALPH_BIN, ralph, readQueue, readSessions } from '../support/workspace.js';
@@ -120,6 +122,16 @@ describe('ralph logs', () => {
       LEAKY_TOKEN: 'Hello from fake',
     });
     expect(stdout).toContain('assistant: ***');
+  });
+
+  it('colours only on a terminal, and never with NO_COLOR', async () => {
+    const colourful = captureOutput(true);
+    await logsCommand(root, 'max-turns', {}, colourful, env);
+    expect(colourful.stdout.join('\n')).toContain('\x1b[31m═ result: error_max_turns');
+    const plain = captureOutput(true);
+    await logsCommand(root, 'max-turns', {}, plain, { ...env, NO_COLOR: '1' });
+    expect(plain.stdout.join('\n')).not.toContain('\x1b[');
+    expect((await ralph(root, ['logs', 'max-turns'], env)).stdout).not.toContain('\x1b[');
   });
 
   it('names an unknown session', async () => {
