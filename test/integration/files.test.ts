@@ -15,7 +15,9 @@ describe('files ralph writes', () => {
       for (const dir of ['state', 'docs/sessions']) {
         expect(fs.statSync(path.join(root, dir)).mode & 0o777, dir).toBe(0o700);
         for (const file of listFiles(path.join(root, dir))) {
-          expect(fs.statSync(path.join(root, dir, file)).mode & 0o777, `${dir}/${file}`).toBe(0o600);
+          expect(fs.statSync(path.join(root, dir, file)).mode & 0o777, `${dir}/${file}`).toBe(
+            0o600,
+          );
         }
       }
     } finally {
@@ -23,20 +25,28 @@ describe('files ralph writes', () => {
     }
   });
 
-  it.each(['state/queue.json', 'state/budget.json'])('refuses to write through a link planted at %s', async (planted) => {
-    const { root, env } = await guardedWorkspace();
-    await ralph(root, ['add', 'One', '--id', 'one'], env);
-    const victim = path.join(await tempDir('ralph-victim-'), 'victim.json');
-    const file = path.join(root, planted);
-    fs.copyFileSync(file === path.join(root, 'state/budget.json') ? path.join(root, 'state/queue.json') : file, victim);
-    fs.rmSync(file, { force: true });
-    fs.symlinkSync(victim, file);
-    const before = fs.readFileSync(victim, 'utf8');
-    const result = await ralph(root, ['run', '--drain'], env);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`${file} is a symbolic link; ralph does not write through links`);
-    expect(fs.readFileSync(victim, 'utf8')).toBe(before);
-  });
+  it.each(['state/queue.json', 'state/budget.json'])(
+    'refuses to write through a link planted at %s',
+    async (planted) => {
+      const { root, env } = await guardedWorkspace();
+      await ralph(root, ['add', 'One', '--id', 'one'], env);
+      const victim = path.join(await tempDir('ralph-victim-'), 'victim.json');
+      const file = path.join(root, planted);
+      fs.copyFileSync(
+        file === path.join(root, 'state/budget.json') ? path.join(root, 'state/queue.json') : file,
+        victim,
+      );
+      fs.rmSync(file, { force: true });
+      fs.symlinkSync(victim, file);
+      const before = fs.readFileSync(victim, 'utf8');
+      const result = await ralph(root, ['run', '--drain'], env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        `${file} is a symbolic link; ralph does not write through links`,
+      );
+      expect(fs.readFileSync(victim, 'utf8')).toBe(before);
+    },
+  );
 
   it('refuses a state directory that is a link', async () => {
     const { root, env } = await guardedWorkspace();
