@@ -66,6 +66,7 @@ export interface Supervision {
 
 const READ_CHUNK = 1024 * 1024;
 const READ_SLICE = 32 * READ_CHUNK;
+const EMPTY_INTERRUPT_GRACE_MS = 250;
 
 /**
  * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
@@ -139,8 +140,26 @@ export function supervise(options: SuperviseOptions): Supervision {
     stopping = stopAgent(child, options.graces, { force });
   };
 
-  const interruptRequested = (): boolean =>
-    options.interruptFile !== undefined && fs.existsSync(options.interruptFile);
+  let emptyInterruptSince: number | undefined;
+  /**
+   * Whether the interrupt file is there. An empty one may be mid-write (an agent's `echo reason >
+   * file`): it counts once it has content, or after a short grace, so the reason is not lost.
+   */
+  const interruptRequested = (): boolean => {
+    if (options.interruptFile === undefined) return false;
+    let size: number;
+    try {
+      size = fs.statSync(options.interruptFile).size;
+    } catch {
+      emptyInterruptSince = undefined;
+      return false;
+    }
+    if (size > 0) return true;
+    emptyInterruptSince ??= Date.now();
+    if (Date.now() - emptyInterruptSince >= EMPTY_INTERRUPT_GRACE_MS) return true;
+    setTimeout(schedule, 50).unref();
+    return false;
+  };
 
   const tick = (): void => {
     // A flood is read in slices so the limits below are still checked while it lasts.

@@ -91,8 +91,6 @@ export const ItemSchema = z
   });
 
 export type Item = z.output<typeof ItemSchema>;
-/** What a producer gives to create an item; the rest is defaulted. */
-export type ItemInput = z.input<typeof ItemSchema>;
 
 /** The whole queue file. */
 export const QueueFileSchema = z

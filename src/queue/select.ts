@@ -67,8 +67,3 @@ export function nextWakeTime(
   }
   return earliest;
 }
-
-/** Whether any item could still run later (pending or interrupted). */
-export function hasUnfinished(items: readonly Item[]): boolean {
-  return items.some((item) => item.status === 'pending' || item.status === 'interrupted');
-}

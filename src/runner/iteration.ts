@@ -6,7 +6,7 @@ import { spawnAgent } from '../agent/process.js';
 import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.js';
 import { appendIndex } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
-import type { SessionRecord } from '../archive/record.js';
+import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
 import { sessionSummaryMarkdown } from '../archive/summary-md.js';
 import { openExclusive, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
 import type { Item, ItemStatus } from '../queue/item.js';
@@ -35,6 +35,16 @@ export type IterationResult =
   | { kind: 'agent_unavailable'; itemId: string; reason: string };
 
 const SPAWN_UNAVAILABLE = new Set(['ENOENT', 'EACCES', 'ENOEXEC', 'ENOTDIR']);
+
+/** Moves a session record along its lifecycle; any other move is a bug in ralph. */
+function moveTo(record: SessionRecord, status: SessionStatus): void {
+  if (!canTransition(record.status, status)) {
+    throw new Error(
+      `session ${record.sessionId}: no transition from ${record.status} to ${status}`,
+    );
+  }
+  record.status = status;
+}
 
 /** Claims the next runnable item, if any, under the queue lock. */
 async function claimNext(
@@ -219,7 +229,7 @@ export async function runIteration(
   if (!spawned.ok) {
     const unavailable = spawned.code !== undefined && SPAWN_UNAVAILABLE.has(spawned.code);
     const reason = redactor.redact(spawned.message);
-    record.status = 'failed';
+    moveTo(record, 'failed');
     record.statusReason = reason;
     record.endedAt = new Date(clock.now()).toISOString();
     record.outcome = { kind: 'spawn_failed', message: reason, retryable: !unavailable };
@@ -247,7 +257,7 @@ export async function runIteration(
   }
 
   const { child } = spawned;
-  record.status = 'running';
+  moveTo(record, 'running');
   record.pid = child.pid;
   record.processStartTime = child.startTime;
   await writeCurrent();
@@ -351,7 +361,9 @@ export async function runIteration(
   }
   const costUsd = end.summary.result?.totalCostUsd ?? 0;
   const result = end.summary.result;
-  record.status = outcome.status;
+  // The agent has exited: completing, then its final state (seed 003's lifecycle).
+  moveTo(record, 'completing');
+  moveTo(record, outcome.status);
   record.statusReason = outcome.message;
   record.endedAt = new Date(clock.now()).toISOString();
   record.exit = { code: end.exit.code, signal: end.exit.signal };

@@ -20,8 +20,6 @@ export interface StreamSummary {
   permissionDenials: PermissionDenial[];
   issues: Record<string, number>;
   result?: ResultInfo;
-  /** Events seen after the `result` line (background task notices and the like). */
-  eventsAfterResult: number;
 }
 
 /** A new, empty summary. */
@@ -33,7 +31,6 @@ export function emptySummary(): StreamSummary {
     apiRetries: 0,
     permissionDenials: [],
     issues: {},
-    eventsAfterResult: 0,
   };
 }
 
@@ -48,7 +45,6 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
   }
   summary.events++;
   summary.lastEventAtMs = now;
-  if (summary.result !== undefined) summary.eventsAfterResult++;
   switch (parsed.kind) {
     case 'init':
       summary.claudeSessionId = parsed.sessionId;
