@@ -180,6 +180,7 @@ describe('a paused runner', () => {
           .split(' ');
         return Number(fields[11]) + Number(fields[12]);
       };
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // past start-up's last work
       const before = cpuTicks();
       await new Promise((resolve) => setTimeout(resolve, 3000)); // the measuring window
       // 3 ticks of 10 ms in 3 s: at most 1% of a core.
