@@ -8,7 +8,9 @@ export type StopReason =
   | 'interrupt'
   | 'shutdown'
   /** The agent printed `result` but did not exit within the grace. */
-  | 'after_result';
+  | 'after_result'
+  /** The agent wrote more than the output cap. */
+  | 'output_limit';
 
 /** Every way a session can end (SPEC section 6). */
 export type OutcomeKind =
@@ -27,6 +29,7 @@ export type OutcomeKind =
   | 'spawn_failed'
   | 'timeout'
   | 'idle_timeout'
+  | 'output_limit'
   | 'interrupted'
   | 'stopped'
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
@@ -103,6 +106,10 @@ export function classify(end: SessionEnd): Outcome {
           : 'killed: no output for longer than the idle timeout',
         { status: 'timeout' },
       );
+    case 'output_limit':
+      return failure('output_limit', 'killed: the agent wrote more than the output cap', {
+        retryable: false,
+      });
     case 'after_result':
     case undefined:
       break;

@@ -24,6 +24,8 @@ export interface SuperviseOptions {
   graces: StopGraces;
   /** How long an agent may run on after printing its `result` line. */
   afterResultGraceMs: number;
+  /** Bytes of stdout plus stderr past which the agent is stopped (a flood fills the disk). */
+  maxOutputBytes: number;
   /** The interrupt file: its appearance stops the agent (watched, and checked every tick). */
   interruptFile?: string;
   clock: Clock;
@@ -170,6 +172,8 @@ export function supervise(options: SuperviseOptions): Supervision {
       requestStop('interrupt');
     } else if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
       requestStop('after_result');
+    } else if (stdoutBytes + stderrBytes > options.maxOutputBytes) {
+      requestStop('output_limit');
     } else if (now - startedAt >= options.timeoutMs) {
       requestStop('timeout');
     } else if (now - lastActivityAt >= options.idleTimeoutMs) {

@@ -94,6 +94,11 @@ const RunSchema = z.strictObject({
   windows: z.array(CronSchema).default([]),
   /** Time zone of `windows` and of `--until` (IANA name); default: the machine's. */
   timeZone: z.string().min(1).optional(),
+  /** Bytes of output (stdout and stderr) past which an agent is stopped. */
+  maxOutputBytes: z
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
   /** Limit on what one run may spend, in USD (`--max-cost` overrides it). */
   maxCostUsd: z.number().positive().optional(),
 });

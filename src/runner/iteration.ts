@@ -310,6 +310,7 @@ export async function runIteration(
       afterTerminate: config.run.killGrace * 1000,
     },
     afterResultGraceMs: config.run.afterResultGrace * 1000,
+    maxOutputBytes: config.run.maxOutputBytes,
     interruptFile: paths.interruptFile,
     clock,
     tickMs: ctx.timings.tickMs,

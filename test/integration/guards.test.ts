@@ -92,3 +92,29 @@ describe('hostile agents', () => {
     await expectNoSurvivors(root);
   });
 });
+
+describe('a flooding agent', () => {
+  it('is stopped at the output cap, and the item fails with output_limit', async () => {
+    const { root, env } = await guardedWorkspace({ run: { maxOutputBytes: 20 * 1024 * 1024 } });
+    await ralph(
+      root,
+      ['add', 'Flood', '--id', 'flood', '--body', '#behave: flood', '--max-attempts', '1'],
+      env,
+    );
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(1);
+    const [record] = readSessions(root);
+    expect(record).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'output_limit' },
+      stopReason: 'output_limit',
+    });
+    expect((record?.heartbeat as { stdoutBytes: number }).stdoutBytes).toBeGreaterThan(
+      20 * 1024 * 1024,
+    );
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'failed',
+      lastOutcome: 'output_limit',
+    });
+    await expectNoSurvivors(root);
+  });
+});
