@@ -31,6 +31,25 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Refuses a directory that someone else could write into or owns: another user could plant
+ * links or rewrite state there. Fails fast, before anything is touched.
+ */
+export async function refuseSharedDir(dir: string): Promise<void> {
+  const stat = await fsp.lstat(dir);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new RalphError(
+      `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid}); ralph will not use it`,
+    );
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    throw new RalphError(
+      `${dir} is writable by others (mode ${(stat.mode & 0o777).toString(8)}); run "chmod 700 ${dir}" first`,
+    );
+  }
+}
+
 /** Writes a file atomically (temp file + rename), 0600, never through a symbolic link. */
 export async function writeFileAtomically(file: string, data: string): Promise<void> {
   await refuseSymlink(file);

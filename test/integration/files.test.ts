@@ -58,4 +58,29 @@ describe('files ralph writes', () => {
     expect(result.stderr).toContain('is not a directory (or is a symbolic link)');
     expect(fs.readdirSync(path.join(victim, 'state')).sort()).toEqual(['queue.json']);
   });
+
+  it.each([
+    [
+      'writable by others',
+      (dir: string) => fs.chmodSync(dir, 0o777),
+      /is writable by others \(mode 777\); run "chmod 700 /,
+    ],
+    [
+      'owned by another user',
+      (dir: string) => fs.chownSync(dir, 65534, 65534),
+      /belongs to uid 65534, not to this user/,
+    ],
+  ])('refuses a state directory %s, touching nothing', async (_what, spoil, message) => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'One', '--id', 'one'], env);
+    const state = path.join(root, 'state');
+    spoil(state);
+    const before = listFiles(state).map((f) => [f, fs.readFileSync(path.join(state, f), 'utf8')]);
+    const result = await ralph(root, ['run', '--drain'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(listFiles(state).map((f) => [f, fs.readFileSync(path.join(state, f), 'utf8')])).toEqual(
+      before,
+    );
+  });
 });

@@ -5,7 +5,7 @@ import type { Workspace } from '../../config/workspace.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { ensurePrivateDir } from '../../lib/fs.js';
+import { ensurePrivateDir, refuseSharedDir } from '../../lib/fs.js';
 import { FileCache } from '../../lib/file-cache.js';
 import type { Item } from '../../queue/item.js';
 import { selectNext } from '../../queue/select.js';
@@ -137,8 +137,10 @@ export async function runCommand(
   if (options.dryRun === true) return dryRun(workspace, env, output);
 
   const { paths } = workspace;
-  await ensurePrivateDir(paths.state);
-  await ensurePrivateDir(paths.sessions);
+  for (const dir of [paths.state, paths.sessions]) {
+    await ensurePrivateDir(dir);
+    await refuseSharedDir(dir);
+  }
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
   const redactor = redactorFor(workspace, env);
