@@ -4,11 +4,10 @@ import fsp from 'node:fs/promises';
 import { classify, type Outcome } from '../agent/outcome.js';
 import { spawnAgent } from '../agent/process.js';
 import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.js';
-import { appendIndex } from '../archive/index.js';
+import { archiveSession } from '../archive/finish.js';
 import { sessionFiles } from '../archive/paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
-import { sessionSummaryMarkdown } from '../archive/summary-md.js';
-import { openExclusive, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
+import { openExclusive, writeJsonAtomically } from '../lib/fs.js';
 import type { Item, ItemStatus } from '../queue/item.js';
 import { selectNext, nextWakeTime } from '../queue/select.js';
 import { claim, settle, type Settlement } from '../queue/transitions.js';
@@ -234,8 +233,7 @@ export async function runIteration(
     record.endedAt = new Date(clock.now()).toISOString();
     record.outcome = { kind: 'spawn_failed', message: reason, retryable: !unavailable };
     await writes;
-    await writeJsonAtomically(files.record, redactor.redactValue(record));
-    await appendIndex(paths.sessions, redactor.redactValue(record));
+    await archiveSession(files, paths.sessions, record, redactor);
     await settleItem(
       ctx,
       item.id,
@@ -403,36 +401,30 @@ export async function runIteration(
     settlementFor(outcome, costUsd, end.summary.claudeSessionId),
   );
   await recordSpend(paths.budget, { costUsd, outcome: outcome.kind, now: clock.now() });
-  const redacted = redactor.redactValue(record);
-  if (outcome.kind === 'interrupted' || outcome.kind === 'stopped') {
-    // What a person (or the resumed session) needs to pick the work up again.
-    await writeJsonAtomically(
-      files.context,
-      redactor.redactValue({
-        sessionId,
-        itemId: item.id,
-        attempt: item.attempts,
-        reason: outcome.message,
-        interruptedAt: record.endedAt,
-        resumeWith: outcome.kind === 'interrupted' ? end.summary.claudeSessionId : undefined,
-        workDir: record.workDir,
-        assistantMessages: end.summary.assistantMessages,
-        toolCalls: end.summary.toolCalls,
-        lastTool: end.summary.lastTool,
-        lastText: end.summary.lastText,
-        costUsd,
-      }),
-    );
-  }
   if (outcome.kind === 'resume_failed') {
     log.warn('resume_failed', { item: item.id, session: sessionId, resumed: prepared.resume });
   }
-  await writeFileAtomically(
-    files.summary,
-    redactor.redact(sessionSummaryMarkdown(redacted, end.summary.lastText)),
-  );
-  await writeJsonAtomically(files.record, redacted);
-  await appendIndex(paths.sessions, redacted);
+  const preserve = outcome.kind === 'interrupted' || outcome.kind === 'stopped';
+  await archiveSession(files, paths.sessions, record, redactor, {
+    lastText: end.summary.lastText,
+    // What a person (or the resumed session) needs to pick the work up again.
+    context: preserve
+      ? {
+          sessionId,
+          itemId: item.id,
+          attempt: item.attempts,
+          reason: outcome.message,
+          interruptedAt: record.endedAt,
+          resumeWith: outcome.kind === 'interrupted' ? end.summary.claudeSessionId : undefined,
+          workDir: record.workDir,
+          assistantMessages: end.summary.assistantMessages,
+          toolCalls: end.summary.toolCalls,
+          lastTool: end.summary.lastTool,
+          lastText: end.summary.lastText,
+          costUsd,
+        }
+      : undefined,
+  });
   await fsp.rm(paths.currentSession, { force: true });
   log.info('session_ended', {
     item: item.id,

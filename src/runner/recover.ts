@@ -3,9 +3,9 @@ import path from 'node:path';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
-import { appendIndex } from '../archive/index.js';
+import { archiveSession } from '../archive/finish.js';
 import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
-import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
+import { readIfExists } from '../lib/fs.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 
@@ -62,8 +62,7 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
         },
         killedProcesses: killed,
       };
-      await writeJsonAtomically(files.record, archived);
-      await appendIndex(paths.sessions, archived);
+      await archiveSession(files, paths.sessions, archived, ctx.redactor);
       ctx.log.warn('orphan_session_recovered', {
         session: record.sessionId,
         item: record.itemId,
