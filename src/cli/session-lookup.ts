@@ -5,6 +5,8 @@ import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
+import { readIfExists } from '../lib/fs.js';
+import { openWorkspace } from './open-workspace.js';
 
 /** A session found by id, id prefix or item id. */
 export interface FoundSession {
@@ -14,7 +16,7 @@ export interface FoundSession {
 }
 
 async function readCurrent(workspace: Workspace): Promise<SessionRecord | undefined> {
-  const text = await fsp.readFile(workspace.paths.currentSession, 'utf8').catch(() => undefined);
+  const text = await readIfExists(workspace.paths.currentSession);
   if (text === undefined) return undefined;
   try {
     const parsed = SessionRecordSchema.safeParse(JSON.parse(text));
@@ -60,7 +62,7 @@ export async function findSession(workspace: Workspace, ref: string): Promise<Fo
 /** Reads an archived session record. */
 export async function readRecord(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
   const file = sessionFiles(workspace.paths.sessions, sessionId).record;
-  const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
+  const text = await readIfExists(file);
   const record = text === undefined ? undefined : SessionRecordSchema.safeParse(JSON.parse(text));
   if (record?.success) return record.data;
   const current = await readCurrent(workspace);
@@ -83,4 +85,14 @@ export function parseSince(text: string, now: number): number {
 /** Entries of the index since a time, newest first. */
 export function newestFirst(entries: readonly IndexEntry[], since?: number): IndexEntry[] {
   return entries.filter((e) => since === undefined || Date.parse(e.startedAt) >= since).reverse();
+}
+
+/** The workspace, the session a reference names, and its record (`show`, `replay`). */
+export async function openSession(
+  root: string,
+  ref: string,
+): Promise<{ workspace: Workspace; sessionId: string; record: SessionRecord }> {
+  const workspace = await openWorkspace(root);
+  const { sessionId } = await findSession(workspace, ref);
+  return { workspace, sessionId, record: await readRecord(workspace, sessionId) };
 }

@@ -88,6 +88,30 @@ export async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * The last `bytes` of a file (reading only those, however large the file), and whether
+ * anything before them was left out; empty when the file cannot be read.
+ */
+export async function readTail(
+  file: string,
+  bytes: number,
+): Promise<{ text: string; cut: boolean }> {
+  try {
+    const handle = await fsp.open(file, 'r');
+    try {
+      const { size } = await handle.stat();
+      const length = Math.min(size, bytes);
+      const buffer = Buffer.alloc(length);
+      await handle.read(buffer, 0, length, size - length);
+      return { text: buffer.toString('utf8'), cut: size > length };
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return { text: '', cut: false };
+  }
+}
+
 /** Parses JSON text; the error names the file and the line and column of the fault. */
 export function parseJsonText(text: string, file: string): unknown {
   try {

@@ -7,7 +7,7 @@ import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.
 import { archiveSession } from '../archive/finish.js';
 import { sessionFiles } from '../archive/paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
-import { openExclusive, writeJsonAtomically } from '../lib/fs.js';
+import { openExclusive, readIfExists, readTail, writeJsonAtomically } from '../lib/fs.js';
 import type { Item, ItemStatus } from '../queue/item.js';
 import { selectNext, nextWakeTime } from '../queue/select.js';
 import { claim, settle, type Settlement } from '../queue/transitions.js';
@@ -114,23 +114,6 @@ function settlementFor(
         costUsd,
         retryable: outcome.retryable,
       };
-  }
-}
-
-async function stderrTail(file: string): Promise<string> {
-  try {
-    const handle = await fsp.open(file, 'r');
-    try {
-      const { size } = await handle.stat();
-      const length = Math.min(size, 2048);
-      const buffer = Buffer.alloc(length);
-      await handle.read(buffer, 0, length, size - length);
-      return buffer.toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return '';
   }
 }
 
@@ -351,11 +334,11 @@ export async function runIteration(
     exit: end.exit,
     stopReason: end.stopReason,
     summary: end.summary,
-    stderrTail: await stderrTail(files.stderr),
+    stderrTail: (await readTail(files.stderr, 2048)).text,
     resumed: prepared.resume !== undefined,
   });
   if (outcome.kind === 'interrupted') {
-    const reason = (await fsp.readFile(paths.interruptFile, 'utf8').catch(() => '')).trim();
+    const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
     if (reason !== '') outcome.message = `interrupted: ${redactor.redact(reason)}`;
   }
   const costUsd = end.summary.result?.totalCostUsd ?? 0;

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
+import { readIfExists, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { checkGate, failureBackoffMs, type RunLimits } from './gates.js';
@@ -79,7 +79,7 @@ export async function runLoop(
     }
     if (await exists(paths.interruptFile)) {
       if (!paused) {
-        const reason = (await fsp.readFile(paths.interruptFile, 'utf8').catch(() => '')).trim();
+        const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
         ctx.log.warn('paused', { reason, file: paths.interruptFile });
         paused = true;
       }

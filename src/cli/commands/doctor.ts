@@ -13,6 +13,7 @@ import {
   type Workspace,
 } from '../../config/workspace.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { readIfExists } from '../../lib/fs.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
@@ -173,7 +174,7 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
       });
     }
   }
-  const reason = await fsp.readFile(paths.interruptFile, 'utf8').catch(() => undefined);
+  const reason = await readIfExists(paths.interruptFile);
   checks.push(
     reason === undefined
       ? { verdict: 'ok', name: 'pause', detail: 'not paused' }

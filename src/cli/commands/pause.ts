@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { writeFileAtomically } from '../../lib/fs.js';
+import { readIfExists, writeFileAtomically } from '../../lib/fs.js';
 import { liveRunner } from '../../runner/lock.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -36,7 +36,7 @@ export async function pauseCommand(
 /** `ralph resume`: removes the interrupt file (and a pending `--after-current` pause). */
 export async function resumeCommand(root: string, output: Output): Promise<number> {
   const { paths } = await openWorkspace(root);
-  const reason = await fsp.readFile(paths.interruptFile, 'utf8').catch(() => undefined);
+  const reason = await readIfExists(paths.interruptFile);
   await fsp.rm(paths.pauseAfterCurrent, { force: true });
   await fsp.rm(paths.interruptFile, { force: true });
   output.out(reason === undefined ? 'Not paused.' : `Resumed (was paused: ${reason.trim()}).`);

@@ -5,9 +5,8 @@ import { buildAgentEnv } from '../../agent/env.js';
 import { sessionFiles } from '../../archive/paths.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
-import { findSession, readRecord } from '../session-lookup.js';
+import { openSession } from '../session-lookup.js';
 
 /**
  * `ralph replay <session>`: the same claude command with the same appended prompt, to reproduce
@@ -21,9 +20,7 @@ export async function replayCommand(
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const workspace = await openWorkspace(root);
-  const { sessionId } = await findSession(workspace, ref);
-  const record = await readRecord(workspace, sessionId);
+  const { workspace, sessionId, record } = await openSession(root, ref);
   if (record.command.some((arg) => arg.includes('***'))) {
     throw new InputError(
       `the recorded command of ${sessionId} had secrets masked; it cannot be replayed as it is`,

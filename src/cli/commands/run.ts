@@ -7,6 +7,7 @@ import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { ensurePrivateDir, refuseSharedDir } from '../../lib/fs.js';
 import { FileCache } from '../../lib/file-cache.js';
+import { Redactor } from '../../lib/redact.js';
 import type { Item } from '../../queue/item.js';
 import { selectNext } from '../../queue/select.js';
 import { QueueStore } from '../../queue/store.js';
@@ -143,12 +144,13 @@ export async function runCommand(
   }
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
-  const redactor = redactorFor(workspace, env);
+  const secrets = secretsOf(workspace, env);
+  const redactor = new Redactor(secrets);
   const display = runConsole(output);
   const log = new RunLog(paths.iterationLog, workspace.config.log.maxBytes, [display.log], () =>
     clock.now(),
   );
-  log.addSecrets(secretsOf(workspace, env));
+  log.addSecrets(secrets);
   let stopSignal: NodeJS.Signals | undefined;
   const removeHandlers = handleStopSignals(control, (signal) => {
     stopSignal ??= signal;

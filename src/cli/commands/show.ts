@@ -2,17 +2,12 @@ import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { openWorkspace } from '../open-workspace.js';
+import { readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../redactor.js';
-import { findSession, readRecord } from '../session-lookup.js';
+import { openSession } from '../session-lookup.js';
 
 const STDERR_TAIL = 4096;
-
-async function tail(file: string, bytes: number): Promise<string> {
-  const text = await fsp.readFile(file, 'utf8').catch(() => '');
-  return text.length > bytes ? `…${text.slice(-bytes)}` : text;
-}
 
 /** `ralph show <session|item>`: the record, the command, the prompt, stderr and every file. */
 export async function showCommand(
@@ -22,9 +17,7 @@ export async function showCommand(
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const workspace = await openWorkspace(root);
-  const { sessionId } = await findSession(workspace, ref);
-  const record = await readRecord(workspace, sessionId);
+  const { workspace, sessionId, record } = await openSession(root, ref);
   const files = sessionFiles(workspace.paths.sessions, sessionId);
   const redactor = redactorFor(workspace, env);
   if (options.json) {
@@ -32,7 +25,8 @@ export async function showCommand(
     return ExitCode.ok;
   }
   const prompt = await fsp.readFile(files.prompt, 'utf8').catch(() => '(missing)');
-  const stderr = (await tail(files.stderr, STDERR_TAIL)).trim();
+  const tail = await readTail(files.stderr, STDERR_TAIL);
+  const stderr = `${tail.cut ? '…' : ''}${tail.text}`.trim();
   const lines = [
     `Session ${record.sessionId} — item ${record.itemId} "${record.itemTitle}"`,
     `Status:   ${record.status}${record.outcome ? ` (${record.outcome.kind}: ${record.outcome.message})` : ''}`,

@@ -1,8 +1,8 @@
-import fsp from 'node:fs/promises';
 import { SessionRecordSchema } from '../../archive/record.js';
 import type { Workspace } from '../../config/workspace.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { readIfExists } from '../../lib/fs.js';
 import { ITEM_STATUSES } from '../../queue/item.js';
 import { QueueStore } from '../../queue/store.js';
 import { readBudget } from '../../runner/budget.js';
@@ -45,11 +45,7 @@ export interface StatusReport {
   };
 }
 
-const readText = (file: string) =>
-  fsp.readFile(file, 'utf8').then(
-    (t) => t.trim(),
-    () => undefined,
-  );
+const readText = async (file: string) => (await readIfExists(file))?.trim();
 
 /** Gathers the state of a workspace without changing anything. */
 export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
