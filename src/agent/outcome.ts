@@ -10,7 +10,9 @@ export type StopReason =
   /** The agent printed `result` but did not exit within the grace. */
   | 'after_result'
   /** The agent wrote more than the output cap. */
-  | 'output_limit';
+  | 'output_limit'
+  /** The state or archive file system ran low on space. */
+  | 'disk_full';
 
 /** Every way a session can end (SPEC section 6). */
 export type OutcomeKind =
@@ -30,6 +32,8 @@ export type OutcomeKind =
   | 'timeout'
   | 'idle_timeout'
   | 'output_limit'
+  /** Stopped because the disk ran low: the item is interrupted and the night pauses. */
+  | 'disk_full'
   | 'interrupted'
   | 'stopped'
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
@@ -72,6 +76,21 @@ function failure(kind: OutcomeKind, message: string, extra: Partial<Outcome> = {
 }
 
 /**
+ * A session cut short by a full disk: not the item's fault (its attempt is given back, it resumes
+ * first), and nothing more can run until someone frees space, so the night pauses.
+ */
+export function diskFull(message: string): Outcome {
+  return {
+    kind: 'disk_full',
+    status: 'interrupted',
+    message: `interrupted: ${message}`,
+    retryable: true,
+    countsAsFailure: false,
+    pauseReason: `ralph: ${message}; free some space, then run "ralph resume"`,
+  };
+}
+
+/**
  * Decides a session's outcome from the stream and the exit, trusting neither alone: the CLI
  * reports API errors and permission refusals with `subtype: "success"`, and an exit by signal
  * is never a success.
@@ -110,6 +129,8 @@ export function classify(end: SessionEnd): Outcome {
       return failure('output_limit', 'killed: the agent wrote more than the output cap', {
         retryable: false,
       });
+    case 'disk_full':
+      return diskFull('the disk ran low on space');
     case 'after_result':
     case undefined:
       break;

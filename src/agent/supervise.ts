@@ -26,6 +26,8 @@ export interface SuperviseOptions {
   afterResultGraceMs: number;
   /** Bytes of stdout plus stderr past which the agent is stopped (a flood fills the disk). */
   maxOutputBytes: number;
+  /** Says why the disk is too full to go on, if it is (checked every tick). */
+  diskLow?: () => string | undefined;
   /** The interrupt file: its appearance stops the agent (watched, and checked every tick). */
   interruptFile?: string;
   clock: Clock;
@@ -174,6 +176,8 @@ export function supervise(options: SuperviseOptions): Supervision {
       requestStop('after_result');
     } else if (stdoutBytes + stderrBytes > options.maxOutputBytes) {
       requestStop('output_limit');
+    } else if (options.diskLow?.() !== undefined) {
+      requestStop('disk_full');
     } else if (now - startedAt >= options.timeoutMs) {
       requestStop('timeout');
     } else if (now - lastActivityAt >= options.idleTimeoutMs) {

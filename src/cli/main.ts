@@ -6,9 +6,6 @@ import { ExitCode } from '../lib/exit-codes.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from './version.js';
 
-/** Exit code of an unexpected internal error (a bug): EX_SOFTWARE. */
-const INTERNAL_ERROR = 70;
-
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
@@ -238,6 +235,6 @@ export async function main(
       `ralph: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +
         'This is a bug in ralph; please report it with the lines above.',
     );
-    return INTERNAL_ERROR;
+    return ExitCode.internal;
   }
 }

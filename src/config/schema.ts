@@ -99,6 +99,19 @@ const RunSchema = z.strictObject({
     .int()
     .positive()
     .default(2 * 1024 ** 3),
+  /**
+   * Free bytes the state and archive file systems must keep: below this no item starts, a
+   * running agent is stopped and the night pauses, so state changes always have room. 0: off.
+   */
+  minFreeBytes: z
+    .int()
+    .nonnegative()
+    .default(100 * 1024 ** 2),
+  /**
+   * Longest a state or archive operation of the loop may take; past it the runner is wedged
+   * (a hung mount, say) and exits 70 rather than hang all night. 0: off.
+   */
+  watchdog: DurationSchema.default(600),
   /** Limit on what one run may spend, in USD (`--max-cost` overrides it). */
   maxCostUsd: z.number().positive().optional(),
 });

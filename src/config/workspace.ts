@@ -25,6 +25,8 @@ export interface WorkspacePaths {
   budget: string;
   iterationLog: string;
   runnerLock: string;
+  /** Where a malformed queue file is copied, beside the last valid queue, for the operator. */
+  quarantine: string;
 }
 
 /** A loaded workspace: its root, validated configuration and paths. */
@@ -53,6 +55,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     budget: path.join(state, 'budget.json'),
     iterationLog: path.join(state, 'iteration.log'),
     runnerLock: path.join(state, 'runner.lock'),
+    quarantine: path.join(state, 'quarantine'),
   };
 }
 

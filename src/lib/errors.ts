@@ -27,6 +27,14 @@ export class CorruptStateError extends RalphError {
   }
 }
 
+/** Another writer held or took a lock: nothing was written, and trying again may succeed. */
+export class ContentionError extends RalphError {
+  constructor(message: string) {
+    super(message, ExitCode.locked);
+    this.name = 'ContentionError';
+  }
+}
+
 /** Narrows `unknown` errors to Node's errno errors. */
 export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';

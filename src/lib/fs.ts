@@ -50,8 +50,21 @@ export async function refuseSharedDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Refuses a directory ralph cannot write (a read-only mount, say) before anything is touched,
+ * rather than failing half-way through a state change.
+ */
+export async function refuseUnwritableDir(dir: string): Promise<void> {
+  try {
+    await fsp.access(dir, fs.constants.W_OK);
+  } catch (error) {
+    const code = isErrnoException(error) ? error.code : String(error);
+    throw new RalphError(`${dir} is not writable (${code}); ralph will not start`);
+  }
+}
+
 /** Writes a file atomically (temp file + rename), 0600, never through a symbolic link. */
-export async function writeFileAtomically(file: string, data: string): Promise<void> {
+export async function writeFileAtomically(file: string, data: string | Buffer): Promise<void> {
   await refuseSymlink(file);
   await writeFileAtomic(file, data, { mode: PRIVATE_FILE_MODE });
 }
@@ -64,6 +77,22 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
 /** Creates a new file exclusively (fails if anything, a link included, is already there). */
 export function openExclusive(file: string): number {
   return fs.openSync(file, 'wx', PRIVATE_FILE_MODE);
+}
+
+/**
+ * Creates a new file with `data` (exclusively, 0600, never through a link). A failed write
+ * removes what it left, so the same call can be tried again.
+ */
+export async function writeNewFile(file: string, data: string): Promise<void> {
+  const handle = await fsp.open(file, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(data);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fsp.rm(file, { force: true });
+    throw error;
+  }
+  await handle.close();
 }
 
 /** Appends to a file, creating it 0600; refuses to follow a link at the path. */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { CorruptStateError, InputError, RalphError, isErrnoException } from '../lib/errors.js';
-import { parseJsonText, writeFileAtomically } from '../lib/fs.js';
+import { ContentionError, CorruptStateError, InputError, isErrnoException } from '../lib/errors.js';
+import { ensurePrivateDir, parseJsonText, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues, issuePath } from '../lib/validation.js';
 import { QueueFileSchema, type Item, type QueueFile } from './item.js';
 
@@ -32,6 +32,8 @@ const SETTLE_DELAYS_MS = [50, 150, 300, 500];
 export class QueueStore {
   /** The digest of the last queue text ralph wrote itself (and so had validated). */
   private readonly digestFile: string;
+  /** The last queue text this process read or wrote that was valid: what a quarantine keeps. */
+  private lastGood: string | undefined;
 
   constructor(readonly file: string) {
     this.digestFile = path.join(path.dirname(file), `.${path.basename(file)}.sha1`);
@@ -54,17 +56,18 @@ export class QueueStore {
         const change = mutate(queue.items.slice());
         if (change.items === undefined) return change.value;
         if (compromised !== undefined) {
-          throw new RalphError(
+          throw new ContentionError(
             `lost the lock on ${this.file} (${compromised.message}); nothing written`,
           );
         }
         // A person may save the file by hand while we hold the lock: never write back a stale copy.
         if (!sameFingerprint(fingerprint, await this.fingerprint())) {
           if (round < 5) continue;
-          throw new RalphError(`${this.file} keeps changing under the lock; nothing written`);
+          throw new ContentionError(`${this.file} keeps changing under the lock; nothing written`);
         }
         const text = `${JSON.stringify({ version: queue.version + 1, items: change.items }, null, 2)}\n`;
         await writeFileAtomically(this.file, text);
+        this.lastGood = text;
         // Written after the queue: a crash in between leaves an old digest, which only costs a
         // full validation on the next read.
         await writeFileAtomically(this.digestFile, digest(text));
@@ -73,6 +76,27 @@ export class QueueStore {
     } finally {
       await release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Sets a malformed queue file aside for the operator without touching it: a copy of its bytes
+   * and, when this process has one, the last valid queue it saw, both in `dir`.
+   */
+  async quarantine(dir: string, now: number): Promise<{ copy?: string; lastGood?: string }> {
+    await ensurePrivateDir(dir);
+    const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+    const base = path.join(dir, `${path.basename(this.file, '.json')}-${stamp}`);
+    const result: { copy?: string; lastGood?: string } = {};
+    const bad = await fsp.readFile(this.file).catch(() => undefined);
+    if (bad !== undefined) {
+      result.copy = `${base}.bad.json`;
+      await writeFileAtomically(result.copy, bad);
+    }
+    if (this.lastGood !== undefined) {
+      result.lastGood = `${base}.last-good.json`;
+      await writeFileAtomically(result.lastGood, this.lastGood);
+    }
+    return result;
   }
 
   private async lock(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
@@ -86,7 +110,7 @@ export class QueueStore {
       });
     } catch (error) {
       if (isErrnoException(error) && error.code === 'ELOCKED') {
-        throw new RalphError(`${this.file} stayed locked by another process; nothing written`);
+        throw new ContentionError(`${this.file} stayed locked by another process; nothing written`);
       }
       throw error;
     }
@@ -116,7 +140,9 @@ export class QueueStore {
         throw error;
       }
       try {
-        return { queue: await this.parse(text), fingerprint };
+        const queue = await this.parse(text);
+        this.lastGood = text;
+        return { queue, fingerprint };
       } catch (error) {
         // The same bad bytes twice in a row are not a save in progress.
         if (text === lastText) throw toCorrupt(error);

@@ -36,6 +36,11 @@ export interface RunnerContext {
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */
   files: FileCache;
+  /**
+   * Called when a state or archive operation outlives `run.watchdog`: the runner is wedged (a
+   * hung mount, say) and must end rather than hang all night. Does not return.
+   */
+  onWedged: (operation: string, afterMs: number) => void;
   /** Told of a session's progress (the live status line on a terminal). */
   progress?: (progress: Progress) => void;
 }

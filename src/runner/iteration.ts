@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { classify, type Outcome } from '../agent/outcome.js';
+import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent } from '../agent/process.js';
 import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.js';
 import { archiveSession } from '../archive/finish.js';
 import { sessionFiles } from '../archive/paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
-import { openExclusive, readIfExists, readTail, writeJsonAtomically } from '../lib/fs.js';
+import { lowOnSpace } from '../lib/disk.js';
+import { readIfExists, readTail, writeJsonAtomically, writeNewFile } from '../lib/fs.js';
 import type { Item, ItemStatus } from '../queue/item.js';
 import { selectNext, nextWakeTime } from '../queue/select.js';
 import { claim, settle, type Settlement } from '../queue/transitions.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
+import { persistently } from './persist.js';
 import { prepareSession } from './prepare.js';
 
 /** What one turn of the loop did. */
@@ -48,46 +49,52 @@ function moveTo(record: SessionRecord, status: SessionStatus): void {
 /** Claims the next runnable item, if any, under the queue lock. */
 async function claimNext(
   ctx: RunnerContext,
+  control: StopControl,
   sessionId: string,
 ): Promise<{ item?: Item; wakeAt?: number; retryAt?: number; queued?: number }> {
   const now = ctx.clock.now();
-  return ctx.queue.update<{ item?: Item; wakeAt?: number; retryAt?: number; queued?: number }>(
-    (items) => {
-      const next = selectNext(items, now);
-      if (next === undefined) {
-        const wakeAt = nextWakeTime(items, now);
-        const retryAt = nextWakeTime(items, now, { retriesOnly: true });
-        return { value: { wakeAt, retryAt } };
-      }
-      const claimed = claim(next, sessionId, now);
-      const queued =
-        items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
-      return {
-        items: items.map((i) => (i.id === next.id ? claimed : i)),
-        value: { item: claimed, queued },
-      };
-    },
+  return persistently(ctx, control, 'claiming the next item', () =>
+    ctx.queue.update<{ item?: Item; wakeAt?: number; retryAt?: number; queued?: number }>(
+      (items) => {
+        const next = selectNext(items, now);
+        if (next === undefined) {
+          const wakeAt = nextWakeTime(items, now);
+          const retryAt = nextWakeTime(items, now, { retriesOnly: true });
+          return { value: { wakeAt, retryAt } };
+        }
+        const claimed = claim(next, sessionId, now);
+        const queued =
+          items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
+        return {
+          items: items.map((i) => (i.id === next.id ? claimed : i)),
+          value: { item: claimed, queued },
+        };
+      },
+    ),
   );
 }
 
 /** Applies a settlement to the item (re-read under the lock: never a stale copy). */
 async function settleItem(
   ctx: RunnerContext,
+  control: StopControl,
   itemId: string,
   settlement: Settlement,
 ): Promise<Item | undefined> {
   const now = ctx.clock.now();
   const maxAttemptsDefault = ctx.workspace.config.defaults.maxAttempts;
-  return ctx.queue.update((items) => {
-    const index = items.findIndex((i) => i.id === itemId);
-    const current = items[index];
-    // Removed or cancelled by hand while it ran: leave the person's decision alone.
-    if (current === undefined || current.status !== 'running') return { value: current };
-    const next = settle(current, settlement, current.maxAttempts ?? maxAttemptsDefault, now);
-    const copy = items.slice();
-    copy[index] = next;
-    return { items: copy, value: next };
-  });
+  return persistently(ctx, control, `settling item ${itemId}`, () =>
+    ctx.queue.update((items) => {
+      const index = items.findIndex((i) => i.id === itemId);
+      const current = items[index];
+      // Removed or cancelled by hand while it ran: leave the person's decision alone.
+      if (current === undefined || current.status !== 'running') return { value: current };
+      const next = settle(current, settlement, current.maxAttempts ?? maxAttemptsDefault, now);
+      const copy = items.slice();
+      copy[index] = next;
+      return { items: copy, value: next };
+    }),
+  );
 }
 
 function settlementFor(
@@ -99,6 +106,7 @@ function settlementFor(
     case 'success':
       return { kind: 'succeeded', costUsd, claudeSessionId };
     case 'interrupted':
+    case 'disk_full':
       return { kind: 'interrupted', reason: outcome.message, costUsd, claudeSessionId };
     case 'stopped':
     case 'resume_failed':
@@ -131,7 +139,7 @@ export async function runIteration(
   const { workspace, log, clock, redactor } = ctx;
   const { paths, config } = workspace;
   const sessionId = randomUUID();
-  const { item, wakeAt, retryAt, queued } = await claimNext(ctx, sessionId);
+  const { item, wakeAt, retryAt, queued } = await claimNext(ctx, control, sessionId);
   if (item === undefined) return { kind: 'idle', wakeAt, retryAt };
 
   const files = sessionFiles(paths.sessions, sessionId);
@@ -145,17 +153,18 @@ export async function runIteration(
   );
   if ('reason' in prepared) {
     const reason = redactor.redact(prepared.reason);
-    await settleItem(ctx, item.id, { kind: 'rejected', error: reason, outcome: 'rejected' });
+    await settleItem(ctx, control, item.id, {
+      kind: 'rejected',
+      error: reason,
+      outcome: 'rejected',
+    });
     log.error('item_rejected', { item: item.id, reason });
     return { kind: 'rejected', itemId: item.id, reason };
   }
 
-  const promptFd = openExclusive(files.prompt);
-  try {
-    fs.writeSync(promptFd, prepared.prompt.text);
-  } finally {
-    fs.closeSync(promptFd);
-  }
+  await persistently(ctx, control, 'writing the prompt file', () =>
+    writeNewFile(files.prompt, prepared.prompt.text),
+  );
 
   for (const cut of prepared.prompt.cuts) {
     log.warn('prompt_cut', {
@@ -216,9 +225,12 @@ export async function runIteration(
     record.endedAt = new Date(clock.now()).toISOString();
     record.outcome = { kind: 'spawn_failed', message: reason, retryable: !unavailable };
     await writes;
-    await archiveSession(files, paths.sessions, record, redactor);
+    await persistently(ctx, control, `archiving session ${sessionId}`, () =>
+      archiveSession(files, paths.sessions, record, redactor),
+    );
     await settleItem(
       ctx,
+      control,
       item.id,
       unavailable
         ? { kind: 'released', reason, costUsd: 0 }
@@ -292,6 +304,7 @@ export async function runIteration(
     },
     afterResultGraceMs: config.run.afterResultGrace * 1000,
     maxOutputBytes: config.run.maxOutputBytes,
+    diskLow: () => lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes),
     interruptFile: paths.interruptFile,
     clock,
     tickMs: ctx.timings.tickMs,
@@ -330,13 +343,16 @@ export async function runIteration(
   const end = await supervision.done.finally(unsubscribe);
   ctx.progress?.({ kind: 'ended' });
 
-  const outcome = classify({
+  let outcome = classify({
     exit: end.exit,
     stopReason: end.stopReason,
     summary: end.summary,
     stderrTail: (await readTail(files.stderr, 2048)).text,
     resumed: prepared.resume !== undefined,
   });
+  // An agent that died of a full disk (or was stopped by the check) is not at fault.
+  const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+  if (low !== undefined && outcome.kind !== 'success') outcome = diskFull(low);
   if (outcome.kind === 'interrupted') {
     const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
     if (reason !== '') outcome.message = `interrupted: ${redactor.redact(reason)}`;
@@ -380,15 +396,19 @@ export async function runIteration(
 
   const settled = await settleItem(
     ctx,
+    control,
     item.id,
     settlementFor(outcome, costUsd, end.summary.claudeSessionId),
   );
-  await recordSpend(paths.budget, { costUsd, outcome: outcome.kind, now: clock.now() });
+  await persistently(ctx, control, 'recording the spend', () =>
+    recordSpend(paths.budget, { costUsd, outcome: outcome.kind, now: clock.now() }),
+  );
   if (outcome.kind === 'resume_failed') {
     log.warn('resume_failed', { item: item.id, session: sessionId, resumed: prepared.resume });
   }
-  const preserve = outcome.kind === 'interrupted' || outcome.kind === 'stopped';
-  await archiveSession(files, paths.sessions, record, redactor, {
+  const preserve =
+    outcome.kind === 'interrupted' || outcome.kind === 'disk_full' || outcome.kind === 'stopped';
+  const extras = {
     lastText: end.summary.lastText,
     // What a person (or the resumed session) needs to pick the work up again.
     context: preserve
@@ -407,7 +427,10 @@ export async function runIteration(
           costUsd,
         }
       : undefined,
-  });
+  };
+  await persistently(ctx, control, `archiving session ${sessionId}`, () =>
+    archiveSession(files, paths.sessions, record, redactor, extras),
+  );
   await fsp.rm(paths.currentSession, { force: true });
   log.info('session_ended', {
     item: item.id,

@@ -1,10 +1,12 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { readIfExists, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
+import { lowOnSpace } from '../lib/disk.js';
+import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { checkGate, failureBackoffMs, type RunLimits } from './gates.js';
 import { runIteration } from './iteration.js';
+import { pauseNight } from './persist.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -52,11 +54,12 @@ export async function runLoop(
 
   /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
   const waitUntil = async (until: number, reason: string, event: string) => {
+    // Only for people to read: a full disk must not stop the wait.
     await writeJsonAtomically(paths.waiting, {
       until: new Date(until).toISOString(),
       reason,
       event,
-    });
+    }).catch(() => undefined);
     ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
     try {
       while (control.requested === undefined && ctx.clock.now() < until) {
@@ -67,10 +70,7 @@ export async function runLoop(
     }
   };
 
-  const pause = async (reason: string) => {
-    await writeFileAtomically(paths.interruptFile, `${ctx.redactor.redact(reason)}\n`);
-    ctx.log.error('pausing', { reason });
-  };
+  const pause = (reason: string) => pauseNight(ctx, control, reason);
 
   while (control.requested === undefined) {
     if (options.maxIterations !== undefined && result.sessions >= options.maxIterations) break;
@@ -95,6 +95,12 @@ export async function runLoop(
     if (paused) {
       ctx.log.info('resumed');
       paused = false;
+    }
+    // No item starts without room to record it: a full disk would cost its result.
+    const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+    if (low !== undefined) {
+      await pause(`ralph: ${low}; free some space, then run "ralph resume"`);
+      continue;
     }
 
     const gate = checkGate(options.limits, ctx.clock.now(), result.costUsd);

@@ -5,9 +5,12 @@ import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { archiveSession } from '../archive/finish.js';
 import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
-import { readIfExists } from '../lib/fs.js';
+import { appendPrivate, readIfExists } from '../lib/fs.js';
+import { readArchivedStream } from '../stream/archive-file.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
+import type { StopControl } from './control.js';
+import { persistently } from './persist.js';
 
 const TEMP_FILE = /^(queue|budget|current-session|runner)\.(json|lock)\.\d+$/;
 
@@ -17,7 +20,7 @@ const TEMP_FILE = /^(queue|budget|current-session|runner)\.(json|lock)\.\d+$/;
  * killed, its session is archived as `killed`, and items still `running` are requeued with their
  * attempt counted (at-least-once delivery). Temp files of interrupted atomic writes are removed.
  */
-export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
+export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<void> {
   const { paths } = ctx.workspace;
   const now = ctx.clock.now();
   for (const name of await fsp.readdir(paths.state).catch(() => [] as string[])) {
@@ -50,6 +53,10 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
         ctx.workspace.config.run.killGrace * 1000,
       );
       const files = sessionFiles(paths.sessions, record.sessionId);
+      // The agent may have died mid-line: the fragment is flagged (`truncated`) and ended with
+      // a newline, so the archive is whole lines again.
+      const stream = await readArchivedStream(files.stdout, now);
+      if (!stream.endsWithNewline) await appendPrivate(files.stdout, '\n');
       const archived: SessionRecord = {
         ...record,
         status: 'killed',
@@ -61,8 +68,19 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
           retryable: true,
         },
         killedProcesses: killed,
+        claudeSessionId: record.claudeSessionId ?? stream.summary.claudeSessionId,
+        streamIssues: stream.summary.issues,
+        heartbeat: {
+          ...record.heartbeat,
+          events: stream.summary.events,
+          assistantMessages: stream.summary.assistantMessages,
+          toolCalls: stream.summary.toolCalls,
+          stdoutBytes: stream.bytes,
+        },
       };
-      await archiveSession(files, paths.sessions, archived, ctx.redactor);
+      await persistently(ctx, control, `archiving session ${record.sessionId}`, () =>
+        archiveSession(files, paths.sessions, archived, ctx.redactor),
+      );
       ctx.log.warn('orphan_session_recovered', {
         session: record.sessionId,
         item: record.itemId,
@@ -76,20 +94,22 @@ export async function recoverAfterCrash(ctx: RunnerContext): Promise<void> {
   }
 
   const defaultMax = ctx.workspace.config.defaults.maxAttempts;
-  const requeued = await ctx.queue.update((items) => {
-    const ids: string[] = [];
-    const next = items.map((item) => {
-      if (item.status !== 'running') return item;
-      ids.push(item.id);
-      return reclaim(
-        item,
-        'the runner died while the item ran',
-        item.maxAttempts ?? defaultMax,
-        now,
-      );
-    });
-    return ids.length > 0 ? { items: next, value: ids } : { value: ids };
-  });
+  const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>
+    ctx.queue.update((items) => {
+      const ids: string[] = [];
+      const next = items.map((item) => {
+        if (item.status !== 'running') return item;
+        ids.push(item.id);
+        return reclaim(
+          item,
+          'the runner died while the item ran',
+          item.maxAttempts ?? defaultMax,
+          now,
+        );
+      });
+      return ids.length > 0 ? { items: next, value: ids } : { value: ids };
+    }),
+  );
   if (requeued.length > 0) {
     ctx.log.warn('items_requeued_after_crash', { items: requeued, session: orphanSession });
   }

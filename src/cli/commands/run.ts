@@ -5,7 +5,7 @@ import type { Workspace } from '../../config/workspace.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { ensurePrivateDir, refuseSharedDir } from '../../lib/fs.js';
+import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../../lib/fs.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { Redactor } from '../../lib/redact.js';
 import type { Item } from '../../queue/item.js';
@@ -141,6 +141,7 @@ export async function runCommand(
   for (const dir of [paths.state, paths.sessions]) {
     await ensurePrivateDir(dir);
     await refuseSharedDir(dir);
+    await refuseUnwritableDir(dir);
   }
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   const control = new StopControl();
@@ -169,6 +170,14 @@ export async function runCommand(
       wait,
       files: new FileCache(),
       progress: display.progress,
+      onWedged: (operation, afterMs) => {
+        // The loop is stuck on a promise that will never settle: nothing else can end the run.
+        const message = `watchdog: ${operation} made no progress for ${afterMs / 1000} s; ralph exits so that it can be restarted`;
+        log.error('watchdog', { operation, afterMs });
+        display.close();
+        output.err(`ralph: ${message}`);
+        process.exit(ExitCode.internal);
+      },
     };
     if (workspace.config.yolo) {
       log.warn('yolo', {
@@ -176,7 +185,10 @@ export async function runCommand(
           'PERMISSION CHECKS ARE OFF: every session runs with --dangerously-skip-permissions ("yolo": true)',
       });
     }
-    await recoverAfterCrash(ctx);
+    // A queue broken before the run is the operator's to fix now (exit 4, file untouched); one
+    // broken during the run is quarantined and waited for (SPEC: nothing overwritten).
+    await ctx.queue.read();
+    await recoverAfterCrash(ctx, control);
     const budget = await startRun(paths.budget, {
       now: clock.now(),
       maxIterations,

@@ -1,0 +1,138 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ContentionError, CorruptStateError, isErrnoException } from '../lib/errors.js';
+import { writeFileAtomically } from '../lib/fs.js';
+import type { RunnerContext } from './context.js';
+import type { StopControl } from './control.js';
+
+/** Failures of the file system that a person can fix: the night holds instead of crashing. */
+const FIXABLE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES', 'EPERM']);
+
+type Fault = 'corrupt' | 'disk' | 'contention';
+
+function faultOf(error: unknown): Fault | undefined {
+  if (error instanceof CorruptStateError) return 'corrupt';
+  if (error instanceof ContentionError) return 'contention';
+  if (isErrnoException(error) && FIXABLE_CODES.has(error.code ?? '')) return 'disk';
+  return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fsp.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Runs one state or archive operation of the loop (a claim, a settlement, an archive write)
+ * until it succeeds, under the watchdog. A full disk, a read-only mount or a queue file that
+ * someone broke pauses the night with the reason and waits for the operator; contention on a
+ * lock is waited out. Anything else is a bug and is thrown. Ends early only when the runner
+ * is stopped, by throwing the last error.
+ */
+export async function persistently<T>(
+  ctx: RunnerContext,
+  control: StopControl,
+  operation: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  for (let held = false; ;) {
+    try {
+      const value = await underWatchdog(ctx, operation, run());
+      if (held) ctx.log.info('state_recovered', { operation });
+      return value;
+    } catch (error) {
+      const fault = faultOf(error);
+      if (fault === undefined || control.requested !== undefined) throw error;
+      held = true;
+      await hold(ctx, control, operation, fault, messageOf(error));
+    }
+  }
+}
+
+/** Awaits `promise`; one that outlives `run.watchdog` means the runner is wedged (`onWedged`). */
+async function underWatchdog<T>(
+  ctx: RunnerContext,
+  operation: string,
+  promise: Promise<T>,
+): Promise<T> {
+  const limitMs = ctx.workspace.config.run.watchdog * 1000;
+  if (limitMs <= 0) return promise;
+  const timer = setTimeout(() => ctx.onWedged(operation, limitMs), limitMs);
+  try {
+    return await promise;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function hold(
+  ctx: RunnerContext,
+  control: StopControl,
+  operation: string,
+  fault: Fault,
+  message: string,
+): Promise<void> {
+  const { paths, config } = ctx.workspace;
+  const pollMs = config.run.pollInterval * 1000;
+  if (fault === 'contention') {
+    ctx.log.warn('state_contention', { operation, error: message });
+    await ctx.wait({ ms: pollMs, signal: control.signal });
+    return;
+  }
+  let reason = `ralph: ${operation} failed: ${message}`;
+  if (fault === 'corrupt') {
+    const kept = await ctx.queue
+      .quarantine(paths.quarantine, ctx.clock.now())
+      .catch((error: unknown) => ({ error: messageOf(error) }));
+    ctx.log.error('queue_quarantined', { operation, ...kept });
+    const where = [
+      'copy' in kept && kept.copy !== undefined ? `a copy of the bad file is ${kept.copy}` : '',
+      'lastGood' in kept && kept.lastGood !== undefined
+        ? `the last valid queue is ${kept.lastGood}`
+        : '',
+    ].filter((s) => s !== '');
+    reason += `\n${where.join('; ')}${where.length > 0 ? '. ' : ''}Nothing was written. Repair or restore ${paths.queue}, then run "ralph resume".`;
+  } else {
+    reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
+  }
+  await pauseNight(ctx, control, reason);
+  while (control.requested === undefined && (await exists(paths.interruptFile))) {
+    await ctx.wait({
+      ms: pollMs,
+      watchDir: paths.state,
+      names: [path.basename(paths.interruptFile)],
+      signal: control.signal,
+    });
+  }
+}
+
+/**
+ * Pauses the night: writes the interrupt file with the reason (redacted) and logs it. On a full
+ * disk the file cannot be written at once, so it is tried again every poll interval until it
+ * is, or the runner is stopped: the pause is always visible, and always cleared the same way.
+ */
+export async function pauseNight(
+  ctx: RunnerContext,
+  control: StopControl,
+  reason: string,
+): Promise<void> {
+  const { paths, config } = ctx.workspace;
+  const text = `${ctx.redactor.redact(reason)}\n`;
+  ctx.log.error('pausing', { reason });
+  for (;;) {
+    try {
+      await writeFileAtomically(paths.interruptFile, text);
+      return;
+    } catch (error) {
+      if (control.requested !== undefined) return;
+      ctx.log.error('pause_write_failed', { error: messageOf(error) });
+      await ctx.wait({ ms: config.run.pollInterval * 1000, signal: control.signal });
+    }
+  }
+}
