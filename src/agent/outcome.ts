@@ -77,7 +77,7 @@ function failure(kind: OutcomeKind, message: string, extra: Partial<Outcome> = {
 
 /**
  * A session cut short by a full disk: not the item's fault (its attempt is given back, it resumes
- * first), and nothing more can run until someone frees space, so the night pauses.
+ * first). The loop's free-space check pauses the night if the disk is still full by then.
  */
 export function diskFull(message: string): Outcome {
   return {
@@ -86,7 +86,6 @@ export function diskFull(message: string): Outcome {
     message: `interrupted: ${message}`,
     retryable: true,
     countsAsFailure: false,
-    pauseReason: `ralph: ${message}; free some space, then run "ralph resume"`,
   };
 }
 

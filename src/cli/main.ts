@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { RalphError } from '../lib/errors.js';
+import { isErrnoException, RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from './version.js';
+
+/** Errors of the file system that name a fault of the machine, not of ralph. */
+const IO_CODES = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM']);
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -230,6 +233,11 @@ export async function main(
     if (error instanceof RalphError) {
       output.err(`ralph: ${error.message}`);
       return error.exitCode;
+    }
+    if (isErrnoException(error) && IO_CODES.has(error.code ?? '')) {
+      // The machine's doing, not a bug: say what the file system refused.
+      output.err(`ralph: ${error.message}`);
+      return ExitCode.ioError;
     }
     output.err(
       `ralph: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +

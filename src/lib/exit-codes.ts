@@ -6,6 +6,8 @@ export const ExitCode = {
   locked: 3,
   corruptState: 4,
   agentUnavailable: 5,
+  /** The file system refused (read-only, full, permissions): EX_IOERR. */
+  ioError: 74,
   /** A bug in ralph, or a runner wedged past its watchdog (EX_SOFTWARE). */
   internal: 70,
 } as const;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -19,6 +20,12 @@ interface Fingerprint {
   size: number;
   mtimeMs: number;
 }
+
+/** The lock was taken from this writer mid-change; the change was not written. */
+class LockLostError extends ContentionError {}
+
+/** How many times a change is made again after its lock was taken from it. */
+const LOCK_LOST_RETRIES = 3;
 
 const EMPTY: QueueFile = { version: 0, items: [] };
 /** How long to wait for a half-written file (an editor saving) before calling it malformed. */
@@ -44,8 +51,22 @@ export class QueueStore {
     return (await this.readWithFingerprint()).queue;
   }
 
-  /** Runs `mutate` on the current items under the lock and writes the result, if any. */
+  /**
+   * Runs `mutate` on the current items under the lock and writes the result, if any. A lock
+   * taken from us while we held it (our event loop stalled past `stale`) refuses the write, and
+   * the whole change is made again under a new lock: the other writer's change is kept.
+   */
   async update<T>(mutate: (items: Item[]) => QueueChange<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.updateUnderLock(mutate);
+      } catch (error) {
+        if (!(error instanceof LockLostError) || attempt >= LOCK_LOST_RETRIES) throw error;
+      }
+    }
+  }
+
+  private async updateUnderLock<T>(mutate: (items: Item[]) => QueueChange<T>): Promise<T> {
     let compromised: Error | undefined;
     const release = await this.lock((error) => {
       compromised = error;
@@ -56,7 +77,7 @@ export class QueueStore {
         const change = mutate(queue.items.slice());
         if (change.items === undefined) return change.value;
         if (compromised !== undefined) {
-          throw new ContentionError(
+          throw new LockLostError(
             `lost the lock on ${this.file} (${compromised.message}); nothing written`,
           );
         }
@@ -69,8 +90,11 @@ export class QueueStore {
         await writeFileAtomically(this.file, text);
         this.lastGood = text;
         // Written after the queue: a crash in between leaves an old digest, which only costs a
-        // full validation on the next read.
-        await writeFileAtomically(this.digestFile, digest(text));
+        // full validation on the next read. Only an optimisation: the change is made whatever
+        // happens to it, and a digest that could not be written is removed, never left stale.
+        await writeFileAtomically(this.digestFile, digest(text)).catch(() =>
+          fsp.rm(this.digestFile, { force: true }).catch(() => undefined),
+        );
         return change.value;
       }
     } finally {
@@ -100,6 +124,8 @@ export class QueueStore {
   }
 
   private async lock(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+    // The lock would retry a read-only or forbidden directory for half a minute: fail at once.
+    await fsp.access(path.dirname(this.file), fsConstants.W_OK);
     try {
       return await lockfile.lock(this.file, {
         realpath: false,

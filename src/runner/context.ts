@@ -36,6 +36,8 @@ export interface RunnerContext {
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */
   files: FileCache;
+  /** Set when another runner took the workspace lock (this one stalled past its stale time). */
+  lockLost: () => Error | undefined;
   /**
    * Called when a state or archive operation outlives `run.watchdog`: the runner is wedged (a
    * hung mount, say) and must end rather than hang all night. Does not return.

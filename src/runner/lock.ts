@@ -15,6 +15,8 @@ export interface RunnerIdentity {
 /** The held workspace lock. */
 export interface RunnerLock {
   identity: RunnerIdentity;
+  /** The dead runner whose lock was taken over, if one was (`unknown` when it left no name). */
+  reclaimedFrom?: RunnerIdentity | 'unknown';
   /** Set when another process took the lock from us (our event loop stalled past `stale`). */
   compromised(): Error | undefined;
   release(): Promise<void>;
@@ -49,6 +51,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
     },
   };
   let release: () => Promise<void>;
+  let reclaimedFrom: RunnerIdentity | 'unknown' | undefined;
   try {
     release = await lockfile.lock(file, options);
   } catch (error) {
@@ -61,6 +64,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
       );
     }
     // The holder died without releasing: its lock directory is left over.
+    reclaimedFrom = holder ?? 'unknown';
     await fsp.rm(`${file}.lock`, { recursive: true, force: true });
     try {
       release = await lockfile.lock(file, options);
@@ -71,6 +75,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
   await writeJsonAtomically(file, identity);
   return {
     identity,
+    reclaimedFrom,
     compromised: () => compromised,
     release: async () => {
       await release().catch(() => undefined);

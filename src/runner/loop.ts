@@ -73,6 +73,13 @@ export async function runLoop(
   const pause = (reason: string) => pauseNight(ctx, control, reason);
 
   while (control.requested === undefined) {
+    const lost = ctx.lockLost();
+    if (lost !== undefined) {
+      // Two runners must never claim from one queue: the one that stalled gives way.
+      ctx.log.error('runner_lock_lost', { error: lost.message });
+      result.ended = 'another runner took the workspace lock';
+      break;
+    }
     if (options.maxIterations !== undefined && result.sessions >= options.maxIterations) break;
     if (await exists(paths.pauseAfterCurrent)) {
       await fsp.rename(paths.pauseAfterCurrent, paths.interruptFile);

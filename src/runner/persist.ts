@@ -56,7 +56,7 @@ export async function persistently<T>(
 }
 
 /** Awaits `promise`; one that outlives `run.watchdog` means the runner is wedged (`onWedged`). */
-async function underWatchdog<T>(
+export async function underWatchdog<T>(
   ctx: RunnerContext,
   operation: string,
   promise: Promise<T>,

@@ -70,7 +70,7 @@ export type StreamEvent =
 /** A line the parser could not use; the archive still holds its bytes. */
 export interface StreamIssue {
   kind: 'issue';
-  issue: 'invalid_json' | 'schema' | 'oversize' | 'truncated' | 'too_deep';
+  issue: 'invalid_json' | 'schema' | 'oversize' | 'truncated' | 'too_deep' | 'invalid_utf8';
   detail: string;
   bytes: number;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { parseLine, toEvent, type StreamEvent, type StreamIssue } from './events.js';
 import { LineSplitter } from './lines.js';
 import { DEFAULT_SKIM_LIMITS, JsonSkimmer, type SkimLimits } from './skim.js';
@@ -28,6 +29,15 @@ export class StreamParser {
     this.splitter = new LineSplitter(
       {
         line: (bytes) => {
+          // The bytes are archived as they are; the decoded text has U+FFFD in their place.
+          if (!isUtf8(bytes)) {
+            this.emit({
+              kind: 'issue',
+              issue: 'invalid_utf8',
+              detail: 'invalid UTF-8 replaced by U+FFFD',
+              bytes: bytes.length,
+            });
+          }
           const parsed = parseLine(bytes);
           if (parsed !== undefined) this.emit(parsed);
         },

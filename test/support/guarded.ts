@@ -5,19 +5,22 @@ import { sessionSurvivors } from './processes.js';
 import { FAKE_CLAUDE, makeWorkspace, readSessions } from './workspace.js';
 
 /** A workspace with the fake claude and short graces, for guard tests. */
-export async function guardedWorkspace(config: Record<string, unknown> = {}) {
-  const root = await makeWorkspace({
-    claude: { command: [FAKE_CLAUDE] },
-    run: {
-      killGrace: '0.3s',
-      afterResultGrace: '0.5s',
-      failureBackoffCap: 0,
-      maxConsecutiveFailures: 0,
-      pollInterval: '0.5s',
-      limitMargin: 0,
+export async function guardedWorkspace(config: Record<string, unknown> = {}, at?: string) {
+  const root = await makeWorkspace(
+    {
+      claude: { command: [FAKE_CLAUDE] },
+      run: {
+        killGrace: '0.3s',
+        afterResultGrace: '0.5s',
+        failureBackoffCap: 0,
+        maxConsecutiveFailures: 0,
+        pollInterval: '0.5s',
+        limitMargin: 0,
+      },
+      ...config,
     },
-    ...config,
-  });
+    at,
+  );
   const env = {
     FAKE_CLAUDE_CALLS: path.join(root, 'calls.jsonl'),
     FAKE_CLAUDE_LEDGER: path.join(root, 'ledger.txt'),

@@ -21,8 +21,11 @@ export async function tempDir(prefix = 'ralph-test-'): Promise<string> {
 }
 
 /** A workspace made by `ralph init`, with config overrides merged in. */
-export async function makeWorkspace(config: Record<string, unknown> = {}): Promise<string> {
-  const root = await tempDir();
+export async function makeWorkspace(
+  config: Record<string, unknown> = {},
+  at?: string,
+): Promise<string> {
+  const root = at ?? (await tempDir());
   const output = captureOutput();
   const code = await main(['node', 'ralph', 'init', root], output);
   if (code !== 0) throw new Error(`init failed: ${output.text()}`);

@@ -155,7 +155,10 @@ describe('StreamParser robustness', () => {
       Buffer.from([0xc3, 0x28]),
       Buffer.from('"}]}}\n'),
     ]);
-    expect(parse([invalid])[0]).toMatchObject({ kind: 'assistant', texts: ['a\ufffd('] });
+    expect(parse([invalid])).toMatchObject([
+      { kind: 'issue', issue: 'invalid_utf8' },
+      { kind: 'assistant', texts: ['a\ufffd('] },
+    ]);
   });
 });
 

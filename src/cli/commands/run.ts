@@ -21,6 +21,7 @@ import { parseDeadline, type RunLimits } from '../../runner/gates.js';
 import { waitForChange, type Wait } from '../../runner/wait.js';
 import { CronSchema } from '../../config/schema.js';
 import { prepareSession } from '../../runner/prepare.js';
+import { underWatchdog } from '../../runner/persist.js';
 import { recoverAfterCrash } from '../../runner/recover.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -170,15 +171,20 @@ export async function runCommand(
       wait,
       files: new FileCache(),
       progress: display.progress,
+      lockLost: () => lock.compromised(),
       onWedged: (operation, afterMs) => {
-        // The loop is stuck on a promise that will never settle: nothing else can end the run.
-        const message = `watchdog: ${operation} made no progress for ${afterMs / 1000} s; ralph exits so that it can be restarted`;
+        const message = `watchdog: ${operation} made no progress for ${afterMs / 1000} s; ralph ends itself so that it can be restarted`;
         log.error('watchdog', { operation, afterMs });
         display.close();
         output.err(`ralph: ${message}`);
-        process.exit(ExitCode.internal);
+        // A hung file system call cannot be cancelled, and a normal exit waits for it: SIGKILL
+        // is the one way out. The next start recovers as after any crash.
+        process.kill(process.pid, 'SIGKILL');
       },
     };
+    if (lock.reclaimedFrom !== undefined) {
+      log.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
+    }
     if (workspace.config.yolo) {
       log.warn('yolo', {
         message:
@@ -187,7 +193,7 @@ export async function runCommand(
     }
     // A queue broken before the run is the operator's to fix now (exit 4, file untouched); one
     // broken during the run is quarantined and waited for (SPEC: nothing overwritten).
-    await ctx.queue.read();
+    await underWatchdog(ctx, 'reading the queue', ctx.queue.read());
     await recoverAfterCrash(ctx, control);
     const budget = await startRun(paths.budget, {
       now: clock.now(),

@@ -1,0 +1,61 @@
+// T02, kill -9 chaos: the built runner is SIGKILLed at random moments over a mixed queue and
+// restarted until the queue drains; nothing may be lost, stuck or left running.
+// CHAOS_ITEMS and CHAOS_KILLS scale it (npm run test:stress: 300 items, up to 200 kills).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { guardedWorkspace } from '../support/guarded.js';
+import { checkInvariants, recordFigures, scale, snapshot, startRunner } from './harness.js';
+
+const ITEMS = scale('CHAOS_ITEMS', 40);
+const KILLS = scale('CHAOS_KILLS', 20);
+const BEHAVIOURS = ['ok', 'slow ms=150', 'slow ms=900', 'fail-once', 'ok'];
+
+describe('T02 kill -9 chaos', () => {
+  it(`loses nothing over ${ITEMS} items and up to ${KILLS} kills`, async () => {
+    const { root, env } = await guardedWorkspace({
+      run: { maxConsecutiveFailures: 0, failureBackoffCap: 0, killGrace: '0.2s' },
+    });
+    const items = Array.from({ length: ITEMS }, (_, i) => ({
+      id: `c${i}`,
+      title: `chaos ${i}`,
+      body: `#behave: ${BEHAVIOURS[i % BEHAVIOURS.length]}`,
+      maxAttempts: 50,
+      createdAt: new Date(Date.now() + i).toISOString(),
+    }));
+    const queueFile = path.join(root, 'state', 'queue.json');
+    fs.writeFileSync(queueFile, JSON.stringify({ version: 1, items }));
+    const before = snapshot(root);
+    let kills = 0;
+    for (let round = 0; round < KILLS + 50; round++) {
+      const runner = startRunner(root, env);
+      const timer =
+        kills < KILLS
+          ? setTimeout(() => runner.child.kill('SIGKILL'), 300 + Math.random() * 1200)
+          : undefined;
+      const { code, signal } = await runner.exited;
+      clearTimeout(timer);
+      if (signal === 'SIGKILL') kills++;
+      else if (code === 0) break;
+      else throw new Error(`the runner exited with ${code}: ${runner.stderr()}`);
+      // Retries wait for their backoff: let the retry times pass, under the runner's own rules
+      // (no runner is alive now, and the file is rewritten atomically).
+      const queue = JSON.parse(fs.readFileSync(queueFile, 'utf8')) as {
+        items: { retryAfter?: string }[];
+      };
+      if (queue.items.some((i) => i.retryAfter !== undefined)) {
+        for (const item of queue.items) delete item.retryAfter;
+        fs.writeFileSync(`${queueFile}.new`, JSON.stringify(queue, null, 2));
+        fs.renameSync(`${queueFile}.new`, queueFile);
+      }
+    }
+    const report = await checkInvariants(root, {
+      ids: items.map((i) => i.id),
+      before,
+      cleanExit: true,
+      terminal: ['done'],
+    });
+    recordFigures({ scenario: 'T02 kill -9 chaos', items: ITEMS, kills, ...report });
+    expect(report.problems).toEqual([]);
+  }, 900_000);
+});

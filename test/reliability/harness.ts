@@ -1,0 +1,292 @@
+// The reliability harness: a driver that runs the built CLI as a real process, the invariant
+// checker run after every scenario (RELIABILITY.md I1-I7), a scan for leaked secrets, and the
+// figures each scenario reports for the table printed at the end of the run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { SESSION_MARKER } from '../../src/agent/env.js';
+import { SessionRecordSchema } from '../../src/archive/record.js';
+import { QueueFileSchema } from '../../src/queue/item.js';
+import { sessionSurvivors } from '../support/processes.js';
+import { ledger, logEvents } from '../support/guarded.js';
+import { RALPH_BIN, listFiles, readSessions } from '../support/workspace.js';
+
+/** A count from the environment (the stress run raises them), or the fast default. */
+export function scale(name: string, fast: number): number {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fast;
+}
+
+/** The figures a scenario reports; the global teardown prints them as a table. */
+export interface Figures {
+  scenario: string;
+  items?: number;
+  kills?: number;
+  lost?: number;
+  stuck?: number;
+  duplicates?: number;
+  orphans?: number;
+  leakedSecrets?: number;
+  badInputs?: number;
+}
+
+export function recordFigures(figures: Figures & { problems?: string[] }): void {
+  const file = inject('figuresFile');
+  const { problems: _problems, ...counts } = figures;
+  if (file !== undefined) fs.appendFileSync(file, `${JSON.stringify(counts)}\n`);
+}
+
+/** The built CLI as a real child process on a workspace. */
+export interface RunnerProcess {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+  /** What it printed on stdout (log entries as JSON lines when not on a terminal). */
+  stdout: () => string;
+}
+
+export function startRunner(
+  root: string,
+  env: Record<string, string>,
+  args: string[] = ['run', '--drain'],
+): RunnerProcess {
+  const child = spawn(process.execPath, [RALPH_BIN, '-C', root, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited, stderr: () => stderr, stdout: () => stdout };
+}
+
+/** Names of files the fake claude and the tests keep in the workspace root. */
+const HARNESS_FILES =
+  /^(ledger\.txt|calls\.jsonl|.*\.count|.*\.pid|.*\.sha256|secret\.txt|gate.*)$/;
+
+/** Paths and stats of the workspace's files outside the state and archive directories (I7). */
+export function snapshot(root: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const file of listFiles(root)) {
+    if (file.startsWith('state/') || file.startsWith('docs/sessions/')) continue;
+    if (HARNESS_FILES.test(path.basename(file))) continue;
+    const stat = fs.statSync(path.join(root, file));
+    map.set(file, `${stat.size}:${stat.mtimeMs}`);
+  }
+  return map;
+}
+
+export interface InvariantOptions {
+  /** Every id enqueued. */
+  ids: string[];
+  /** The workspace before the scenario (I7). */
+  before?: Map<string, string>;
+  /** The runner exited cleanly: no lock directories, no current session (I5). */
+  cleanExit?: boolean;
+  /** Statuses that count as finished; default done, failed and cancelled. */
+  terminal?: string[];
+  /** Check the attempt fence of the ledger (I2); off for behaviours that skip `done`. */
+  fence?: boolean;
+}
+
+export interface InvariantReport {
+  lost: number;
+  stuck: number;
+  duplicates: number;
+  orphans: number;
+  problems: string[];
+}
+
+/** RELIABILITY.md I1-I7 on a workspace after a scenario. */
+export async function checkInvariants(
+  root: string,
+  options: InvariantOptions,
+): Promise<InvariantReport> {
+  const problems: string[] = [];
+  const state = path.join(root, 'state');
+  const sessionsDir = path.join(root, 'docs', 'sessions');
+
+  // I5 (first: the rest reads these files): every state file valid.
+  const queueText = fs.readFileSync(path.join(state, 'queue.json'), 'utf8');
+  const queue = QueueFileSchema.safeParse(JSON.parse(queueText));
+  if (!queue.success) {
+    problems.push(`I5 queue.json invalid: ${queue.error.message}`);
+    return { lost: options.ids.length, stuck: 0, duplicates: 0, orphans: 0, problems };
+  }
+  const records = readSessions(root);
+  for (const record of records) {
+    const parsed = SessionRecordSchema.safeParse(record);
+    if (!parsed.success) problems.push(`I5 session ${String(record.sessionId)} record invalid`);
+  }
+  for (const name of ['budget.json', 'waiting.json']) {
+    const file = path.join(state, name);
+    if (fs.existsSync(file)) {
+      try {
+        JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch {
+        problems.push(`I5 ${name} is not JSON`);
+      }
+    }
+  }
+  const index = path.join(sessionsDir, 'index.jsonl');
+  if (fs.existsSync(index)) {
+    for (const line of fs.readFileSync(index, 'utf8').split('\n').filter(Boolean)) {
+      try {
+        JSON.parse(line);
+      } catch {
+        problems.push(`I5 index.jsonl line is not JSON: ${line.slice(0, 80)}`);
+      }
+    }
+  }
+  for (const dir of [state, sessionsDir]) {
+    for (const name of fs.readdirSync(dir)) {
+      if (/\.\d+$/.test(name)) problems.push(`I5 temp file left: ${name}`);
+      if (options.cleanExit === true && name.endsWith('.lock.lock'))
+        problems.push(`I5 lock left after a clean exit: ${name}`);
+    }
+  }
+  if (options.cleanExit === true && fs.existsSync(path.join(state, 'current-session.json')))
+    problems.push('I5 current-session.json left after a clean exit');
+
+  // I1: every id exactly once, finished.
+  const terminal = new Set(options.terminal ?? ['done', 'failed', 'cancelled']);
+  const items = queue.data.items;
+  const seen = new Map<string, number>();
+  for (const item of items) seen.set(item.id, (seen.get(item.id) ?? 0) + 1);
+  let lost = 0;
+  let stuck = 0;
+  for (const id of options.ids) {
+    const count = seen.get(id) ?? 0;
+    if (count === 0) lost++;
+    if (count > 1) problems.push(`I1 ${id} appears ${count} times`);
+  }
+  for (const item of items) {
+    if (!terminal.has(item.status)) {
+      stuck++;
+      problems.push(`I1 ${item.id} is ${item.status}`);
+    }
+  }
+  if (lost > 0) problems.push(`I1 ${lost} items lost`);
+
+  // I2 and I3: the ledger against the recorded attempts and claims.
+  const lines = ledger(root).map((line) => line.split(' '));
+  let duplicates = 0;
+  for (const item of items) {
+    const starts = lines.filter(([what, id]) => what === 'start' && id === item.id).length;
+    if (starts > item.sessions.length)
+      problems.push(`I3 ${item.id}: ${starts} starts for ${item.sessions.length} claims`);
+    duplicates += Math.max(0, starts - 1);
+    if (options.fence !== false && item.status === 'done') {
+      const fenced = lines.some(
+        ([what, id, attempt]) =>
+          what === 'done' && id === item.id && Number(attempt) === item.attempts,
+      );
+      if (!fenced) problems.push(`I2 ${item.id}: no ledger done for attempt ${item.attempts}`);
+    }
+  }
+
+  // I4: nothing of any session alive.
+  let orphans = 0;
+  for (const sessionId of new Set(items.flatMap((item) => item.sessions))) {
+    const alive = await sessionSurvivors(sessionId);
+    orphans += alive.length;
+    if (alive.length > 0) problems.push(`I4 session ${sessionId} has ${SESSION_MARKER} survivors`);
+  }
+
+  // I6: archives whole, byte for byte.
+  for (const record of records) {
+    const id = String(record.sessionId);
+    const file = path.join(sessionsDir, `${id}.ndjson`);
+    if (!fs.existsSync(file)) continue;
+    const bytes = fs.readFileSync(file);
+    const heartbeat = record.heartbeat as { stdoutBytes?: number } | undefined;
+    const issues = (record.streamIssues ?? {}) as Record<string, number>;
+    const repaired = issues.truncated !== undefined && record.status === 'killed' ? 1 : 0;
+    if (
+      heartbeat?.stdoutBytes !== undefined &&
+      heartbeat.stdoutBytes !== bytes.length - repaired &&
+      record.stopReason !== 'output_limit'
+    )
+      problems.push(`I6 ${id}: ${bytes.length} bytes archived, ${heartbeat.stdoutBytes} read`);
+    const flagged = Object.values(issues).reduce((a, b) => a + b, 0);
+    const bad = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .filter((line) => {
+        try {
+          JSON.parse(line);
+          return false;
+        } catch {
+          return true;
+        }
+      }).length;
+    if (bad > flagged) problems.push(`I6 ${id}: ${bad} bad lines, ${flagged} flagged`);
+    const own = path.join(root, `${id}.sha256`);
+    if (fs.existsSync(own)) {
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      if (sha !== fs.readFileSync(own, 'utf8'))
+        problems.push(`I6 ${id}: archive sha256 differs from the child's`);
+    }
+  }
+
+  // I7: nothing written outside the state and archive directories.
+  if (options.before !== undefined) {
+    const after = snapshot(root);
+    for (const [file, stat] of after) {
+      if (options.before.get(file) !== stat) problems.push(`I7 ${file} was written`);
+    }
+  }
+  return { lost, stuck, duplicates, orphans, problems };
+}
+
+/** The forms a secret may take in text: raw, base64 at each alignment, JSON- and URL-escaped. */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
+  for (const prefix of ['', 'x', 'xy']) {
+    // The stable middle of the base64 of the secret after `prefix.length` bytes.
+    const encoded = Buffer.from(prefix + secret).toString('base64');
+    const skip = Math.ceil((prefix.length * 4) / 3) + 2;
+    forms.add(encoded.slice(skip, encoded.length - 4));
+  }
+  return [...forms].filter((form) => form.length >= 8);
+}
+
+/**
+ * Counts the forms of `secrets` found in the files ralph writes for people: the log, session
+ * records, summaries, contexts and the index. The raw `.ndjson`/`.err` archive is evidence
+ * and keeps the agent's bytes (0600 in a 0700 directory); `extraText` adds rendered output.
+ */
+export function countLeaks(root: string, secrets: string[], extraText: string[] = []): number {
+  const texts = [...extraText];
+  for (const dir of ['state', 'docs/sessions']) {
+    for (const file of listFiles(path.join(root, dir))) {
+      if (/\.(ndjson|err)$/.test(file)) continue;
+      texts.push(fs.readFileSync(path.join(root, dir, file), 'utf8'));
+    }
+  }
+  let leaks = 0;
+  for (const secret of secrets)
+    for (const form of secretForms(secret))
+      for (const text of texts) if (text.includes(form)) leaks++;
+  return leaks;
+}
+
+/** Resident set size and open descriptors of a process, from /proc. */
+export function processUsage(pid: number): { rssBytes: number; fds: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return { rssBytes: Number(rss ?? 0) * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
+  } catch {
+    return undefined;
+  }
+}
+
+export { logEvents };
