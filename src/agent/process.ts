@@ -99,7 +99,15 @@ export interface StopGraces {
   afterTerminate: number;
 }
 
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+// Referenced timers: during a reap they may be all that keeps the runner's event loop alive.
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `promise`, or nothing after `ms`; the timer is cleared so it never holds the process. */
+async function orTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /**
  * Stops an agent: SIGINT to its group, then SIGTERM, then SIGKILL, each after its grace unless
@@ -123,7 +131,7 @@ export async function stopAgent(
     signalQuietly(-child.pid, signal);
     last = signal;
     if (signal === 'SIGKILL') break;
-    await Promise.race([child.exited, wait(grace)]);
+    await orTimeout(child.exited, grace);
   }
   if (!child.hasExited()) await child.exited;
   return last;

@@ -3,7 +3,13 @@ import { constants as fsConstants } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { ContentionError, CorruptStateError, InputError, isErrnoException } from '../lib/errors.js';
+import {
+  ContentionError,
+  CorruptStateError,
+  InputError,
+  RalphError,
+  isErrnoException,
+} from '../lib/errors.js';
 import { ensurePrivateDir, parseJsonText, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues, issuePath } from '../lib/validation.js';
 import { QueueFileSchema, type Item, type QueueFile } from './item.js';
@@ -144,7 +150,10 @@ export class QueueStore {
 
   private async fingerprint(): Promise<Fingerprint | undefined> {
     try {
-      const stat = await fsp.stat(this.file);
+      const stat = await fsp.lstat(this.file);
+      // Never read or write through a planted link (its target would leak into error messages).
+      if (stat.isSymbolicLink())
+        throw new RalphError(`${this.file} is a symbolic link; ralph does not follow links`);
       return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {
       if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
