@@ -153,7 +153,7 @@ export class QueueStore {
       const stat = await fsp.lstat(this.file);
       // Never read or write through a planted link (its target would leak into error messages).
       if (stat.isSymbolicLink())
-        throw new RalphError(`${this.file} is a symbolic link; ralph does not follow links`);
+        throw new RalphError(`${this.file} is a symbolic link; ralph does not write through links`);
       return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {
       if (isErrnoException(error) && error.code === 'ENOENT') return undefined;

@@ -121,11 +121,11 @@ describe('B. faults', () => {
     fs.writeFileSync(path.join(root, 'state', 'budget.json.42'), '');
     let failing = false;
     const realFsync = fs.fsync;
-    vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, callback: (e: Error | null) => void) => {
+    vi.spyOn(fs, 'fsync').mockImplementation((fd: number, callback: (e: Error | null) => void) => {
       if (!failing) return realFsync(fd, callback);
       const error = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', errno: -5 });
       process.nextTick(callback, error);
-    }) as typeof fs.fsync);
+    });
     const queueBefore = () => fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8');
     const running = ralph(root, ['run', '--drain'], env);
     await eventually(() => Promise.resolve(ledger(root).length > 0), 20_000, 'the agent');
@@ -197,7 +197,8 @@ describe('B. faults', () => {
         expect(code, runner.stderr()).toBe(0);
         const [flooded, resumed] = readSessions(root);
         expect(flooded).toMatchObject({ status: 'interrupted', outcome: { kind: 'disk_full' } });
-        expect(resumed).toMatchObject({ status: 'completed', resumedFrom: expect.any(String) });
+        expect(resumed).toMatchObject({ status: 'completed' });
+        expect(typeof resumed?.resumedFrom).toBe('string');
         expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
         const report = await checkInvariants(root, { ids: ['f'], before, cleanExit: true });
         expect(report.problems).toEqual([]);
@@ -382,10 +383,8 @@ describe('B. faults', () => {
       ['p', 'failed'],
       ['ok', 'done'],
     ]);
-    expect(readQueue(root).items[0]).toMatchObject({
-      attempts: 3,
-      lastError: expect.stringMatching(/runner died/),
-    });
+    expect(readQueue(root).items[0]).toMatchObject({ attempts: 3 });
+    expect(String(readQueue(root).items[0]?.lastError)).toMatch(/runner died/);
     const report = await checkInvariants(root, { ids: ['p', 'ok'], cleanExit: true });
     recordFigures({ scenario: 'T32 poison item', items: 2, kills, ...report });
     expect(report.problems).toEqual([]);

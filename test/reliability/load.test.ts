@@ -4,9 +4,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
+import type { Wait } from '../../src/runner/wait.js';
+import { fakeTime } from '../support/fake-time.js';
 import { guardedWorkspace } from '../support/guarded.js';
+import { captureOutput } from '../support/output.js';
 import { waitUntil } from '../support/wait.js';
-import { RALPH_BIN, readQueue } from '../support/workspace.js';
+import { RALPH_BIN, listFiles, ralph, readQueue, readSessions } from '../support/workspace.js';
 import {
   checkInvariants,
   processUsage,
@@ -113,4 +117,49 @@ describe('A. load', () => {
       expect(versions[i]).toBeGreaterThanOrEqual(versions[i - 1] ?? 0);
     expect(results.map((r) => r.stderr).join('')).not.toMatch(/compromised|lost the lock/i);
   }, 1_800_000);
+
+  it('T05 keeps a half-hourly schedule over 8 compressed hours, a missed stretch firing once', async () => {
+    const cap = 8 * 1024;
+    // A long poll: the fake clock jumps straight to each next run instead of every half second.
+    const { root, env } = await guardedWorkspace({
+      log: { maxBytes: cap },
+      run: { pollInterval: '1h', maxConsecutiveFailures: 0 },
+    });
+    await ralph(root, ['add', 'half-hourly', '--id', 'cron', '--schedule', '*/30 * * * *'], env);
+    for (let i = 0; i < 20; i++) await ralph(root, ['add', `queued ${i}`, '--id', `q${i}`], env);
+    const start = Date.parse('2026-11-23T00:00:00Z');
+    const time = fakeTime(start);
+    // The machine sleeps from 3:00 to 5:40: the runs of 3:30 to 5:30 are missed.
+    let slept = false;
+    const wait: Wait = (options) => {
+      if (!slept && time.now() >= start + 3 * 3_600_000) {
+        slept = true;
+        return time.wait({ ...options, ms: options.ms + 130 * 60_000 });
+      }
+      return time.wait(options);
+    };
+    const code = await runCommand(
+      root,
+      { until: new Date(start + 8 * 3_600_000).toISOString() },
+      captureOutput(),
+      { PATH: process.env.PATH, ...env },
+      { clock: time.clock, wait },
+    );
+    expect(code).toBe(0);
+    const runs = readSessions(root)
+      .filter((r) => r.itemId === 'cron')
+      .map((r) => Date.parse(String(r.startedAt)) - start);
+    const slot = 30 * 60_000;
+    // One run per slot, none early, none twice; the missed stretch fires once.
+    const slots = runs.map((t) => Math.floor(t / slot));
+    expect(new Set(slots).size).toBe(runs.length);
+    expect(runs.filter((t) => t > 3 * 3_600_000 && t < 6 * 3_600_000)).toHaveLength(1);
+    expect(runs.filter((t) => t % slot === 0).length).toBeGreaterThanOrEqual(runs.length - 1);
+    expect(runs.length).toBe(12);
+    expect(readQueue(root).items.filter((i) => i.status === 'done')).toHaveLength(20);
+    // Log rotation keeps the log within twice its cap.
+    const logs = listFiles(path.join(root, 'state')).filter((f) => f.startsWith('iteration.log'));
+    const bytes = logs.reduce((n, f) => n + fs.statSync(path.join(root, 'state', f)).size, 0);
+    expect(bytes).toBeLessThanOrEqual(2 * cap + 4096);
+  });
 });
