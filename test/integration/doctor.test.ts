@@ -14,6 +14,7 @@ describe('ralph doctor', () => {
     for (const check of [
       'config',
       'writable',
+      'disk',
       'queue',
       'template',
       'pause',
@@ -80,6 +81,14 @@ describe('ralph doctor', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL +writable +.*docs\/sessions: E[A-Z]+$/m);
     expect(stdout).toMatch(/^warn +pause +paused: maintenance \(ralph resume\)$/m);
+  });
+
+  it('reports a disk too full to run on', async () => {
+    // More free space than any disk has: the check must fail.
+    const { root, env } = await guardedWorkspace({ run: { minFreeBytes: 2 ** 52 } });
+    const { code, stdout } = await ralph(root, ['doctor'], env);
+    expect(code).not.toBe(0);
+    expect(stdout).toMatch(/^FAIL +disk +the disk is almost full: .* ralph would pause$/m);
   });
 
   it('reports an invalid configuration and a directory that is not a workspace', async () => {

@@ -17,6 +17,7 @@ import { readIfExists } from '../../lib/fs.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
+import { lowOnSpace } from '../../lib/disk.js';
 import { QueueStore } from '../../queue/store.js';
 import { liveRunner } from '../../runner/lock.js';
 import { placeholders } from '../../template/render.js';
@@ -130,6 +131,12 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
       checks.push({ verdict: 'FAIL', name: 'writable', detail: `${dir}: ${code}` });
     }
   }
+  const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+  checks.push(
+    low === undefined
+      ? { verdict: 'ok', name: 'disk', detail: `at least ${config.run.minFreeBytes} bytes free` }
+      : { verdict: 'FAIL', name: 'disk', detail: `${low}: ralph would pause` },
+  );
   let itemVars = new Set<string>();
   try {
     const { items } = await new QueueStore(paths.queue).read();
