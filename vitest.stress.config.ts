@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 const counts = {
   CHAOS_ITEMS: '300',
   CHAOS_KILLS: '200',
+  CHAOS_MAX_INTERVAL_MS: '4000',
   LOAD_ITEMS: '500',
   PRODUCERS: '4',
   PRODUCER_ADDS: '1000',
