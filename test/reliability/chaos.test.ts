@@ -3,9 +3,18 @@
 // CHAOS_ITEMS and CHAOS_KILLS scale it (npm run test:stress: 300 items, up to 200 kills).
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { guardedWorkspace } from '../support/guarded.js';
-import { checkInvariants, recordFigures, scale, snapshot, startRunner } from './harness.js';
+import {
+  checkInvariants,
+  killRunners,
+  recordFigures,
+  scale,
+  snapshot,
+  startRunner,
+} from './harness.js';
+
+afterEach(killRunners);
 
 const ITEMS = scale('CHAOS_ITEMS', 40);
 const KILLS = scale('CHAOS_KILLS', 20);

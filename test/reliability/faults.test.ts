@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
 import { eventually, waitUntil } from '../support/wait.js';
 import { listFiles, ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
-import { checkInvariants, recordFigures, snapshot, startRunner } from './harness.js';
+import { checkInvariants, killRunners, recordFigures, snapshot, startRunner } from './harness.js';
 
 const STORE_MODULE = new URL('../../dist/queue/store.js', import.meta.url).href;
 
@@ -39,6 +39,7 @@ function contents(root: string): Map<string, string> {
 
 afterEach(() => {
   vi.restoreAllMocks();
+  killRunners();
 });
 
 describe('B. faults', () => {

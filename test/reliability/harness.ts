@@ -47,6 +47,15 @@ export interface RunnerProcess {
   stdout: () => string;
 }
 
+/** Runners still alive, so that a failed test does not leave one running. */
+const live = new Set<ChildProcess>();
+
+/** Kills every runner a test started and left alive (use in `afterEach`). */
+export function killRunners(): void {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
+
 export function startRunner(
   root: string,
   env: Record<string, string>,
@@ -60,8 +69,12 @@ export function startRunner(
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  live.add(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    }),
   );
   return { child, exited, stderr: () => stderr, stdout: () => stdout };
 }

@@ -1,17 +1,20 @@
 // C. Hostile agents, beyond the guards of test/integration/guards.test.ts: a 50 MB line
 // (T15), invalid UTF-8 (T17), absurd nesting (T18), a stderr flood (T20) and a process tree
 // (T21), each followed by the invariant checker. HUGE_LINE_MB scales T15.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { guardedWorkspace } from '../support/guarded.js';
 import { ralph, readSessions } from '../support/workspace.js';
 import {
   checkInvariants,
+  killRunners,
   processUsage,
   recordFigures,
   scale,
   snapshot,
   startRunner,
 } from './harness.js';
+
+afterEach(killRunners);
 
 const HUGE_LINE_MB = scale('HUGE_LINE_MB', 20);
 

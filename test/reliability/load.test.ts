@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
 import type { Wait } from '../../src/runner/wait.js';
 import { fakeTime } from '../support/fake-time.js';
@@ -13,12 +13,15 @@ import { waitUntil } from '../support/wait.js';
 import { RALPH_BIN, listFiles, ralph, readQueue, readSessions } from '../support/workspace.js';
 import {
   checkInvariants,
+  killRunners,
   processUsage,
   recordFigures,
   scale,
   snapshot,
   startRunner,
 } from './harness.js';
+
+afterEach(killRunners);
 
 const LOAD_ITEMS = scale('LOAD_ITEMS', 30);
 const PRODUCERS = scale('PRODUCERS', 4);
