@@ -12,7 +12,8 @@ import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
 
-const TEMP_FILE = /^(queue|budget|current-session|runner)\.(json|lock)\.\d+$/;
+/** A temp file of an atomic write (write-file-atomic: `<name>.<number>`) cut short by a kill. */
+const TEMP_FILE = /^.+\.(json|sha1|md|txt|lock)\.\d+$/;
 
 /**
  * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
@@ -23,8 +24,10 @@ const TEMP_FILE = /^(queue|budget|current-session|runner)\.(json|lock)\.\d+$/;
 export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<void> {
   const { paths } = ctx.workspace;
   const now = ctx.clock.now();
-  for (const name of await fsp.readdir(paths.state).catch(() => [] as string[])) {
-    if (TEMP_FILE.test(name)) await fsp.rm(path.join(paths.state, name), { force: true });
+  for (const dir of [paths.state, paths.sessions]) {
+    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+      if (TEMP_FILE.test(name)) await fsp.rm(path.join(dir, name), { force: true });
+    }
   }
 
   const text = await readIfExists(paths.currentSession);

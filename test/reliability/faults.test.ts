@@ -120,6 +120,8 @@ describe('B. faults', () => {
     // A SIGKILL between a temp write and its rename leaves temp files: swept at start.
     fs.writeFileSync(path.join(root, 'state', 'queue.json.3735928559'), '{"half":');
     fs.writeFileSync(path.join(root, 'state', 'budget.json.42'), '');
+    fs.writeFileSync(path.join(root, 'state', '.queue.json.sha1.1234'), '');
+    fs.writeFileSync(path.join(root, 'docs', 'sessions', 'index.json.99'), '');
     let failing = false;
     const realFsync = fs.fsync;
     vi.spyOn(fs, 'fsync').mockImplementation((fd: number, callback: (e: Error | null) => void) => {
