@@ -3,6 +3,7 @@ import { readIfExists, parseJsonText } from '../lib/fs.js';
 import { InputError } from '../lib/errors.js';
 import { formatIssues } from '../lib/validation.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { lowOnSpace } from '../lib/disk.js';
 
 /** Name of the workspace configuration file. */
 export const CONFIG_FILE = 'ralph.config.json';
@@ -34,6 +35,15 @@ export interface Workspace {
   root: string;
   config: Config;
   paths: WorkspacePaths;
+}
+
+/**
+ * Why the workspace's state and archive file systems are too full to go on (below
+ * `run.minFreeBytes`), or undefined when they are not.
+ */
+export function workspaceLowOnSpace(workspace: Workspace): string | undefined {
+  const { paths, config } = workspace;
+  return lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
 }
 
 /** Resolves the paths of a workspace from its root and configuration. */

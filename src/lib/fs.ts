@@ -74,6 +74,14 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
   await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Whether something exists at a path. */
+export async function pathExists(file: string): Promise<boolean> {
+  return fsp.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Creates a new file exclusively (fails if anything, a link included, is already there). */
 export function openExclusive(file: string): number {
   return fs.openSync(file, 'wx', PRIVATE_FILE_MODE);

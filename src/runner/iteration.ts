@@ -6,12 +6,12 @@ import { supervise, type Heartbeat, type Supervision } from '../agent/supervise.
 import { archiveSession } from '../archive/finish.js';
 import { sessionFiles } from '../archive/paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
-import { lowOnSpace } from '../lib/disk.js';
 import { readIfExists, readTail, writeJsonAtomically, writeNewFile } from '../lib/fs.js';
 import type { Item, ItemStatus } from '../queue/item.js';
 import { selectNext, nextWakeTime } from '../queue/select.js';
 import { claim, settle, type Settlement } from '../queue/transitions.js';
 import { recordSpend } from './budget.js';
+import { workspaceLowOnSpace } from '../config/workspace.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
@@ -304,7 +304,7 @@ export async function runIteration(
     },
     afterResultGraceMs: config.run.afterResultGrace * 1000,
     maxOutputBytes: config.run.maxOutputBytes,
-    diskLow: () => lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes),
+    diskLow: () => workspaceLowOnSpace(ctx.workspace),
     interruptFile: paths.interruptFile,
     clock,
     tickMs: ctx.timings.tickMs,
@@ -351,7 +351,7 @@ export async function runIteration(
     resumed: prepared.resume !== undefined,
   });
   // An agent that died of a full disk (or was stopped by the check) is not at fault.
-  const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+  const low = workspaceLowOnSpace(ctx.workspace);
   if (low !== undefined && outcome.kind !== 'success') outcome = diskFull(low);
   if (outcome.kind === 'interrupted') {
     const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { lowOnSpace } from '../lib/disk.js';
-import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
+import { pathExists, readIfExists, writeJsonAtomically } from '../lib/fs.js';
+import { workspaceLowOnSpace } from '../config/workspace.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { checkGate, failureBackoffMs, type RunLimits } from './gates.js';
@@ -30,13 +30,6 @@ export interface LoopResult {
   ended?: string;
   /** Set when the agent could not be started at all. */
   agentUnavailable?: string;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** The night loop: one iteration after another until drained, stopped or out of limits. */
@@ -81,10 +74,10 @@ export async function runLoop(
       break;
     }
     if (options.maxIterations !== undefined && result.sessions >= options.maxIterations) break;
-    if (await exists(paths.pauseAfterCurrent)) {
+    if (await pathExists(paths.pauseAfterCurrent)) {
       await fsp.rename(paths.pauseAfterCurrent, paths.interruptFile);
     }
-    if (await exists(paths.interruptFile)) {
+    if (await pathExists(paths.interruptFile)) {
       if (!paused) {
         const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
         ctx.log.warn('paused', { reason, file: paths.interruptFile });
@@ -104,7 +97,7 @@ export async function runLoop(
       paused = false;
     }
     // No item starts without room to record it: a full disk would cost its result.
-    const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+    const low = workspaceLowOnSpace(ctx.workspace);
     if (low !== undefined) {
       await pause(`ralph: ${low}; free some space, then run "ralph resume"`);
       continue;

@@ -1,7 +1,6 @@
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ContentionError, CorruptStateError, isErrnoException } from '../lib/errors.js';
-import { writeFileAtomically } from '../lib/fs.js';
+import { pathExists, writeFileAtomically } from '../lib/fs.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 
@@ -19,13 +18,6 @@ function faultOf(error: unknown): Fault | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /**
@@ -87,22 +79,20 @@ async function hold(
   }
   let reason = `ralph: ${operation} failed: ${message}`;
   if (fault === 'corrupt') {
-    const kept = await ctx.queue
+    const kept: { copy?: string; lastGood?: string; error?: string } = await ctx.queue
       .quarantine(paths.quarantine, ctx.clock.now())
       .catch((error: unknown) => ({ error: messageOf(error) }));
     ctx.log.error('queue_quarantined', { operation, ...kept });
     const where = [
-      'copy' in kept && kept.copy !== undefined ? `a copy of the bad file is ${kept.copy}` : '',
-      'lastGood' in kept && kept.lastGood !== undefined
-        ? `the last valid queue is ${kept.lastGood}`
-        : '',
+      kept.copy === undefined ? '' : `a copy of the bad file is ${kept.copy}`,
+      kept.lastGood === undefined ? '' : `the last valid queue is ${kept.lastGood}`,
     ].filter((s) => s !== '');
     reason += `\n${where.join('; ')}${where.length > 0 ? '. ' : ''}Nothing was written. Repair or restore ${paths.queue}, then run "ralph resume".`;
   } else {
     reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
   }
   await pauseNight(ctx, control, reason);
-  while (control.requested === undefined && (await exists(paths.interruptFile))) {
+  while (control.requested === undefined && (await pathExists(paths.interruptFile))) {
     await ctx.wait({
       ms: pollMs,
       watchDir: paths.state,

@@ -11,13 +11,13 @@ import {
   loadWorkspace,
   workspacePaths,
   type Workspace,
+  workspaceLowOnSpace,
 } from '../../config/workspace.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { readIfExists } from '../../lib/fs.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
-import { lowOnSpace } from '../../lib/disk.js';
 import { QueueStore } from '../../queue/store.js';
 import { liveRunner } from '../../runner/lock.js';
 import { placeholders } from '../../template/render.js';
@@ -131,7 +131,7 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
       checks.push({ verdict: 'FAIL', name: 'writable', detail: `${dir}: ${code}` });
     }
   }
-  const low = lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
+  const low = workspaceLowOnSpace(workspace);
   checks.push(
     low === undefined
       ? { verdict: 'ok', name: 'disk', detail: `at least ${config.run.minFreeBytes} bytes free` }
