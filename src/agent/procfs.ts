@@ -29,6 +29,10 @@ export async function isSameProcessAlive(
   return current !== undefined && (startTime === undefined || current === startTime);
 }
 
+// How many /proc files a scan holds open at once: a busy machine has thousands of processes,
+// and opening them all together runs into the descriptor limit (EMFILE), missing some.
+const SCAN_CONCURRENCY = 8;
+
 /**
  * Pids of live (not zombie) processes that belong to a session: members of its process group,
  * or carriers of its environment marker `name=value` wherever they moved to.
@@ -40,31 +44,46 @@ export async function findSessionProcesses(
   const entry = `${marker.name}=${marker.value}\0`;
   const inside = Buffer.from(`\0${entry}`);
   const first = Buffer.from(entry);
-  const entries = await fsp.readdir('/proc').catch(() => [] as string[]);
+  const pids = (await fsp.readdir('/proc'))
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => pid !== process.pid);
+  const belongs = async (pid: number): Promise<boolean> => {
+    const stat = (await readUnlessGone(`/proc/${pid}/stat`))?.toString('utf8');
+    if (stat === undefined) return false;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return false;
+    if (groupId !== undefined && Number(fields[2]) === groupId) return true;
+    const environ = await readUnlessGone(`/proc/${pid}/environ`);
+    return (
+      environ !== undefined &&
+      (environ.includes(inside) || environ.subarray(0, first.length).equals(first))
+    );
+  };
   const found: number[] = [];
-  await Promise.all(
-    entries.map(async (name) => {
-      if (!/^\d+$/.test(name)) return;
-      const pid = Number(name);
-      if (pid === process.pid) return;
-      try {
-        const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (fields[0] === 'Z' || fields[0] === 'X') return;
-        if (groupId !== undefined && Number(fields[2]) === groupId) {
-          found.push(pid);
-          return;
-        }
-        const environ = await fsp.readFile(`/proc/${pid}/environ`);
-        if (environ.includes(inside) || environ.subarray(0, first.length).equals(first)) {
-          found.push(pid);
-        }
-      } catch {
-        // Gone, or not ours to read.
-      }
-    }),
-  );
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < pids.length) {
+      const pid = pids[next++] as number;
+      if (await belongs(pid)) found.push(pid);
+    }
+  };
+  await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
   return found;
+}
+
+/** A /proc file's bytes, or undefined when the process is gone or not ours to read. */
+async function readUnlessGone(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fsp.readFile(file);
+  } catch (error) {
+    if (
+      isErrnoException(error) &&
+      ['ENOENT', 'ESRCH', 'EACCES', 'EPERM'].includes(error.code ?? '')
+    )
+      return undefined;
+    throw error;
+  }
 }
 
 /** Sends a signal, ignoring a process or group that is already gone. */

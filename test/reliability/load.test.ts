@@ -59,18 +59,20 @@ describe('A. load', () => {
     });
     recordFigures({ scenario: 'T01 long queue', items: LOAD_ITEMS, ...report });
     expect(report.problems).toEqual([]);
-    // The first tenth is start-up; compare the second quarter with the last one.
+    // The first quarter is start-up; compare the second quarter with the last one. Medians:
+    // a leak raises every sample, while a sample taken mid-scan of /proc or mid-spawn is a
+    // passing peak.
     const quarter = Math.max(1, Math.floor(samples.length / 4));
     const early = samples.slice(quarter, 2 * quarter);
     const late = samples.slice(-quarter);
-    expect(Math.max(...late.map((s) => s.fds))).toBeLessThanOrEqual(
-      Math.max(...early.map((s) => s.fds)) + 2,
-    );
+    expect(median(late.map((s) => s.fds))).toBeLessThanOrEqual(median(early.map((s) => s.fds)) + 2);
     expect(median(late.map((s) => s.rssBytes))).toBeLessThan(
       median(early.map((s) => s.rssBytes)) + 40 * 1024 ** 2,
     );
   }, 900_000);
 
+  // At full size the runner works through 4000 items (one agent process each) while 4000
+  // `ralph add` processes start beside it: about half an hour on two cores.
   it(`T03 keeps every add of ${PRODUCERS} producers adding while the runner consumes`, async () => {
     const { root, env } = await guardedWorkspace({ run: { pollInterval: '0.2s' } });
     const runner = startRunner(root, env, ['run']);
@@ -106,7 +108,7 @@ describe('A. load', () => {
     await waitUntil(
       path.join(root, 'state'),
       () => readQueue(root).items.filter((i) => i.status === 'done').length === ids.length,
-      600_000,
+      3_000_000,
       'every item done',
     );
     clearInterval(sampler);
@@ -119,7 +121,7 @@ describe('A. load', () => {
     for (let i = 1; i < versions.length; i++)
       expect(versions[i]).toBeGreaterThanOrEqual(versions[i - 1] ?? 0);
     expect(results.map((r) => r.stderr).join('')).not.toMatch(/compromised|lost the lock/i);
-  }, 1_800_000);
+  }, 3_600_000);
 
   it('T05 keeps a half-hourly schedule over 8 compressed hours, a missed stretch firing once', async () => {
     const cap = 8 * 1024;
