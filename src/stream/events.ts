@@ -322,9 +322,8 @@ export function toEvent(value: unknown, bytes: number): Parsed {
 }
 
 /** Decodes one complete line (up to the in-memory limit) and maps it to an event. */
-export function parseLine(bytes: Buffer): Parsed | undefined {
+export function parseLine(bytes: Buffer, text = bytes.toString('utf8')): Parsed | undefined {
   // Lines start with '{': only an odd line pays for the blank check.
-  const text = bytes.toString('utf8');
   if (bytes[0] !== 0x7b && text.trim() === '') return undefined;
   let value: unknown;
   try {

@@ -29,8 +29,10 @@ export class StreamParser {
     this.splitter = new LineSplitter(
       {
         line: (bytes) => {
-          // The bytes are archived as they are; the decoded text has U+FFFD in their place.
-          if (!isUtf8(bytes)) {
+          // The bytes are archived as they are; the decoded text has U+FFFD in their place. Only
+          // a line holding U+FFFD can have had invalid bytes: the others skip the full check.
+          const text = bytes.toString('utf8');
+          if (text.includes('\uFFFD') && !isUtf8(bytes)) {
             this.emit({
               kind: 'issue',
               issue: 'invalid_utf8',
@@ -38,7 +40,7 @@ export class StreamParser {
               bytes: bytes.length,
             });
           }
-          const parsed = parseLine(bytes);
+          const parsed = parseLine(bytes, text);
           if (parsed !== undefined) this.emit(parsed);
         },
         longStart: () => {
