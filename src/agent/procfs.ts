@@ -6,18 +6,9 @@ import { isErrnoException } from '../lib/errors.js';
  * when it is gone. Together with the pid it names one process: a reused pid has another.
  */
 export async function processStartTime(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count from its end.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state); a zombie has exited already.
-    if (fields[0] === 'Z') return undefined;
-    return fields[19];
-  } catch (error) {
-    if (isErrnoException(error) && (error.code === 'ENOENT' || error.code === 'ESRCH'))
-      return undefined;
-    throw error;
-  }
+  // Unreadable is not gone: a lock's holder that cannot be looked at is never taken as dead.
+  const stat = await readUnlessGone(`/proc/${pid}/stat`, GONE);
+  return stat === undefined ? undefined : liveStatFields(stat)?.[19];
 }
 
 /** Whether the process recorded as (pid, start time) is still the one running. */
@@ -49,12 +40,11 @@ export async function findSessionProcesses(
     .map(Number)
     .filter((pid) => pid !== process.pid);
   const belongs = async (pid: number): Promise<boolean> => {
-    const stat = (await readUnlessGone(`/proc/${pid}/stat`))?.toString('utf8');
-    if (stat === undefined) return false;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || fields[0] === 'X') return false;
+    const stat = await readUnlessGone(`/proc/${pid}/stat`, GONE_OR_NOT_OURS);
+    const fields = stat === undefined ? undefined : liveStatFields(stat);
+    if (fields === undefined) return false;
     if (groupId !== undefined && Number(fields[2]) === groupId) return true;
-    const environ = await readUnlessGone(`/proc/${pid}/environ`);
+    const environ = await readUnlessGone(`/proc/${pid}/environ`, GONE_OR_NOT_OURS);
     return (
       environ !== undefined &&
       (environ.includes(inside) || environ.subarray(0, first.length).equals(first))
@@ -72,16 +62,26 @@ export async function findSessionProcesses(
   return found;
 }
 
-/** A /proc file's bytes, or undefined when the process is gone or not ours to read. */
-async function readUnlessGone(file: string): Promise<Buffer | undefined> {
+/**
+ * Fields 3 onwards of a /proc/<pid>/stat (fields[0] is the state), or undefined when the
+ * process has exited already (a zombie).
+ */
+function liveStatFields(stat: Buffer): string[] | undefined {
+  const text = stat.toString('utf8');
+  // The command name (field 2) may hold spaces and parentheses: count from its end.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields;
+}
+
+const GONE = new Set(['ENOENT', 'ESRCH']);
+const GONE_OR_NOT_OURS = new Set([...GONE, 'EACCES', 'EPERM']);
+
+/** A /proc file's bytes, or undefined when reading it failed with one of `absent`'s codes. */
+async function readUnlessGone(file: string, absent: Set<string>): Promise<Buffer | undefined> {
   try {
     return await fsp.readFile(file);
   } catch (error) {
-    if (
-      isErrnoException(error) &&
-      ['ENOENT', 'ESRCH', 'EACCES', 'EPERM'].includes(error.code ?? '')
-    )
-      return undefined;
+    if (isErrnoException(error) && absent.has(error.code ?? '')) return undefined;
     throw error;
   }
 }
