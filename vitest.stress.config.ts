@@ -20,5 +20,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['test/reliability/figures.ts'],
+    setupFiles: ['test/support/cleanup.ts'],
   },
 });

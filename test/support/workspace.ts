@@ -15,9 +15,28 @@ export const REAL_CLAUDE = fileURLToPath(
 /** The built CLI. */
 export const RALPH_BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
 
-/** A fresh temporary directory, removed by `cleanup`. */
+const tempDirs = new Set<string>();
+
+/** A fresh temporary directory, removed after its test file by `removeTempDirs`. */
 export async function tempDir(prefix = 'ralph-test-'): Promise<string> {
-  return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/**
+ * Removes every directory `tempDir` made (best effort: a test may leave one unwritable), unless
+ * RALPH_KEEP_TEST_DIRS is set, to look at what a failing test left.
+ */
+export async function removeTempDirs(): Promise<void> {
+  if (process.env.RALPH_KEEP_TEST_DIRS !== undefined) return;
+  const dirs = [...tempDirs];
+  tempDirs.clear();
+  await Promise.all(
+    dirs.map((dir) =>
+      fsp.rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined),
+    ),
+  );
 }
 
 /** A workspace made by `ralph init`, with config overrides merged in. */
