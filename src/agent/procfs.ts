@@ -7,8 +7,7 @@ import { isErrnoException } from '../lib/errors.js';
  */
 export async function processStartTime(pid: number): Promise<string | undefined> {
   // Unreadable is not gone: a lock's holder that cannot be looked at is never taken as dead.
-  const stat = await readUnlessGone(`/proc/${pid}/stat`, GONE);
-  return stat === undefined ? undefined : liveStatFields(stat)?.[19];
+  return (await liveStatFields(pid, GONE))?.[19];
 }
 
 /** Whether the process recorded as (pid, start time) is still the one running. */
@@ -40,8 +39,7 @@ export async function findSessionProcesses(
     .map(Number)
     .filter((pid) => pid !== process.pid);
   const belongs = async (pid: number): Promise<boolean> => {
-    const stat = await readUnlessGone(`/proc/${pid}/stat`, GONE_OR_NOT_OURS);
-    const fields = stat === undefined ? undefined : liveStatFields(stat);
+    const fields = await liveStatFields(pid, GONE_OR_NOT_OURS);
     if (fields === undefined) return false;
     if (groupId !== undefined && Number(fields[2]) === groupId) return true;
     const environ = await readUnlessGone(`/proc/${pid}/environ`, GONE_OR_NOT_OURS);
@@ -63,13 +61,14 @@ export async function findSessionProcesses(
 }
 
 /**
- * Fields 3 onwards of a /proc/<pid>/stat (fields[0] is the state), or undefined when the
- * process has exited already (a zombie).
+ * Fields 3 onwards of /proc/<pid>/stat (fields[0] is the state), or undefined when the process
+ * has exited already (a zombie) or reading failed with one of `absent`'s codes.
  */
-function liveStatFields(stat: Buffer): string[] | undefined {
-  const text = stat.toString('utf8');
+async function liveStatFields(pid: number, absent: Set<string>): Promise<string[] | undefined> {
+  const stat = (await readUnlessGone(`/proc/${pid}/stat`, absent))?.toString('utf8');
+  if (stat === undefined) return undefined;
   // The command name (field 2) may hold spaces and parentheses: count from its end.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields;
 }
 

@@ -1,11 +1,10 @@
-import fsp from 'node:fs/promises';
 import { readIndex, type IndexEntry } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
-import { readIfExists } from '../lib/fs.js';
+import { pathExists, readIfExists } from '../lib/fs.js';
 import { openWorkspace } from './open-workspace.js';
 
 /** A session found by id, id prefix or item id. */
@@ -39,11 +38,8 @@ export async function findSession(workspace: Workspace, ref: string): Promise<Fo
   const exact = entries.find((e) => e.sessionId === ref);
   if (exact) return { sessionId: exact.sessionId, live: false };
   if (/^[0-9a-f-]{36}$/.test(ref)) {
-    const exists = await fsp.access(sessionFiles(workspace.paths.sessions, ref).record).then(
-      () => true,
-      () => false,
-    );
-    if (exists) return { sessionId: ref, live: false };
+    if (await pathExists(sessionFiles(workspace.paths.sessions, ref).record))
+      return { sessionId: ref, live: false };
   }
   const byItem = entries.filter((e) => e.itemId === ref);
   const latest = byItem.at(-1);
