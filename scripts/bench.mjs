@@ -10,6 +10,7 @@ import { interruptLatency } from './bench/interrupt.mjs';
 import { loopOverhead } from './bench/loop.mjs';
 import { queueAtScale } from './bench/queue.mjs';
 import { sessionsListing } from './bench/sessions.mjs';
+import { markedProcesses } from './bench/lib.mjs';
 import { cliStart } from './bench/startup.mjs';
 import { streamThroughput } from './bench/stream.mjs';
 
@@ -80,3 +81,18 @@ fs.writeFileSync(
   `${JSON.stringify({ quick, node: process.version, at: new Date().toISOString(), rows }, null, 2)}\n`,
 );
 if (rows.some((r) => !r.ok)) process.exitCode = 1;
+// A benchmark must leave nothing running: whatever it started and did not stop is a fault.
+const survivors = markedProcesses();
+for (const { pid } of survivors) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
+}
+if (survivors.length > 0) {
+  console.error(
+    `bench: processes left behind (killed now):\n${survivors.map((p) => `${p.pid} ${p.cmdline}`).join('\n')}`,
+  );
+  process.exitCode = 1;
+}

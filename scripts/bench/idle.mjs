@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, FIXTURES, benchEnv, cpuMs, until, workspace } from './lib.mjs';
+import { BIN, FIXTURES, benchEnv, cpuMs, stopRunner, until, workspace } from './lib.mjs';
 
 async function measure(root, seconds, env, ready) {
   const runner = spawn(process.execPath, [BIN, '-C', root, 'run'], { env, stdio: 'ignore' });
@@ -16,7 +16,7 @@ async function measure(root, seconds, env, ready) {
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     return (cpuMs(runner.pid) - cpu0) / (Date.now() - t0);
   } finally {
-    runner.kill('SIGKILL');
+    await stopRunner(runner);
   }
 }
 

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BIN, FIXTURES, benchEnv, stats, until, workspace } from './lib.mjs';
+import { BIN, FIXTURES, benchEnv, stats, stopRunner, until, workspace } from './lib.mjs';
 
 export async function interruptLatency({ trials }) {
   const root = workspace([path.join(FIXTURES, 'signal-claude.mjs')], {
@@ -35,7 +35,7 @@ export async function interruptLatency({ trials }) {
       fs.rmSync(interrupt);
     }
   } finally {
-    runner.kill('SIGKILL');
+    await stopRunner(runner);
     fs.rmSync(root, { recursive: true, force: true });
   }
   const s = stats(latencies);

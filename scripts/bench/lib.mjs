@@ -87,7 +87,40 @@ export async function until(check, everyMs = 5, timeoutMs = 60_000) {
   }
 }
 
+/** Marks every process of this benchmark run, agents and their tools included. */
+export const BENCH_MARKER = `RALPH_BENCH_RUN=${process.pid}-${Date.now()}`;
+
 /** The environment for ralph and its agent in a benchmark. */
 export function benchEnv(extra = {}) {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+  const [name, value] = BENCH_MARKER.split('=');
+  return { PATH: process.env.PATH, HOME: process.env.HOME, [name]: value, ...extra };
+}
+
+/** Pids and command lines of live processes carrying the benchmark's marker. */
+export function markedProcesses() {
+  const entry = Buffer.from(`${BENCH_MARKER}\0`);
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (/\) [ZX] /.test(stat)) continue;
+      if (!fs.readFileSync(`/proc/${name}/environ`).includes(entry)) continue;
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ');
+      found.push({ pid: Number(name), cmdline: cmdline.trim() });
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/** Stops a runner as a person would (SIGTERM: it stops and reaps its agent) and waits for it. */
+export async function stopRunner(runner, timeoutMs = 30_000) {
+  if (runner.exitCode !== null || runner.signalCode !== null) return;
+  const exited = new Promise((resolve) => runner.once('exit', resolve));
+  runner.kill('SIGTERM');
+  const timer = setTimeout(() => runner.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
 }

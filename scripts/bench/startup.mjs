@@ -1,37 +1,38 @@
-// Row 6: CLI start-up: `ralph --version` and `ralph status` against `node -e 0`.
+// CLI start-up: `ralph --version`, `ralph status` and `ralph ls` against `node -e 0`, on a
+// workspace with a few items added by `ralph add` (what a watch loop or a prompt looks at).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { BIN, elapsed, run, stats, workspace } from './lib.mjs';
 
 export async function cliStart({ runs }) {
   const root = workspace(['true']);
+  for (let i = 0; i < 5; i++)
+    execFileSync(process.execPath, [BIN, '-C', root, 'add', `Task ${i}`], { stdio: 'ignore' });
+  // Warm the page cache and the configuration cache alike for every row.
+  await run(process.execPath, [BIN, '-C', root, 'status']);
+  const commands = [
+    ['ralph --version', ['--version'], 1.3],
+    ['ralph status', ['-C', root, 'status'], 1.8],
+    ['ralph ls', ['-C', root, 'ls'], 1.8],
+  ];
   const node = [];
-  const version = [];
-  const status = [];
+  const times = commands.map(() => []);
   for (let r = 0; r < runs; r++) {
     node.push(await elapsed(() => run(process.execPath, ['-e', '0'])));
-    version.push(await elapsed(() => run(process.execPath, [BIN, '--version'])));
-    status.push(await elapsed(() => run(process.execPath, [BIN, '-C', root, 'status'])));
+    for (const [i, [, args]] of commands.entries())
+      times[i].push(await elapsed(() => run(process.execPath, [BIN, ...args])));
   }
   fs.rmSync(root, { recursive: true, force: true });
   const n = stats(node);
-  const v = stats(version);
-  const s = stats(status);
-  return [
-    {
-      name: 'ralph --version',
-      value: v.median / n.median,
-      unit: 'x node -e 0',
-      target: '<= 1.5',
-      ok: v.median / n.median <= 1.5,
-      detail: `${v.median.toFixed(0)} ms (min ${v.min.toFixed(0)}, max ${v.max.toFixed(0)}), node -e 0 ${n.median.toFixed(0)} ms`,
-    },
-    {
-      name: 'ralph status',
+  return commands.map(([name, , target], i) => {
+    const s = stats(times[i]);
+    return {
+      name,
       value: s.median / n.median,
       unit: 'x node -e 0',
-      target: '(reported)',
-      ok: true,
-      detail: `${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})`,
-    },
-  ];
+      target: `<= ${target}`,
+      ok: s.median / n.median <= target,
+      detail: `${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}), node -e 0 ${n.median.toFixed(0)} ms`,
+    };
+  });
 }

@@ -12,6 +12,7 @@ import {
   run,
   stats,
   statusKb,
+  stopRunner,
   until,
   workspace,
 } from './lib.mjs';
@@ -64,11 +65,11 @@ export async function streamThroughput({ totalMb, maxLineMb, runs }) {
     fs.writeFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'hold\n');
     const log = path.join(root, 'state', 'iteration.log');
     fs.rmSync(log, { force: true });
-    const runner = spawn(process.execPath, [BIN, '-C', root, 'run', '--drain'], {
+    // Without --drain: a drained run ends at once while paused, and the pause is the idle baseline.
+    const runner = spawn(process.execPath, [BIN, '-C', root, 'run'], {
       env: benchEnv({ BENCH_STREAM_FILE: data }),
       stdio: 'ignore',
     });
-    const exited = new Promise((resolve) => runner.on('exit', resolve));
     await until(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('"paused"'));
     const idleKb = statusKb(runner.pid, 'VmRSS');
     let peakKb = idleKb;
@@ -80,8 +81,9 @@ export async function streamThroughput({ totalMb, maxLineMb, runs }) {
       }
     }, 10);
     fs.rmSync(path.join(root, 'state', 'interrupt-request.txt'));
-    await exited;
+    await until(() => fs.readFileSync(log, 'utf8').includes('"session_ended"'), 5, 300_000);
     clearInterval(sampler);
+    await stopRunner(runner);
     const events = fs
       .readFileSync(log, 'utf8')
       .trim()

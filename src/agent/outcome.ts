@@ -14,30 +14,33 @@ export type StopReason =
   /** The state or archive file system ran low on space. */
   | 'disk_full';
 
-/** Every way a session can end (SPEC section 6). */
-export type OutcomeKind =
-  | 'success'
-  | 'permission_denied'
-  | 'max_turns'
-  | 'max_budget'
-  | 'error_during_execution'
-  | 'api_error'
-  | 'rate_limited'
-  | 'auth_error'
-  | 'credit_exhausted'
-  | 'no_result'
-  | 'signal_exit'
-  | 'exit_error'
-  | 'spawn_failed'
-  | 'timeout'
-  | 'idle_timeout'
-  | 'output_limit'
+/** Every way a session can end. */
+export const OUTCOME_KINDS = [
+  'success',
+  'permission_denied',
+  'max_turns',
+  'max_budget',
+  'error_during_execution',
+  'api_error',
+  'rate_limited',
+  'auth_error',
+  'credit_exhausted',
+  'no_result',
+  'signal_exit',
+  'exit_error',
+  'spawn_failed',
+  'timeout',
+  'idle_timeout',
+  'output_limit',
   /** Stopped because the disk ran low: the item is interrupted and the night pauses. */
-  | 'disk_full'
-  | 'interrupted'
-  | 'stopped'
+  'disk_full',
+  'interrupted',
+  'stopped',
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
-  | 'resume_failed';
+  'resume_failed',
+] as const;
+
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
 /** The lifecycle state a session record ends in (seed 003 section 2.2). */
 export type FinalSessionStatus = 'completed' | 'failed' | 'timeout' | 'interrupted' | 'killed';

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 import { appendPrivate } from '../lib/fs.js';
 import type { SessionRecord } from './record.js';
 

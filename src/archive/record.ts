@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 
 /** Lifecycle states of a session (seed 003 section 2.2). */
 export const SESSION_STATUSES = [

@@ -1,4 +1,5 @@
 import { formatDuration } from '../lib/duration.js';
+import { plural } from '../lib/text.js';
 import type { SessionRecord } from './record.js';
 
 /** The human-readable `<id>-summary.md` of a finished session. */
@@ -20,7 +21,7 @@ export function sessionSummaryMarkdown(
     `- Attempt: ${record.attempt}, iteration ${record.iteration}`,
     `- Started: ${record.startedAt}${seconds === undefined ? '' : `, ran ${formatDuration(seconds)}`}`,
     `- Cost: $${(result?.costUsd ?? record.heartbeat.costUsd ?? 0).toFixed(4)}${
-      result?.numTurns === undefined ? '' : `, ${result.numTurns} turns`
+      result?.numTurns === undefined ? '' : `, ${plural(result.numTurns, 'turn')}`
     }, ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls`,
     `- Claude session: ${record.claudeSessionId ?? '(none reported)'}${
       record.resumedFrom ? ` (resumed)` : ''

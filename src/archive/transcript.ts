@@ -1,4 +1,5 @@
 import { formatDuration } from '../lib/duration.js';
+import { plural } from '../lib/text.js';
 import type { ParsedLine } from '../stream/parser.js';
 
 /** How text is styled: ANSI colours on a terminal, plain otherwise. */
@@ -83,7 +84,7 @@ export class TranscriptRenderer {
       case 'init':
         lines.push(
           s.dim(
-            `── session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
+            `── claude session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
               parsed.version ? ` · claude ${parsed.version}` : ''
             }${parsed.cwd ? ` · ${parsed.cwd}` : ''}${parsed.permissionMode ? ` · ${parsed.permissionMode}` : ''}`,
           ),
@@ -141,7 +142,7 @@ export class TranscriptRenderer {
         const ok = r.subtype === 'success' && !r.isError && r.permissionDenials.length === 0;
         const facts = [
           r.totalCostUsd === undefined ? undefined : `$${r.totalCostUsd.toFixed(4)}`,
-          r.numTurns === undefined ? undefined : `${r.numTurns} turns`,
+          r.numTurns === undefined ? undefined : plural(r.numTurns, 'turn'),
           r.durationMs === undefined ? undefined : formatDuration(r.durationMs / 1000),
           r.apiErrorStatus === undefined ? undefined : `API error ${r.apiErrorStatus}`,
           r.permissionDenials.length > 0

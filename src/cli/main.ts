@@ -1,50 +1,20 @@
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import type { Command as CommanderCommand } from 'commander';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { isErrnoException, RalphError } from '../lib/errors.js';
+import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
+import { findWorkspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from './version.js';
 
-/** Errors of the file system that name a fault of the machine, not of ralph. */
-const IO_CODES = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM']);
-
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/**
- * The composition root: parses the command line, runs one command, and maps every failure to
- * an exit code. Command modules are imported only when their command runs, to start fast.
- */
-export async function main(
-  argv: readonly string[],
-  output: Output = processOutput,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<number> {
-  let exitCode: number = ExitCode.ok;
-  const program = new Command('ralph')
-    .description('Runs a queue of coding tasks through headless Claude Code, unattended.')
-    .version(VERSION, '-V, --version')
-    .option('-C, --root <dir>', 'workspace directory', '.')
-    .showHelpAfterError()
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
-  const root = () => path.resolve(program.opts<{ root: string }>().root);
-
-  program
-    .command('init [dir]')
-    .description('create a workspace (never overwrites a file)')
-    .action(async (dir: string | undefined) => {
-      const { initCommand } = await import('./commands/init.js');
-      exitCode = await initCommand(dir === undefined ? root() : path.resolve(root(), dir), output);
-    });
-
-  program
-    .command('add <title...>')
-    .description('add a work item to the queue; prints its id')
-    .option('--id <id>', 'item id (a safe slug; default: from the title)')
+/** The flags that set an item's fields, shared by `add` and `edit`. */
+function itemOptions(command: CommanderCommand): CommanderCommand {
+  return command
     .option('--body <text>', 'task text ("-" reads standard input)')
     .option('--file <path>', 'read the task text from a file ("-" for standard input)')
-    .option('--priority <n>', 'higher runs first', '0')
+    .option('--priority <n>', 'higher runs first (default 0)')
     .option('--max-attempts <n>', 'attempts before the item is failed')
     .option('--max-turns <n>', 'claude --max-turns')
     .option('--max-budget-usd <usd>', 'claude --max-budget-usd')
@@ -57,7 +27,9 @@ export async function main(
     .option('--allowed-tools <list>', 'claude --allowedTools (comma-separated rules)')
     .option('--disallowed-tools <list>', 'claude --disallowedTools (comma-separated rules)')
     .addOption(
-      new Option('--permission-mode <mode>', 'claude --permission-mode').choices(PERMISSION_MODES),
+      command
+        .createOption('--permission-mode <mode>', 'claude --permission-mode')
+        .choices(PERMISSION_MODES),
     )
     .option(
       '--depends-on <ids>',
@@ -65,13 +37,65 @@ export async function main(
       collect,
     )
     .option('--not-before <time>', 'do not start before this ISO time')
-    .option('--schedule <cron>', 'requeue after each run on this cron schedule')
-    .option('--var <key=value>', 'template variable (repeatable)', collect)
-    .option('--replace', 'replace an item with the same id that is not running')
-    .action(async (words: string[], options: Record<string, unknown>) => {
-      const { addCommand } = await import('./commands/add.js');
-      exitCode = await addCommand(root(), words.join(' '), options, output);
+    .option(
+      '--schedule <cron>',
+      'runs at the next time of this cron expression, and after each run at the next',
+    )
+    .option('--var <key=value>', 'template variable (repeatable)', collect);
+}
+
+/**
+ * The composition root: parses the command line, runs one command, and maps every failure to
+ * an exit code. Command modules are imported only when their command runs, to start fast.
+ */
+export async function main(
+  argv: readonly string[],
+  output: Output = processOutput,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  // The one answer that needs no parser, asked for often by scripts and prompts.
+  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+    output.out(VERSION);
+    return ExitCode.ok;
+  }
+  const { Command, CommanderError } = await import('commander');
+  let exitCode: number = ExitCode.ok;
+  const program = new Command('ralph')
+    .description('Runs a queue of coding tasks through headless Claude Code, unattended.')
+    .version(VERSION, '-V, --version')
+    .option('-C, --root <dir>', 'workspace directory', '.')
+    .showHelpAfterError("(run 'ralph help <command>' for its options)")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
+  // Without -C, the workspace is found from a subdirectory, as git finds its repository.
+  const root = () => {
+    const given = path.resolve(program.opts<{ root: string }>().root);
+    return program.getOptionValueSource('root') === 'default' ? findWorkspaceRoot(given) : given;
+  };
+  let commandName = '';
+  program.hook('preAction', (_program, action) => {
+    commandName = action.name();
+  });
+
+  program
+    .command('init [dir]')
+    .description('create a workspace (never overwrites a file)')
+    .action(async (dir: string | undefined) => {
+      const { initCommand } = await import('./commands/init.js');
+      const at = path.resolve(program.opts<{ root: string }>().root);
+      exitCode = await initCommand(dir === undefined ? at : path.resolve(at, dir), output);
     });
+
+  itemOptions(
+    program
+      .command('add <title...>')
+      .description('add a work item to the queue; prints its id')
+      .option('--id <id>', 'item id (a safe slug; default: from the title)')
+      .option('--replace', 'replace an item with the same id that is not running'),
+  ).action(async (words: string[], options: Record<string, unknown>) => {
+    const { addCommand } = await import('./commands/add.js');
+    exitCode = await addCommand(root(), words.join(' '), options, output);
+  });
 
   program
     .command('queue')
@@ -154,24 +178,44 @@ export async function main(
       exitCode = await reportCommand(root(), options, output);
     });
 
-  for (const [name, description] of [
-    ['retry', 'put a failed, cancelled or interrupted item back in the queue, attempts renewed'],
-    ['cancel', 'cancel an item (it stays in the file)'],
-    ['rm', 'remove an item from the queue'],
-  ] as const) {
+  program
+    .command('retry [ids...]')
+    .description('put failed, cancelled or interrupted items back in the queue, attempts renewed')
+    .option('--all', 'every failed, cancelled and interrupted item')
+    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
+    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+      const { retryCommand } = await import('./commands/items.js');
+      exitCode = await retryCommand(root(), { ids, ...options }, output);
+    });
+
+  program
+    .command('cancel [ids...]')
+    .description('cancel items (they stay in the file, never to run)')
+    .option('--all', 'every pending, interrupted and failed item')
+    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
+    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+      const { cancelCommand } = await import('./commands/items.js');
+      exitCode = await cancelCommand(root(), { ids, ...options }, output);
+    });
+
+  program
+    .command('rm <ids...>')
+    .description('remove items from the queue (their sessions stay archived)')
+    .option('--force', 'remove an item even though others depend on it')
+    .action(async (ids: string[], options: { force?: boolean }) => {
+      const { removeCommand } = await import('./commands/items.js');
+      exitCode = await removeCommand(root(), { ids, ...options }, output);
+    });
+
+  itemOptions(
     program
-      .command(`${name} <id>`)
-      .description(description)
-      .action(async (id: string) => {
-        const commands = await import('./commands/items.js');
-        const command = {
-          retry: commands.retryCommand,
-          cancel: commands.cancelCommand,
-          rm: commands.removeCommand,
-        }[name];
-        exitCode = await command(root(), id, output);
-      });
-  }
+      .command('edit <id>')
+      .description('change fields of an item that is not running (the flags of add, and --title)')
+      .option('--title <title>', 'the title'),
+  ).action(async (id: string, options: Record<string, unknown>) => {
+    const { editCommand } = await import('./commands/edit.js');
+    exitCode = await editCommand(root(), id, options, output);
+  });
 
   program
     .command('doctor')
@@ -184,8 +228,9 @@ export async function main(
   program
     .command('replay <session>')
     .description('print (or run, with --exec) the claude command of a session')
-    .option('--exec', 'run it here')
-    .action(async (ref: string, options: { exec?: boolean }) => {
+    .option('--exec', 'run it here (it spends money: asks first)')
+    .option('--yes', 'with --exec: do not ask')
+    .action(async (ref: string, options: { exec?: boolean; yes?: boolean }) => {
       const { replayCommand } = await import('./commands/replay.js');
       exitCode = await replayCommand(root(), ref, options, output, env);
     });
@@ -234,15 +279,7 @@ export async function main(
       output.err(`ralph: ${error.message}`);
       return error.exitCode;
     }
-    if (isErrnoException(error) && IO_CODES.has(error.code ?? '')) {
-      // The machine's doing, not a bug: say what the file system refused.
-      output.err(`ralph: ${error.message}`);
-      return ExitCode.ioError;
-    }
-    output.err(
-      `ralph: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +
-        'This is a bug in ralph; please report it with the lines above.',
-    );
-    return ExitCode.internal;
+    const { reportFailure } = await import('./report-failure.js');
+    return reportFailure(root(), commandName, error, output, env);
   }
 }

@@ -20,6 +20,10 @@ const SHOWN = new Set([
   'items_requeued_after_crash',
   'run_finished',
   'yolo',
+  'idle',
+  'workspace_fault',
+  'limit_too_far',
+  'items_cannot_run',
 ]);
 
 /** How `ralph run` reports: log entries, a session's progress, and the end. */
@@ -51,7 +55,8 @@ function describe(entry: LogEntry): string {
  */
 export function runConsole(
   output: Output,
-  columns = () => process.stdout.columns ?? 100,
+  // A terminal that does not say its width (0 or unknown) gets a common one, not a stub line.
+  columns = () => process.stdout.columns || 100,
 ): RunConsole {
   if (!output.isTTY) {
     return {
@@ -63,6 +68,8 @@ export function runConsole(
   let session: Extract<Progress, { kind: 'started' }> | undefined;
   let beat: Extract<Progress, { kind: 'heartbeat' }> | undefined;
   let shown = false;
+  let started = 0;
+  let runCostUsd = 0;
   let timer: NodeJS.Timeout | undefined;
   const clear = () => {
     if (shown) output.raw(Buffer.from('\r\x1b[2K'));
@@ -72,22 +79,22 @@ export function runConsole(
     clear();
     if (session === undefined) return;
     const parts = [
-      `▶ ${session.itemId}`,
+      `▶ item ${started} of ${started + session.queued}: ${session.itemId}`,
       formatDuration((Date.now() - session.startedAt) / 1000),
       beat === undefined
         ? 'starting'
         : beat.lastTool
           ? `last: ${beat.lastTool} (${beat.toolCalls} tool calls)`
           : 'no tool call yet',
-      beat?.costUsd === undefined ? undefined : `$${beat.costUsd.toFixed(4)}`,
-      `${session.queued} queued`,
+      `$${(beat?.costUsd ?? 0).toFixed(4)} (run $${(runCostUsd + (beat?.costUsd ?? 0)).toFixed(2)})`,
     ].filter((p) => p !== undefined);
-    const line = parts.join(' · ').slice(0, Math.max(20, columns() - 1));
+    const line = parts.join(' · ').slice(0, Math.max(20, (columns() || 100) - 1));
     output.raw(Buffer.from(line));
     shown = true;
   };
   return {
     log: (entry) => {
+      if (entry.event === 'session_ended') runCostUsd += Number(entry.costUsd ?? 0);
       if (!SHOWN.has(entry.event) && entry.level === 'info') return;
       clear();
       if (entry.level === 'info') output.out(describe(entry));
@@ -96,6 +103,7 @@ export function runConsole(
     },
     progress: (progress) => {
       if (progress.kind === 'started') {
+        started++;
         session = progress;
         beat = undefined;
         timer ??= setInterval(draw, 1000).unref();

@@ -5,6 +5,7 @@ import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
 import { pathExists, readIfExists } from '../lib/fs.js';
+import { QueueStore } from '../queue/store.js';
 import { openWorkspace } from './open-workspace.js';
 
 /** A session found by id, id prefix or item id. */
@@ -52,6 +53,9 @@ export async function findSession(workspace: Workspace, ref: string): Promise<Fo
     if (matches.length > 1)
       throw new InputError(`"${ref}" matches ${matches.length} sessions; give more of the id`);
   }
+  const item = (await new QueueStore(workspace.paths.queue).read()).items.find((i) => i.id === ref);
+  if (item !== undefined)
+    throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
   throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);
 }
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { StopControl } from '../runner/control.js';
 
 /**
@@ -22,6 +23,5 @@ export function handleStopSignals(
 
 /** Exit code for a run ended by a signal: 128 + its number. */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
-  return 128 + (numbers[signal] ?? 0);
+  return 128 + (os.constants.signals[signal] ?? 0);
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
 import { PERMISSION_MODES } from './permission-modes.js';
@@ -16,6 +16,21 @@ export const DurationSchema = z.union([z.number(), z.string()]).transform((value
   return seconds;
 });
 
+/** A session limit: 0 would stop every session at once, so it is refused. */
+const LimitSchema = DurationSchema.refine((seconds) => seconds > 0, {
+  message: 'must be more than 0: every session needs a limit (give a long one, such as "24h")',
+});
+
+/** Whether the runtime knows an IANA time zone name. */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A 5-field cron expression, checked (an empty one is refused: cron-parser reads it as "always"). */
 export const CronSchema = z.string().superRefine((expression, ctx) => {
   const problem = cronProblem(expression);
@@ -31,8 +46,8 @@ export const SessionSettingsSchema = z.strictObject({
   model: z.string().min(1).optional(),
   maxTurns: z.int().positive().optional(),
   maxBudgetUsd: z.number().positive().optional(),
-  timeout: DurationSchema.optional(),
-  idleTimeout: DurationSchema.optional(),
+  timeout: LimitSchema.optional(),
+  idleTimeout: LimitSchema.optional(),
   tools: ToolListSchema.optional(),
   allowedTools: ToolListSchema.optional(),
   disallowedTools: ToolListSchema.optional(),
@@ -41,16 +56,20 @@ export const SessionSettingsSchema = z.strictObject({
 
 export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
-/** The allowlist of seed 003: what an unattended coder needs, nothing that reaches the network. */
-export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep'];
+/**
+ * What an unattended coder needs, nothing that reaches the network. File changes are scoped to
+ * the work dir: `Edit(./**)` covers every editing tool (Write included; the CLI ignores a path
+ * on `Write(…)`), so a plain `Write` would let the agent write anywhere the user can.
+ */
+export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit(./**)', 'Glob', 'Grep'];
 
 const DefaultsSchema = z.strictObject({
   ...SessionSettingsSchema.shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
-  timeout: DurationSchema.default(3600),
+  timeout: LimitSchema.default(3600),
   // The CLI itself stays silent for 300 s on a stalled API stream, and while a Bash tool runs.
-  idleTimeout: DurationSchema.default(900),
+  idleTimeout: LimitSchema.default(900),
   permissionMode: z.enum(PERMISSION_MODES).default('dontAsk'),
   allowedTools: ToolListSchema.default(DEFAULT_ALLOWED_TOOLS),
   disallowedTools: ToolListSchema.default([]),
@@ -61,8 +80,11 @@ const DefaultsSchema = z.strictObject({
 const ClaudeSchema = z.strictObject({
   /** The executable and any leading arguments, as an argv array (never a shell string). */
   command: z
-    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-    .transform((value) => (typeof value === 'string' ? [value] : value))
+    .array(z.string().min(1), {
+      error:
+        'expected an argv array such as ["claude"] or ["node", "/path/to/cli.js"] (a string is never split into words: ralph runs no shell)',
+    })
+    .min(1)
     .default(['claude']),
   /** The `-p` argument: the item itself travels in the appended system prompt. */
   initialPrompt: z
@@ -90,10 +112,17 @@ const RunSchema = z.strictObject({
   failureBackoffCap: DurationSchema.default(300),
   /** Margin added to a usage limit's reset time before the next try. */
   limitMargin: DurationSchema.default(30),
+  /** Longest a `--drain` run waits for a usage limit to reset; past it the run ends (exit 7). */
+  maxLimitWait: DurationSchema.default(6 * 3600),
   /** Cron expressions naming the minutes when new items may start; empty means always. */
   windows: z.array(CronSchema).default([]),
   /** Time zone of `windows` and of `--until` (IANA name); default: the machine's. */
-  timeZone: z.string().min(1).optional(),
+  timeZone: z
+    .string()
+    .refine(isTimeZone, {
+      message: 'not a time zone this machine knows (an IANA name such as "Europe/Berlin")',
+    })
+    .optional(),
   /** Bytes of output (stdout and stderr) past which an agent is stopped. */
   maxOutputBytes: z
     .int()

@@ -1,12 +1,12 @@
+import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { readIfExists, parseJsonText } from '../lib/fs.js';
+import { digest } from '../lib/digest.js';
 import { InputError } from '../lib/errors.js';
+import { parseJsonText, readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import { formatIssues } from '../lib/validation.js';
-import { ConfigSchema, type Config } from './schema.js';
 import { lowOnSpace } from '../lib/disk.js';
-
-/** Name of the workspace configuration file. */
-export const CONFIG_FILE = 'ralph.config.json';
+import { CONFIG_FILE } from './config-file.js';
+import type { Config } from './schema.js';
 
 /** Every path of a workspace, resolved to absolute paths. */
 export interface WorkspacePaths {
@@ -70,17 +70,67 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
 }
 
 /** Validates configuration text; the error names the file and every bad key. */
-export function parseConfig(text: string | undefined, file: string): Config {
+export async function parseConfig(text: string | undefined, file: string): Promise<Config> {
   const raw = text === undefined ? {} : parseJsonText(text, file);
+  const { ConfigSchema } = await import('./schema.js');
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new InputError(formatIssues(file, parsed.error));
   return parsed.data;
+}
+
+/** The validated configuration, kept in the state directory, for commands that start often. */
+interface ConfigCache {
+  key: string;
+  config: Config;
+}
+
+/** Where the cache goes: the state directory the text names (not yet validated) or the default. */
+function cacheFileOf(root: string, text: string | undefined): string {
+  let state: unknown;
+  try {
+    state = (JSON.parse(text ?? '{}') as { paths?: { state?: unknown } }).paths?.state;
+  } catch {
+    // Invalid JSON: validation says so, and nothing is cached.
+  }
+  return path.join(root, typeof state === 'string' ? state : 'state', '.config-cache.json');
+}
+
+/**
+ * Validation loads the whole schema library, which costs most of a short command's start-up.
+ * Its result is kept for the same configuration text and the same build of the schema (its
+ * module file's size and time), so `ralph status` in a watch loop validates once.
+ */
+async function cacheKey(text: string | undefined): Promise<string> {
+  // schema.js beside this module once built, schema.ts when run from the sources.
+  const ext = path.extname(new URL(import.meta.url).pathname);
+  const schema = await fsp.stat(new URL(`./schema${ext}`, import.meta.url));
+  return digest(`${schema.size}:${schema.mtimeMs}\0${text ?? ''}`);
+}
+
+async function cachedConfig(root: string, text: string | undefined, file: string): Promise<Config> {
+  const cacheFile = cacheFileOf(root, text);
+  const key = await cacheKey(text);
+  try {
+    const cache = JSON.parse(await fsp.readFile(cacheFile, 'utf8')) as ConfigCache;
+    if (cache.key === key) return cache.config;
+  } catch {
+    // No cache, or a broken one: validate.
+  }
+  const config = await parseConfig(text, file);
+  // Only into a state directory that is there (never created here, never through a link) and
+  // is this user's, and only as an optimisation.
+  const state = await fsp.lstat(path.dirname(cacheFile)).catch(() => undefined);
+  if (state?.isDirectory() === true && state.uid === process.getuid?.())
+    await writeJsonAtomically(cacheFile, { key, config } satisfies ConfigCache).catch(
+      () => undefined,
+    );
+  return config;
 }
 
 /** Loads the workspace at `root` (the configuration file is optional). */
 export async function loadWorkspace(root: string): Promise<Workspace> {
   const absolute = path.resolve(root);
   const file = path.join(absolute, CONFIG_FILE);
-  const config = parseConfig(await readIfExists(file), file);
+  const config = await cachedConfig(absolute, await readIfExists(file), file);
   return { root: absolute, config, paths: workspacePaths(absolute, config) };
 }

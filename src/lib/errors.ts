@@ -21,7 +21,11 @@ export class InputError extends RalphError {
 
 /** A state file that cannot be trusted; it is never overwritten. */
 export class CorruptStateError extends RalphError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The state file at fault. */
+    readonly file?: string,
+  ) {
     super(message, ExitCode.corruptState);
     this.name = 'CorruptStateError';
   }

@@ -6,6 +6,10 @@ export const ExitCode = {
   locked: 3,
   corruptState: 4,
   agentUnavailable: 5,
+  /** `run --drain` / `--once`: the night is paused; nothing runs until a person resumes it. */
+  paused: 6,
+  /** `run --drain` / `--once`: a usage limit resets later than the run may wait. */
+  limited: 7,
   /** The file system refused (read-only, full, permissions): EX_IOERR. */
   ioError: 74,
   /** A bug in ralph, or a runner wedged past its watchdog (EX_SOFTWARE). */

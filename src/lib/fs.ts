@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { InputError, isErrnoException, RalphError } from './errors.js';
 
 /** Mode of every file ralph creates: the archive and state hold the agent's words and costs. */
@@ -63,10 +62,39 @@ export async function refuseUnwritableDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes a file atomically (temp file + rename), 0600, never through a symbolic link. */
+/**
+ * Temp file of an atomic write: `<name>.<pid>.<n>.tmp`. The writer's pid in the name lets crash
+ * recovery remove only what no live process can still be writing.
+ */
+export const ATOMIC_TEMP_FILE = /^.+\.(\d+)\.\d+\.tmp$/;
+
+let tempFiles = 0;
+
+/** `fs.fsync`, looked up at each call so that tests can make it fail like a dying disk. */
+const fsync = (fd: number) =>
+  new Promise<void>((resolve, reject) =>
+    fs.fsync(fd, (error) => (error === null ? resolve() : reject(error))),
+  );
+
+/** Writes a file atomically (temp file, fsync, rename), 0600, never through a symbolic link. */
 export async function writeFileAtomically(file: string, data: string | Buffer): Promise<void> {
   await refuseSymlink(file);
-  await writeFileAtomic(file, data, { mode: PRIVATE_FILE_MODE });
+  const temp = `${file}.${process.pid}.${tempFiles++}.tmp`;
+  const flags =
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+  const handle = await fsp.open(temp, flags, PRIVATE_FILE_MODE);
+  try {
+    // The umask may have taken bits away from the mode given to open.
+    await handle.chmod(PRIVATE_FILE_MODE);
+    await handle.writeFile(data);
+    await fsync(handle.fd);
+    await handle.close();
+    await fsp.rename(temp, file);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Serialises a value as indented JSON and writes it atomically. */
@@ -121,6 +149,11 @@ export async function readIfExists(file: string): Promise<string | undefined> {
     return await fsp.readFile(file, 'utf8');
   } catch (error) {
     if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+    // A read of a directory fails without naming it: the message must say which file.
+    if (isErrnoException(error)) {
+      error.path ??= file;
+      error.syscall ??= 'read';
+    }
     throw error;
   }
 }

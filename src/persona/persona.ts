@@ -1,11 +1,11 @@
-import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import type { SessionSettings } from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';
+import { personaFile } from './file.js';
 
 /** A tool list as persona files write it: `"Read,Grep"` or `["Read", "Grep"]`. */
 const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transform((value) =>
@@ -38,21 +38,24 @@ export interface Persona {
   instructions: string;
 }
 
-/** The file of a persona id. */
-export function personaFile(agentsDir: string, id: string): string {
-  return path.join(agentsDir, `AGENT_${id}.md`);
-}
-
 /** Splits `---\nyaml\n---\nbody` into its parts; no frontmatter means all body. */
-function splitFrontmatter(text: string): { yaml?: string; body: string } {
+function splitFrontmatter(text: string): { yaml?: string; body: string; unclosed?: boolean } {
   const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (match === null) return { body: text };
+  if (match === null) {
+    // An opening line with no closing one: the whole file would silently become instructions.
+    if (/^---[ \t]*\r?\n/.test(text)) return { body: text, unclosed: true };
+    return { body: text };
+  }
   return { yaml: match[1] ?? '', body: text.slice(match[0].length) };
 }
 
 /** Parses a persona file; errors name the file and the key. */
 export function parsePersona(id: string, file: string, text: string): Persona {
-  const { yaml, body } = splitFrontmatter(text);
+  const { yaml, body, unclosed } = splitFrontmatter(text);
+  if (unclosed === true)
+    throw new InputError(
+      `${file}: the frontmatter opened by "---" on line 1 is never closed (add a "---" line after it)`,
+    );
   let raw: unknown = {};
   if (yaml !== undefined) {
     try {

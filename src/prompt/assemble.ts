@@ -1,5 +1,7 @@
 /** The appended system prompt's cap: 16,000 tokens at about 4 characters a token. */
 export const PROMPT_CAP_CHARS = 16_000 * 4;
+/** The task text's share of the prompt: the rest is for the identity, template and context. */
+export const MAX_BODY_CHARS = PROMPT_CAP_CHARS / 2;
 /** Each project context file is read up to this size. */
 export const CONTEXT_FILE_CAP = 4 * 1024;
 

@@ -1,17 +1,6 @@
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
-
-/** Statuses of a queue item (SPEC section 2). */
-export const ITEM_STATUSES = [
-  'pending',
-  'running',
-  'done',
-  'failed',
-  'interrupted',
-  'cancelled',
-] as const;
-
-export type ItemStatus = (typeof ITEM_STATUSES)[number];
+import { ITEM_STATUSES } from './status.js';
 
 /** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
 export const BUILTIN_VARS = [

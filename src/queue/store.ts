@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import {
   ContentionError,
   CorruptStateError,
@@ -10,9 +8,10 @@ import {
   RalphError,
   isErrnoException,
 } from '../lib/errors.js';
+import { recordDigest, wroteItself } from '../lib/digest.js';
 import { ensurePrivateDir, parseJsonText, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues, issuePath } from '../lib/validation.js';
-import { QueueFileSchema, type Item, type QueueFile } from './item.js';
+import type { Item, QueueFile } from './item.js';
 
 /** What a mutation of the queue returns: new items to write (or none) and a value. */
 export interface QueueChange<T> {
@@ -43,14 +42,10 @@ const SETTLE_DELAYS_MS = [50, 150, 300, 500];
  * calls, a live runner and a person editing the file by hand never lose each other's writes.
  */
 export class QueueStore {
-  /** The digest of the last queue text ralph wrote itself (and so had validated). */
-  private readonly digestFile: string;
   /** The last queue text this process read or wrote that was valid: what a quarantine keeps. */
   private lastGood: string | undefined;
 
-  constructor(readonly file: string) {
-    this.digestFile = path.join(path.dirname(file), `.${path.basename(file)}.sha1`);
-  }
+  constructor(readonly file: string) {}
 
   /** Reads and validates the queue (no lock: a consistent snapshot thanks to atomic writes). */
   async read(): Promise<QueueFile> {
@@ -96,11 +91,8 @@ export class QueueStore {
         await writeFileAtomically(this.file, text);
         this.lastGood = text;
         // Written after the queue: a crash in between leaves an old digest, which only costs a
-        // full validation on the next read. Only an optimisation: the change is made whatever
-        // happens to it, and a digest that could not be written is removed, never left stale.
-        await writeFileAtomically(this.digestFile, digest(text)).catch(() =>
-          fsp.rm(this.digestFile, { force: true }).catch(() => undefined),
-        );
+        // full validation on the next read.
+        await recordDigest(this.file, text);
         return change.value;
       }
     } finally {
@@ -132,6 +124,7 @@ export class QueueStore {
   private async lock(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
     // The lock would retry a read-only or forbidden directory for half a minute: fail at once.
     await fsp.access(path.dirname(this.file), fsConstants.W_OK);
+    const { default: lockfile } = await import('proper-lockfile');
     try {
       return await lockfile.lock(this.file, {
         realpath: false,
@@ -180,12 +173,12 @@ export class QueueStore {
         return { queue, fingerprint };
       } catch (error) {
         // The same bad bytes twice in a row are not a save in progress.
-        if (text === lastText) throw toCorrupt(error);
+        if (text === lastText) throw toCorrupt(error, this.file);
         lastError = error;
         lastText = text;
       }
     }
-    throw toCorrupt(lastError);
+    throw toCorrupt(lastError, this.file);
   }
 
   private async parse(text: string): Promise<QueueFile> {
@@ -193,8 +186,8 @@ export class QueueStore {
     // Bytes ralph wrote itself were validated before they were written: only a change made by
     // anyone else (a person's editor, a stray tool) is validated again, item by item. On a
     // 100,000-item queue this saves most of the cost of a read.
-    const written = await fsp.readFile(this.digestFile, 'utf8').catch(() => undefined);
-    if (written !== undefined && written === digest(text)) return raw as QueueFile;
+    if (await wroteItself(this.file, text)) return raw as QueueFile;
+    const { QueueFileSchema } = await import('./item.js');
     const parsed = QueueFileSchema.safeParse(raw);
     if (parsed.success) return parsed.data;
     const items = (raw as { items?: unknown }).items;
@@ -209,10 +202,11 @@ function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined)
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
-function toCorrupt(error: unknown): Error {
+function toCorrupt(error: unknown, file: string): Error {
   if (error instanceof InputError) {
     return new CorruptStateError(
       `${error.message}\nThe file was left as it is; fix it and run again.`,
+      file,
     );
   }
   return error instanceof Error ? error : new Error(String(error));
@@ -227,8 +221,4 @@ function describeItemPath(path: readonly PropertyKey[], items: unknown): string 
   const name =
     typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
   return rest.length > 0 ? `${name}.${issuePath(rest)}` : name;
-}
-
-function digest(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
 }

@@ -1,33 +1,44 @@
-import { z } from 'zod';
-import { parseJsonText, readIfExists, writeJsonAtomically } from '../lib/fs.js';
-import { CorruptStateError } from '../lib/errors.js';
+import type { z } from 'zod';
+import { recordDigest, wroteItself } from '../lib/digest.js';
+import { CorruptStateError, InputError } from '../lib/errors.js';
+import { parseJsonText, readIfExists, refuseSymlink, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues } from '../lib/validation.js';
-
-/** `state/budget.json`: what the workspace has spent, in all and in the current run. */
-export const BudgetSchema = z.looseObject({
-  totalCostUsd: z.number().nonnegative().default(0),
-  iterations: z.int().nonnegative().default(0),
-  outcomes: z.record(z.string(), z.int().nonnegative()).default({}),
-  run: z
-    .object({
-      startedAt: z.string(),
-      costUsd: z.number().nonnegative(),
-      iterations: z.int().nonnegative(),
-      maxCostUsd: z.number().positive().optional(),
-      maxIterations: z.int().positive().optional(),
-    })
-    .optional(),
-  updatedAt: z.string().optional(),
-});
+import type { BudgetSchema } from './budget-schema.js';
 
 export type Budget = z.output<typeof BudgetSchema>;
 
-/** Reads the budget file (absent means nothing spent yet). */
+const NOTHING_SPENT: Budget = { totalCostUsd: 0, iterations: 0, outcomes: {} };
+
+/**
+ * Reads the budget file (absent means nothing spent yet). A file that is not a budget is
+ * corrupt state (exit 4): it is left as it is, never taken as empty and overwritten.
+ */
 export async function readBudget(file: string): Promise<Budget> {
+  // Never read through a planted link either: its target's text would end up in messages.
+  await refuseSymlink(file);
   const text = await readIfExists(file);
-  const parsed = BudgetSchema.safeParse(text === undefined ? {} : parseJsonText(text, file));
-  if (!parsed.success) throw new CorruptStateError(formatIssues(file, parsed.error));
+  if (text === undefined) return NOTHING_SPENT;
+  const advice =
+    '\nThe file was left as it is; repair it, or remove it to start the totals from zero.';
+  let raw: unknown;
+  try {
+    raw = parseJsonText(text, file);
+  } catch (error) {
+    if (error instanceof InputError) throw new CorruptStateError(`${error.message}${advice}`, file);
+    throw error;
+  }
+  if (await wroteItself(file, text)) return raw as Budget;
+  const { BudgetSchema } = await import('./budget-schema.js');
+  const parsed = BudgetSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new CorruptStateError(`${formatIssues(file, parsed.error)}${advice}`, file);
   return parsed.data;
+}
+
+async function writeBudget(file: string, budget: Budget): Promise<void> {
+  const text = `${JSON.stringify(budget, null, 2)}\n`;
+  await writeFileAtomically(file, text);
+  await recordDigest(file, text);
 }
 
 /** Adds one finished session to the totals and writes the file. */
@@ -51,7 +62,7 @@ export async function recordSpend(
           },
     updatedAt: new Date(spend.now).toISOString(),
   };
-  await writeJsonAtomically(file, next);
+  await writeBudget(file, next);
   return next;
 }
 
@@ -72,6 +83,6 @@ export async function startRun(
     },
     updatedAt: new Date(run.now).toISOString(),
   };
-  await writeJsonAtomically(file, next);
+  await writeBudget(file, next);
   return next;
 }

@@ -7,14 +7,15 @@ import { archiveSession } from '../archive/finish.js';
 import { sessionFiles } from '../archive/paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from '../archive/record.js';
 import { readIfExists, readTail, writeJsonAtomically, writeNewFile } from '../lib/fs.js';
-import type { Item, ItemStatus } from '../queue/item.js';
+import type { Item } from '../queue/item.js';
+import type { ItemStatus } from '../queue/status.js';
 import { selectNext, nextWakeTime } from '../queue/select.js';
 import { claim, settle, type Settlement } from '../queue/transitions.js';
 import { recordSpend } from './budget.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
-import { persistently } from './persist.js';
+import { pauseNight, persistently } from './persist.js';
 import { prepareSession } from './prepare.js';
 
 /** What one turn of the loop did. */
@@ -29,8 +30,10 @@ export type IterationResult =
       itemStatus: ItemStatus;
       costUsd: number;
     }
-  /** Refused before spawning (the item or the workspace is at fault); no attempt spent. */
+  /** Refused before spawning (the item is at fault); no attempt spent. */
   | { kind: 'rejected'; itemId: string; reason: string }
+  /** The workspace is at fault (every item would fail alike): the item is given back, the night paused. */
+  | { kind: 'workspace_fault'; itemId: string; reason: string }
   /** The agent could not be started at all: no item can run. */
   | { kind: 'agent_unavailable'; itemId: string; reason: string };
 
@@ -153,6 +156,12 @@ export async function runIteration(
   );
   if ('reason' in prepared) {
     const reason = redactor.redact(prepared.reason);
+    if (prepared.scope === 'workspace') {
+      await settleItem(ctx, control, item.id, { kind: 'released', reason, costUsd: 0 });
+      log.error('workspace_fault', { item: item.id, reason });
+      await pauseNight(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
+      return { kind: 'workspace_fault', itemId: item.id, reason };
+    }
     await settleItem(ctx, control, item.id, {
       kind: 'rejected',
       error: reason,

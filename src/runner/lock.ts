@@ -1,5 +1,4 @@
 import fsp from 'node:fs/promises';
-import lockfile from 'proper-lockfile';
 import { isSameProcessAlive, processStartTime } from '../agent/procfs.js';
 import { RalphError, isErrnoException } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
@@ -50,6 +49,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
       compromised = error;
     },
   };
+  const { default: lockfile } = await import('proper-lockfile');
   let release: () => Promise<void>;
   let reclaimedFrom: RunnerIdentity | 'unknown' | undefined;
   try {
@@ -87,6 +87,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
 export async function liveRunner(file: string): Promise<RunnerIdentity | undefined> {
   const holder = await readHolder(file);
   if (holder === undefined) return undefined;
+  const { default: lockfile } = await import('proper-lockfile');
   const locked = await lockfile.check(file, LOCK_OPTIONS).catch(() => false);
   return locked && (await isSameProcessAlive(holder.pid, holder.startTime)) ? holder : undefined;
 }

@@ -30,6 +30,10 @@ export interface LoopResult {
   ended?: string;
   /** Set when the agent could not be started at all. */
   agentUnavailable?: string;
+  /** Set when a `--drain` or `--once` run ended because the night is paused: the reason. */
+  paused?: string;
+  /** Set when a `--drain` or `--once` run ended on a usage limit that resets too late. */
+  limited?: { until: number; message: string };
 }
 
 /** The night loop: one iteration after another until drained, stopped or out of limits. */
@@ -43,6 +47,7 @@ export async function runLoop(
   const result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0, costUsd: 0 };
   const stateNames = [path.basename(paths.queue), path.basename(paths.interruptFile)];
   let paused = false;
+  let idle = false;
   let consecutiveFailures = 0;
 
   /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
@@ -78,10 +83,15 @@ export async function runLoop(
       await fsp.rename(paths.pauseAfterCurrent, paths.interruptFile);
     }
     if (await pathExists(paths.interruptFile)) {
+      const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
       if (!paused) {
-        const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
         ctx.log.warn('paused', { reason, file: paths.interruptFile });
         paused = true;
+      }
+      // Nothing can run until a person acts: a run meant to end must not wait for that.
+      if (options.drain || options.once) {
+        result.paused = reason;
+        return result;
       }
       // Quietly: a directory watch wakes the loop when the file goes, the timer is the fallback.
       await ctx.wait({
@@ -126,6 +136,16 @@ export async function runLoop(
         const draining = options.drain || options.once;
         const wakeAt = draining ? turn.retryAt : turn.wakeAt;
         if (draining && wakeAt === undefined) return result;
+        // Said once, so that a quiet runner does not look hung.
+        if (!idle) {
+          ctx.log.info('idle', {
+            waitingFor:
+              wakeAt === undefined
+                ? 'new items (ralph add)'
+                : `the next item at ${new Date(wakeAt).toISOString()}, or new items`,
+          });
+          idle = true;
+        }
         const pollMs = config.run.pollInterval * 1000;
         await ctx.wait({
           ms: wakeAt === undefined ? pollMs : Math.min(pollMs, wakeAt - now),
@@ -138,6 +158,8 @@ export async function runLoop(
       case 'rejected':
         result.rejected++;
         continue;
+      case 'workspace_fault':
+        continue;
       case 'agent_unavailable':
         result.agentUnavailable = turn.reason;
         return result;
@@ -145,6 +167,7 @@ export async function runLoop(
         break;
     }
 
+    idle = false;
     result.sessions++;
     result.costUsd += turn.costUsd;
     const { outcome } = turn;
@@ -162,8 +185,25 @@ export async function runLoop(
       consecutiveFailures = 0;
     }
 
-    if (options.once || control.requested !== undefined) break;
+    if (control.requested !== undefined) break;
+    if (options.once) {
+      if (outcome.kind !== 'success' && (await pathExists(paths.interruptFile)))
+        result.paused = (await readIfExists(paths.interruptFile))?.trim() ?? '';
+      else if (outcome.waitUntil !== undefined)
+        result.limited = { until: outcome.waitUntil, message: outcome.message };
+      break;
+    }
     if (outcome.waitUntil !== undefined) {
+      // A drained run waits for a reset that is near (a 5-hour window), not for one days away.
+      const maxWaitMs = config.run.maxLimitWait * 1000;
+      if (options.drain && outcome.waitUntil - ctx.clock.now() > maxWaitMs) {
+        ctx.log.warn('limit_too_far', {
+          until: new Date(outcome.waitUntil).toISOString(),
+          maxLimitWait: config.run.maxLimitWait,
+        });
+        result.limited = { until: outcome.waitUntil, message: outcome.message };
+        break;
+      }
       // A usage limit: nothing can run until it resets, whatever the item.
       await waitUntil(
         outcome.waitUntil + config.run.limitMargin * 1000,

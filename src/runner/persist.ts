@@ -42,7 +42,7 @@ export async function persistently<T>(
       const fault = faultOf(error);
       if (fault === undefined || control.requested !== undefined) throw error;
       held = true;
-      await hold(ctx, control, operation, fault, messageOf(error));
+      await hold(ctx, control, operation, fault, error);
     }
   }
 }
@@ -68,8 +68,9 @@ async function hold(
   control: StopControl,
   operation: string,
   fault: Fault,
-  message: string,
+  error: unknown,
 ): Promise<void> {
+  const message = messageOf(error);
   const { paths, config } = ctx.workspace;
   const pollMs = config.run.pollInterval * 1000;
   if (fault === 'contention') {
@@ -78,7 +79,10 @@ async function hold(
     return;
   }
   let reason = `ralph: ${operation} failed: ${message}`;
-  if (fault === 'corrupt') {
+  const corruptFile = error instanceof CorruptStateError ? error.file : undefined;
+  if (fault === 'corrupt' && corruptFile !== undefined && corruptFile !== ctx.queue.file) {
+    reason += `\nRepair or remove ${corruptFile}, then run "ralph resume".`;
+  } else if (fault === 'corrupt') {
     const kept: { copy?: string; lastGood?: string; error?: string } = await ctx.queue
       .quarantine(paths.quarantine, ctx.clock.now())
       .catch((error: unknown) => ({ error: messageOf(error) }));

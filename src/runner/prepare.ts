@@ -9,7 +9,12 @@ import type { Item } from '../queue/item.js';
 import { render } from '../template/render.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { loadPersona, type Persona } from '../persona/persona.js';
-import { assemblePrompt, capContextFile, type AssembledPrompt } from '../prompt/assemble.js';
+import {
+  assemblePrompt,
+  capContextFile,
+  PROMPT_CAP_CHARS,
+  type AssembledPrompt,
+} from '../prompt/assemble.js';
 
 /** Files of the work dir given to the agent as project context (seed 000 section 2.4). */
 const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
@@ -26,9 +31,13 @@ export interface PreparedSession {
   resume?: string;
 }
 
-/** A preparation that failed: the item's fault or the workspace's, never the agent's. */
+/**
+ * A preparation that failed: the item's fault (it is rejected, the rest of the queue goes on)
+ * or the workspace's (every item would fail the same way: the night pauses), never the agent's.
+ */
 export interface PreparationError {
   reason: string;
+  scope: 'item' | 'workspace';
 }
 
 /** What the session is told about itself. */
@@ -45,7 +54,7 @@ async function readBody(item: Item, root: string): Promise<string | PreparationE
     return await fsp.readFile(file, 'utf8');
   } catch (error) {
     const code = isErrnoException(error) ? error.code : String(error);
-    return { reason: `bodyFile ${file} cannot be read (${code})` };
+    return { reason: `bodyFile ${file} cannot be read (${code})`, scope: 'item' };
   }
 }
 
@@ -77,7 +86,10 @@ export async function prepareSession(
     try {
       persona = await loadPersona(paths.agents, personaId, cache);
     } catch (error) {
-      return { reason: error instanceof Error ? error.message : String(error) };
+      return {
+        reason: error instanceof Error ? error.message : String(error),
+        scope: item.agent === undefined ? 'workspace' : 'item',
+      };
     }
   }
   // Precedence: the item's own settings, then the persona's, then the workspace defaults.
@@ -86,19 +98,23 @@ export async function prepareSession(
   if (settings.permissionMode === 'bypassPermissions' && !config.yolo) {
     return {
       reason: 'permission mode "bypassPermissions" needs "yolo": true in ralph.config.json',
+      scope: 'item',
     };
   }
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
   if (!(await isDirectory(settings.workDir))) {
-    return { reason: `work dir ${settings.workDir} does not exist` };
+    return {
+      reason: `work dir ${settings.workDir} does not exist`,
+      scope: item.workDir === undefined ? 'workspace' : 'item',
+    };
   }
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
   const template = await cache.read(paths.bootstrap).catch(() => undefined);
   if (template === undefined)
-    return { reason: `bootstrap template ${paths.bootstrap} cannot be read` };
+    return { reason: `bootstrap template ${paths.bootstrap} cannot be read`, scope: 'workspace' };
   const values: Record<string, string> = {
     ...config.vars,
     ...item.vars,
@@ -120,6 +136,7 @@ export async function prepareSession(
       reason: `${paths.bootstrap}: unknown placeholder${rendered.unknown.length > 1 ? 's' : ''} ${rendered.unknown
         .map((name) => `{{${name}}}`)
         .join(', ')} (built-in names, "vars" in ralph.config.json and the item's "vars" are known)`,
+      scope: 'workspace',
     };
   }
   // Set only while the item waits to be resumed after an interruption.
@@ -163,5 +180,11 @@ export async function prepareSession(
       persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
     bootstrap: rendered.text,
   });
+  if (prompt.sizes.total > PROMPT_CAP_CHARS) {
+    return {
+      reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
+      scope: 'item',
+    };
+  }
   return { settings, prompt, persona: persona?.id, argv, env, secrets, resume };
 }

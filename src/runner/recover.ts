@@ -5,30 +5,49 @@ import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { archiveSession } from '../archive/finish.js';
 import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
-import { appendPrivate, readIfExists } from '../lib/fs.js';
+import { isErrnoException } from '../lib/errors.js';
+import { appendPrivate, ATOMIC_TEMP_FILE, readIfExists } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
 
-/** A temp file of an atomic write (write-file-atomic: `<name>.<number>`) cut short by a kill. */
-const TEMP_FILE = /^.+\.(json|sha1|md|txt|lock)\.\d+$/;
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isErrnoException(error) && error.code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is
+ * alive is left alone: a `ralph add` or `ralph pause` may be writing it right now.
+ */
+async function removeDeadWritersTempFiles(dir: string): Promise<void> {
+  for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+    const writer = ATOMIC_TEMP_FILE.exec(name)?.[1];
+    if (writer === undefined) continue;
+    const pid = Number(writer);
+    if (pid === process.pid || !processExists(pid))
+      await fsp.rm(path.join(dir, name), { force: true });
+  }
+}
 
 /**
  * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
  * settled. Its agent (pid and start time both matching) and the session's stray processes are
  * killed, its session is archived as `killed`, and items still `running` are requeued with their
- * attempt counted (at-least-once delivery). Temp files of interrupted atomic writes are removed.
+ * attempt counted (at-least-once delivery). Temp files of atomic writes whose writer is gone
+ * are removed.
  */
 export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<void> {
   const { paths } = ctx.workspace;
   const now = ctx.clock.now();
-  for (const dir of [paths.state, paths.sessions]) {
-    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-      if (TEMP_FILE.test(name)) await fsp.rm(path.join(dir, name), { force: true });
-    }
-  }
+  for (const dir of [paths.state, paths.sessions]) await removeDeadWritersTempFiles(dir);
 
   const text = await readIfExists(paths.currentSession);
   let orphanSession: string | undefined;

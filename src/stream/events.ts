@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../lib/zod.js';
 
 /** A tool call the model made. */
 export interface ToolUse {

@@ -76,7 +76,8 @@ describe('guards with the real claude CLI', () => {
       'the Bash tool to start sleep 600',
     );
     expect((await ralph(root, ['pause', 'stop the sleeper'])).code).toBe(0);
-    expect((await running).code).toBe(0);
+    // --once ends with the night paused: exit 6.
+    expect((await running).code).toBe(6);
     const [record] = readSessions(root);
     expect(record).toMatchObject({ status: 'interrupted', outcome: { kind: 'interrupted' } });
     expect(await sessionMarkerProcesses(sessionId)).toEqual([]);

@@ -56,7 +56,10 @@ describe('files ralph writes', () => {
     const result = await ralph(root, ['run', '--drain'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('is not a directory (or is a symbolic link)');
-    expect(fs.readdirSync(path.join(victim, 'state')).sort()).toEqual(['queue.json']);
+    expect(fs.readdirSync(path.join(victim, 'state')).sort()).toEqual([
+      '.queue.json.sha1',
+      'queue.json',
+    ]);
   });
 
   it.each([

@@ -25,7 +25,8 @@ describe('the interrupt file', () => {
       ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=ok'],
       env,
     );
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '2'], env);
     await waitUntil(
       path.join(root, 'docs', 'sessions'),
       agentTalking(root),
@@ -71,7 +72,8 @@ describe('the interrupt file', () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'Wait for me', '--id', 'w'], env);
     await ralph(root, ['pause', 'before the night starts']);
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '1'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
     // Removed and re-created at once: still paused.
     const file = path.join(root, 'state', 'interrupt-request.txt');
@@ -92,7 +94,8 @@ describe('the interrupt file', () => {
       ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'],
       env,
     );
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '2'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
     expect(readSessions(root)[0]).toMatchObject({
       status: 'interrupted',
@@ -117,7 +120,8 @@ describe('the interrupt file', () => {
       ],
       env,
     );
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '3'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
     await ralph(root, ['resume']);
     expect((await running).code).toBe(0);
@@ -141,7 +145,8 @@ describe('the interrupt file', () => {
       env,
     );
     await ralph(root, ['add', 'Second', '--id', 'second'], env);
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '2'], env);
     await waitUntil(
       stateDir(root),
       () => hasEvent(root, 'session_started'),

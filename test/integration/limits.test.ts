@@ -167,6 +167,8 @@ describe('limits of the run', () => {
 
   it('runs dependencies first and requeues a scheduled item at its next time', async () => {
     const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Setup', '--id', 'setup'], env);
+    // A scheduled item waits for its next time; --not-before in the past runs it at once.
     await ralph(
       root,
       [
@@ -176,21 +178,22 @@ describe('limits of the run', () => {
         'nightly',
         '--schedule',
         '30 2 * * *',
+        '--not-before',
+        '2026-11-22T00:00:00Z',
         '--depends-on',
         'setup',
       ],
       env,
     );
-    await ralph(root, ['add', 'Setup', '--id', 'setup'], env);
     const time = fakeTime(Date.parse('2026-11-22T01:00:00Z'));
     expect((await run(root, env, time)).code).toBe(0);
     expect(readSessions(root).map((r) => r.itemId)).toEqual(['setup', 'nightly']);
-    expect(readQueue(root).items[0]).toMatchObject({
+    expect(readQueue(root).items[1]).toMatchObject({
       id: 'nightly',
       status: 'pending',
       attempts: 0,
     });
-    expect(Date.parse(String(readQueue(root).items[0]?.notBefore))).toBeGreaterThan(
+    expect(Date.parse(String(readQueue(root).items[1]?.notBefore))).toBeGreaterThan(
       Date.parse('2026-11-22T01:00:00Z'),
     );
   });

@@ -38,7 +38,7 @@ describe('ralph run on a terminal', () => {
     tmux('new-session', '-d', '-s', tmuxSession, '-x', '120', '-y', '20', command);
 
     await eventually(
-      async () => Promise.resolve(/^▶ gated · /m.test(screen())),
+      async () => Promise.resolve(/^▶ item 1 of 2: gated · /m.test(screen())),
       15_000,
       'the status line',
     );
@@ -47,7 +47,7 @@ describe('ralph run on a terminal', () => {
       .filter((l) => l.trim() !== '');
     expect(lines.filter((l) => l.startsWith('▶'))).toHaveLength(1);
     expect(lines.at(-1)).toMatch(
-      /^▶ gated · \d+(\.\d)?s · (starting|no tool call yet|last: .*) · 1 queued$/,
+      /^▶ item 1 of 2: gated · \d+(\.\d)?s · (starting|no tool call yet|last: .*) · \$0\.\d{4} \(run \$0\.\d\d\)$/,
     );
     expect(lines.some((l) => /session started: gated \(attempt 1\)/.test(l))).toBe(true);
 

@@ -62,11 +62,15 @@ describe('personas in the loop', () => {
   it('fails an item whose persona is missing or broken before spawning, and goes on with the rest', async () => {
     const { root, env } = await guardedWorkspace();
     fs.writeFileSync(path.join(root, 'agents', 'AGENT_broken.md'), '---\nmax_turn: 3\n---\nx');
+    // A persona removed after its item was added (add refuses a missing one).
+    const nobody = path.join(root, 'agents', 'AGENT_nobody.md');
+    fs.writeFileSync(nobody, 'Soon gone.\n');
     await ralph(
       root,
       ['add', 'Ghost', '--id', 'ghost', '--agent', 'nobody', '--priority', '2'],
       env,
     );
+    fs.rmSync(nobody);
     await ralph(
       root,
       ['add', 'Broken', '--id', 'broken', '--agent', 'broken', '--priority', '1'],

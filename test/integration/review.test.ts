@@ -62,14 +62,17 @@ describe('ralph logs', () => {
     expect(code).toBe(0);
     const lines = stdout.split('\n');
     expect(lines.filter((l) => /^\s*[[{]"/.test(l))).toEqual([]);
-    expect(lines[0]).toMatch(/^── session [0-9a-f-]{36} · /);
+    expect(lines[0]).toMatch(/^── ralph session [0-9a-f-]{36} · item /);
+    expect(lines[1]).toMatch(/^── claude session [0-9a-f-]{36} · /);
     expect(stdout).toMatch(/═ result: /);
+    // ralph's verdict closes the transcript: it is not the agent's result line.
+    expect(stdout).toMatch(/═ ralph: \w+ · \w+: /);
   });
 
   it('shows each kind of event as people read it', async () => {
     const text = async (item: string) => (await ralph(root, ['logs', item], env)).stdout;
     expect(await text('text')).toMatch(
-      /assistant: Hello from fake[\s\S]*═ result: success · \$0\.\d{4} · 1 turns/,
+      /assistant: Hello from fake[\s\S]*═ result: success · \$0\.\d{4} · 1 turn ·[\s\S]*═ ralph: completed · success: /,
     );
     expect(await text('bash-tool')).toMatch(
       /→ Bash echo hi > made\.txt\n← Bash: \(Bash completed with no output\)/,
@@ -78,6 +81,10 @@ describe('ralph logs', () => {
       /✗ permission denied: Bash\n← Bash error: Permission to use Bash has been denied/,
     );
     expect(await text('permission-denied')).toMatch(/═ result: success · .* · denied: Bash/);
+    // The CLI says "success"; ralph's verdict says what it was.
+    expect(await text('permission-denied')).toMatch(
+      /═ ralph: failed · permission_denied: .* · exit code 0/,
+    );
     expect(await text('tool-disabled')).toMatch(
       /← Write error: <tool_use_error>Error: No such tool available: Write/,
     );
@@ -244,7 +251,7 @@ describe('queue maintenance', () => {
     );
     expect(stdout).toMatch(/--session-id [0-9a-f-]{36}/);
     expect(stdout).not.toContain(`--session-id ${String(record.sessionId)}`);
-    const executed = await ralph(root, ['replay', 'text', '--exec'], env);
+    const executed = await ralph(root, ['replay', 'text', '--exec', '--yes'], env);
     expect(executed.code).toBe(0);
   });
 });

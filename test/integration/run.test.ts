@@ -60,6 +60,8 @@ describe('ralph run with a fake claude', () => {
       ].sort(),
     );
     expect(listFiles(path.join(dir, 'state'))).toEqual([
+      '.budget.json.sha1',
+      '.config-cache.json',
       '.queue.json.sha1',
       'budget.json',
       'iteration.log',
@@ -97,7 +99,7 @@ describe('ralph run with a fake claude', () => {
     });
   });
 
-  it('fails an item whose template has an unknown placeholder before spawning, without spending an attempt', async () => {
+  it('pauses the night on a template placeholder nothing defines, before spawning, without spending an attempt', async () => {
     const { root, calls, env } = await fakeWorkspace();
     fs.appendFileSync(
       path.join(root, 'prompts', 'bootstrap.md'),
@@ -105,11 +107,14 @@ describe('ralph run with a fake claude', () => {
     );
     await ralph(root, ['add', 'Has ticket', '--id', 'with-var', '--var', 'TICKET=T-1'], env);
     const result = await ralph(root, ['run', '--drain'], env);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(6);
     expect(fs.existsSync(calls)).toBe(false);
     const [item] = readQueue(root).items;
-    expect(item).toMatchObject({ status: 'failed', attempts: 0, lastOutcome: 'rejected' });
+    expect(item).toMatchObject({ status: 'pending', attempts: 0 });
     expect(String(item?.lastError)).toContain('unknown placeholder {{NOPE}}');
+    expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toContain(
+      '{{NOPE}}',
+    );
     expect(readSessions(root)).toEqual([]);
   });
 

@@ -18,7 +18,8 @@ describe('ralph status', () => {
       env,
     );
     await ralph(root, ['add', 'Next', '--id', 'next'], env);
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '3'], env);
     await waitUntil(path.join(root, 'docs', 'sessions'), agentTalking(root), 10_000, 'the agent');
     const during = await status(root);
     expect(during).toMatchObject({

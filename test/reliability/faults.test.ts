@@ -118,10 +118,11 @@ describe('B. faults', () => {
     const gate = path.join(root, 'gate');
     await ralph(root, ['add', 'gated', '--id', 'g', '--body', `#behave: gated gate=${gate}`]);
     // A SIGKILL between a temp write and its rename leaves temp files: swept at start.
-    fs.writeFileSync(path.join(root, 'state', 'queue.json.3735928559'), '{"half":');
-    fs.writeFileSync(path.join(root, 'state', 'budget.json.42'), '');
-    fs.writeFileSync(path.join(root, 'state', '.queue.json.sha1.1234'), '');
-    fs.writeFileSync(path.join(root, 'docs', 'sessions', 'index.json.99'), '');
+    // Their writers (pids above any pid_max) are gone.
+    fs.writeFileSync(path.join(root, 'state', 'queue.json.99999991.0.tmp'), '{"half":');
+    fs.writeFileSync(path.join(root, 'state', 'budget.json.99999992.3.tmp'), '');
+    fs.writeFileSync(path.join(root, 'state', '.queue.json.sha1.99999993.1.tmp'), '');
+    fs.writeFileSync(path.join(root, 'docs', 'sessions', 'index.json.99999994.7.tmp'), '');
     let failing = false;
     const realFsync = fs.fsync;
     vi.spyOn(fs, 'fsync').mockImplementation((fd: number, callback: (e: Error | null) => void) => {
@@ -142,7 +143,7 @@ describe('B. faults', () => {
     );
     // The commit failed: the old state is intact and valid, and no temp file is left.
     expect(queueBefore()).toBe(claimed);
-    expect(fs.readdirSync(path.join(root, 'state')).filter((n) => /\.\d+$/.test(n))).toEqual([]);
+    expect(fs.readdirSync(path.join(root, 'state')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     failing = false;
     await waitUntil(
       path.join(root, 'state'),
@@ -248,7 +249,8 @@ describe('B. faults', () => {
       `#behave: gated gate=${gate} onresume=ok`,
     ]);
     await ralph(root, ['add', 'b', '--id', 'b']);
-    const running = ralph(root, ['run', '--drain'], env);
+    // Without --drain: a drained run would end at the pause.
+    const running = ralph(root, ['run', '--max-iterations', '3'], env);
     await eventually(() => Promise.resolve(ledger(root).length > 0), 20_000, 'the agent');
     // Created by rename, deleted and re-created at once: still a pause.
     const interrupt = path.join(root, 'state', 'interrupt-request.txt');

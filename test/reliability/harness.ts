@@ -159,7 +159,7 @@ export async function checkInvariants(
   }
   for (const dir of [state, sessionsDir]) {
     for (const name of fs.readdirSync(dir)) {
-      if (/\.\d+$/.test(name)) problems.push(`I5 temp file left: ${name}`);
+      if (/\.\d+$|\.tmp$/.test(name)) problems.push(`I5 temp file left: ${name}`);
       if (options.cleanExit === true && name.endsWith('.lock.lock'))
         problems.push(`I5 lock left after a clean exit: ${name}`);
     }

@@ -130,7 +130,21 @@ describe('A. load', () => {
       log: { maxBytes: cap },
       run: { pollInterval: '1h', maxConsecutiveFailures: 0 },
     });
-    await ralph(root, ['add', 'half-hourly', '--id', 'cron', '--schedule', '*/30 * * * *'], env);
+    // --not-before: the first run at the start of the compressed night, then every half hour.
+    await ralph(
+      root,
+      [
+        'add',
+        'half-hourly',
+        '--id',
+        'cron',
+        '--schedule',
+        '*/30 * * * *',
+        '--not-before',
+        '2026-11-23T00:00:00Z',
+      ],
+      env,
+    );
     for (let i = 0; i < 20; i++) await ralph(root, ['add', `queued ${i}`, '--id', `q${i}`], env);
     const start = Date.parse('2026-11-23T00:00:00Z');
     const time = fakeTime(start);

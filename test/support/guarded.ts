@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { TEST_RUN_MARKER } from './leak-check.js';
 import { sessionSurvivors } from './processes.js';
 import { FAKE_CLAUDE, makeWorkspace, readSessions } from './workspace.js';
 
@@ -25,6 +26,7 @@ export async function guardedWorkspace(config: Record<string, unknown> = {}, at?
     FAKE_CLAUDE_CALLS: path.join(root, 'calls.jsonl'),
     FAKE_CLAUDE_LEDGER: path.join(root, 'ledger.txt'),
     FAKE_CLAUDE_STATE: root,
+    [TEST_RUN_MARKER]: process.env[TEST_RUN_MARKER] ?? '',
   };
   return { root, env };
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { TEST_RUN_MARKER } from './leak-check.js';
 import { captureOutput } from './output.js';
 
 /** The fake claude of the test suite. */
@@ -74,6 +75,7 @@ export async function ralph(
   const output = captureOutput();
   const code = await main(['node', 'ralph', '-C', root, ...args], output, {
     PATH: process.env.PATH,
+    [TEST_RUN_MARKER]: process.env[TEST_RUN_MARKER],
     ...env,
   });
   return { code, stdout: output.stdout.join('\n'), stderr: output.stderr.join('\n') };

@@ -38,7 +38,7 @@ describe('buildArgv', () => {
         '--permission-mode',
         'dontAsk',
         '--allowedTools',
-        'Bash,Read,Edit,Write,Glob,Grep',
+        'Bash,Read,Edit(./**),Glob,Grep',
       ],
     });
   });

@@ -46,7 +46,7 @@ describe('parsePersona', () => {
       '---\ncolour: red\n---\nx',
       /AGENT_reader\.md \(frontmatter\) is invalid:\n {2}\(top level\): unknown key "colour"/,
     ],
-    ['---\nmax_turns: many\n---\nx', /max_turns: .*expected number/],
+    ['---\nmax_turns: many\n---\nx', /max_turns: expected a number, got the text "many"/],
     ['---\npermission_mode: sudo\n---\nx', /permission_mode: /],
     ['---\ntools: [1\n---\nx', /AGENT_reader\.md: the frontmatter is not valid YAML/],
     ['---\ntools: [1, 2]\n---\nx', /tools/],

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CLAUDE_CREDENTIALS } from '../../agent/env.js';
 import { ConfigSchema } from '../../config/schema.js';
+import { CONFIG_FILE } from '../../config/config-file.js';
 import {
-  CONFIG_FILE,
   loadWorkspace,
   workspacePaths,
   type Workspace,
@@ -22,6 +22,24 @@ import { QueueStore } from '../../queue/store.js';
 import { liveRunner } from '../../runner/lock.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
+import { redactorFor } from '../redactor.js';
+import { readBudget } from '../../runner/budget.js';
+
+/**
+ * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown
+ * as escapes, never sent to the terminal; further lines are indented under the first.
+ */
+function printable(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) =>
+      line.replace(
+        /[\p{Cc}\u2028\u2029]/gu,
+        (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+      ),
+    )
+    .join(`\n${' '.repeat(16)}`);
+}
 
 /** The claude versions the test suite covers (it pins 2.1.330). */
 export const TESTED_CLAUDE = { major: 2, minor: 1 };
@@ -117,6 +135,36 @@ async function checkClaude(
   return checks;
 }
 
+/** What the agent may do to the machine: the allowlist is the CLI's, not a sandbox. */
+function checkScope(workspace: Workspace): Check[] {
+  const checks: Check[] = [];
+  const allowed = workspace.config.defaults.allowedTools;
+  const unscoped = allowed.filter((rule) => rule === 'Write' || rule === 'Edit');
+  if (unscoped.length > 0) {
+    checks.push({
+      verdict: 'warn',
+      name: 'scope',
+      detail: `defaults.allowedTools has ${unscoped.join(', ')} without a path: the agent may change files anywhere; use "Edit(./**)"`,
+    });
+  }
+  if (allowed.includes('Bash') || workspace.config.yolo) {
+    checks.push({
+      verdict: 'warn',
+      name: 'scope',
+      detail:
+        'the agent may run any command (Bash): it can change whatever this user can; run ralph as an unprivileged user, in a container or a VM',
+    });
+  }
+  if (process.getuid?.() === 0) {
+    checks.push({
+      verdict: 'warn',
+      name: 'user',
+      detail: 'ralph runs as root: its agents can change anything on this machine',
+    });
+  }
+  return checks;
+}
+
 async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
   const { paths, config } = workspace;
   const checks: Check[] = [];
@@ -181,6 +229,21 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
       });
     }
   }
+  try {
+    const budget = await readBudget(paths.budget);
+    checks.push({
+      verdict: 'ok',
+      name: 'budget',
+      detail: `${paths.budget}: $${budget.totalCostUsd.toFixed(4)} in ${budget.iterations} sessions`,
+    });
+  } catch (error) {
+    checks.push({
+      verdict: 'FAIL',
+      name: 'budget',
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+  checks.push(...checkScope(workspace));
   const reason = await readIfExists(paths.interruptFile);
   checks.push(
     reason === undefined
@@ -230,8 +293,11 @@ export async function doctorCommand(
     checks.push(...(await checkWorkspace(workspace)));
   }
   checks.push(...(await checkClaude(workspace, env)));
+  const redactor = redactorFor(workspace, env);
   for (const check of checks)
-    output.out(`${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${check.detail}`);
+    output.out(
+      `${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${printable(redactor.redact(check.detail))}`,
+    );
   const failed = checks.filter((c) => c.verdict === 'FAIL').length;
   output.out(failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
   return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;

@@ -2,7 +2,10 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '../../config/schema.js';
-import { CONFIG_FILE, workspacePaths } from '../../config/workspace.js';
+import { CONFIG_FILE } from '../../config/config-file.js';
+import { workspacePaths } from '../../config/workspace.js';
+import { shellQuote } from '../../agent/argv.js';
+import { recordDigest } from '../../lib/digest.js';
 import { displayPath, ensurePrivateDir, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { isErrnoException } from '../../lib/errors.js';
@@ -50,11 +53,16 @@ export async function initCommand(root: string, output: Output): Promise<number>
     [paths.queue, `${JSON.stringify({ version: 0, items: [] }, null, 2)}\n`],
   ];
   for (const [file, content] of files) {
-    (createFile(file, content) ? created : kept).push(displayPath(file, root));
+    const made = createFile(file, content);
+    // The empty queue is ralph's own: the next read need not validate it.
+    if (made && file === paths.queue) await recordDigest(file, content);
+    (made ? created : kept).push(displayPath(file, root));
   }
   output.out(`Workspace ${root}`);
   for (const entry of created) output.out(`  created ${entry}`);
   for (const entry of kept) output.out(`  kept    ${entry} (already there)`);
-  output.out('Next: ralph add "<task>" && ralph run --drain');
+  const away = path.relative(process.cwd(), root);
+  const cd = away === '' ? '' : `cd ${shellQuote([away.startsWith('..') ? root : away])} && `;
+  output.out(`Next: ${cd}ralph add "<task>" && ralph run --drain`);
   return ExitCode.ok;
 }

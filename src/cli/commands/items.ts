@@ -1,66 +1,150 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { dependentsOf } from '../../queue/dependencies.js';
 import type { Item } from '../../queue/item.js';
+import { ITEM_STATUSES, type ItemStatus } from '../../queue/status.js';
 import { QueueStore } from '../../queue/store.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
+/** Which items a queue command acts on: ids, or every item (of some statuses). */
+export interface Selection {
+  ids: string[];
+  all?: boolean;
+  status?: string;
+}
+
+/** A change of one item: the new item, or undefined to remove it; throws to refuse. */
 type Change = (item: Item, now: string) => Item | undefined;
 
-/** Applies a change to one item under the queue lock; `undefined` from `change` removes it. */
-async function changeItem(root: string, id: string, change: Change): Promise<Item | undefined> {
+/** The statuses a selection by `--all` / `--status` may pick for a command. */
+function statusesOf(selection: Selection, eligible: readonly ItemStatus[]): readonly ItemStatus[] {
+  if (selection.status === undefined) return eligible;
+  const wanted = selection.status.split(',').map((s) => s.trim());
+  for (const status of wanted) {
+    if (!(ITEM_STATUSES as readonly string[]).includes(status))
+      throw new InputError(
+        `--status: no status ${JSON.stringify(status)} (one of ${ITEM_STATUSES.join(', ')})`,
+      );
+    if (!(eligible as readonly string[]).includes(status))
+      throw new InputError(`--status: items that are ${status} cannot be chosen here`);
+  }
+  return wanted as ItemStatus[];
+}
+
+/**
+ * Applies `change` to the selected items under the queue lock, all or none: one refusal leaves
+ * the queue as it was. Returns the ids changed.
+ */
+async function changeItems(
+  root: string,
+  selection: Selection,
+  eligible: readonly ItemStatus[],
+  change: Change,
+): Promise<string[]> {
+  const bulk = selection.all === true || selection.status !== undefined;
+  if (bulk && selection.ids.length > 0)
+    throw new InputError('give ids, or --all / --status, not both');
+  if (!bulk && selection.ids.length === 0)
+    throw new InputError('give the id of an item, or --all / --status');
+  const statuses = bulk ? statusesOf(selection, eligible) : [];
   const workspace = await openWorkspace(root);
   const store = new QueueStore(workspace.paths.queue);
   return store.update((items) => {
-    const index = items.findIndex((i) => i.id === id);
-    const item = items[index];
-    if (item === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
-    if (item.status === 'running') {
-      throw new InputError(
-        `item ${JSON.stringify(id)} is running; pause the runner first ("ralph pause")`,
-      );
+    const chosen = bulk
+      ? items.filter((item) => statuses.includes(item.status)).map((item) => item.id)
+      : selection.ids;
+    const now = new Date().toISOString();
+    let copy = items.slice();
+    for (const id of chosen) {
+      const index = copy.findIndex((i) => i.id === id);
+      const item = copy[index];
+      if (item === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
+      if (item.status === 'running') {
+        throw new InputError(
+          `item ${JSON.stringify(id)} is running; pause the runner first ("ralph pause")`,
+        );
+      }
+      const next = change(item, now);
+      copy = next === undefined ? copy.filter((_, i) => i !== index) : copy.with(index, next);
     }
-    const next = change(item, new Date().toISOString());
-    const copy = items.slice();
-    if (next === undefined) copy.splice(index, 1);
-    else copy[index] = next;
-    return { items: copy, value: next };
+    return chosen.length === 0 ? { value: chosen } : { items: copy, value: chosen };
   });
 }
 
-/** `ralph retry ID`: a failed, cancelled or interrupted item goes back to the queue with its attempts renewed. */
-export async function retryCommand(root: string, id: string, output: Output): Promise<number> {
-  await changeItem(root, id, (item, now) => {
-    if (item.status === 'pending')
-      throw new InputError(`item ${JSON.stringify(id)} is already pending`);
-    return {
+function report(output: Output, ids: string[], outcome: string): number {
+  if (ids.length === 0) output.out('no item matched; nothing changed');
+  for (const id of ids) output.out(`${id}: ${outcome}`);
+  return ExitCode.ok;
+}
+
+/** `ralph retry`: failed, cancelled or interrupted items go back to the queue, attempts renewed. */
+export async function retryCommand(
+  root: string,
+  selection: Selection,
+  output: Output,
+): Promise<number> {
+  const ids = await changeItems(
+    root,
+    selection,
+    ['failed', 'cancelled', 'interrupted'],
+    (item, now) => {
+      if (item.status === 'pending')
+        throw new InputError(`item ${JSON.stringify(item.id)} is already pending`);
+      return {
+        ...item,
+        status: 'pending',
+        attempts: 0,
+        retryAfter: undefined,
+        finishedAt: undefined,
+        updatedAt: now,
+      };
+    },
+  );
+  return report(output, ids, 'pending');
+}
+
+/** `ralph cancel`: the items stay in the file, never to run. */
+export async function cancelCommand(
+  root: string,
+  selection: Selection,
+  output: Output,
+): Promise<number> {
+  const ids = await changeItems(
+    root,
+    selection,
+    ['pending', 'interrupted', 'failed'],
+    (item, now) => ({
       ...item,
-      status: 'pending',
-      attempts: 0,
-      retryAfter: undefined,
-      finishedAt: undefined,
+      status: 'cancelled',
       updatedAt: now,
-    };
-  });
-  output.out(`${id}: pending`);
-  return ExitCode.ok;
+      claudeSessionId: undefined,
+    }),
+  );
+  return report(output, ids, 'cancelled');
 }
 
-/** `ralph cancel ID`: the item stays in the file, never to run. */
-export async function cancelCommand(root: string, id: string, output: Output): Promise<number> {
-  await changeItem(root, id, (item, now) => ({
-    ...item,
-    status: 'cancelled',
-    updatedAt: now,
-    claudeSessionId: undefined,
-  }));
-  output.out(`${id}: cancelled`);
-  return ExitCode.ok;
-}
-
-/** `ralph rm ID`: removes the item from the queue (its sessions stay archived). */
-export async function removeCommand(root: string, id: string, output: Output): Promise<number> {
-  await changeItem(root, id, () => undefined);
-  output.out(`${id}: removed`);
-  return ExitCode.ok;
+/**
+ * `ralph rm`: removes items from the queue (their sessions stay archived). An item others
+ * depend on is kept unless they go too or `--force` is given: they could never run.
+ */
+export async function removeCommand(
+  root: string,
+  selection: { ids: string[]; force?: boolean },
+  output: Output,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { items } = await new QueueStore(workspace.paths.queue).read();
+  const going = new Set(selection.ids);
+  if (selection.force !== true) {
+    for (const id of selection.ids) {
+      const left = dependentsOf(id, items).filter((dependent) => !going.has(dependent));
+      if (left.length > 0)
+        throw new InputError(
+          `${id} is a dependency of ${left.join(', ')}: they could never run. Remove them too, change them (ralph edit <id> --depends-on …), or give --force`,
+        );
+    }
+  }
+  const ids = await changeItems(root, { ids: selection.ids }, [], () => undefined);
+  return report(output, ids, 'removed');
 }

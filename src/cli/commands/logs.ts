@@ -8,7 +8,9 @@ import { StreamParser } from '../../stream/parser.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../redactor.js';
-import { findSession } from '../session-lookup.js';
+import { findSession, readRecord } from '../session-lookup.js';
+import type { SessionRecord } from '../../archive/record.js';
+import { readTail } from '../../lib/fs.js';
 
 const CHUNK = 1024 * 1024;
 
@@ -46,6 +48,9 @@ export async function logsCommand(
       else parser.push(bytes);
     }
   };
+  const human = !options.raw && !options.json;
+  const header = await readRecord(workspace, found.sessionId).catch(() => undefined);
+  if (human && header !== undefined) output.out(redactor.redact(sessionHeader(header)));
   try {
     drain();
     if (options.follow && found.live) {
@@ -73,5 +78,47 @@ export async function logsCommand(
     parser.finish();
     if (!options.json) for (const line of renderer.finish()) output.out(line);
   }
+  if (human) {
+    const record = await readRecord(workspace, found.sessionId).catch(() => undefined);
+    const stderr = await readTail(files.stderr, STDERR_TAIL);
+    for (const line of verdict(record, stderr.text, colour)) output.out(redactor.redact(line));
+  }
   return ExitCode.ok;
+}
+
+const STDERR_TAIL = 1024;
+const STDERR_LINES = 5;
+
+/** Who ran the session: ralph's ids, which the agent's own stream does not know. */
+function sessionHeader(record: SessionRecord): string {
+  return `── ralph session ${record.sessionId} · item ${record.itemId} "${record.itemTitle}" · attempt ${record.attempt}${
+    record.resumedFrom === undefined ? '' : ` · resumes claude session ${record.resumedFrom}`
+  }`;
+}
+
+/**
+ * ralph's verdict on the session, which is not the agent's `result` (a refused tool still says
+ * "success"): its status and outcome, how the process ended, and the end of its stderr.
+ */
+function verdict(record: SessionRecord | undefined, stderr: string, colour: boolean): string[] {
+  const style = colour ? COLOURS : PLAIN;
+  if (record === undefined || record.outcome === undefined)
+    return [style.dim('── still running (ralph logs --follow follows it to its end)')];
+  const exit =
+    record.exit === undefined
+      ? undefined
+      : record.exit.signal
+        ? `killed by ${record.exit.signal}`
+        : `exit code ${record.exit.code}`;
+  const facts = [
+    `${record.outcome.kind}: ${record.outcome.message}`,
+    exit,
+    record.stopReason === undefined ? undefined : `stopped by ralph: ${record.stopReason}`,
+  ].filter((f) => f !== undefined);
+  const head = `═ ralph: ${record.status} · ${facts.join(' · ')}`;
+  const lines = [record.outcome.kind === 'success' ? style.green(head) : style.red(head)];
+  const tail = stderr.trim().split('\n').slice(-STDERR_LINES);
+  if (tail.length > 0 && tail[0] !== '')
+    lines.push(style.dim('  stderr (the end):'), ...tail.map((l) => `  ${l}`));
+  return lines;
 }

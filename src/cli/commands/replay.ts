@@ -7,6 +7,7 @@ import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Output } from '../output.js';
 import { openSession } from '../session-lookup.js';
+import { signalExitCode } from '../signals.js';
 
 /**
  * `ralph replay <session>`: the same claude command with the same appended prompt, to reproduce
@@ -16,7 +17,7 @@ import { openSession } from '../session-lookup.js';
 export async function replayCommand(
   root: string,
   ref: string,
-  options: { exec?: boolean },
+  options: { exec?: boolean; yes?: boolean },
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
@@ -38,6 +39,17 @@ export async function replayCommand(
     output.out(`# appended prompt: ${promptFile}`);
     return ExitCode.ok;
   }
+  const budget = argv[argv.indexOf('--max-budget-usd') + 1];
+  const cost = argv.includes('--max-budget-usd') ? `up to $${budget}` : 'money';
+  if (
+    options.yes !== true &&
+    !(await confirm(`Replaying runs claude again and spends ${cost}. Go on? [y/N] `, output))
+  )
+    throw new InputError(
+      process.stdin.isTTY
+        ? 'not replayed'
+        : `replay --exec spends ${cost}: add --yes to confirm when there is no terminal to ask on`,
+    );
   const { env: childEnv } = buildAgentEnv(env, {
     deny: workspace.config.env.deny,
     allow: workspace.config.env.allow,
@@ -58,6 +70,20 @@ export async function replayCommand(
       output.err(`ralph: ${file}: ${error.message}`);
       resolve(ExitCode.agentUnavailable);
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal ?? 'SIGKILL')));
   });
+}
+
+/** Asks a yes/no question on the terminal; no terminal means no. */
+async function confirm(question: string, output: Output): Promise<boolean> {
+  if (process.stdin.isTTY !== true) return false;
+  output.err(question);
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin });
+  try {
+    const answer = await prompt[Symbol.asyncIterator]().next();
+    return /^y(es)?$/i.test(String(answer.value ?? '').trim());
+  } finally {
+    prompt.close();
+  }
 }

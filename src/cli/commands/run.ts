@@ -5,10 +5,16 @@ import type { Workspace } from '../../config/workspace.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../../lib/fs.js';
+import {
+  displayPath,
+  ensurePrivateDir,
+  refuseSharedDir,
+  refuseUnwritableDir,
+} from '../../lib/fs.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { Redactor } from '../../lib/redact.js';
 import type { Item } from '../../queue/item.js';
+import { unrunnableItems } from '../../queue/dependencies.js';
 import { selectNext } from '../../queue/select.js';
 import { QueueStore } from '../../queue/store.js';
 import { startRun, readBudget } from '../../runner/budget.js';
@@ -102,7 +108,9 @@ async function dryRun(
       files,
     );
     if ('reason' in prepared)
-      output.out(`# ${item.id}: would be rejected: ${redactor.redact(prepared.reason)}`);
+      output.out(
+        `# ${item.id}: ${prepared.scope === 'workspace' ? 'would pause the night' : 'would be rejected'}: ${redactor.redact(prepared.reason)}`,
+      );
     else {
       output.out(`# ${item.id} (${item.title}) in ${prepared.settings.workDir}`);
       output.out(redactor.redact(shellQuote([prepared.argv.file, ...prepared.argv.args])));
@@ -112,7 +120,23 @@ async function dryRun(
     printed++;
   }
   if (printed === 0) output.out('# nothing is runnable now');
+  for (const { id, reason } of unrunnableItems(items))
+    output.out(`# ${id}: can never run as the queue stands: ${reason}`);
   return ExitCode.ok;
+}
+
+/** A drained run ends with what it left behind that can never run without a person. */
+async function reportUnrunnable(queue: QueueStore, log: RunLog, output: Output): Promise<void> {
+  const stuck = unrunnableItems((await queue.read()).items);
+  if (stuck.length === 0) return;
+  log.warn('items_cannot_run', { items: stuck });
+  output.err(
+    [
+      `ralph: ${stuck.length} item${stuck.length === 1 ? '' : 's'} can never run as the queue stands:`,
+      ...stuck.map(({ id, reason }) => `  ${id}: ${reason}`),
+      'Retry what they depend on (ralph retry <id>) or change their dependencies (ralph edit <id> --depends-on …).',
+    ].join('\n'),
+  );
 }
 
 /** What `ralph run` takes from its surroundings; tests pass a fake clock and wait. */
@@ -214,10 +238,24 @@ export async function runCommand(
       budget.iterations + 1,
     );
     log.info('run_finished', { ...result, stoppedBy: stopSignal });
+    if (options.drain === true) await reportUnrunnable(ctx.queue, log, output);
     if (stopSignal !== undefined) return signalExitCode(stopSignal);
     if (result.agentUnavailable !== undefined) {
       output.err(`ralph: the agent cannot be started: ${result.agentUnavailable}`);
       return ExitCode.agentUnavailable;
+    }
+    if (result.paused !== undefined) {
+      output.err(
+        `ralph: the night is paused${result.paused === '' ? '' : `: ${redactor.redact(result.paused)}`}\n` +
+          `Nothing runs until the pause is lifted: fix the cause, then "ralph resume" (it removes ${displayPath(paths.interruptFile, process.cwd())}) and run again.`,
+      );
+      return ExitCode.paused;
+    }
+    if (result.limited !== undefined) {
+      output.err(
+        `ralph: ${redactor.redact(result.limited.message)}; it resets at ${new Date(result.limited.until).toISOString()}, and this run does not wait that long (--once never waits, --drain up to run.maxLimitWait). Run again after the reset.`,
+      );
+      return ExitCode.limited;
     }
     return result.failed > 0 || result.rejected > 0 ? ExitCode.itemsFailed : ExitCode.ok;
   } finally {

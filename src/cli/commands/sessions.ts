@@ -1,4 +1,7 @@
+import { OUTCOME_KINDS } from '../../agent/outcome.js';
 import { readIndex } from '../../archive/index.js';
+import { SESSION_STATUSES } from '../../archive/record.js';
+import { InputError } from '../../lib/errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -12,6 +15,11 @@ export async function sessionsCommand(
   options: { item?: string; status?: string; since?: string; json?: boolean },
   output: Output,
 ): Promise<number> {
+  const known: readonly string[] = [...SESSION_STATUSES, ...OUTCOME_KINDS, 'runner_died'];
+  if (options.status !== undefined && !known.includes(options.status))
+    throw new InputError(
+      `--status: no status or outcome ${JSON.stringify(options.status)} (statuses: ${SESSION_STATUSES.join(', ')}; outcomes: ${OUTCOME_KINDS.join(', ')})`,
+    );
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const { entries, skipped } = await readIndex(workspace.paths.sessions);

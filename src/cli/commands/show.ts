@@ -2,9 +2,10 @@ import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { readTail } from '../../lib/fs.js';
+import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../redactor.js';
+import { plural } from '../../lib/text.js';
 import { openSession } from '../session-lookup.js';
 
 const STDERR_TAIL = 4096;
@@ -24,6 +25,13 @@ export async function showCommand(
     output.out(redactor.redact(JSON.stringify(record, null, 2)));
     return ExitCode.ok;
   }
+  const present = (
+    await Promise.all(
+      Object.entries({ ...files }).map(async ([kind, file]) =>
+        (await pathExists(file)) ? [[kind, file] as const] : [],
+      ),
+    )
+  ).flat();
   const prompt = await fsp.readFile(files.prompt, 'utf8').catch(() => '(missing)');
   const tail = await readTail(files.stderr, STDERR_TAIL);
   const stderr = `${tail.cut ? '…' : ''}${tail.text}`.trim();
@@ -40,7 +48,7 @@ export async function showCommand(
     }`,
     `Activity: ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls, ${record.heartbeat.stdoutBytes} bytes of stream`,
     `Cost:     $${(record.result?.costUsd ?? record.heartbeat.costUsd ?? 0).toFixed(4)}${
-      record.result?.numTurns === undefined ? '' : `, ${record.result.numTurns} turns`
+      record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
     `Work dir: ${record.workDir}`,
     '',
@@ -48,7 +56,7 @@ export async function showCommand(
     `  ${shellQuote(record.command)}`,
     '',
     'Files:',
-    ...Object.entries({ ...files }).map(([kind, file]) => `  ${kind.padEnd(8)} ${file}`),
+    ...present.map(([kind, file]) => `  ${kind.padEnd(8)} ${file}`),
     '',
     `Stderr${stderr === '' ? ': (empty)' : ' (the end):'}`,
     ...(stderr === '' ? [] : stderr.split('\n').map((l) => `  ${l}`)),

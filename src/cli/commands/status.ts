@@ -1,9 +1,8 @@
-import { SessionRecordSchema } from '../../archive/record.js';
 import type { Workspace } from '../../config/workspace.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { readIfExists } from '../../lib/fs.js';
-import { ITEM_STATUSES } from '../../queue/item.js';
+import { ITEM_STATUSES } from '../../queue/status.js';
 import { QueueStore } from '../../queue/store.js';
 import { readBudget } from '../../runner/budget.js';
 import { liveRunner } from '../../runner/lock.js';
@@ -78,7 +77,15 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
     }
   }
   if (currentText !== undefined && runner) {
-    const parsed = SessionRecordSchema.safeParse(JSON.parse(currentText));
+    // Loaded only while a session runs: the validator costs most of an idle status's start.
+    const { SessionRecordSchema } = await import('../../archive/record.js');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(currentText);
+    } catch {
+      // Being rewritten: shown next time.
+    }
+    const parsed = SessionRecordSchema.safeParse(raw);
     if (parsed.success) {
       const s = parsed.data;
       const lastActivity = s.heartbeat.lastActivityAt;

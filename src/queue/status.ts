@@ -1,0 +1,11 @@
+/** Statuses of a queue item; apart from the schema, so that listing them loads no validator. */
+export const ITEM_STATUSES = [
+  'pending',
+  'running',
+  'done',
+  'failed',
+  'interrupted',
+  'cancelled',
+] as const;
+
+export type ItemStatus = (typeof ITEM_STATUSES)[number];

@@ -1,0 +1,94 @@
+// `--drain` and `--once` end when the night is paused or a usage limit is far away, instead of
+// waiting for a person who is asleep; on an injected clock, so a wait would spin the clock on.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
+import { guardedWorkspace, logEvents } from '../support/guarded.js';
+import { captureOutput } from '../support/output.js';
+import { fakeTime } from '../support/fake-time.js';
+import { ralph, readQueue } from '../support/workspace.js';
+
+const START = Date.parse('2026-11-22T01:00:00Z');
+
+async function run(root: string, env: Record<string, string>, options: Record<string, unknown>) {
+  const output = captureOutput();
+  const time = fakeTime(START);
+  const code = await runCommand(root, options, output, { PATH: process.env.PATH, ...env }, time);
+  return { code, stderr: output.stderr.join('\n'), time };
+}
+
+const interruptFile = (root: string) => path.join(root, 'state', 'interrupt-request.txt');
+
+describe('a run meant to end, when the night is paused', () => {
+  it.each([[{ drain: true }], [{ once: true }]])(
+    'ends with exit 6, the reason and how to resume, on a failed authentication (%o)',
+    async (options) => {
+      const { root, env } = await guardedWorkspace();
+      await ralph(
+        root,
+        ['add', 'Auth', '--id', 'a', '--body', '#behave: replay file=auth-401'],
+        env,
+      );
+      const { code, stderr } = await run(root, env, options);
+      expect(code).toBe(6);
+      expect(stderr).toMatch(/the night is paused: .*authentication failed \(401\)/);
+      expect(stderr).toContain('ralph resume');
+      expect(fs.readFileSync(interruptFile(root), 'utf8')).toMatch(/authentication failed/);
+      expect(readQueue(root).items[0]).toMatchObject({ id: 'a', status: 'pending', attempts: 0 });
+    },
+  );
+
+  it('ends at once when a person paused before the run, and runs nothing', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Waiting', '--id', 'w'], env);
+    await ralph(root, ['pause', 'deploy freeze'], env);
+    const { code, stderr } = await run(root, env, { drain: true });
+    expect(code).toBe(6);
+    expect(stderr).toContain('the night is paused: deploy freeze');
+    expect(fs.existsSync(path.join(root, 'ledger.txt'))).toBe(false);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('ends when the circuit breaker pauses the night', async () => {
+    const { root, env } = await guardedWorkspace({
+      run: { maxConsecutiveFailures: 2, failureBackoffCap: 0 },
+    });
+    for (const id of ['f1', 'f2', 'f3'])
+      await ralph(root, ['add', id, '--id', id, '--body', '#behave: no-result'], env);
+    const { code, stderr } = await run(root, env, { drain: true });
+    expect(code).toBe(6);
+    expect(stderr).toMatch(/2 consecutive failures/);
+  });
+});
+
+describe('a run meant to end, on a usage limit', () => {
+  it('waits for a reset within run.maxLimitWait and ends with exit 7 on one past it', async () => {
+    const { root, env } = await guardedWorkspace({ run: { maxLimitWait: '1h' } });
+    const far = Math.floor(START / 1000) + 3 * 3600;
+    await ralph(
+      root,
+      ['add', 'Limited', '--id', 'l', '--body', `#behave: rate-limited resetsAt=${far}`],
+      env,
+    );
+    const { code, stderr, time } = await run(root, env, { drain: true });
+    expect(code).toBe(7);
+    expect(stderr).toContain(`resets at ${new Date(far * 1000).toISOString()}`);
+    expect(time.now()).toBeLessThan(far * 1000);
+    expect(logEvents(root).some((e) => e.event === 'limit_too_far')).toBe(true);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(fs.existsSync(interruptFile(root))).toBe(false);
+  });
+
+  it('--once does not wait for a reset: exit 7', async () => {
+    const { root, env } = await guardedWorkspace();
+    const soon = Math.floor(START / 1000) + 600;
+    await ralph(
+      root,
+      ['add', 'Limited', '--id', 'l', '--body', `#behave: rate-limited resetsAt=${soon}`],
+      env,
+    );
+    const { code } = await run(root, env, { once: true });
+    expect(code).toBe(7);
+  });
+});
