@@ -32,8 +32,8 @@ async function removeDeadWritersTempFiles(dir: string): Promise<void> {
     const writer = ATOMIC_TEMP_FILE.exec(name)?.[1];
     if (writer === undefined) continue;
     const pid = Number(writer);
-    if (pid === process.pid || !processExists(pid))
-      await fsp.rm(path.join(dir, name), { force: true });
+    // Our own pid may be writing too (a command run in the same process): never ours either.
+    if (!processExists(pid)) await fsp.rm(path.join(dir, name), { force: true });
   }
 }
 

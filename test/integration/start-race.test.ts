@@ -4,7 +4,9 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import fsp from 'node:fs/promises';
+import { describe, expect, it, vi } from 'vitest';
+import { eventually } from '../support/wait.js';
 import { FAKE_CLAUDE, RALPH_BIN, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
 
 const exec = promisify(execFile);
@@ -24,6 +26,51 @@ describe('start-up recovery and live writers', () => {
       expect(fs.existsSync(dead)).toBe(false);
     } finally {
       writer.kill('SIGKILL');
+    }
+  });
+
+  it('lets an add whose write is in flight while a runner starts finish, with its item kept', async () => {
+    const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+    const queueFile = path.join(root, 'state', 'queue.json');
+    // The add's rename of its temp file waits until the runner's start-up recovery is done.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    const rename = fsp.rename.bind(fsp);
+    const spy = vi.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (holding && to === queueFile) {
+        holding = false;
+        await held;
+      }
+      return rename(from, to);
+    });
+    try {
+      const add = ralph(root, ['add', 'In flight', '--id', 'inflight']);
+      await eventually(
+        () =>
+          Promise.resolve(fs.readdirSync(path.join(root, 'state')).some((n) => n.endsWith('.tmp'))),
+        10_000,
+        "the add's temp file",
+      );
+      // Recovery sweeps state/, then docs/sessions/: once it lists the second, the first is done.
+      const readdir = fsp.readdir.bind(fsp) as (dir: string) => Promise<string[]>;
+      const sessionsDir = path.join(root, 'docs', 'sessions');
+      const listing = vi.spyOn(fsp, 'readdir').mockImplementation(((dir: string) => {
+        if (dir === sessionsDir) release();
+        return readdir(dir);
+      }) as unknown as typeof fsp.readdir);
+      try {
+        const run = await ralph(root, ['run', '--drain']);
+        expect(run.code, run.stderr).toBe(0);
+      } finally {
+        listing.mockRestore();
+      }
+      const added = await add;
+      expect(added.code, added.stderr).toBe(0);
+      expect(readQueue(root).items.map((i) => i.id)).toEqual(['inflight']);
+    } finally {
+      release();
+      spy.mockRestore();
     }
   });
 
