@@ -1,3 +1,4 @@
+import { plural } from '../lib/text.js';
 import type { StreamSummary } from '../stream/summary.js';
 import type { ExitStatus } from './process.js';
 
@@ -257,7 +258,10 @@ export function classify(end: SessionEnd): Outcome {
   return {
     kind: 'success',
     status: 'completed',
-    message: `completed in ${result.numTurns ?? '?'} turns`,
+    message:
+      result.numTurns === undefined
+        ? 'completed'
+        : `completed in ${plural(result.numTurns, 'turn')}`,
     retryable: false,
     countsAsFailure: false,
   };

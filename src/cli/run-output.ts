@@ -39,12 +39,14 @@ function describe(entry: LogEntry): string {
   const detail =
     event === 'session_started'
       ? `${String(rest.item)} (attempt ${String(rest.attempt)}) session ${String(rest.session)}`
-      : event === 'session_ended'
-        ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
-        : Object.entries(rest)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-            .join(' ');
+      : event === 'idle'
+        ? `waiting for ${String(rest.waitingFor)}`
+        : event === 'session_ended'
+          ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
+          : Object.entries(rest)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+              .join(' ');
   return `${time.slice(11, 19)} ${level === 'info' ? '' : `${level.toUpperCase()} `}${event.replace(/_/g, ' ')}: ${detail}`;
 }
 
