@@ -66,7 +66,12 @@ export async function main(
     .option('-C, --root <dir>', 'workspace directory', '.')
     .showHelpAfterError("(run 'ralph help <command>' for its options)")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
+    .configureOutput({
+      writeOut: (s) => output.out(s),
+      writeErr: (s) => output.err(s),
+      // Every message of ralph starts the same way, the parser's too.
+      outputError: (s, write) => write(s.replace(/^error: /, 'ralph: ')),
+    });
   // Without -C, the workspace is found from a subdirectory, as git finds its repository.
   const root = () => {
     const given = path.resolve(program.opts<{ root: string }>().root);
