@@ -1,6 +1,86 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The folders of src/ and the folders each may import from. Dependencies point one way:
+ * commands → runner → the feature folders → lib; a feature folder knows no other one except
+ * those named here (the stream parser knows no process, the queue store no loop).
+ */
+const MAY_IMPORT = {
+  lib: [],
+  config: ['lib'],
+  stream: ['lib'],
+  template: ['lib'],
+  queue: ['lib', 'config'],
+  persona: ['lib', 'config'],
+  prompt: ['lib', 'config'],
+  archive: ['lib', 'stream'],
+  agent: ['lib', 'config', 'stream'],
+  control: ['lib', 'config', 'archive'],
+  runner: [
+    'lib',
+    'config',
+    'stream',
+    'template',
+    'queue',
+    'persona',
+    'prompt',
+    'archive',
+    'agent',
+    'control',
+  ],
+  cli: [
+    'lib',
+    'config',
+    'stream',
+    'template',
+    'queue',
+    'persona',
+    'prompt',
+    'archive',
+    'agent',
+    'control',
+    'runner',
+  ],
+};
+
+const boundaries = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: [
+              ...Object.keys(MAY_IMPORT)
+                .filter((other) => other !== folder && !allowed.includes(other))
+                .flatMap((other) => [`../${other}/*`, `../../${other}/*`]),
+              // Nothing under src/ imports the entry point.
+              '../bin.js',
+            ],
+            message: `src/${folder} may import only from ${allowed.join(', ') || 'itself'} (eslint.config.js, MAY_IMPORT)`,
+          },
+          ...(folder === 'cli'
+            ? [
+                {
+                  group: [
+                    '../runner/*',
+                    '!../runner/index.js',
+                    '../../runner/*',
+                    '!../../runner/index.js',
+                  ],
+                  message:
+                    'commands use the runner through its public surface, src/runner/index.ts',
+                },
+              ]
+            : []),
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/**/*.mjs'] },
   js.configs.recommended,
@@ -19,6 +99,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...boundaries,
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

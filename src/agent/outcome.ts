@@ -1,4 +1,6 @@
+import { unreachable } from '../lib/errors.js';
 import { plural } from '../lib/text.js';
+import type { ResultInfo } from '../stream/events.js';
 import type { StreamSummary } from '../stream/summary.js';
 import type { ExitStatus } from './process.js';
 
@@ -43,12 +45,11 @@ export const OUTCOME_KINDS = [
 
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
-/** The lifecycle state a session record ends in (seed 003 section 2.2). */
+/** The lifecycle state a session record ends in. */
 export type FinalSessionStatus = 'completed' | 'failed' | 'timeout' | 'interrupted' | 'killed';
 
-/** What a session's end means for the item and the night. */
-export interface Outcome {
-  kind: OutcomeKind;
+/** What every outcome says. */
+interface OutcomeBase {
   status: FinalSessionStatus;
   /** One line for people. */
   message: string;
@@ -56,11 +57,19 @@ export interface Outcome {
   retryable: boolean;
   /** Whether it counts towards the consecutive-failure circuit breaker. */
   countsAsFailure: boolean;
-  /** Until when to wait before going on (a usage limit's reset), epoch ms. */
-  waitUntil?: number;
-  /** A reason to pause the whole night (credit exhausted, authentication failed). */
-  pauseReason?: string;
 }
+
+/** Outcomes that pause the whole night: a person must act (pay, log in). */
+export type PausingKind = 'auth_error' | 'credit_exhausted';
+
+/**
+ * What a session's end means for the item and the night, one shape per kind: a usage limit
+ * carries when it resets, an outcome that pauses the night carries the reason.
+ */
+export type Outcome =
+  | (OutcomeBase & { kind: 'rate_limited'; /** The limit's reset, epoch ms. */ waitUntil?: number })
+  | (OutcomeBase & { kind: PausingKind; pauseReason: string })
+  | (OutcomeBase & { kind: Exclude<OutcomeKind, 'rate_limited' | PausingKind> });
 
 /** The facts a classification rests on. */
 export interface SessionEnd {
@@ -75,8 +84,22 @@ export interface SessionEnd {
 
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
-function failure(kind: OutcomeKind, message: string, extra: Partial<Outcome> = {}): Outcome {
+type PlainKind = Exclude<OutcomeKind, 'rate_limited' | PausingKind>;
+
+function failure(kind: PlainKind, message: string, extra: Partial<OutcomeBase> = {}): Outcome {
   return { kind, status: 'failed', message, retryable: true, countsAsFailure: true, ...extra };
+}
+
+/** A failure that pauses the night until a person acts; the item is not at fault. */
+function pausing(kind: PausingKind, reason: string): Outcome {
+  return {
+    kind,
+    status: 'failed',
+    message: reason,
+    retryable: false,
+    countsAsFailure: false,
+    pauseReason: reason,
+  };
 }
 
 /**
@@ -99,8 +122,15 @@ export function diskFull(message: string): Outcome {
  * is never a success.
  */
 export function classify(end: SessionEnd): Outcome {
-  const { summary, exit, stopReason } = end;
-  const result = summary.result;
+  return (
+    byStopReason(end.stopReason) ??
+    byUsageLimit(end.summary) ??
+    (end.summary.result === undefined ? withoutResult(end) : byResult(end, end.summary.result))
+  );
+}
+
+/** The runner stopped the agent before any result: its reason decides. */
+function byStopReason(stopReason: StopReason | undefined): Outcome | undefined {
   switch (stopReason) {
     case 'interrupt':
       return {
@@ -136,70 +166,76 @@ export function classify(end: SessionEnd): Outcome {
       return diskFull('the disk ran low on space');
     case 'after_result':
     case undefined:
-      break;
+      return undefined;
+    default:
+      return unreachable(stopReason);
   }
+}
 
+/** A rejected usage limit with no successful result: wait for its reset. */
+function byUsageLimit(summary: StreamSummary): Outcome | undefined {
   const limit = summary.rateLimit;
-  if (limit?.status === 'rejected' && (result === undefined || result.isError)) {
-    const resetsAt = limit.resetsAt === undefined ? undefined : limit.resetsAt * 1000;
-    return {
-      kind: 'rate_limited',
-      status: 'failed',
-      message: `usage limit reached${limit.rateLimitType ? ` (${limit.rateLimitType})` : ''}${
-        resetsAt === undefined ? '' : `; resets at ${new Date(resetsAt).toISOString()}`
-      }`,
-      retryable: true,
-      countsAsFailure: false,
-      waitUntil: resetsAt,
-    };
-  }
+  const result = summary.result;
+  if (limit?.status !== 'rejected' || (result !== undefined && !result.isError)) return undefined;
+  const resetsAt = limit.resetsAt === undefined ? undefined : limit.resetsAt * 1000;
+  return {
+    kind: 'rate_limited',
+    status: 'failed',
+    message: `usage limit reached${limit.rateLimitType ? ` (${limit.rateLimitType})` : ''}${
+      resetsAt === undefined ? '' : `; resets at ${new Date(resetsAt).toISOString()}`
+    }`,
+    retryable: true,
+    countsAsFailure: false,
+    waitUntil: resetsAt,
+  };
+}
 
-  if (result === undefined) {
-    const tail = end.stderrTail?.trim();
-    const detail = tail ? `: ${tail.split('\n').slice(-3).join(' | ').slice(0, 500)}` : '';
-    if (exit?.signal)
-      return failure(
-        'signal_exit',
-        `the agent was killed by ${exit.signal} before its result${detail}`,
-      );
+/** No result line: a crash, or a kill from outside. */
+function withoutResult(end: SessionEnd): Outcome {
+  const tail = end.stderrTail?.trim();
+  const detail = tail ? `: ${tail.split('\n').slice(-3).join(' | ').slice(0, 500)}` : '';
+  if (end.exit?.signal)
     return failure(
-      'no_result',
-      `the agent exited (code ${exit?.code ?? 'unknown'}) without a result line${detail}`,
+      'signal_exit',
+      `the agent was killed by ${end.exit.signal} before its result${detail}`,
     );
-  }
+  return failure(
+    'no_result',
+    `the agent exited (code ${end.exit?.code ?? 'unknown'}) without a result line${detail}`,
+  );
+}
 
+/** An API error in the result (the CLI still says `success`): auth, credit, or transient. */
+function byApiError(result: ResultInfo): Outcome | undefined {
   if (
-    result.isError &&
-    (result.apiErrorStatus !== undefined || result.terminalReason === 'api_error')
-  ) {
-    const status = result.apiErrorStatus;
-    const text = result.text ?? '';
-    if (status === 401 || status === 403 || result.apiErrorType === 'authentication_error') {
-      const reason = `authentication failed (${status ?? result.apiErrorType}): ${text}`;
-      return failure('auth_error', reason, {
-        retryable: false,
-        countsAsFailure: false,
-        pauseReason: reason,
-      });
-    }
-    if (/credit balance/i.test(text)) {
-      const reason = `credit exhausted: ${text}`;
-      return failure('credit_exhausted', reason, {
-        retryable: false,
-        countsAsFailure: false,
-        pauseReason: reason,
-      });
-    }
-    return failure('api_error', `API error${status === undefined ? '' : ` ${status}`}: ${text}`, {
-      retryable: status === undefined || TRANSIENT_STATUSES.has(status),
-    });
-  }
+    !result.isError ||
+    (result.apiErrorStatus === undefined && result.terminalReason !== 'api_error')
+  )
+    return undefined;
+  const status = result.apiErrorStatus;
+  const text = result.text ?? '';
+  if (status === 401 || status === 403 || result.apiErrorType === 'authentication_error')
+    return pausing(
+      'auth_error',
+      `authentication failed (${status ?? result.apiErrorType}): ${text}`,
+    );
+  if (/credit balance/i.test(text)) return pausing('credit_exhausted', `credit exhausted: ${text}`);
+  return failure('api_error', `API error${status === undefined ? '' : ` ${status}`}: ${text}`, {
+    retryable: status === undefined || TRANSIENT_STATUSES.has(status),
+  });
+}
 
-  const noConversation = /no conversation found/i;
+const NO_CONVERSATION = /no conversation found/i;
+
+/** The result line, checked against the exit and the refusals it does not report as errors. */
+function byResult(end: SessionEnd, result: ResultInfo): Outcome {
+  const { exit, stopReason, summary } = end;
+  const apiError = byApiError(result);
+  if (apiError !== undefined) return apiError;
   if (
     end.resumed &&
     result.subtype === 'error_during_execution' &&
-    (result.errors.some((e) => noConversation.test(e)) || noConversation.test(result.text ?? ''))
+    (result.errors.some((e) => NO_CONVERSATION.test(e)) || NO_CONVERSATION.test(result.text ?? ''))
   ) {
     return failure(
       'resume_failed',
@@ -209,7 +245,6 @@ export function classify(end: SessionEnd): Outcome {
       },
     );
   }
-
   switch (result.subtype) {
     case 'error_max_turns':
       return failure('max_turns', `reached the turn limit after ${result.numTurns ?? '?'} turns`);
@@ -217,9 +252,7 @@ export function classify(end: SessionEnd): Outcome {
       return failure(
         'max_budget',
         `reached the budget limit ($${(result.totalCostUsd ?? 0).toFixed(4)} spent)`,
-        {
-          retryable: false,
-        },
+        { retryable: false },
       );
     case 'error_during_execution':
       return failure(
@@ -231,30 +264,22 @@ export function classify(end: SessionEnd): Outcome {
     default:
       return failure('error_during_execution', `the result says ${JSON.stringify(result.subtype)}`);
   }
-
-  if (result.isError) {
+  if (result.isError)
     return failure('api_error', `the result is an error: ${(result.text ?? '').slice(0, 500)}`);
-  }
   if (summary.permissionDenials.length > 0) {
     const tools = [...new Set(summary.permissionDenials.map((d) => d.toolName))].join(', ');
     return failure('permission_denied', `tools refused by the permission mode: ${tools}`, {
       retryable: false,
     });
   }
-  if (exit?.signal && stopReason !== 'after_result') {
+  const lingered = stopReason === 'after_result';
+  if (exit?.signal && !lingered)
     return failure('signal_exit', `the agent printed a result but was killed by ${exit.signal}`);
-  }
-  if (
-    exit?.code !== undefined &&
-    exit.code !== null &&
-    exit.code !== 0 &&
-    stopReason !== 'after_result'
-  ) {
+  if (exit?.code !== undefined && exit.code !== null && exit.code !== 0 && !lingered)
     return failure(
       'exit_error',
       `the agent printed a successful result but exited with code ${exit.code}`,
     );
-  }
   return {
     kind: 'success',
     status: 'completed',

@@ -161,3 +161,63 @@ export async function reapSession(
   for (const pid of survivors) signalQuietly(pid, 'SIGKILL');
   return found;
 }
+
+/**
+ * Runs a short command of the agent's CLI (`claude --version`) to its end and returns its
+ * stdout: argv (no shell), its own process group, killed with the group past `timeoutMs`.
+ */
+export function runToEnd(
+  file: string,
+  args: readonly string[],
+  options: { env: Record<string, string | undefined>; timeoutMs: number },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+      shell: false,
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stdout.length < 64 * 1024) stdout += chunk;
+    });
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
+    }, options.timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`exited with ${signal ?? `code ${code}`}`));
+    });
+  });
+}
+
+/**
+ * Runs the agent on this terminal for a person (`ralph replay --exec`): argv (no shell), stdin
+ * closed, output to the terminal, in the terminal's process group so that Ctrl-C reaches it;
+ * whatever of its session is left when it exits is reaped. Resolves with its exit status.
+ */
+export function runOnTerminal(
+  argv: Argv,
+  options: { cwd: string; env: Record<string, string>; sessionId: string; killGraceMs: number },
+): Promise<ExitStatus | { error: NodeJS.ErrnoException }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv.file, argv.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      shell: false,
+    });
+    child.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
+    child.once('exit', (code, signal) => {
+      void reapSession(undefined, options.sessionId, options.killGraceMs).then(() =>
+        resolve({ code, signal }),
+      );
+    });
+  });
+}

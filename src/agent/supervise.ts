@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { watchNames } from '../lib/watch.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../stream/summary.js';
 import type { StopReason } from './outcome.js';
+import { decide, effectiveStopReason, type SupervisionLimits } from './supervision-policy.js';
 import {
   reapSession,
   stopAgent,
@@ -29,7 +29,11 @@ export interface SuperviseOptions {
   /** Says why the disk is too full to go on, if it is (checked every tick). */
   diskLow?: () => string | undefined;
   /** The interrupt file: its appearance stops the agent (watched, and checked every tick). */
-  interruptFile?: string;
+  interrupt?: {
+    state: () => 'absent' | 'empty' | 'present';
+    dir: string;
+    name: string;
+  };
   clock: Clock;
   /** How often the files are read and the limits checked. */
   tickMs?: number;
@@ -70,12 +74,15 @@ export interface Supervision {
 
 const READ_CHUNK = 1024 * 1024;
 const READ_SLICE = 32 * READ_CHUNK;
+/** An empty interrupt file may be an agent's `echo reason > file` half done: its reason is awaited. */
 const EMPTY_INTERRUPT_GRACE_MS = 250;
 
 /**
  * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
- * keeps the running summary, and enforces the wall-clock, idle and post-result limits. Idle
- * time is measured in bytes written to stdout or stderr, not in parsed lines.
+ * keeps the running summary, and acts on the supervision policy's decisions (`decide`): the
+ * wall-clock, idle, output and post-result limits, the interrupt file and the disk. Idle time
+ * is measured in bytes written to stdout or stderr, not in parsed lines. Every time is read
+ * from the injected clock.
  */
 export function supervise(options: SuperviseOptions): Supervision {
   const { child, clock } = options;
@@ -138,52 +145,47 @@ export function supervise(options: SuperviseOptions): Supervision {
       }
       return;
     }
-    // Once the result is in, the work is done whatever stops the agent now: keep the result.
-    stopReason = summary.result === undefined ? reason : 'after_result';
+    stopReason = effectiveStopReason(reason, summary.result !== undefined);
     forceRequested = force;
     stopping = stopAgent(child, options.graces, { force });
   };
 
-  let emptyInterruptSince: number | undefined;
-  /**
-   * Whether the interrupt file is there. An empty one may be mid-write (an agent's `echo reason >
-   * file`): it counts once it has content, or after a short grace, so the reason is not lost.
-   */
-  const interruptRequested = (): boolean => {
-    if (options.interruptFile === undefined) return false;
-    let size: number;
-    try {
-      size = fs.statSync(options.interruptFile).size;
-    } catch {
-      emptyInterruptSince = undefined;
-      return false;
-    }
-    if (size > 0) return true;
-    emptyInterruptSince ??= Date.now();
-    if (Date.now() - emptyInterruptSince >= EMPTY_INTERRUPT_GRACE_MS) return true;
-    setTimeout(schedule, 50).unref();
-    return false;
+  const limits: SupervisionLimits = {
+    timeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    afterResultGraceMs: options.afterResultGraceMs,
+    maxOutputBytes: options.maxOutputBytes,
+    heartbeatMs,
+    emptyInterruptGraceMs: EMPTY_INTERRUPT_GRACE_MS,
   };
+  let emptyInterruptSince: number | undefined;
 
   const tick = (): void => {
     // A flood is read in slices so the limits below are still checked while it lasts.
     if (readAvailable(READ_SLICE)) schedule();
     checkStderr();
     const now = clock.now();
-    if (interruptRequested()) {
-      requestStop('interrupt');
-    } else if (resultSeenAt !== undefined && now - resultSeenAt >= options.afterResultGraceMs) {
-      requestStop('after_result');
-    } else if (stdoutBytes + stderrBytes > options.maxOutputBytes) {
-      requestStop('output_limit');
-    } else if (options.diskLow?.() !== undefined) {
-      requestStop('disk_full');
-    } else if (now - startedAt >= options.timeoutMs) {
-      requestStop('timeout');
-    } else if (now - lastActivityAt >= options.idleTimeoutMs) {
-      requestStop('idle_timeout');
-    }
-    if (changedSinceHeartbeat && now - lastHeartbeatAt >= heartbeatMs) {
+    const interrupt = options.interrupt?.state() ?? 'absent';
+    if (interrupt === 'empty') emptyInterruptSince ??= now;
+    else emptyInterruptSince = undefined;
+    const decision = decide(
+      {
+        now,
+        startedAt,
+        lastActivityAt,
+        resultSeenAt,
+        outputBytes: stdoutBytes + stderrBytes,
+        interrupt,
+        emptyInterruptSince,
+        diskLow: options.diskLow?.(),
+        changedSinceHeartbeat,
+        lastHeartbeatAt,
+      },
+      limits,
+    );
+    if (decision.stop !== undefined) requestStop(decision.stop);
+    if (decision.recheckInMs !== undefined) setTimeout(schedule, decision.recheckInMs).unref();
+    if (decision.heartbeat) {
       lastHeartbeatAt = now;
       changedSinceHeartbeat = false;
       options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
@@ -205,11 +207,9 @@ export function supervise(options: SuperviseOptions): Supervision {
   const done = (async (): Promise<SupervisedEnd> => {
     const timer = setInterval(schedule, tickMs);
     // The directory is watched (not the file: a deleted and re-created file is a new inode).
-    const interrupt = options.interruptFile;
+    const interrupt = options.interrupt;
     const watcher =
-      interrupt === undefined
-        ? undefined
-        : watchNames(path.dirname(interrupt), [path.basename(interrupt)], schedule);
+      interrupt === undefined ? undefined : watchNames(interrupt.dir, [interrupt.name], schedule);
     // A file created between the spawn and the watch is seen by a first tick now.
     schedule();
     try {

@@ -9,6 +9,7 @@ import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { dependencyProblem } from '../queue/dependencies.js';
 import { ItemSchema, type Item } from '../queue/item.js';
 import { errnoMeaning } from './failure.js';
+import { numberFlag } from './flags.js';
 
 /** Flag names for the item fields they set, so errors speak of what the person typed. */
 const FLAG_OF: Record<string, string> = {
@@ -29,20 +30,8 @@ const FLAG_OF: Record<string, string> = {
   vars: '--var',
 };
 
-function number(flag: string, value: unknown, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (
-    (typeof value === 'string' && value.trim() === '') ||
-    !Number.isFinite(n) ||
-    (integer && !Number.isInteger(n))
-  ) {
-    throw new InputError(
-      `${flag}: expected ${integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return n;
-}
+const number = (flag: string, value: unknown, integer: boolean) =>
+  numberFlag(flag, value, { integer });
 
 const list = (value: unknown): string[] | undefined =>
   typeof value === 'string'

@@ -1,9 +1,9 @@
 import { formatDuration } from '../lib/duration.js';
-import type { Progress } from '../runner/context.js';
-import type { LogEntry } from '../runner/log.js';
+import type { EventName, RunnerEvent } from '../runner/index.js';
 import type { Output } from './output.js';
 
-const SHOWN = new Set([
+/** Events a person sees on a terminal besides every warning and error. */
+const SHOWN: ReadonlySet<EventName> = new Set([
   'run_started',
   'session_started',
   'session_ended',
@@ -26,34 +26,47 @@ const SHOWN = new Set([
   'items_cannot_run',
 ]);
 
-/** How `ralph run` reports: log entries, a session's progress, and the end. */
+/** How `ralph run` reports: every event as it happens, and the end. */
 export interface RunConsole {
-  log: (entry: LogEntry) => void;
-  progress: (progress: Progress) => void;
+  show: (event: RunnerEvent) => void;
   close: () => void;
 }
 
-/** One short line for a log entry. */
-function describe(entry: LogEntry): string {
-  const { time, level, event, ...rest } = entry;
-  const detail =
-    event === 'session_started'
-      ? `${String(rest.item)} (attempt ${String(rest.attempt)}) session ${String(rest.session)}`
-      : event === 'idle'
-        ? `waiting for ${String(rest.waitingFor)}`
-        : event === 'session_ended'
-          ? `${String(rest.item)}: ${String(rest.outcome)} — ${String(rest.message)} ($${Number(rest.costUsd ?? 0).toFixed(4)}) → ${String(rest.itemStatus)}`
-          : Object.entries(rest)
-              .filter(([, v]) => v !== undefined)
-              .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-              .join(' ');
-  return `${time.slice(11, 19)} ${level === 'info' ? '' : `${level.toUpperCase()} `}${event.replace(/_/g, ' ')}: ${detail}`;
+/** The fields of an event as `key=value` words. */
+function fields(event: RunnerEvent): string {
+  const { time: _time, level: _level, event: _event, ...rest } = event;
+  return Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
 }
 
+/** One short line for an event. */
+function describe(event: RunnerEvent): string {
+  let detail: string;
+  switch (event.event) {
+    case 'session_started':
+      detail = `${event.item} (attempt ${event.attempt}) session ${event.session}`;
+      break;
+    case 'session_ended':
+      detail = `${event.item}: ${event.outcome} — ${event.message} ($${event.costUsd.toFixed(4)}) → ${String(event.itemStatus)}`;
+      break;
+    case 'idle':
+      detail = `waiting for ${event.waitingFor}`;
+      break;
+    default:
+      detail = fields(event);
+  }
+  const level = event.level === 'info' ? '' : `${event.level.toUpperCase()} `;
+  return `${event.time.slice(11, 19)} ${level}${event.event.replace(/_/g, ' ')}: ${detail}`;
+}
+
+type Progress = Extract<RunnerEvent, { event: 'session_progress' }>;
+
 /**
- * When stdout is not a terminal: every log entry as a JSON line, for tools. On a terminal: one
- * short line per event, and a live status line (item, elapsed, last tool, cost, queue left)
- * redrawn in place at the bottom, so it never scrolls the screen.
+ * When stdout is not a terminal: every event as a JSON line, for tools (a session's progress
+ * excepted). On a terminal: one short line per event, and a live status line (which item of how
+ * many, elapsed, last tool, cost) redrawn in place at the bottom, so it never scrolls the screen.
  */
 export function runConsole(
   output: Output,
@@ -62,13 +75,13 @@ export function runConsole(
 ): RunConsole {
   if (!output.isTTY) {
     return {
-      log: (entry) => output.out(JSON.stringify(entry)),
-      progress: () => undefined,
+      show: (event) => {
+        if (event.event !== 'session_progress') output.out(JSON.stringify(event));
+      },
       close: () => undefined,
     };
   }
-  let session: Extract<Progress, { kind: 'started' }> | undefined;
-  let beat: Extract<Progress, { kind: 'heartbeat' }> | undefined;
+  let session: Progress | undefined;
   let shown = false;
   let started = 0;
   let runCostUsd = 0;
@@ -80,46 +93,47 @@ export function runConsole(
   const draw = () => {
     clear();
     if (session === undefined) return;
+    const costUsd = session.costUsd ?? 0;
     const parts = [
-      `▶ item ${started} of ${started + session.queued}: ${session.itemId}`,
-      formatDuration((Date.now() - session.startedAt) / 1000),
-      beat === undefined
+      `▶ item ${started} of ${started + session.queued}: ${session.item}`,
+      formatDuration((Date.now() - Date.parse(session.startedAt)) / 1000),
+      session.lastActivityAt === undefined
         ? 'starting'
-        : beat.lastTool
-          ? `last: ${beat.lastTool} (${beat.toolCalls} tool calls)`
+        : session.lastTool
+          ? `last: ${session.lastTool} (${session.toolCalls} tool calls)`
           : 'no tool call yet',
-      `$${(beat?.costUsd ?? 0).toFixed(4)} (run $${(runCostUsd + (beat?.costUsd ?? 0)).toFixed(2)})`,
-    ].filter((p) => p !== undefined);
+      `$${costUsd.toFixed(4)} (run $${(runCostUsd + costUsd).toFixed(2)})`,
+    ];
     const line = parts.join(' · ').slice(0, Math.max(20, (columns() || 100) - 1));
     output.raw(Buffer.from(line));
     shown = true;
   };
+  const stopTimer = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
   return {
-    log: (entry) => {
-      if (entry.event === 'session_ended') runCostUsd += Number(entry.costUsd ?? 0);
-      if (!SHOWN.has(entry.event) && entry.level === 'info') return;
-      clear();
-      if (entry.level === 'info') output.out(describe(entry));
-      else output.err(describe(entry));
-      draw();
-    },
-    progress: (progress) => {
-      if (progress.kind === 'started') {
-        started++;
-        session = progress;
-        beat = undefined;
+    show: (event) => {
+      if (event.event === 'session_progress') {
+        if (session?.session !== event.session) started++;
+        session = event;
         timer ??= setInterval(draw, 1000).unref();
-      } else if (progress.kind === 'heartbeat') {
-        beat = progress;
-      } else {
-        session = undefined;
-        clearInterval(timer);
-        timer = undefined;
+        draw();
+        return;
       }
+      if (event.event === 'session_ended') {
+        runCostUsd += event.costUsd;
+        session = undefined;
+        stopTimer();
+      }
+      if (!SHOWN.has(event.event) && event.level === 'info') return;
+      clear();
+      if (event.level === 'info') output.out(describe(event));
+      else output.err(describe(event));
       draw();
     },
     close: () => {
-      clearInterval(timer);
+      stopTimer();
       clear();
     },
   };

@@ -5,6 +5,7 @@ import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
 import { pathExists, readIfExists } from '../lib/fs.js';
+import { ControlFiles } from '../control/files.js';
 import { QueueStore } from '../queue/store.js';
 import { openWorkspace } from './open-workspace.js';
 
@@ -16,14 +17,8 @@ export interface FoundSession {
 }
 
 async function readCurrent(workspace: Workspace): Promise<SessionRecord | undefined> {
-  const text = await readIfExists(workspace.paths.currentSession);
-  if (text === undefined) return undefined;
-  try {
-    const parsed = SessionRecordSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const current = await new ControlFiles(workspace.paths).readCurrentSession();
+  return current.kind === 'session' ? current.record : undefined;
 }
 
 /**

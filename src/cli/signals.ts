@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { StopControl } from '../runner/control.js';
+import type { StopControl } from '../runner/index.js';
 
 /**
  * The one place that handles the process's signals during `ralph run`: the first SIGINT or

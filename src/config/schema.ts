@@ -108,6 +108,8 @@ const RunSchema = z.strictObject({
   afterResultGrace: DurationSchema.default(10),
   /** Consecutive failures that pause the night (the circuit breaker); 0 turns it off. */
   maxConsecutiveFailures: z.int().nonnegative().default(5),
+  /** Cap of the wait before a failed item's next attempt (1, 2, 4, … minutes up to this). */
+  retryBackoffCap: DurationSchema.default(1800),
   /** Cap of the backoff between consecutive failures (2 s, 4 s, 8 s, … up to this). */
   failureBackoffCap: DurationSchema.default(300),
   /** Margin added to a usage limit's reset time before the next try. */

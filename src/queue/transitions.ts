@@ -1,3 +1,4 @@
+import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
 import type { Item } from './item.js';
 
@@ -28,13 +29,24 @@ export type Settlement =
   /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
   | { kind: 'released'; reason: string; costUsd: number; retryAfter?: number };
 
+/** The wait before a failed item's second attempt; it doubles with each further one. */
+const RETRY_BACKOFF_BASE_MS = 60_000;
+/** The longest wait between two attempts unless `run.retryBackoffCap` says otherwise. */
+export const DEFAULT_RETRY_BACKOFF_CAP_MS = 30 * 60_000;
+
 /** Capped exponential backoff before an item's next attempt, in milliseconds. */
-export function retryBackoffMs(attempts: number): number {
-  return Math.min(60_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+export function retryBackoffMs(attempts: number, capMs = DEFAULT_RETRY_BACKOFF_CAP_MS): number {
+  return exponentialBackoffMs(attempts, RETRY_BACKOFF_BASE_MS, capMs);
 }
 
 /** Applies a session's settlement to its item. */
-export function settle(item: Item, settlement: Settlement, maxAttempts: number, now: number): Item {
+export function settle(
+  item: Item,
+  settlement: Settlement,
+  maxAttempts: number,
+  now: number,
+  retryBackoffCapMs = DEFAULT_RETRY_BACKOFF_CAP_MS,
+): Item {
   const base = { ...item, updatedAt: iso(now) };
   switch (settlement.kind) {
     case 'succeeded': {
@@ -78,7 +90,9 @@ export function settle(item: Item, settlement: Settlement, maxAttempts: number, 
         costUsd: item.costUsd + settlement.costUsd,
         lastError: settlement.error,
         lastOutcome: settlement.outcome,
-        retryAfter: exhausted ? undefined : iso(now + retryBackoffMs(item.attempts)),
+        retryAfter: exhausted
+          ? undefined
+          : iso(now + retryBackoffMs(item.attempts, retryBackoffCapMs)),
         finishedAt: exhausted ? iso(now) : item.finishedAt,
         claudeSessionId: undefined,
       };

@@ -1,9 +1,10 @@
 import type { RunnerIdentity } from './lock.js';
+import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
 import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import type { QueueStore } from '../queue/store.js';
-import type { RunLog } from './log.js';
+import type { RunEvents } from './events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
 
@@ -25,7 +26,10 @@ export const DEFAULT_TIMINGS: RunnerTimings = {
 export interface RunnerContext {
   workspace: Workspace;
   queue: QueueStore;
-  log: RunLog;
+  /** The interrupt file, the wait and the running session's record. */
+  controlFiles: ControlFiles;
+  /** Everything the runner does, for the log file, the terminal and the server. */
+  events: RunEvents;
   clock: Clock;
   redactor: Redactor;
   /** The environment the agent's is filtered from. */
@@ -43,25 +47,4 @@ export interface RunnerContext {
    * hung mount, say) and must end rather than hang all night. Does not return.
    */
   onWedged: (operation: string, afterMs: number) => void;
-  /** Told of a session's progress (the live status line on a terminal). */
-  progress?: (progress: Progress) => void;
 }
-
-/** A running session's progress, for a live display. */
-export type Progress =
-  | {
-      kind: 'started';
-      itemId: string;
-      itemTitle: string;
-      sessionId: string;
-      startedAt: number;
-      queued: number;
-    }
-  | {
-      kind: 'heartbeat';
-      lastTool?: string;
-      toolCalls: number;
-      costUsd?: number;
-      lastActivityAt: number;
-    }
-  | { kind: 'ended' };

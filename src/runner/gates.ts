@@ -65,8 +65,3 @@ export function parseDeadline(text: string, now: number): number | undefined {
   const time = Date.parse(text);
   return Number.isNaN(time) ? undefined : time;
 }
-
-/** Capped exponential backoff after `failures` consecutive failures, in milliseconds. */
-export function failureBackoffMs(failures: number, capSeconds: number): number {
-  return Math.min(2 ** failures, capSeconds) * 1000;
-}

@@ -1,11 +1,10 @@
-import fsp from 'node:fs/promises';
-import path from 'node:path';
-import { pathExists, readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
+import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
-import { checkGate, failureBackoffMs, type RunLimits } from './gates.js';
-import { runIteration } from './iteration.js';
+import type { Ran } from './attempt.js';
+import { checkGate, type RunLimits } from './gates.js';
+import { runIteration, type IterationResult } from './iteration.js';
 import { pauseNight } from './persist.js';
 
 /** Options of `ralph run`. */
@@ -36,6 +35,221 @@ export interface LoopResult {
   limited?: { until: number; message: string };
 }
 
+/** The gap after consecutive failures: 2 s, 4 s, 8 s, … */
+const FAILURE_BACKOFF_BASE_MS = 2_000;
+
+/** What the loop does next. */
+type Next = 'stop' | 'again' | { budgetLeftUsd?: number };
+
+/**
+ * The night: one iteration after another until drained, stopped or out of limits, with the
+ * pause, the run's limits, the circuit breaker, usage-limit waits and backoffs between them.
+ */
+class Night {
+  readonly result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0, costUsd: 0 };
+  private paused = false;
+  private idle = false;
+  private consecutiveFailures = 0;
+
+  constructor(
+    private readonly ctx: RunnerContext,
+    private readonly options: LoopOptions,
+    private readonly control: StopControl,
+  ) {}
+
+  private get draining(): boolean {
+    return this.options.drain || this.options.once;
+  }
+
+  /** Whether an item may be claimed now; waits (visibly) when not yet. */
+  async beforeClaim(): Promise<Next> {
+    const { ctx, options, result } = this;
+    const lost = ctx.lockLost();
+    if (lost !== undefined) {
+      // Two runners must never claim from one queue: the one that stalled gives way.
+      ctx.events.error('runner_lock_lost', { error: lost.message });
+      result.ended = 'another runner took the workspace lock';
+      return 'stop';
+    }
+    if (options.maxIterations !== undefined && result.sessions >= options.maxIterations)
+      return 'stop';
+    await ctx.controlFiles.promotePauseAfterCurrent();
+    if (await ctx.controlFiles.isPaused()) return this.whilePaused();
+    if (this.paused) {
+      ctx.events.info('resumed');
+      this.paused = false;
+    }
+    // No item starts without room to record it: a full disk would cost its result.
+    const low = workspaceLowOnSpace(ctx.workspace);
+    if (low !== undefined) {
+      await this.pause(`ralph: ${low}; free some space, then run "ralph resume"`);
+      return 'again';
+    }
+    const gate = checkGate(options.limits, ctx.clock.now(), result.costUsd);
+    if (gate.kind === 'stop') {
+      ctx.events.info('run_limit_reached', { reason: gate.reason });
+      result.ended = gate.reason;
+      return 'stop';
+    }
+    if (gate.kind === 'wait') {
+      await this.waitUntil(gate.until, gate.reason, 'window_wait');
+      return 'again';
+    }
+    return { budgetLeftUsd: gate.budgetLeftUsd };
+  }
+
+  /** The night is paused: a run meant to end ends, any other waits quietly for the resume. */
+  private async whilePaused(): Promise<Next> {
+    const { ctx } = this;
+    const reason = (await ctx.controlFiles.pauseReason()) ?? '';
+    if (!this.paused) {
+      ctx.events.warn('paused', { reason, file: ctx.controlFiles.interruptFile });
+      this.paused = true;
+    }
+    // Nothing can run until a person acts: a run meant to end must not wait for that.
+    if (this.draining) {
+      this.result.paused = reason;
+      return 'stop';
+    }
+    // A directory watch wakes the loop when the file goes, the timer is the fallback.
+    await this.sleep(ctx.workspace.config.run.pollInterval * 1000);
+    return 'again';
+  }
+
+  /** Takes in what an iteration did; 'stop' ends the run. */
+  async after(turn: IterationResult): Promise<'stop' | 'again'> {
+    switch (turn.kind) {
+      case 'idle':
+        return this.whenIdle(turn.wakeAt, turn.retryAt);
+      case 'rejected':
+        this.result.rejected++;
+        return 'again';
+      case 'workspace_fault':
+        return 'again';
+      case 'agent_unavailable':
+        this.result.agentUnavailable = turn.reason;
+        return 'stop';
+      case 'ran':
+        return this.afterSession(turn);
+    }
+  }
+
+  private async whenIdle(wakeAt: number | undefined, retryAt: number | undefined) {
+    const { ctx } = this;
+    const until = this.draining ? retryAt : wakeAt;
+    if (this.draining && until === undefined) return 'stop';
+    // Said once, so that a quiet runner does not look hung.
+    if (!this.idle) {
+      ctx.events.info('idle', {
+        waitingFor:
+          until === undefined
+            ? 'new items (ralph add)'
+            : `the next item at ${new Date(until).toISOString()}, or new items`,
+      });
+      this.idle = true;
+    }
+    const pollMs = ctx.workspace.config.run.pollInterval * 1000;
+    await this.sleep(until === undefined ? pollMs : Math.min(pollMs, until - ctx.clock.now()));
+    return 'again';
+  }
+
+  private async afterSession(turn: Ran): Promise<'stop' | 'again'> {
+    const { ctx, options, result } = this;
+    const { config } = ctx.workspace;
+    const { outcome } = turn;
+    this.idle = false;
+    result.sessions++;
+    result.costUsd += turn.costUsd;
+    if (outcome.kind === 'success') result.succeeded++;
+    else if (turn.itemStatus === 'failed') result.failed++;
+    if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);
+    await this.countFailure(turn);
+    if (this.control.requested !== undefined) return 'stop';
+    const waitUntil = outcome.kind === 'rate_limited' ? outcome.waitUntil : undefined;
+    if (options.once) {
+      if (outcome.kind !== 'success' && (await ctx.controlFiles.isPaused()))
+        result.paused = (await ctx.controlFiles.pauseReason()) ?? '';
+      else if (waitUntil !== undefined)
+        result.limited = { until: waitUntil, message: outcome.message };
+      return 'stop';
+    }
+    if (waitUntil !== undefined) {
+      // A drained run waits for a reset that is near (a 5-hour window), not for one days away.
+      if (options.drain && waitUntil - ctx.clock.now() > config.run.maxLimitWait * 1000) {
+        ctx.events.warn('limit_too_far', {
+          until: new Date(waitUntil).toISOString(),
+          maxLimitWait: config.run.maxLimitWait,
+        });
+        result.limited = { until: waitUntil, message: outcome.message };
+        return 'stop';
+      }
+      // A usage limit: nothing can run until it resets, whatever the item.
+      await this.waitUntil(
+        waitUntil + config.run.limitMargin * 1000,
+        outcome.message,
+        'limit_wait',
+      );
+    } else if (this.consecutiveFailures > 0) {
+      const backoff = exponentialBackoffMs(
+        this.consecutiveFailures,
+        FAILURE_BACKOFF_BASE_MS,
+        config.run.failureBackoffCap * 1000,
+      );
+      await this.waitUntil(
+        ctx.clock.now() + backoff,
+        `${this.consecutiveFailures} consecutive failures`,
+        'failure_backoff',
+      );
+    } else if (config.run.delay > 0) {
+      await ctx.wait({ ms: config.run.delay * 1000, signal: this.control.signal });
+    }
+    return 'again';
+  }
+
+  /** The circuit breaker: too many failures in a row pause the night. */
+  private async countFailure({ outcome }: Ran): Promise<void> {
+    if (outcome.countsAsFailure) this.consecutiveFailures++;
+    else if (outcome.kind === 'success') this.consecutiveFailures = 0;
+    const breaker = this.ctx.workspace.config.run.maxConsecutiveFailures;
+    if (breaker > 0 && this.consecutiveFailures >= breaker) {
+      await this.pause(
+        `ralph: ${this.consecutiveFailures} consecutive failures; the last: ${outcome.message}`,
+      );
+      this.consecutiveFailures = 0;
+    }
+  }
+
+  private pause(reason: string): Promise<void> {
+    return pauseNight(this.ctx, this.control, reason);
+  }
+
+  /** Sleeps until the queue or the interrupt file changes, or `ms` pass. */
+  private async sleep(ms: number): Promise<void> {
+    const { dir, names } = this.ctx.controlFiles.watched;
+    await this.ctx.wait({ ms, watchDir: dir, names, signal: this.control.signal });
+  }
+
+  /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
+  private async waitUntil(
+    until: number,
+    reason: string,
+    event: 'window_wait' | 'limit_wait' | 'failure_backoff',
+  ): Promise<void> {
+    const { ctx, control } = this;
+    const at = new Date(until).toISOString();
+    // Only for people to read: a full disk must not stop the wait.
+    await ctx.controlFiles.writeWaiting({ until: at, reason, event }).catch(() => undefined);
+    ctx.events.warn(event, { until: at, reason });
+    try {
+      while (control.requested === undefined && ctx.clock.now() < until) {
+        await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });
+      }
+    } finally {
+      await ctx.controlFiles.clearWaiting();
+    }
+  }
+}
+
 /** The night loop: one iteration after another until drained, stopped or out of limits. */
 export async function runLoop(
   ctx: RunnerContext,
@@ -43,183 +257,18 @@ export async function runLoop(
   control: StopControl,
   firstIteration: number,
 ): Promise<LoopResult> {
-  const { paths, config } = ctx.workspace;
-  const result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0, costUsd: 0 };
-  const stateNames = [path.basename(paths.queue), path.basename(paths.interruptFile)];
-  let paused = false;
-  let idle = false;
-  let consecutiveFailures = 0;
-
-  /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
-  const waitUntil = async (until: number, reason: string, event: string) => {
-    // Only for people to read: a full disk must not stop the wait.
-    await writeJsonAtomically(paths.waiting, {
-      until: new Date(until).toISOString(),
-      reason,
-      event,
-    }).catch(() => undefined);
-    ctx.log.warn(event, { until: new Date(until).toISOString(), reason });
-    try {
-      while (control.requested === undefined && ctx.clock.now() < until) {
-        await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });
-      }
-    } finally {
-      await fsp.rm(paths.waiting, { force: true });
-    }
-  };
-
-  const pause = (reason: string) => pauseNight(ctx, control, reason);
-
+  const night = new Night(ctx, options, control);
   while (control.requested === undefined) {
-    const lost = ctx.lockLost();
-    if (lost !== undefined) {
-      // Two runners must never claim from one queue: the one that stalled gives way.
-      ctx.log.error('runner_lock_lost', { error: lost.message });
-      result.ended = 'another runner took the workspace lock';
-      break;
-    }
-    if (options.maxIterations !== undefined && result.sessions >= options.maxIterations) break;
-    if (await pathExists(paths.pauseAfterCurrent)) {
-      await fsp.rename(paths.pauseAfterCurrent, paths.interruptFile);
-    }
-    if (await pathExists(paths.interruptFile)) {
-      const reason = (await readIfExists(paths.interruptFile))?.trim() ?? '';
-      if (!paused) {
-        ctx.log.warn('paused', { reason, file: paths.interruptFile });
-        paused = true;
-      }
-      // Nothing can run until a person acts: a run meant to end must not wait for that.
-      if (options.drain || options.once) {
-        result.paused = reason;
-        return result;
-      }
-      // Quietly: a directory watch wakes the loop when the file goes, the timer is the fallback.
-      await ctx.wait({
-        ms: config.run.pollInterval * 1000,
-        watchDir: paths.state,
-        names: stateNames,
-        signal: control.signal,
-      });
-      continue;
-    }
-    if (paused) {
-      ctx.log.info('resumed');
-      paused = false;
-    }
-    // No item starts without room to record it: a full disk would cost its result.
-    const low = workspaceLowOnSpace(ctx.workspace);
-    if (low !== undefined) {
-      await pause(`ralph: ${low}; free some space, then run "ralph resume"`);
-      continue;
-    }
-
-    const gate = checkGate(options.limits, ctx.clock.now(), result.costUsd);
-    if (gate.kind === 'stop') {
-      ctx.log.info('run_limit_reached', { reason: gate.reason });
-      result.ended = gate.reason;
-      break;
-    }
-    if (gate.kind === 'wait') {
-      await waitUntil(gate.until, gate.reason, 'window_wait');
-      continue;
-    }
-
+    const next = await night.beforeClaim();
+    if (next === 'stop') break;
+    if (next === 'again') continue;
     const turn = await runIteration(
       ctx,
-      firstIteration + result.sessions,
+      firstIteration + night.result.sessions,
       control,
-      gate.budgetLeftUsd,
+      next.budgetLeftUsd,
     );
-    switch (turn.kind) {
-      case 'idle': {
-        const now = ctx.clock.now();
-        const draining = options.drain || options.once;
-        const wakeAt = draining ? turn.retryAt : turn.wakeAt;
-        if (draining && wakeAt === undefined) return result;
-        // Said once, so that a quiet runner does not look hung.
-        if (!idle) {
-          ctx.log.info('idle', {
-            waitingFor:
-              wakeAt === undefined
-                ? 'new items (ralph add)'
-                : `the next item at ${new Date(wakeAt).toISOString()}, or new items`,
-          });
-          idle = true;
-        }
-        const pollMs = config.run.pollInterval * 1000;
-        await ctx.wait({
-          ms: wakeAt === undefined ? pollMs : Math.min(pollMs, wakeAt - now),
-          watchDir: paths.state,
-          names: stateNames,
-          signal: control.signal,
-        });
-        continue;
-      }
-      case 'rejected':
-        result.rejected++;
-        continue;
-      case 'workspace_fault':
-        continue;
-      case 'agent_unavailable':
-        result.agentUnavailable = turn.reason;
-        return result;
-      case 'ran':
-        break;
-    }
-
-    idle = false;
-    result.sessions++;
-    result.costUsd += turn.costUsd;
-    const { outcome } = turn;
-    if (outcome.kind === 'success') result.succeeded++;
-    else if (turn.itemStatus === 'failed') result.failed++;
-    if (outcome.pauseReason !== undefined) await pause(outcome.pauseReason);
-
-    if (outcome.countsAsFailure) consecutiveFailures++;
-    else if (outcome.kind === 'success') consecutiveFailures = 0;
-    const breaker = config.run.maxConsecutiveFailures;
-    if (breaker > 0 && consecutiveFailures >= breaker) {
-      await pause(
-        `ralph: ${consecutiveFailures} consecutive failures; the last: ${outcome.message}`,
-      );
-      consecutiveFailures = 0;
-    }
-
-    if (control.requested !== undefined) break;
-    if (options.once) {
-      if (outcome.kind !== 'success' && (await pathExists(paths.interruptFile)))
-        result.paused = (await readIfExists(paths.interruptFile))?.trim() ?? '';
-      else if (outcome.waitUntil !== undefined)
-        result.limited = { until: outcome.waitUntil, message: outcome.message };
-      break;
-    }
-    if (outcome.waitUntil !== undefined) {
-      // A drained run waits for a reset that is near (a 5-hour window), not for one days away.
-      const maxWaitMs = config.run.maxLimitWait * 1000;
-      if (options.drain && outcome.waitUntil - ctx.clock.now() > maxWaitMs) {
-        ctx.log.warn('limit_too_far', {
-          until: new Date(outcome.waitUntil).toISOString(),
-          maxLimitWait: config.run.maxLimitWait,
-        });
-        result.limited = { until: outcome.waitUntil, message: outcome.message };
-        break;
-      }
-      // A usage limit: nothing can run until it resets, whatever the item.
-      await waitUntil(
-        outcome.waitUntil + config.run.limitMargin * 1000,
-        outcome.message,
-        'limit_wait',
-      );
-    } else if (consecutiveFailures > 0) {
-      const backoff = failureBackoffMs(consecutiveFailures, config.run.failureBackoffCap);
-      await waitUntil(
-        ctx.clock.now() + backoff,
-        `${consecutiveFailures} consecutive failures`,
-        'failure_backoff',
-      );
-    } else if (config.run.delay > 0) {
-      await ctx.wait({ ms: config.run.delay * 1000, signal: control.signal });
-    }
+    if ((await night.after(turn)) === 'stop') break;
   }
-  return result;
+  return night.result;
 }

@@ -1,6 +1,4 @@
-import path from 'node:path';
 import { ContentionError, CorruptStateError, isErrnoException } from '../lib/errors.js';
-import { pathExists, writeFileAtomically } from '../lib/fs.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 
@@ -36,7 +34,7 @@ export async function persistently<T>(
   for (let held = false; ;) {
     try {
       const value = await underWatchdog(ctx, operation, run());
-      if (held) ctx.log.info('state_recovered', { operation });
+      if (held) ctx.events.info('state_recovered', { operation });
       return value;
     } catch (error) {
       const fault = faultOf(error);
@@ -74,7 +72,7 @@ async function hold(
   const { paths, config } = ctx.workspace;
   const pollMs = config.run.pollInterval * 1000;
   if (fault === 'contention') {
-    ctx.log.warn('state_contention', { operation, error: message });
+    ctx.events.warn('state_contention', { operation, error: message });
     await ctx.wait({ ms: pollMs, signal: control.signal });
     return;
   }
@@ -86,7 +84,7 @@ async function hold(
     const kept: { copy?: string; lastGood?: string; error?: string } = await ctx.queue
       .quarantine(paths.quarantine, ctx.clock.now())
       .catch((error: unknown) => ({ error: messageOf(error) }));
-    ctx.log.error('queue_quarantined', { operation, ...kept });
+    ctx.events.error('queue_quarantined', { operation, ...kept });
     const where = [
       kept.copy === undefined ? '' : `a copy of the bad file is ${kept.copy}`,
       kept.lastGood === undefined ? '' : `the last valid queue is ${kept.lastGood}`,
@@ -96,13 +94,9 @@ async function hold(
     reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
   }
   await pauseNight(ctx, control, reason);
-  while (control.requested === undefined && (await pathExists(paths.interruptFile))) {
-    await ctx.wait({
-      ms: pollMs,
-      watchDir: paths.state,
-      names: [path.basename(paths.interruptFile)],
-      signal: control.signal,
-    });
+  const { dir, name } = ctx.controlFiles.interruptWatch;
+  while (control.requested === undefined && (await ctx.controlFiles.isPaused())) {
+    await ctx.wait({ ms: pollMs, watchDir: dir, names: [name], signal: control.signal });
   }
 }
 
@@ -116,16 +110,16 @@ export async function pauseNight(
   control: StopControl,
   reason: string,
 ): Promise<void> {
-  const { paths, config } = ctx.workspace;
-  const text = `${ctx.redactor.redact(reason)}\n`;
-  ctx.log.error('pausing', { reason });
+  const { config } = ctx.workspace;
+  const text = ctx.redactor.redact(reason);
+  ctx.events.error('pausing', { reason });
   for (;;) {
     try {
-      await writeFileAtomically(paths.interruptFile, text);
+      await ctx.controlFiles.pause(text);
       return;
     } catch (error) {
       if (control.requested !== undefined) return;
-      ctx.log.error('pause_write_failed', { error: messageOf(error) });
+      ctx.events.error('pause_write_failed', { error: messageOf(error) });
       await ctx.wait({ ms: config.run.pollInterval * 1000, signal: control.signal });
     }
   }

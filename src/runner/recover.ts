@@ -4,9 +4,9 @@ import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { archiveSession } from '../archive/finish.js';
-import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import { orphanedSession } from '../archive/session.js';
 import { isErrnoException } from '../lib/errors.js';
-import { appendPrivate, ATOMIC_TEMP_FILE, readIfExists } from '../lib/fs.js';
+import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
@@ -38,6 +38,56 @@ async function removeDeadWritersTempFiles(dir: string): Promise<void> {
 }
 
 /**
+ * Settles the session a dead runner left running: its agent (pid and start time both matching)
+ * and the session's stray processes are killed, and it is archived as `killed`. Returns its id.
+ */
+async function settleOrphanSession(
+  ctx: RunnerContext,
+  control: StopControl,
+  now: number,
+): Promise<string | undefined> {
+  const { paths } = ctx.workspace;
+  const current = await ctx.controlFiles.readCurrentSession();
+  if (current.kind === 'none') return undefined;
+  if (current.kind === 'unreadable') {
+    ctx.events.warn('orphan_session_unreadable', { file: ctx.controlFiles.currentSessionFile });
+    await ctx.controlFiles.clearCurrentSession();
+    return undefined;
+  }
+  const { record } = current;
+  // Never signal a pid that now belongs to another process: the start time must match.
+  if (record.pid !== undefined && (await isSameProcessAlive(record.pid, record.processStartTime)))
+    signalQuietly(-record.pid, 'SIGKILL');
+  const killed = await reapSession(
+    record.pid,
+    record.sessionId,
+    ctx.workspace.config.run.killGrace * 1000,
+  );
+  const files = sessionFiles(paths.sessions, record.sessionId);
+  // The agent may have died mid-line: the fragment is flagged (`truncated`) and ended with a
+  // newline, so the archive is whole lines again.
+  const stream = await readArchivedStream(files.stdout, now);
+  if (!stream.endsWithNewline) await appendPrivate(files.stdout, '\n');
+  const archived = orphanedSession(record, {
+    summary: stream.summary,
+    stdoutBytes: stream.bytes,
+    killedProcesses: killed,
+    now,
+  });
+  await persistently(ctx, control, `archiving session ${record.sessionId}`, () =>
+    archiveSession(files, paths.sessions, archived, ctx.redactor),
+  );
+  ctx.events.warn('orphan_session_recovered', {
+    session: record.sessionId,
+    item: record.itemId,
+    pid: record.pid,
+    killedProcesses: killed.length,
+  });
+  await ctx.controlFiles.clearCurrentSession();
+  return record.sessionId;
+}
+
+/**
  * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
  * settled. Its agent (pid and start time both matching) and the session's stray processes are
  * killed, its session is archived as `killed`, and items still `running` are requeued with their
@@ -49,72 +99,7 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   const now = ctx.clock.now();
   for (const dir of [paths.state, paths.sessions]) await removeDeadWritersTempFiles(dir);
 
-  const text = await readIfExists(paths.currentSession);
-  let orphanSession: string | undefined;
-  if (text !== undefined) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    const parsed = SessionRecordSchema.safeParse(raw);
-    if (parsed.success) {
-      const record = parsed.data;
-      orphanSession = record.sessionId;
-      // Never signal a pid that now belongs to another process: the start time must match.
-      if (
-        record.pid !== undefined &&
-        (await isSameProcessAlive(record.pid, record.processStartTime))
-      ) {
-        signalQuietly(-record.pid, 'SIGKILL');
-      }
-      const killed = await reapSession(
-        record.pid,
-        record.sessionId,
-        ctx.workspace.config.run.killGrace * 1000,
-      );
-      const files = sessionFiles(paths.sessions, record.sessionId);
-      // The agent may have died mid-line: the fragment is flagged (`truncated`) and ended with
-      // a newline, so the archive is whole lines again.
-      const stream = await readArchivedStream(files.stdout, now);
-      if (!stream.endsWithNewline) await appendPrivate(files.stdout, '\n');
-      const archived: SessionRecord = {
-        ...record,
-        status: 'killed',
-        statusReason: 'the runner died while the session ran',
-        endedAt: new Date(now).toISOString(),
-        outcome: {
-          kind: 'runner_died',
-          message: 'the runner died while the session ran',
-          retryable: true,
-        },
-        killedProcesses: killed,
-        claudeSessionId: record.claudeSessionId ?? stream.summary.claudeSessionId,
-        streamIssues: stream.summary.issues,
-        heartbeat: {
-          ...record.heartbeat,
-          events: stream.summary.events,
-          assistantMessages: stream.summary.assistantMessages,
-          toolCalls: stream.summary.toolCalls,
-          stdoutBytes: stream.bytes,
-        },
-      };
-      await persistently(ctx, control, `archiving session ${record.sessionId}`, () =>
-        archiveSession(files, paths.sessions, archived, ctx.redactor),
-      );
-      ctx.log.warn('orphan_session_recovered', {
-        session: record.sessionId,
-        item: record.itemId,
-        pid: record.pid,
-        killedProcesses: killed.length,
-      });
-    } else {
-      ctx.log.warn('orphan_session_unreadable', { file: paths.currentSession });
-    }
-    await fsp.rm(paths.currentSession, { force: true });
-  }
-
+  const orphanSession = await settleOrphanSession(ctx, control, now);
   const defaultMax = ctx.workspace.config.defaults.maxAttempts;
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>
     ctx.queue.update((items) => {
@@ -133,6 +118,6 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
     }),
   );
   if (requeued.length > 0) {
-    ctx.log.warn('items_requeued_after_crash', { items: requeued, session: orphanSession });
+    ctx.events.warn('items_requeued_after_crash', { items: requeued, session: orphanSession });
   }
 }

@@ -295,20 +295,25 @@ describe('the live status line', () => {
   it('says which item of how many, the cost so far, and keeps its width when none is known', () => {
     const output = captureOutput(true);
     const display = runConsole(output, () => 0);
-    display.progress({
-      kind: 'started',
-      itemId: 'a-rather-long-item-id',
+    const startedAt = new Date().toISOString();
+    const progress = {
+      time: startedAt,
+      level: 'info' as const,
+      event: 'session_progress' as const,
+      item: 'a-rather-long-item-id',
       itemTitle: 't',
-      sessionId: 's',
-      startedAt: Date.now(),
+      session: 's',
+      startedAt,
       queued: 2,
-    });
-    display.progress({
-      kind: 'heartbeat',
+      toolCalls: 0,
+    };
+    display.show(progress);
+    display.show({
+      ...progress,
       toolCalls: 3,
       lastTool: 'Bash',
       costUsd: 0.25,
-      lastActivityAt: Date.now(),
+      lastActivityAt: startedAt,
     });
     display.close();
     const line = output.stdout.filter((l) => l.includes('▶')).at(-1) ?? '';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronMatches, cronProblem, nextCronTime } from '../../src/lib/cron.js';
-import { checkGate, failureBackoffMs, parseDeadline } from '../../src/runner/gates.js';
+import { exponentialBackoffMs } from '../../src/lib/backoff.js';
+import { checkGate, parseDeadline } from '../../src/runner/gates.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -77,8 +78,10 @@ describe('cron', () => {
   });
 });
 
-describe('failureBackoffMs', () => {
+describe('exponentialBackoffMs', () => {
   it('doubles up to the cap', () => {
-    expect([1, 2, 3, 10].map((n) => failureBackoffMs(n, 300))).toEqual([2000, 4000, 8000, 300_000]);
+    expect([1, 2, 3, 10].map((n) => exponentialBackoffMs(n, 2000, 300_000))).toEqual([
+      2000, 4000, 8000, 300_000,
+    ]);
   });
 });

@@ -69,7 +69,9 @@ describe('classify, on transcripts recorded from the real CLI', () => {
   it('a rejected usage limit waits for its reset without counting as a failure', () => {
     const outcome = classify(end(summaryOf('usage-limit-rejected'), { exit: failed }));
     expect(outcome).toMatchObject({ kind: 'rate_limited', countsAsFailure: false });
-    expect(outcome.waitUntil).toBe(summaryOf('usage-limit-rejected').rateLimit!.resetsAt! * 1000);
+    expect(outcome.kind === 'rate_limited' && outcome.waitUntil).toBe(
+      summaryOf('usage-limit-rejected').rateLimit!.resetsAt! * 1000,
+    );
   });
 
   it('authentication failures and exhausted credit pause the night', () => {

@@ -7,7 +7,7 @@ import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { loadPersona } from '../../persona/persona.js';
 import { ItemSchema } from '../../queue/item.js';
-import { prepareSession } from '../../runner/prepare.js';
+import { prepareSession } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 

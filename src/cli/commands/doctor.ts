@@ -1,12 +1,12 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { CLAUDE_CREDENTIALS } from '../../agent/env.js';
+import { runToEnd } from '../../agent/process.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { CONFIG_FILE } from '../../config/config-file.js';
+import { ControlFiles } from '../../control/files.js';
 import {
   loadWorkspace,
   workspacePaths,
@@ -14,16 +14,15 @@ import {
   workspaceLowOnSpace,
 } from '../../config/workspace.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { readIfExists } from '../../lib/fs.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
 import { QueueStore } from '../../queue/store.js';
-import { liveRunner } from '../../runner/lock.js';
+import { liveRunner } from '../../runner/index.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
-import { redactorFor } from '../redactor.js';
-import { readBudget } from '../../runner/budget.js';
+import { redactorFor } from '../../agent/redaction.js';
+import { readBudget } from '../../runner/index.js';
 
 /**
  * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown
@@ -50,8 +49,6 @@ interface Check {
   name: string;
   detail: string;
 }
-
-const run = promisify(execFile);
 
 /** Where a command name resolves on PATH, like the shell would (without running a shell). */
 function which(command: string, envPath: string | undefined): string | undefined {
@@ -87,8 +84,8 @@ async function checkClaude(
   }
   const checks: Check[] = [{ verdict: 'ok', name: 'claude', detail: found }];
   try {
-    const { stdout } = await run(found, [...leading, '--version'], {
-      timeout: 20_000,
+    const stdout = await runToEnd(found, [...leading, '--version'], {
+      timeoutMs: 20_000,
       env: { ...env, CLAUDECODE: undefined },
     });
     const version = /(\d+)\.(\d+)\.(\d+)/.exec(stdout);
@@ -244,11 +241,11 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
     });
   }
   checks.push(...checkScope(workspace));
-  const reason = await readIfExists(paths.interruptFile);
+  const reason = await new ControlFiles(paths).pauseReason();
   checks.push(
     reason === undefined
       ? { verdict: 'ok', name: 'pause', detail: 'not paused' }
-      : { verdict: 'warn', name: 'pause', detail: `paused: ${reason.trim()} (ralph resume)` },
+      : { verdict: 'warn', name: 'pause', detail: `paused: ${reason} (ralph resume)` },
   );
   const runner = await liveRunner(paths.runnerLock);
   checks.push({

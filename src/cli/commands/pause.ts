@@ -1,7 +1,6 @@
-import fsp from 'node:fs/promises';
+import { ControlFiles } from '../../control/files.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { readIfExists, writeFileAtomically } from '../../lib/fs.js';
-import { liveRunner } from '../../runner/lock.js';
+import { liveRunner } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -17,13 +16,14 @@ export async function pauseCommand(
   output: Output,
 ): Promise<number> {
   const { paths } = await openWorkspace(root);
-  const text = `${reason ?? `paused by hand at ${new Date().toISOString()}`}\n`;
+  const control = new ControlFiles(paths);
+  const text = reason ?? `paused by hand at ${new Date().toISOString()}`;
   const runner = await liveRunner(paths.runnerLock);
   if (options.afterCurrent && runner !== undefined) {
-    await writeFileAtomically(paths.pauseAfterCurrent, text);
+    await control.pauseAfterCurrent(text);
     output.out(`The runner (pid ${runner.pid}) will pause when its current item ends.`);
   } else {
-    await writeFileAtomically(paths.interruptFile, text);
+    await control.pause(text);
     output.out(
       runner === undefined
         ? `Paused: no runner is live; a runner started now waits until "ralph resume".`
@@ -36,9 +36,7 @@ export async function pauseCommand(
 /** `ralph resume`: removes the interrupt file (and a pending `--after-current` pause). */
 export async function resumeCommand(root: string, output: Output): Promise<number> {
   const { paths } = await openWorkspace(root);
-  const reason = await readIfExists(paths.interruptFile);
-  await fsp.rm(paths.pauseAfterCurrent, { force: true });
-  await fsp.rm(paths.interruptFile, { force: true });
-  output.out(reason === undefined ? 'Not paused.' : `Resumed (was paused: ${reason.trim()}).`);
+  const reason = await new ControlFiles(paths).resume();
+  output.out(reason === undefined ? 'Not paused.' : `Resumed (was paused: ${reason}).`);
   return ExitCode.ok;
 }

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { shellQuote } from '../../agent/argv.js';
 import { buildAgentEnv } from '../../agent/env.js';
+import { runOnTerminal } from '../../agent/process.js';
 import { sessionFiles } from '../../archive/paths.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
@@ -60,18 +60,20 @@ export async function replayCommand(
       interruptFile: workspace.paths.interruptFile,
     },
   });
-  const child = spawn(file, args, {
-    cwd: record.workDir,
-    env: childEnv,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return new Promise((resolve) => {
-    child.on('error', (error) => {
-      output.err(`ralph: ${file}: ${error.message}`);
-      resolve(ExitCode.agentUnavailable);
-    });
-    child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal ?? 'SIGKILL')));
-  });
+  const ended = await runOnTerminal(
+    { file, args },
+    {
+      cwd: record.workDir,
+      env: childEnv,
+      sessionId: replaySession,
+      killGraceMs: workspace.config.run.killGrace * 1000,
+    },
+  );
+  if ('error' in ended) {
+    output.err(`ralph: ${file}: ${ended.error.message}`);
+    return ExitCode.agentUnavailable;
+  }
+  return ended.code ?? signalExitCode(ended.signal ?? 'SIGKILL');
 }
 
 /** Asks a yes/no question on the terminal; no terminal means no. */

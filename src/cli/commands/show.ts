@@ -4,7 +4,7 @@ import { sessionFiles } from '../../archive/paths.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
-import { redactorFor } from '../redactor.js';
+import { redactorFor } from '../../agent/redaction.js';
 import { plural } from '../../lib/text.js';
 import { openSession } from '../session-lookup.js';
 

@@ -1,11 +1,11 @@
 import type { Workspace } from '../../config/workspace.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { readIfExists } from '../../lib/fs.js';
+import { ControlFiles } from '../../control/files.js';
 import { ITEM_STATUSES } from '../../queue/status.js';
 import { QueueStore } from '../../queue/store.js';
-import { readBudget } from '../../runner/budget.js';
-import { liveRunner } from '../../runner/lock.js';
+import { readBudget } from '../../runner/index.js';
+import { liveRunner } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -44,21 +44,18 @@ export interface StatusReport {
   };
 }
 
-const readText = async (file: string) => (await readIfExists(file))?.trim();
-
 /** Gathers the state of a workspace without changing anything. */
 export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
   const { paths } = workspace;
-  const [{ items }, budget, runner, paused, afterCurrent, waitingText, currentText] =
-    await Promise.all([
-      new QueueStore(paths.queue).read(),
-      readBudget(paths.budget),
-      liveRunner(paths.runnerLock),
-      readText(paths.interruptFile),
-      readText(paths.pauseAfterCurrent),
-      readText(paths.waiting),
-      readText(paths.currentSession),
-    ]);
+  const control = new ControlFiles(paths);
+  const [{ items }, budget, runner, paused, afterCurrent, waiting] = await Promise.all([
+    new QueueStore(paths.queue).read(),
+    readBudget(paths.budget),
+    liveRunner(paths.runnerLock),
+    control.pauseReason(),
+    control.pendingPauseReason(),
+    control.readWaiting(),
+  ]);
   const queue = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
   for (const item of items) queue[item.status] = (queue[item.status] ?? 0) + 1;
   const report: StatusReport = {
@@ -69,42 +66,26 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
   if (paused !== undefined) report.paused = { reason: paused };
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };
-  if (waitingText !== undefined && runner) {
-    try {
-      report.waiting = JSON.parse(waitingText) as StatusReport['waiting'];
-    } catch {
-      // Being rewritten: shown next time.
-    }
-  }
-  if (currentText !== undefined && runner) {
-    // Loaded only while a session runs: the validator costs most of an idle status's start.
-    const { SessionRecordSchema } = await import('../../archive/record.js');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(currentText);
-    } catch {
-      // Being rewritten: shown next time.
-    }
-    const parsed = SessionRecordSchema.safeParse(raw);
-    if (parsed.success) {
-      const s = parsed.data;
-      const lastActivity = s.heartbeat.lastActivityAt;
-      report.running = {
-        itemId: s.itemId,
-        itemTitle: s.itemTitle,
-        sessionId: s.sessionId,
-        status: s.status,
-        startedAt: s.startedAt,
-        elapsedSeconds: (now - Date.parse(s.startedAt)) / 1000,
-        lastActivityAt: lastActivity,
-        idleSeconds:
-          lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
-        assistantMessages: s.heartbeat.assistantMessages,
-        toolCalls: s.heartbeat.toolCalls,
-        lastTool: s.heartbeat.lastTool,
-        costUsd: s.heartbeat.costUsd,
-      };
-    }
+  if (runner === undefined) return report;
+  if (waiting !== undefined) report.waiting = waiting;
+  const current = await control.readCurrentSession();
+  if (current.kind === 'session') {
+    const s = current.record;
+    const lastActivity = s.heartbeat.lastActivityAt;
+    report.running = {
+      itemId: s.itemId,
+      itemTitle: s.itemTitle,
+      sessionId: s.sessionId,
+      status: s.status,
+      startedAt: s.startedAt,
+      elapsedSeconds: (now - Date.parse(s.startedAt)) / 1000,
+      lastActivityAt: lastActivity,
+      idleSeconds: lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
+      assistantMessages: s.heartbeat.assistantMessages,
+      toolCalls: s.heartbeat.toolCalls,
+      lastTool: s.heartbeat.lastTool,
+      costUsd: s.heartbeat.costUsd,
+    };
   }
   return report;
 }

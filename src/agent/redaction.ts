@@ -1,4 +1,4 @@
-import { buildAgentEnv } from '../agent/env.js';
+import { buildAgentEnv } from './env.js';
 import type { Workspace } from '../config/workspace.js';
 import { Redactor } from '../lib/redact.js';
 

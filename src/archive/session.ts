@@ -1,0 +1,179 @@
+import type { StreamSummary } from '../stream/summary.js';
+import type { SessionFiles } from './paths.js';
+import { canTransition, type SessionRecord, type SessionStatus } from './record.js';
+
+/**
+ * The session record as a value changed by named transitions, like the queue's items: each
+ * returns a new record, and a move the lifecycle does not allow is a bug in ralph.
+ */
+function moveTo(record: SessionRecord, status: SessionStatus): SessionRecord {
+  if (!canTransition(record.status, status)) {
+    throw new Error(
+      `session ${record.sessionId}: no transition from ${record.status} to ${status}`,
+    );
+  }
+  return { ...record, status };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What a new session is, before anything is spawned. */
+export interface NewSession {
+  sessionId: string;
+  itemId: string;
+  itemTitle: string;
+  iteration: number;
+  attempt: number;
+  startedAt: number;
+  runner: { pid: number; startTime?: string };
+  workDir: string;
+  /** The command, secrets already masked. */
+  command: string[];
+  resumedFrom?: string;
+  persona?: string;
+  yolo: boolean;
+  files: SessionFiles;
+}
+
+/** A session about to be spawned. */
+export function spawningSession(init: NewSession): SessionRecord {
+  const { files, startedAt, ...rest } = init;
+  return {
+    ...rest,
+    status: 'spawning',
+    startedAt: iso(startedAt),
+    heartbeat: { events: 0, assistantMessages: 0, toolCalls: 0, stdoutBytes: 0, stderrBytes: 0 },
+    files: {
+      stdout: files.stdout,
+      stderr: files.stderr,
+      prompt: files.prompt,
+      summary: files.summary,
+      record: files.record,
+    },
+  };
+}
+
+/** The binary could not be started. */
+export function spawnFailed(
+  record: SessionRecord,
+  reason: string,
+  retryable: boolean,
+  now: number,
+): SessionRecord {
+  return {
+    ...moveTo(record, 'failed'),
+    statusReason: reason,
+    endedAt: iso(now),
+    outcome: { kind: 'spawn_failed', message: reason, retryable },
+  };
+}
+
+/** The agent's process is running. */
+export function runningSession(
+  record: SessionRecord,
+  pid: number,
+  processStartTime: string | undefined,
+): SessionRecord {
+  return { ...moveTo(record, 'running'), pid, processStartTime };
+}
+
+/** Progress figures of a running session, as supervision reports them. */
+export interface Progress {
+  summary: StreamSummary;
+  stdoutBytes: number;
+  stderrBytes: number;
+  lastActivityAt: number;
+}
+
+/** The heartbeat: what the session has done so far. */
+export function withProgress(record: SessionRecord, progress: Progress): SessionRecord {
+  const s = progress.summary;
+  return {
+    ...record,
+    claudeSessionId: s.claudeSessionId ?? record.claudeSessionId,
+    model: s.model ?? record.model,
+    cliVersion: s.cliVersion ?? record.cliVersion,
+    heartbeat: {
+      lastEventAt: s.lastEventAtMs === undefined ? undefined : iso(s.lastEventAtMs),
+      lastActivityAt: iso(progress.lastActivityAt),
+      events: s.events,
+      assistantMessages: s.assistantMessages,
+      toolCalls: s.toolCalls,
+      lastTool: s.lastTool,
+      costUsd: s.result?.totalCostUsd,
+      stdoutBytes: progress.stdoutBytes,
+      stderrBytes: progress.stderrBytes,
+    },
+  };
+}
+
+/** How a session's agent ended, and what ralph made of it. */
+export interface Ending {
+  status: SessionStatus;
+  outcome: { kind: string; message: string; retryable: boolean };
+  exit: { code: number | null; signal: string | null };
+  stopReason?: string;
+  killedProcesses: number[];
+  progress: Progress;
+  now: number;
+}
+
+/** The agent has exited: completing, then the final state with everything it left. */
+export function endedSession(record: SessionRecord, ending: Ending): SessionRecord {
+  const { summary } = ending.progress;
+  const result = summary.result;
+  return {
+    ...withProgress(moveTo(moveTo(record, 'completing'), ending.status), ending.progress),
+    statusReason: ending.outcome.message,
+    endedAt: iso(ending.now),
+    exit: ending.exit,
+    stopReason: ending.stopReason,
+    outcome: ending.outcome,
+    result:
+      result === undefined
+        ? undefined
+        : {
+            subtype: result.subtype,
+            isError: result.isError,
+            numTurns: result.numTurns,
+            durationMs: result.durationMs,
+            costUsd: result.totalCostUsd,
+            usage: result.usage,
+            apiErrorStatus: result.apiErrorStatus,
+            permissionDenials: summary.permissionDenials.map((d) => ({
+              toolName: d.toolName,
+              toolUseId: d.toolUseId,
+            })),
+            text: result.text,
+          },
+    streamIssues: summary.issues,
+    killedProcesses: ending.killedProcesses,
+  };
+}
+
+/** The runner died while the session ran: what a new runner found of it. */
+export function orphanedSession(
+  record: SessionRecord,
+  found: { summary: StreamSummary; stdoutBytes: number; killedProcesses: number[]; now: number },
+): SessionRecord {
+  const reason = 'the runner died while the session ran';
+  const { summary } = found;
+  // A record left at its final state (the crash came after the end) keeps it.
+  const base = canTransition(record.status, 'killed') ? moveTo(record, 'killed') : record;
+  return {
+    ...base,
+    statusReason: reason,
+    endedAt: iso(found.now),
+    outcome: { kind: 'runner_died', message: reason, retryable: true },
+    killedProcesses: found.killedProcesses,
+    claudeSessionId: record.claudeSessionId ?? summary.claudeSessionId,
+    streamIssues: summary.issues,
+    heartbeat: {
+      ...record.heartbeat,
+      events: summary.events,
+      assistantMessages: summary.assistantMessages,
+      toolCalls: summary.toolCalls,
+      stdoutBytes: found.stdoutBytes,
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionRecord } from '../archive/record.js';
+import type { WorkspacePaths } from '../config/workspace.js';
+import { pathExists, readIfExists, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
+
+/** What the runner waits for, while it waits (`state/waiting.json`). */
+export interface Waiting {
+  until: string;
+  reason: string;
+  /** The event that started the wait: `limit_wait`, `window_wait` or `failure_backoff`. */
+  event: string;
+}
+
+/** The interrupt file as a running session's supervision sees it. */
+export type InterruptState = 'absent' | 'empty' | 'present';
+
+/** A running session's record as `state/current-session.json` holds it. */
+export type CurrentSession =
+  | { kind: 'none' }
+  | { kind: 'session'; record: SessionRecord }
+  /** There, but not a record (cut short by a crash, or edited). */
+  | { kind: 'unreadable' };
+
+/**
+ * The one owner of the workspace's control files: the interrupt file (presence pauses the
+ * night; its text is the reason), `ralph pause --after-current`'s file, `state/waiting.json`
+ * and `state/current-session.json`. The runner, the commands and the server read, write and
+ * watch them only through this.
+ */
+export class ControlFiles {
+  constructor(private readonly paths: WorkspacePaths) {}
+
+  /** The interrupt file's path: the agent is told it (`$INTERRUPT_FILE`) to ask for a pause. */
+  get interruptFile(): string {
+    return this.paths.interruptFile;
+  }
+
+  /** Where to watch for the interrupt file (its directory: a re-created file is a new inode). */
+  get interruptWatch(): { dir: string; name: string } {
+    return { dir: this.paths.state, name: path.basename(this.paths.interruptFile) };
+  }
+
+  /** The running session's file, for messages. */
+  get currentSessionFile(): string {
+    return this.paths.currentSession;
+  }
+
+  /** The state directory and the names in it whose changes wake a waiting runner. */
+  get watched(): { dir: string; names: string[] } {
+    return {
+      dir: this.paths.state,
+      names: [path.basename(this.paths.queue), path.basename(this.paths.interruptFile)],
+    };
+  }
+
+  /** The pause's reason (trimmed), or undefined when the night is not paused. */
+  async pauseReason(): Promise<string | undefined> {
+    return (await readIfExists(this.paths.interruptFile))?.trim();
+  }
+
+  async isPaused(): Promise<boolean> {
+    return pathExists(this.paths.interruptFile);
+  }
+
+  /** Pauses the night with a reason (already redacted by the caller). */
+  async pause(reason: string): Promise<void> {
+    await writeFileAtomically(this.paths.interruptFile, `${reason}\n`);
+  }
+
+  /** Asks for a pause once the running item ends (`ralph pause --after-current`). */
+  async pauseAfterCurrent(reason: string): Promise<void> {
+    await writeFileAtomically(this.paths.pauseAfterCurrent, `${reason}\n`);
+  }
+
+  async pendingPauseReason(): Promise<string | undefined> {
+    return (await readIfExists(this.paths.pauseAfterCurrent))?.trim();
+  }
+
+  /** Turns a pause asked for after the current item into the pause itself; true if there was one. */
+  async promotePauseAfterCurrent(): Promise<boolean> {
+    try {
+      await fsp.rename(this.paths.pauseAfterCurrent, this.paths.interruptFile);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  /** Lifts the pause (and one asked for after the current item); returns the reason it had. */
+  async resume(): Promise<string | undefined> {
+    const reason = await this.pauseReason();
+    await fsp.rm(this.paths.pauseAfterCurrent, { force: true });
+    await fsp.rm(this.paths.interruptFile, { force: true });
+    return reason;
+  }
+
+  /**
+   * The interrupt file's state, read synchronously (a supervision tick stats it every second).
+   * An empty file may be an agent's `echo reason > file` half done.
+   */
+  interruptState(): InterruptState {
+    try {
+      return fs.statSync(this.paths.interruptFile).size > 0 ? 'present' : 'empty';
+    } catch {
+      return 'absent';
+    }
+  }
+
+  async writeWaiting(waiting: Waiting): Promise<void> {
+    await writeJsonAtomically(this.paths.waiting, waiting);
+  }
+
+  async clearWaiting(): Promise<void> {
+    await fsp.rm(this.paths.waiting, { force: true });
+  }
+
+  /** What the runner waits for, if it waits (a file being rewritten reads as no wait). */
+  async readWaiting(): Promise<Waiting | undefined> {
+    const text = await readIfExists(this.paths.waiting);
+    if (text === undefined) return undefined;
+    try {
+      const value = JSON.parse(text) as Partial<Waiting>;
+      return typeof value.until === 'string' &&
+        typeof value.reason === 'string' &&
+        typeof value.event === 'string'
+        ? { until: value.until, reason: value.reason, event: value.event }
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async writeCurrentSession(record: SessionRecord): Promise<void> {
+    await writeJsonAtomically(this.paths.currentSession, record);
+  }
+
+  async clearCurrentSession(): Promise<void> {
+    await fsp.rm(this.paths.currentSession, { force: true });
+  }
+
+  /** The running session's record, validated (the validator is loaded only when there is one). */
+  async readCurrentSession(): Promise<CurrentSession> {
+    const text = await readIfExists(this.paths.currentSession);
+    if (text === undefined) return { kind: 'none' };
+    const { SessionRecordSchema } = await import('../archive/record.js');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return { kind: 'unreadable' };
+    }
+    const parsed = SessionRecordSchema.safeParse(raw);
+    return parsed.success ? { kind: 'session', record: parsed.data } : { kind: 'unreadable' };
+  }
+}

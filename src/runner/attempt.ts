@@ -1,0 +1,358 @@
+import { classify, diskFull, type Outcome } from '../agent/outcome.js';
+import { spawnAgent, type AgentChild } from '../agent/process.js';
+import { supervise, type SupervisedEnd } from '../agent/supervise.js';
+import { archiveSession, type PreservedContext } from '../archive/finish.js';
+import type { SessionFiles } from '../archive/paths.js';
+import type { SessionRecord } from '../archive/record.js';
+import {
+  endedSession,
+  runningSession,
+  spawnFailed,
+  spawningSession,
+  withProgress,
+  type Progress,
+} from '../archive/session.js';
+import { workspaceLowOnSpace } from '../config/workspace.js';
+import { readTail, writeNewFile } from '../lib/fs.js';
+import type { Item } from '../queue/item.js';
+import type { ItemStatus } from '../queue/status.js';
+import { recordSpend } from './budget.js';
+import type { RunnerContext } from './context.js';
+import type { StopControl } from './control.js';
+import { settleItem, settlementFor } from './item-steps.js';
+import { persistently } from './persist.js';
+import type { PreparedSession } from './prepare.js';
+
+/** What one session did, for the loop. */
+export interface Ran {
+  kind: 'ran';
+  itemId: string;
+  sessionId: string;
+  outcome: Outcome;
+  itemStatus: ItemStatus;
+  costUsd: number;
+}
+
+/** Errors of a spawn that mean no item can run (the binary is missing or not executable). */
+const SPAWN_UNAVAILABLE = new Set(['ENOENT', 'EACCES', 'ENOEXEC', 'ENOTDIR']);
+
+/** Outcomes whose session leaves `<id>-context.json` for its resumption or for a person. */
+const PRESERVED: ReadonlySet<string> = new Set(['interrupted', 'disk_full', 'stopped']);
+
+/** Who the session is, decided when its item was claimed and prepared. */
+export interface AttemptInit {
+  item: Item;
+  iteration: number;
+  sessionId: string;
+  files: SessionFiles;
+  prepared: PreparedSession;
+  /** Other items waiting, for "item N of M". */
+  queued: number;
+}
+
+/**
+ * One session of one claimed item: its state while it runs, apart from what the runner shares,
+ * so that several can run side by side. Spawn, supervise, classify, settle, archive, in that
+ * order: the claim was written before the spawn, the item is settled after the agent exits,
+ * and the archive's final record is written last.
+ */
+export class Attempt {
+  private record: SessionRecord;
+  /** Heartbeats and the final write go through one chain so they land in order. */
+  private writes = Promise.resolve();
+
+  constructor(
+    private readonly ctx: RunnerContext,
+    private readonly control: StopControl,
+    private readonly init: AttemptInit,
+  ) {
+    const { item, prepared, files } = init;
+    this.record = spawningSession({
+      sessionId: init.sessionId,
+      itemId: item.id,
+      itemTitle: item.title,
+      iteration: init.iteration,
+      attempt: item.attempts,
+      startedAt: ctx.clock.now(),
+      runner: { pid: ctx.runner.pid, startTime: ctx.runner.startTime },
+      workDir: prepared.settings.workDir,
+      command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
+      resumedFrom: prepared.resume,
+      persona: prepared.persona,
+      yolo: ctx.workspace.config.yolo,
+      files,
+    });
+  }
+
+  async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
+    await this.writePrompt();
+    await this.writeCurrent();
+    const { prepared, files } = this.init;
+    const spawned = await spawnAgent({
+      argv: prepared.argv,
+      cwd: prepared.settings.workDir,
+      env: prepared.env,
+      stdoutFile: files.stdout,
+      stderrFile: files.stderr,
+    });
+    if (!spawned.ok) return this.spawnFailed(spawned.message, spawned.code);
+    this.record = runningSession(this.record, spawned.child.pid, spawned.child.startTime);
+    await this.writeCurrent();
+    this.announce(spawned.child);
+    const end = await this.supervise(spawned.child);
+    return this.finish(end, await this.classify(end));
+  }
+
+  private async writePrompt(): Promise<void> {
+    const { item, sessionId, files, prepared } = this.init;
+    await persistently(this.ctx, this.control, 'writing the prompt file', () =>
+      writeNewFile(files.prompt, prepared.prompt.text),
+    );
+    for (const cut of prepared.prompt.cuts) {
+      this.ctx.events.warn('prompt_cut', {
+        item: item.id,
+        session: sessionId,
+        ...cut,
+        sizes: { ...prepared.prompt.sizes },
+      });
+    }
+  }
+
+  private writeCurrent(): Promise<void> {
+    const snapshot = this.ctx.redactor.redactValue(this.record);
+    this.writes = this.writes
+      .then(() => this.ctx.controlFiles.writeCurrentSession(snapshot))
+      .catch((error: unknown) =>
+        this.ctx.events.warn('session_record_write_failed', { error: String(error) }),
+      );
+    return this.writes;
+  }
+
+  private async spawnFailed(message: string, code: string | undefined) {
+    const { ctx, control } = this;
+    const { item, sessionId, files } = this.init;
+    const unavailable = code !== undefined && SPAWN_UNAVAILABLE.has(code);
+    const reason = ctx.redactor.redact(message);
+    this.record = spawnFailed(this.record, reason, !unavailable, ctx.clock.now());
+    await this.writes;
+    await persistently(ctx, control, `archiving session ${sessionId}`, () =>
+      archiveSession(files, ctx.workspace.paths.sessions, this.record, ctx.redactor),
+    );
+    await settleItem(
+      ctx,
+      control,
+      item.id,
+      unavailable
+        ? { kind: 'released', reason, costUsd: 0 }
+        : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
+    );
+    await ctx.controlFiles.clearCurrentSession();
+    ctx.events.error('spawn_failed', { item: item.id, session: sessionId, reason });
+    if (unavailable) return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
+    const outcome: Outcome = {
+      kind: 'spawn_failed',
+      status: 'failed',
+      message: reason,
+      retryable: true,
+      countsAsFailure: true,
+    };
+    return {
+      kind: 'ran' as const,
+      itemId: item.id,
+      sessionId,
+      outcome,
+      itemStatus: 'pending' as const,
+      costUsd: 0,
+    };
+  }
+
+  private announce(child: AgentChild): void {
+    const { item, sessionId, prepared } = this.init;
+    this.ctx.events.info('session_started', {
+      item: item.id,
+      session: sessionId,
+      attempt: item.attempts,
+      pid: child.pid,
+      command: this.record.command,
+      resume: prepared.resume,
+    });
+    this.progress(undefined);
+  }
+
+  /** A live display's view of the session (never written to the log file). */
+  private progress(progress: Progress | undefined): void {
+    const { item, sessionId, queued } = this.init;
+    this.ctx.events.info('session_progress', {
+      item: item.id,
+      itemTitle: item.title,
+      session: sessionId,
+      startedAt: this.record.startedAt,
+      queued,
+      lastTool: progress?.summary.lastTool,
+      toolCalls: progress?.summary.toolCalls ?? 0,
+      costUsd: progress?.summary.result?.totalCostUsd,
+      lastActivityAt:
+        progress === undefined ? undefined : new Date(progress.lastActivityAt).toISOString(),
+    });
+  }
+
+  private async supervise(child: AgentChild): Promise<SupervisedEnd> {
+    const { ctx, control } = this;
+    const { config } = ctx.workspace;
+    const { sessionId, files, prepared } = this.init;
+    const settings = prepared.settings;
+    const supervision = supervise({
+      child,
+      sessionId,
+      stdoutFile: files.stdout,
+      stderrFile: files.stderr,
+      timeoutMs: settings.timeoutSeconds * 1000,
+      idleTimeoutMs: settings.idleTimeoutSeconds * 1000,
+      graces: {
+        afterInterrupt: config.run.killGrace * 1000,
+        afterTerminate: config.run.killGrace * 1000,
+      },
+      afterResultGraceMs: config.run.afterResultGrace * 1000,
+      maxOutputBytes: config.run.maxOutputBytes,
+      diskLow: () => workspaceLowOnSpace(ctx.workspace),
+      interrupt: {
+        state: () => ctx.controlFiles.interruptState(),
+        ...ctx.controlFiles.interruptWatch,
+      },
+      clock: ctx.clock,
+      tickMs: ctx.timings.tickMs,
+      heartbeatMs: ctx.timings.heartbeatMs,
+      onHeartbeat: (beat) => {
+        this.record = withProgress(this.record, beat);
+        void this.writeCurrent();
+        this.progress(beat);
+      },
+      onLine: (parsed) => {
+        if (parsed.kind === 'issue')
+          ctx.events.warn('stream_issue', {
+            session: sessionId,
+            issue: parsed.issue,
+            detail: parsed.detail,
+          });
+        else if (
+          parsed.kind === 'init' &&
+          parsed.sessionId !== sessionId &&
+          prepared.resume === undefined
+        )
+          ctx.events.warn('session_id_mismatch', {
+            session: sessionId,
+            reported: parsed.sessionId,
+          });
+      },
+    });
+    const unsubscribe = control.onStop((request) =>
+      supervision.stop('shutdown', { force: request.force }),
+    );
+    if (control.requested !== undefined) supervision.stop('shutdown');
+    return supervision.done.finally(unsubscribe);
+  }
+
+  private async classify(end: SupervisedEnd): Promise<Outcome> {
+    const { ctx } = this;
+    const outcome = classify({
+      exit: end.exit,
+      stopReason: end.stopReason,
+      summary: end.summary,
+      stderrTail: (await readTail(this.init.files.stderr, 2048)).text,
+      resumed: this.init.prepared.resume !== undefined,
+    });
+    // An agent that died of a full disk (or was stopped by the check) is not at fault.
+    const low = workspaceLowOnSpace(ctx.workspace);
+    if (low !== undefined && outcome.kind !== 'success') return diskFull(low);
+    if (outcome.kind === 'interrupted') {
+      const reason = (await ctx.controlFiles.pauseReason()) ?? '';
+      if (reason !== '')
+        return { ...outcome, message: `interrupted: ${ctx.redactor.redact(reason)}` };
+    }
+    return outcome;
+  }
+
+  private async finish(end: SupervisedEnd, outcome: Outcome): Promise<Ran> {
+    const { ctx, control } = this;
+    const { item, sessionId, files, prepared } = this.init;
+    const costUsd = end.summary.result?.totalCostUsd ?? 0;
+    this.record = endedSession(this.record, {
+      status: outcome.status,
+      outcome: { kind: outcome.kind, message: outcome.message, retryable: outcome.retryable },
+      exit: { code: end.exit.code, signal: end.exit.signal },
+      stopReason: end.stopReason,
+      killedProcesses: end.killedProcesses,
+      progress: { ...end, lastActivityAt: ctx.clock.now() },
+      now: ctx.clock.now(),
+    });
+    await this.writes;
+    const settled = await settleItem(
+      ctx,
+      control,
+      item.id,
+      settlementFor(outcome, costUsd, end.summary.claudeSessionId),
+    );
+    await persistently(ctx, control, 'recording the spend', () =>
+      recordSpend(ctx.workspace.paths.budget, {
+        costUsd,
+        outcome: outcome.kind,
+        now: ctx.clock.now(),
+      }),
+    );
+    if (outcome.kind === 'resume_failed')
+      ctx.events.warn('resume_failed', {
+        item: item.id,
+        session: sessionId,
+        resumed: prepared.resume,
+      });
+    const extras = {
+      lastText: end.summary.lastText,
+      context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
+    };
+    await persistently(ctx, control, `archiving session ${sessionId}`, () =>
+      archiveSession(files, ctx.workspace.paths.sessions, this.record, ctx.redactor, extras),
+    );
+    await ctx.controlFiles.clearCurrentSession();
+    ctx.events.info('session_ended', {
+      item: item.id,
+      session: sessionId,
+      outcome: outcome.kind,
+      status: outcome.status,
+      message: outcome.message,
+      itemStatus: settled?.status,
+      costUsd,
+      exit: this.record.exit,
+      stopReason: end.stopReason,
+      killedProcesses: end.killedProcesses.length,
+      streamBytes: end.stdoutBytes,
+      streamMs: end.streamMs,
+    });
+    return {
+      kind: 'ran',
+      itemId: item.id,
+      sessionId,
+      outcome,
+      itemStatus: settled?.status ?? 'running',
+      costUsd,
+    };
+  }
+
+  /** What a person (or the resumed session) needs to pick the work up again. */
+  private context(end: SupervisedEnd, outcome: Outcome, costUsd: number): PreservedContext {
+    const { item, sessionId } = this.init;
+    return {
+      sessionId,
+      itemId: item.id,
+      attempt: item.attempts,
+      reason: outcome.message,
+      interruptedAt: this.record.endedAt,
+      resumeWith: outcome.kind === 'interrupted' ? end.summary.claudeSessionId : undefined,
+      workDir: this.record.workDir,
+      assistantMessages: end.summary.assistantMessages,
+      toolCalls: end.summary.toolCalls,
+      lastTool: end.summary.lastTool,
+      lastText: end.summary.lastText,
+      costUsd,
+    };
+  }
+}

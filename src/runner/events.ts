@@ -1,0 +1,162 @@
+import type { StreamIssue } from '../stream/events.js';
+import type { Redactor } from '../lib/redact.js';
+
+/** How much an event matters to a person reading the log. */
+export type Level = 'info' | 'warn' | 'error';
+
+/** A limit, window or backoff the runner sleeps through (also in `state/waiting.json`). */
+type Wait = { until: string; reason: string };
+
+/**
+ * Every event of the runner with its fields, one definition each. The log file, the terminal,
+ * the tests and the server all receive these; the log file keeps them as JSON lines
+ * `{time, level, event, ...fields}`.
+ */
+export interface RunnerEvents {
+  run_started: { root: string; pid: number; once: boolean; drain: boolean; maxIterations?: number };
+  run_finished: {
+    sessions: number;
+    succeeded: number;
+    failed: number;
+    rejected: number;
+    costUsd: number;
+    ended?: string;
+    agentUnavailable?: string;
+    paused?: string;
+    limited?: { until: number; message: string };
+    stoppedBy?: string;
+  };
+  run_limit_reached: { reason: string };
+  yolo: { message: string };
+  stale_lock_reclaimed: { file: string; holder: unknown };
+  runner_lock_lost: { error: string };
+  stopping: { signal: string };
+  forcing_stop: { signal: string };
+  watchdog: { operation: string; afterMs: number };
+  idle: { waitingFor: string };
+  paused: { reason: string; file: string };
+  resumed: Record<string, never>;
+  pausing: { reason: string };
+  pause_write_failed: { error: string };
+  window_wait: Wait;
+  limit_wait: Wait;
+  failure_backoff: Wait;
+  limit_too_far: { until: string; maxLimitWait: number };
+  item_rejected: { item: string; reason: string };
+  workspace_fault: { item: string; reason: string };
+  items_cannot_run: { items: { id: string; reason: string }[] };
+  prompt_cut: {
+    item: string;
+    session: string;
+    part: string;
+    removedChars: number;
+    sizes: Record<string, number>;
+  };
+  spawn_failed: { item: string; session: string; reason: string };
+  session_started: {
+    item: string;
+    session: string;
+    attempt: number;
+    pid?: number;
+    command: string[];
+    resume?: string;
+  };
+  /** A running session's progress: for live displays only, never written to the log file. */
+  session_progress: {
+    item: string;
+    itemTitle: string;
+    session: string;
+    startedAt: string;
+    queued: number;
+    lastTool?: string;
+    toolCalls: number;
+    costUsd?: number;
+    lastActivityAt?: string;
+  };
+  session_record_write_failed: { error: string };
+  stream_issue: { session: string; issue: StreamIssue['issue']; detail: string };
+  session_id_mismatch: { session: string; reported: string };
+  resume_failed: { item: string; session: string; resumed?: string };
+  session_ended: {
+    item: string;
+    session: string;
+    outcome: string;
+    status: string;
+    message: string;
+    itemStatus?: string;
+    costUsd: number;
+    exit?: { code: number | null; signal: string | null };
+    stopReason?: string;
+    killedProcesses: number;
+    streamBytes: number;
+    streamMs?: number;
+  };
+  orphan_session_recovered: {
+    session: string;
+    item: string;
+    pid?: number;
+    killedProcesses: number;
+  };
+  orphan_session_unreadable: { file: string };
+  items_requeued_after_crash: { items: string[]; session?: string };
+  state_recovered: { operation: string };
+  state_contention: { operation: string; error: string };
+  queue_quarantined: { operation: string; copy?: string; lastGood?: string; error?: string };
+  command_failed: { command: string; pid: number; error: string };
+}
+
+export type EventName = keyof RunnerEvents;
+
+/** One event as delivered: a union discriminated by `event`. */
+export type RunnerEvent = {
+  [K in EventName]: { time: string; level: Level; event: K } & RunnerEvents[K];
+}[EventName];
+
+/** Events for live displays only: too frequent for the log file. */
+export const LIVE_ONLY: ReadonlySet<EventName> = new Set(['session_progress']);
+
+export type Listener = (event: RunnerEvent) => void;
+
+/**
+ * The runner's one emitter. Every event is redacted once here, so no subscriber (the log file,
+ * the terminal, a test, the server) ever sees a secret.
+ */
+export class RunEvents {
+  private readonly listeners = new Set<Listener>();
+  private redactor: Redactor | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Masks these values in every event from now on. */
+  redactWith(redactor: Redactor): void {
+    this.redactor = redactor;
+  }
+
+  /** Calls `listener` with every event from now on; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  info<K extends EventName>(event: K, ...data: FieldsArg<K>): void {
+    this.emit('info', event, data[0]);
+  }
+
+  warn<K extends EventName>(event: K, ...data: FieldsArg<K>): void {
+    this.emit('warn', event, data[0]);
+  }
+
+  error<K extends EventName>(event: K, ...data: FieldsArg<K>): void {
+    this.emit('error', event, data[0]);
+  }
+
+  private emit(level: Level, event: EventName, fields: object | undefined): void {
+    const raw = { time: new Date(this.now()).toISOString(), level, event, ...fields };
+    const entry = (this.redactor?.redactValue(raw) ?? raw) as RunnerEvent;
+    for (const listener of this.listeners) listener(entry);
+  }
+}
+
+/** Events without fields take none. */
+type FieldsArg<K extends EventName> =
+  RunnerEvents[K] extends Record<string, never> ? [] : [RunnerEvents[K]];

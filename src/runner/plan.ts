@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Workspace } from '../config/workspace.js';
+import { FileCache } from '../lib/file-cache.js';
+import { unrunnableItems } from '../queue/dependencies.js';
+import { selectNext } from '../queue/select.js';
+import { QueueStore } from '../queue/store.js';
+import { readBudget } from './budget.js';
+import { prepareSession, type PreparationError, type PreparedSession } from './prepare.js';
+
+/** One item of a planned run. */
+export interface PlannedItem {
+  id: string;
+  title: string;
+  /** Its session as it would be spawned, or why it would be refused. */
+  session: PreparedSession | PreparationError;
+}
+
+/** What `ralph run --dry-run` shows: the runnable items in order, and those that never will be. */
+export interface Plan {
+  items: PlannedItem[];
+  unrunnable: { id: string; reason: string }[];
+}
+
+/**
+ * The sessions a run would start now, in the order it would start them, prepared exactly as
+ * the runner prepares them; nothing is spawned or written.
+ */
+export async function planRun(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  now: number,
+): Promise<Plan> {
+  const { items } = await new QueueStore(workspace.paths.queue).read();
+  const simulated = items.map((item) => ({ ...item }));
+  const files = new FileCache();
+  let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
+  const planned: PlannedItem[] = [];
+  for (
+    let next = selectNext(simulated, now);
+    next !== undefined;
+    next = selectNext(simulated, now)
+  ) {
+    const sessionId = randomUUID();
+    const session = await prepareSession(
+      workspace,
+      { ...next, attempts: next.attempts + 1 },
+      {
+        sessionId,
+        iteration: iteration++,
+        promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`),
+      },
+      env,
+      files,
+    );
+    planned.push({ id: next.id, title: next.title, session });
+    next.status = 'done';
+  }
+  return { items: planned, unrunnable: unrunnableItems(items) };
+}

@@ -1,0 +1,131 @@
+import { secretsOf } from '../agent/redaction.js';
+import type { Workspace } from '../config/workspace.js';
+import { ControlFiles } from '../control/files.js';
+import type { Clock } from '../lib/clock.js';
+import { FileCache } from '../lib/file-cache.js';
+import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
+import { Redactor } from '../lib/redact.js';
+import { unrunnableItems } from '../queue/dependencies.js';
+import { QueueStore } from '../queue/store.js';
+import { startRun } from './budget.js';
+import type { RunnerContext, RunnerTimings } from './context.js';
+import type { StopControl } from './control.js';
+import type { RunEvents } from './events.js';
+import { acquireRunnerLock, type RunnerLock } from './lock.js';
+import { logFile } from './log.js';
+import { runLoop, type LoopOptions, type LoopResult } from './loop.js';
+import { underWatchdog } from './persist.js';
+import { recoverAfterCrash } from './recover.js';
+import type { Wait } from './wait.js';
+
+/** Everything a runner needs from whoever starts it (the CLI, the server, a test). */
+export interface RunnerOptions {
+  workspace: Workspace;
+  /** The environment the agent's is filtered from. */
+  env: Readonly<Record<string, string | undefined>>;
+  loop: LoopOptions;
+  /** Subscribe to these before the start to see every event. */
+  events: RunEvents;
+  /** Stops the runner (signals, a server's request). */
+  control: StopControl;
+  clock: Clock;
+  wait: Wait;
+  timings: RunnerTimings;
+  /**
+   * A state or archive operation outlived `run.watchdog`: the runner is wedged (a hung mount)
+   * and must end rather than hang all night. Must not return.
+   */
+  onWedged: (message: string) => void;
+}
+
+/** How a run ended. */
+export interface RunnerResult extends LoopResult {
+  /** Items a drained run left that can never run without a person (what they wait for failed). */
+  unrunnable: { id: string; reason: string }[];
+}
+
+async function checkDirectories(workspace: Workspace): Promise<void> {
+  for (const dir of [workspace.paths.state, workspace.paths.sessions]) {
+    await ensurePrivateDir(dir);
+    await refuseSharedDir(dir);
+    await refuseUnwritableDir(dir);
+  }
+}
+
+function contextOf(options: RunnerOptions, lock: RunnerLock, redactor: Redactor): RunnerContext {
+  const { workspace, events } = options;
+  return {
+    workspace,
+    queue: new QueueStore(workspace.paths.queue),
+    controlFiles: new ControlFiles(workspace.paths),
+    events,
+    clock: options.clock,
+    redactor,
+    parentEnv: options.env,
+    runner: lock.identity,
+    timings: options.timings,
+    wait: options.wait,
+    files: new FileCache(),
+    lockLost: () => lock.compromised(),
+    onWedged: (operation, afterMs) => {
+      events.error('watchdog', { operation, afterMs });
+      options.onWedged(
+        `watchdog: ${operation} made no progress for ${afterMs / 1000} s; ralph ends itself so that it can be restarted`,
+      );
+    },
+  };
+}
+
+/**
+ * The one way to start a runner: takes the workspace lock, writes the log, settles what a dead
+ * runner left, opens the run's budget, and runs the night loop until it ends. The lock is
+ * released whatever happens.
+ */
+export async function startRunner(options: RunnerOptions): Promise<RunnerResult> {
+  const { workspace, events, clock, loop } = options;
+  const { paths } = workspace;
+  await checkDirectories(workspace);
+  const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
+  try {
+    const redactor = new Redactor(secretsOf(workspace, options.env));
+    events.redactWith(redactor);
+    const unsubscribe = events.subscribe(
+      logFile(paths.iterationLog, workspace.config.log.maxBytes),
+    );
+    try {
+      const ctx = contextOf(options, lock, redactor);
+      if (lock.reclaimedFrom !== undefined)
+        events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
+      if (workspace.config.yolo)
+        events.warn('yolo', {
+          message:
+            'PERMISSION CHECKS ARE OFF: every session runs with --dangerously-skip-permissions ("yolo": true)',
+        });
+      // A queue broken before the run is the operator's to fix now (exit 4, file untouched);
+      // one broken during the run is quarantined and waited for: nothing is overwritten.
+      await underWatchdog(ctx, 'reading the queue', ctx.queue.read());
+      await recoverAfterCrash(ctx, options.control);
+      const budget = await startRun(paths.budget, {
+        now: clock.now(),
+        maxIterations: loop.maxIterations,
+        maxCostUsd: loop.limits.maxCostUsd,
+      });
+      events.info('run_started', {
+        root: workspace.root,
+        pid: process.pid,
+        once: loop.once,
+        drain: loop.drain,
+        maxIterations: loop.maxIterations,
+      });
+      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1);
+      events.info('run_finished', { ...result, stoppedBy: options.control.requested?.signal });
+      const unrunnable = loop.drain ? unrunnableItems((await ctx.queue.read()).items) : [];
+      if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
+      return { ...result, unrunnable };
+    } finally {
+      unsubscribe();
+    }
+  } finally {
+    await lock.release();
+  }
+}
