@@ -22,7 +22,7 @@ export interface Argv {
   args: string[];
 }
 
-/** Builds the claude command of SPEC section 4. */
+/** Builds the claude command: the prompt as an argument, stream-json out, every limit as a flag. */
 export function buildArgv(invocation: ClaudeInvocation): Argv {
   const [file, ...leading] = invocation.command;
   if (file === undefined) throw new Error('the claude command is empty');

@@ -1,4 +1,4 @@
-/** Variable names withheld from the agent (seed 000 section 2.2). `*` matches any run. */
+/** Variable names withheld from the agent: the usual names of secrets. `*` matches any run. */
 export const DENIED_VARIABLES = [
   '*_SECRET',
   '*_PASSWORD',

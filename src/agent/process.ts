@@ -26,7 +26,7 @@ export interface SpawnRequest {
   argv: Argv;
   cwd: string;
   env: Record<string, string>;
-  /** Regular files for stdout and stderr: through a pipe the CLI loses output (SPEC 12). */
+  /** Regular files for stdout and stderr: through a pipe the CLI has been seen to exit before writing all it had. */
   stdoutFile: string;
   stderrFile: string;
 }

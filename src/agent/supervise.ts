@@ -78,6 +78,86 @@ const READ_SLICE = 32 * READ_CHUNK;
 const EMPTY_INTERRUPT_GRACE_MS = 250;
 
 /**
+ * What the agent wrote: its stdout file followed as it grows (the file is the archive; parsing
+ * reads it back) into the running summary, and the size of its stderr file.
+ */
+class SessionOutput {
+  readonly summary = emptySummary();
+  stdoutBytes = 0;
+  stderrBytes = 0;
+  lastActivityAt: number;
+  resultSeenAt: number | undefined;
+  /** Whether anything changed since the last heartbeat. */
+  changed = true;
+  private fd: number | undefined;
+  private readonly buffer = Buffer.allocUnsafe(READ_CHUNK);
+  private readonly parser: StreamParser;
+
+  constructor(
+    private readonly options: SuperviseOptions,
+    private readonly clock: Clock,
+  ) {
+    this.lastActivityAt = clock.now();
+    this.fd = fs.openSync(options.stdoutFile, 'r');
+    this.parser = new StreamParser((parsed) => {
+      applyToSummary(this.summary, parsed, clock.now());
+      options.onLine?.(parsed, this.summary);
+    });
+  }
+
+  /** Reads what the agent wrote since the last read; true when it stopped at `limit`. */
+  readAvailable(limit = Infinity): boolean {
+    if (this.fd === undefined) return false;
+    for (let read = 0; ; read += READ_CHUNK) {
+      if (read >= limit) return true;
+      const n = fs.readSync(this.fd, this.buffer, 0, READ_CHUNK, this.stdoutBytes);
+      if (n <= 0) return false;
+      this.stdoutBytes += n;
+      this.touch();
+      this.parser.push(this.buffer.subarray(0, n));
+      if (this.summary.result !== undefined) this.resultSeenAt ??= this.clock.now();
+    }
+  }
+
+  /** Synchronous, like the whole tick: cheaper than promises for a stat every second. */
+  checkStderr(): void {
+    let size = this.stderrBytes;
+    try {
+      size = fs.statSync(this.options.stderrFile).size;
+    } catch {
+      // Gone: keep the last size.
+    }
+    if (size !== this.stderrBytes) {
+      this.stderrBytes = size;
+      this.touch();
+    }
+  }
+
+  /** Reads to the end (the agent has exited), past `result`, and closes the file. */
+  finish(): void {
+    this.readAvailable();
+    this.parser.finish();
+    this.checkStderr();
+    this.close();
+  }
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  heartbeat(): Heartbeat {
+    const { summary, stdoutBytes, stderrBytes, lastActivityAt } = this;
+    return { summary, stdoutBytes, stderrBytes, lastActivityAt };
+  }
+
+  private touch(): void {
+    this.lastActivityAt = this.clock.now();
+    this.changed = true;
+  }
+}
+
+/**
  * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
  * keeps the running summary, and acts on the supervision policy's decisions (`decide`): the
  * wall-clock, idle, output and post-result limits, the interrupt file and the disk. Idle time
@@ -88,53 +168,12 @@ export function supervise(options: SuperviseOptions): Supervision {
   const { child, clock } = options;
   const tickMs = options.tickMs ?? 1000;
   const heartbeatMs = options.heartbeatMs ?? 2000;
-  const summary = emptySummary();
-  const parser = new StreamParser((parsed) => {
-    applyToSummary(summary, parsed, clock.now());
-    options.onLine?.(parsed, summary);
-  });
-  const buffer = Buffer.allocUnsafe(READ_CHUNK);
   const startedAt = clock.now();
-  let stdoutFd: number | undefined = fs.openSync(options.stdoutFile, 'r');
-  let stdoutBytes = 0;
-  let stderrBytes = 0;
-  let lastActivityAt = startedAt;
-  let resultSeenAt: number | undefined;
+  const out = new SessionOutput(options, clock);
   let lastHeartbeatAt = 0;
-  let changedSinceHeartbeat = true;
   let stopReason: StopReason | undefined;
   let stopping: Promise<NodeJS.Signals | undefined> | undefined;
   let forceRequested = false;
-
-  /** Reads what the agent wrote since the last read; true when it stopped at `limit`. */
-  const readAvailable = (limit = Infinity): boolean => {
-    if (stdoutFd === undefined) return false;
-    for (let read = 0; ; read += READ_CHUNK) {
-      if (read >= limit) return true;
-      const n = fs.readSync(stdoutFd, buffer, 0, READ_CHUNK, stdoutBytes);
-      if (n <= 0) return false;
-      stdoutBytes += n;
-      lastActivityAt = clock.now();
-      changedSinceHeartbeat = true;
-      parser.push(buffer.subarray(0, n));
-      if (summary.result !== undefined && resultSeenAt === undefined) resultSeenAt = clock.now();
-    }
-  };
-
-  // Synchronous calls throughout the tick: cheaper than promises for a stat every second.
-  const checkStderr = (): void => {
-    let size = stderrBytes;
-    try {
-      size = fs.statSync(options.stderrFile).size;
-    } catch {
-      // Gone: keep the last size.
-    }
-    if (size !== stderrBytes) {
-      stderrBytes = size;
-      lastActivityAt = clock.now();
-      changedSinceHeartbeat = true;
-    }
-  };
 
   const requestStop = (reason: StopReason, force = false): void => {
     if (child.hasExited()) return;
@@ -145,7 +184,7 @@ export function supervise(options: SuperviseOptions): Supervision {
       }
       return;
     }
-    stopReason = effectiveStopReason(reason, summary.result !== undefined);
+    stopReason = effectiveStopReason(reason, out.summary.result !== undefined);
     forceRequested = force;
     stopping = stopAgent(child, options.graces, { force });
   };
@@ -162,8 +201,8 @@ export function supervise(options: SuperviseOptions): Supervision {
 
   const tick = (): void => {
     // A flood is read in slices so the limits below are still checked while it lasts.
-    if (readAvailable(READ_SLICE)) schedule();
-    checkStderr();
+    if (out.readAvailable(READ_SLICE)) schedule();
+    out.checkStderr();
     const now = clock.now();
     const interrupt = options.interrupt?.state() ?? 'absent';
     if (interrupt === 'empty') emptyInterruptSince ??= now;
@@ -172,13 +211,13 @@ export function supervise(options: SuperviseOptions): Supervision {
       {
         now,
         startedAt,
-        lastActivityAt,
-        resultSeenAt,
-        outputBytes: stdoutBytes + stderrBytes,
+        lastActivityAt: out.lastActivityAt,
+        resultSeenAt: out.resultSeenAt,
+        outputBytes: out.stdoutBytes + out.stderrBytes,
         interrupt,
         emptyInterruptSince,
         diskLow: options.diskLow?.(),
-        changedSinceHeartbeat,
+        changedSinceHeartbeat: out.changed,
         lastHeartbeatAt,
       },
       limits,
@@ -187,8 +226,8 @@ export function supervise(options: SuperviseOptions): Supervision {
     if (decision.recheckInMs !== undefined) setTimeout(schedule, decision.recheckInMs).unref();
     if (decision.heartbeat) {
       lastHeartbeatAt = now;
-      changedSinceHeartbeat = false;
-      options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
+      out.changed = false;
+      options.onHeartbeat?.(out.heartbeat());
     }
   };
 
@@ -217,32 +256,29 @@ export function supervise(options: SuperviseOptions): Supervision {
       finished = true;
       clearInterval(timer);
       const stopSignal = stopping === undefined ? undefined : await stopping;
-      // Everything the agent wrote is in the file by now: read to the end, past `result`.
-      readAvailable();
-      parser.finish();
+      // Everything the agent wrote is in the file by now.
+      out.finish();
       const streamMs = clock.now() - startedAt;
-      checkStderr();
       const killedProcesses = await reapSession(
         child.pid,
         options.sessionId,
         options.graces.afterTerminate,
       );
-      options.onHeartbeat?.({ summary, stdoutBytes, stderrBytes, lastActivityAt });
+      options.onHeartbeat?.(out.heartbeat());
       return {
         exit,
         stopReason,
         stopSignal,
-        summary,
-        stdoutBytes,
-        stderrBytes,
+        summary: out.summary,
+        stdoutBytes: out.stdoutBytes,
+        stderrBytes: out.stderrBytes,
         killedProcesses,
         streamMs,
       };
     } finally {
       clearInterval(timer);
       watcher?.close();
-      if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
-      stdoutFd = undefined;
+      out.close();
     }
   })();
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** The files of one archived session (SPEC section 1). */
+/** The files of one archived session, all named by its session id. */
 export interface SessionFiles {
   stdout: string;
   stderr: string;

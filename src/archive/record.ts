@@ -1,6 +1,6 @@
 import { z } from '../lib/zod.js';
 
-/** Lifecycle states of a session (seed 003 section 2.2). */
+/** Lifecycle states of a session, from the spawn to how it ended. */
 export const SESSION_STATUSES = [
   'spawning',
   'running',
@@ -14,7 +14,7 @@ export const SESSION_STATUSES = [
 
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-/** Allowed transitions (seed 003 section 2.3, plus the runner's own kills and timeouts). */
+/** Allowed transitions; an interrupted session may run again when it is resumed. */
 const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
   spawning: ['running', 'failed', 'killed'],
   running: ['completing', 'failed', 'interrupted', 'timeout', 'killed'],

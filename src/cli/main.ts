@@ -44,6 +44,221 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--var <key=value>', 'template variable (repeatable)', collect);
 }
 
+/** What every command's action needs from the composition root. */
+interface App {
+  /** The workspace: `-C`, or found from the current directory. */
+  root(): string;
+  /** `-C` as given (where `init` makes a workspace). */
+  at(): string;
+  output: Output;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Records the command's exit code. */
+  done(code: number): void;
+}
+
+/** The commands that make and change the queue. */
+function queueCommands(program: CommanderCommand, app: App): void {
+  program
+    .command('init [dir]')
+    .description('create a workspace (never overwrites a file)')
+    .action(async (dir: string | undefined) => {
+      const { initCommand } = await import('./commands/init.js');
+      const at = app.at();
+      app.done(await initCommand(dir === undefined ? at : path.resolve(at, dir), app.output));
+    });
+
+  itemOptions(
+    program
+      .command('add <title...>')
+      .description('add a work item to the queue; prints its id')
+      .option('--id <id>', 'item id (a safe slug; default: from the title)')
+      .option('--replace', 'replace an item with the same id that is not running'),
+  ).action(async (words: string[], options: Record<string, unknown>) => {
+    const { addCommand } = await import('./commands/add.js');
+    app.done(await addCommand(app.root(), words.join(' '), options, app.output));
+  });
+
+  program
+    .command('queue')
+    .alias('ls')
+    .description('list the queue')
+    .option('--json', 'print the items as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { queueCommand } = await import('./commands/queue.js');
+      app.done(await queueCommand(app.root(), options, app.output));
+    });
+
+  program
+    .command('retry [ids...]')
+    .description('put failed, cancelled or interrupted items back in the queue, attempts renewed')
+    .option('--all', 'every failed, cancelled and interrupted item')
+    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
+    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+      const { retryCommand } = await import('./commands/items.js');
+      app.done(await retryCommand(app.root(), { ids, ...options }, app.output));
+    });
+
+  program
+    .command('cancel [ids...]')
+    .description('cancel items (they stay in the file, never to run)')
+    .option('--all', 'every pending, interrupted and failed item')
+    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
+    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+      const { cancelCommand } = await import('./commands/items.js');
+      app.done(await cancelCommand(app.root(), { ids, ...options }, app.output));
+    });
+
+  program
+    .command('rm <ids...>')
+    .description('remove items from the queue (their sessions stay archived)')
+    .option('--force', 'remove an item even though others depend on it')
+    .action(async (ids: string[], options: { force?: boolean }) => {
+      const { removeCommand } = await import('./commands/items.js');
+      app.done(await removeCommand(app.root(), { ids, ...options }, app.output));
+    });
+
+  itemOptions(
+    program
+      .command('edit <id>')
+      .description('change fields of an item that is not running (the flags of add, and --title)')
+      .option('--title <title>', 'the title'),
+  ).action(async (id: string, options: Record<string, unknown>) => {
+    const { editCommand } = await import('./commands/edit.js');
+    app.done(await editCommand(app.root(), id, options, app.output));
+  });
+}
+
+/** The night itself. */
+function runCommands(program: CommanderCommand, app: App): void {
+  program
+    .command('run')
+    .description('work through the queue')
+    .option('--once', 'run one item, then exit')
+    .option('--max-iterations <n>', 'stop after this many sessions')
+    .option('--drain', 'exit when nothing runnable is left (otherwise wait for new items)')
+    .option('--dry-run', 'print the command for each runnable item; spawn nothing')
+    .option('--max-cost <usd>', 'stop claiming items once the run has spent this much')
+    .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')
+    .option(
+      '--window <cron>',
+      'start items only in minutes this cron expression names (repeatable)',
+      collect,
+    )
+    .action(async (options: Record<string, unknown>) => {
+      const { runCommand } = await import('./commands/run.js');
+      app.done(await runCommand(app.root(), options, app.output, app.env));
+    });
+}
+
+/** The commands that read what the night left: sessions, transcripts, reports, personas. */
+function reviewCommands(program: CommanderCommand, app: App): void {
+  program
+    .command('sessions')
+    .description('one line per session, newest first')
+    .option('--item <id>', 'only this item')
+    .option('--status <status>', 'only this status or outcome')
+    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
+    .option('--json', 'print JSON')
+    .action(async (options: { item?: string; status?: string; since?: string; json?: boolean }) => {
+      const { sessionsCommand } = await import('./commands/sessions.js');
+      app.done(await sessionsCommand(app.root(), options, app.output));
+    });
+
+  program
+    .command('logs <session>')
+    .description('a session (id, id prefix or item id) as a readable transcript')
+    .option('--follow', 'follow a live session until it ends')
+    .option('--raw', 'print the stream-json archive as it is')
+    .option('--json', 'print the parsed events as JSON lines')
+    .action(async (ref: string, options: { follow?: boolean; raw?: boolean; json?: boolean }) => {
+      const { logsCommand } = await import('./commands/logs.js');
+      app.done(await logsCommand(app.root(), ref, options, app.output, app.env));
+    });
+
+  program
+    .command('show <session>')
+    .description('the session record, command, prompt, stderr and files')
+    .option('--json', 'print the record as JSON')
+    .action(async (ref: string, options: { json?: boolean }) => {
+      const { showCommand } = await import('./commands/show.js');
+      app.done(await showCommand(app.root(), ref, options, app.output, app.env));
+    });
+
+  program
+    .command('report')
+    .description('outcomes, cost and time per day and per item')
+    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
+    .option('--json', 'print JSON')
+    .action(async (options: { since?: string; json?: boolean }) => {
+      const { reportCommand } = await import('./commands/report.js');
+      app.done(await reportCommand(app.root(), options, app.output));
+    });
+
+  program
+    .command('replay <session>')
+    .description('print (or run, with --exec) the claude command of a session')
+    .option('--exec', 'run it here (it spends money: asks first)')
+    .option('--yes', 'with --exec: do not ask')
+    .action(async (ref: string, options: { exec?: boolean; yes?: boolean }) => {
+      const { replayCommand } = await import('./commands/replay.js');
+      app.done(await replayCommand(app.root(), ref, options, app.output, app.env));
+    });
+
+  const agents = program
+    .command('agents')
+    .description('list the personas (agents/AGENT_<ID>.md) with their tool scopes')
+    .action(async () => {
+      const { agentsCommand } = await import('./commands/agents.js');
+      app.done(await agentsCommand(app.root(), app.output));
+    });
+  agents
+    .command('show <id>')
+    .description('the assembled prompt and command a sample item gets with this persona')
+    .action(async (id: string) => {
+      const { agentShowCommand } = await import('./commands/agents.js');
+      app.done(await agentShowCommand(app.root(), id, app.output, app.env));
+    });
+}
+
+/** The commands that look at and steer a workspace: status, pause and resume, doctor. */
+function controlCommands(program: CommanderCommand, app: App): void {
+  program
+    .command('status')
+    .description('the queue, the running session, pauses and waits, the budget')
+    .option('--json', 'print the report as JSON')
+    .option('--watch', 'refresh every 2 seconds')
+    .action(async (options: { json?: boolean; watch?: boolean }) => {
+      const { statusCommand } = await import('./commands/status.js');
+      app.done(await statusCommand(app.root(), options, app.output));
+    });
+
+  program
+    .command('doctor')
+    .description('check the claude binary, its version and credentials, and the workspace')
+    .action(async () => {
+      const { doctorCommand } = await import('./commands/doctor.js');
+      app.done(await doctorCommand(app.root(), app.output, app.env));
+    });
+
+  program
+    .command('pause [reason...]')
+    .description('pause the night: stop the running agent and start nothing until resumed')
+    .option('--after-current', 'let the running item finish first')
+    .action(async (words: string[], options: { afterCurrent?: boolean }) => {
+      const { pauseCommand } = await import('./commands/pause.js');
+      const reason = words.length > 0 ? words.join(' ') : undefined;
+      app.done(await pauseCommand(app.root(), reason, options, app.output));
+    });
+
+  program
+    .command('resume')
+    .description('remove the interrupt file so the runner goes on')
+    .action(async () => {
+      const { resumeCommand } = await import('./commands/pause.js');
+      app.done(await resumeCommand(app.root(), app.output));
+    });
+}
+
 /**
  * The composition root: parses the command line, runs one command, and maps every failure to
  * an exit code. Command modules are imported only when their command runs, to start fast.
@@ -77,201 +292,22 @@ export async function main(
     const given = path.resolve(program.opts<{ root: string }>().root);
     return program.getOptionValueSource('root') === 'default' ? findWorkspaceRoot(given) : given;
   };
+  const app: App = {
+    root,
+    at: () => path.resolve(program.opts<{ root: string }>().root),
+    output,
+    env,
+    done: (code) => {
+      exitCode = code;
+    },
+  };
   let commandName = '';
   program.hook('preAction', (_program, action) => {
     commandName = action.name();
   });
 
-  program
-    .command('init [dir]')
-    .description('create a workspace (never overwrites a file)')
-    .action(async (dir: string | undefined) => {
-      const { initCommand } = await import('./commands/init.js');
-      const at = path.resolve(program.opts<{ root: string }>().root);
-      exitCode = await initCommand(dir === undefined ? at : path.resolve(at, dir), output);
-    });
-
-  itemOptions(
-    program
-      .command('add <title...>')
-      .description('add a work item to the queue; prints its id')
-      .option('--id <id>', 'item id (a safe slug; default: from the title)')
-      .option('--replace', 'replace an item with the same id that is not running'),
-  ).action(async (words: string[], options: Record<string, unknown>) => {
-    const { addCommand } = await import('./commands/add.js');
-    exitCode = await addCommand(root(), words.join(' '), options, output);
-  });
-
-  program
-    .command('queue')
-    .alias('ls')
-    .description('list the queue')
-    .option('--json', 'print the items as JSON')
-    .action(async (options: { json?: boolean }) => {
-      const { queueCommand } = await import('./commands/queue.js');
-      exitCode = await queueCommand(root(), options, output);
-    });
-
-  program
-    .command('run')
-    .description('work through the queue')
-    .option('--once', 'run one item, then exit')
-    .option('--max-iterations <n>', 'stop after this many sessions')
-    .option('--drain', 'exit when nothing runnable is left (otherwise wait for new items)')
-    .option('--dry-run', 'print the command for each runnable item; spawn nothing')
-    .option('--max-cost <usd>', 'stop claiming items once the run has spent this much')
-    .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')
-    .option(
-      '--window <cron>',
-      'start items only in minutes this cron expression names (repeatable)',
-      collect,
-    )
-    .action(async (options: Record<string, unknown>) => {
-      const { runCommand } = await import('./commands/run.js');
-      exitCode = await runCommand(root(), options, output, env);
-    });
-
-  program
-    .command('status')
-    .description('the queue, the running session, pauses and waits, the budget')
-    .option('--json', 'print the report as JSON')
-    .option('--watch', 'refresh every 2 seconds')
-    .action(async (options: { json?: boolean; watch?: boolean }) => {
-      const { statusCommand } = await import('./commands/status.js');
-      exitCode = await statusCommand(root(), options, output);
-    });
-
-  program
-    .command('sessions')
-    .description('one line per session, newest first')
-    .option('--item <id>', 'only this item')
-    .option('--status <status>', 'only this status or outcome')
-    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
-    .option('--json', 'print JSON')
-    .action(async (options: { item?: string; status?: string; since?: string; json?: boolean }) => {
-      const { sessionsCommand } = await import('./commands/sessions.js');
-      exitCode = await sessionsCommand(root(), options, output);
-    });
-
-  program
-    .command('logs <session>')
-    .description('a session (id, id prefix or item id) as a readable transcript')
-    .option('--follow', 'follow a live session until it ends')
-    .option('--raw', 'print the stream-json archive as it is')
-    .option('--json', 'print the parsed events as JSON lines')
-    .action(async (ref: string, options: { follow?: boolean; raw?: boolean; json?: boolean }) => {
-      const { logsCommand } = await import('./commands/logs.js');
-      exitCode = await logsCommand(root(), ref, options, output, env);
-    });
-
-  program
-    .command('show <session>')
-    .description('the session record, command, prompt, stderr and files')
-    .option('--json', 'print the record as JSON')
-    .action(async (ref: string, options: { json?: boolean }) => {
-      const { showCommand } = await import('./commands/show.js');
-      exitCode = await showCommand(root(), ref, options, output, env);
-    });
-
-  program
-    .command('report')
-    .description('outcomes, cost and time per day and per item')
-    .option('--since <time>', 'only since this time, or this long ago (24h, 7d)')
-    .option('--json', 'print JSON')
-    .action(async (options: { since?: string; json?: boolean }) => {
-      const { reportCommand } = await import('./commands/report.js');
-      exitCode = await reportCommand(root(), options, output);
-    });
-
-  program
-    .command('retry [ids...]')
-    .description('put failed, cancelled or interrupted items back in the queue, attempts renewed')
-    .option('--all', 'every failed, cancelled and interrupted item')
-    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
-    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
-      const { retryCommand } = await import('./commands/items.js');
-      exitCode = await retryCommand(root(), { ids, ...options }, output);
-    });
-
-  program
-    .command('cancel [ids...]')
-    .description('cancel items (they stay in the file, never to run)')
-    .option('--all', 'every pending, interrupted and failed item')
-    .option('--status <statuses>', 'every item of these statuses (comma-separated)')
-    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
-      const { cancelCommand } = await import('./commands/items.js');
-      exitCode = await cancelCommand(root(), { ids, ...options }, output);
-    });
-
-  program
-    .command('rm <ids...>')
-    .description('remove items from the queue (their sessions stay archived)')
-    .option('--force', 'remove an item even though others depend on it')
-    .action(async (ids: string[], options: { force?: boolean }) => {
-      const { removeCommand } = await import('./commands/items.js');
-      exitCode = await removeCommand(root(), { ids, ...options }, output);
-    });
-
-  itemOptions(
-    program
-      .command('edit <id>')
-      .description('change fields of an item that is not running (the flags of add, and --title)')
-      .option('--title <title>', 'the title'),
-  ).action(async (id: string, options: Record<string, unknown>) => {
-    const { editCommand } = await import('./commands/edit.js');
-    exitCode = await editCommand(root(), id, options, output);
-  });
-
-  program
-    .command('doctor')
-    .description('check the claude binary, its version and credentials, and the workspace')
-    .action(async () => {
-      const { doctorCommand } = await import('./commands/doctor.js');
-      exitCode = await doctorCommand(root(), output, env);
-    });
-
-  program
-    .command('replay <session>')
-    .description('print (or run, with --exec) the claude command of a session')
-    .option('--exec', 'run it here (it spends money: asks first)')
-    .option('--yes', 'with --exec: do not ask')
-    .action(async (ref: string, options: { exec?: boolean; yes?: boolean }) => {
-      const { replayCommand } = await import('./commands/replay.js');
-      exitCode = await replayCommand(root(), ref, options, output, env);
-    });
-
-  const agents = program
-    .command('agents')
-    .description('list the personas (agents/AGENT_<ID>.md) with their tool scopes')
-    .action(async () => {
-      const { agentsCommand } = await import('./commands/agents.js');
-      exitCode = await agentsCommand(root(), output);
-    });
-  agents
-    .command('show <id>')
-    .description('the assembled prompt and command a sample item gets with this persona')
-    .action(async (id: string) => {
-      const { agentShowCommand } = await import('./commands/agents.js');
-      exitCode = await agentShowCommand(root(), id, output, env);
-    });
-
-  program
-    .command('pause [reason...]')
-    .description('pause the night: stop the running agent and start nothing until resumed')
-    .option('--after-current', 'let the running item finish first')
-    .action(async (words: string[], options: { afterCurrent?: boolean }) => {
-      const { pauseCommand } = await import('./commands/pause.js');
-      const reason = words.length > 0 ? words.join(' ') : undefined;
-      exitCode = await pauseCommand(root(), reason, options, output);
-    });
-
-  program
-    .command('resume')
-    .description('remove the interrupt file so the runner goes on')
-    .action(async () => {
-      const { resumeCommand } = await import('./commands/pause.js');
-      exitCode = await resumeCommand(root(), output);
-    });
+  for (const define of [queueCommands, runCommands, reviewCommands, controlCommands])
+    define(program, app);
 
   try {
     await program.parseAsync(argv);

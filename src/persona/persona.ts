@@ -17,7 +17,7 @@ const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transf
     : value,
 );
 
-/** The frontmatter of `agents/AGENT_<ID>.md` (seed 000 sections 1.4 and 2.4). */
+/** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
 export const FrontmatterSchema = z.strictObject({
   /** Tool availability: `--tools`. */
   tools: ToolList.optional(),

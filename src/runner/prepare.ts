@@ -16,7 +16,7 @@ import {
   type AssembledPrompt,
 } from '../prompt/assemble.js';
 
-/** Files of the work dir given to the agent as project context (seed 000 section 2.4). */
+/** Files of the work dir given to the agent as project context: what the project says of itself. */
 const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
 
 /** Everything needed to spawn one session, decided before anything runs. */

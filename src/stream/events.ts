@@ -187,133 +187,148 @@ function textOf(content: unknown): string {
   return '';
 }
 
+type Line = Record<string, unknown>;
+
+function systemEvent(record: Line, subtype: string | undefined, bytes: number): Parsed {
+  if (subtype === 'init') {
+    const parsed = InitSchema.safeParse(record);
+    if (!parsed.success) return schemaIssue('system/init', parsed.error, bytes);
+    const d = parsed.data;
+    return {
+      kind: 'init',
+      sessionId: d.session_id,
+      model: d.model,
+      tools: d.tools,
+      cwd: d.cwd,
+      version: d.claude_code_version,
+      permissionMode: d.permissionMode,
+    };
+  }
+  if (subtype === 'api_retry') {
+    const d = ApiRetrySchema.parse(record);
+    return {
+      kind: 'api_retry',
+      attempt: d.attempt,
+      maxRetries: d.max_retries,
+      retryDelayMs: d.retry_delay_ms,
+      errorStatus: d.error_status ?? undefined,
+      error:
+        typeof d.error === 'string'
+          ? d.error
+          : d.error === undefined
+            ? undefined
+            : JSON.stringify(d.error),
+    };
+  }
+  if (subtype === 'permission_denied') {
+    return {
+      kind: 'permission_denied',
+      toolName: typeof record.tool_name === 'string' ? record.tool_name : undefined,
+      toolUseId: typeof record.tool_use_id === 'string' ? record.tool_use_id : undefined,
+      message: typeof record.message === 'string' ? cap(record.message) : undefined,
+    };
+  }
+  return { kind: 'other', type: 'system', subtype };
+}
+
+function assistantEvent(record: Line, bytes: number): Parsed {
+  const message = readMessage(record);
+  if (typeof message === 'string')
+    return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
+  const { blocks, model } = message;
+  const texts: string[] = [];
+  const toolUses: ToolUse[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(cap(block.text));
+    if (block.type === 'tool_use') {
+      toolUses.push({
+        id: typeof block.id === 'string' ? block.id : '',
+        name: typeof block.name === 'string' ? block.name : '(unnamed tool)',
+        input: block.input,
+      });
+    }
+  }
+  return { kind: 'assistant', model, texts, toolUses, synthetic: model === '<synthetic>' };
+}
+
+function userEvent(record: Line, bytes: number): Parsed {
+  const message = readMessage(record);
+  if (typeof message === 'string')
+    return { kind: 'issue', issue: 'schema', detail: `user line at ${message}`, bytes };
+  const results: ToolResult[] = [];
+  for (const block of message.blocks) {
+    if (block.type !== 'tool_result') continue;
+    results.push({
+      toolUseId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '',
+      isError: block.is_error === true,
+      text: cap(textOf(block.content)),
+    });
+  }
+  return results.length > 0 ? { kind: 'tool_results', results } : { kind: 'other', type: 'user' };
+}
+
+function resultEvent(record: Line, bytes: number): Parsed {
+  const parsed = ResultSchema.safeParse(record);
+  if (!parsed.success) return schemaIssue('result', parsed.error, bytes);
+  const d = parsed.data;
+  return {
+    kind: 'result',
+    result: {
+      subtype: d.subtype,
+      isError: d.is_error,
+      text: d.result === undefined ? undefined : cap(d.result),
+      totalCostUsd: d.total_cost_usd,
+      numTurns: d.num_turns,
+      durationMs: d.duration_ms,
+      sessionId: d.session_id,
+      usage: d.usage,
+      permissionDenials: d.permission_denials.map((p) => ({
+        toolName: p.tool_name,
+        toolUseId: p.tool_use_id,
+        toolInput: p.tool_input,
+      })),
+      apiErrorStatus: d.api_error_status ?? undefined,
+      apiErrorType: d.api_error_type ?? undefined,
+      terminalReason: d.terminal_reason,
+      errors: d.errors.map((e) => cap(typeof e === 'string' ? e : JSON.stringify(e))),
+    },
+  };
+}
+
+function rateLimitEvent(record: Line, bytes: number): Parsed {
+  const parsed = RateLimitSchema.safeParse(record);
+  if (!parsed.success) return schemaIssue('rate_limit_event', parsed.error, bytes);
+  const info = parsed.data.rate_limit_info;
+  return {
+    kind: 'rate_limit',
+    status: info.status,
+    resetsAt: info.resetsAt,
+    rateLimitType: info.rateLimitType,
+  };
+}
+
 /** Maps one decoded JSON value from the stream to an event, tolerating unknown shapes. */
 export function toEvent(value: unknown, bytes: number): Parsed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'issue', issue: 'schema', detail: 'a line that is not a JSON object', bytes };
   }
-  const record = value as Record<string, unknown>;
+  const record = value as Line;
   const type = typeof record.type === 'string' ? record.type : undefined;
   const subtype = typeof record.subtype === 'string' ? record.subtype : undefined;
   if (type === undefined) {
     return { kind: 'issue', issue: 'schema', detail: 'a line without a "type"', bytes };
   }
   switch (type) {
-    case 'system': {
-      if (subtype === 'init') {
-        const parsed = InitSchema.safeParse(record);
-        if (!parsed.success) return schemaIssue('system/init', parsed.error, bytes);
-        const d = parsed.data;
-        return {
-          kind: 'init',
-          sessionId: d.session_id,
-          model: d.model,
-          tools: d.tools,
-          cwd: d.cwd,
-          version: d.claude_code_version,
-          permissionMode: d.permissionMode,
-        };
-      }
-      if (subtype === 'api_retry') {
-        const d = ApiRetrySchema.parse(record);
-        return {
-          kind: 'api_retry',
-          attempt: d.attempt,
-          maxRetries: d.max_retries,
-          retryDelayMs: d.retry_delay_ms,
-          errorStatus: d.error_status ?? undefined,
-          error:
-            typeof d.error === 'string'
-              ? d.error
-              : d.error === undefined
-                ? undefined
-                : JSON.stringify(d.error),
-        };
-      }
-      if (subtype === 'permission_denied') {
-        return {
-          kind: 'permission_denied',
-          toolName: typeof record.tool_name === 'string' ? record.tool_name : undefined,
-          toolUseId: typeof record.tool_use_id === 'string' ? record.tool_use_id : undefined,
-          message: typeof record.message === 'string' ? cap(record.message) : undefined,
-        };
-      }
-      return { kind: 'other', type, subtype };
-    }
-    case 'assistant': {
-      const message = readMessage(record);
-      if (typeof message === 'string')
-        return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
-      const { blocks, model } = message;
-      const texts: string[] = [];
-      const toolUses: ToolUse[] = [];
-      for (const block of blocks) {
-        if (block.type === 'text' && typeof block.text === 'string') texts.push(cap(block.text));
-        if (block.type === 'tool_use') {
-          toolUses.push({
-            id: typeof block.id === 'string' ? block.id : '',
-            name: typeof block.name === 'string' ? block.name : '(unnamed tool)',
-            input: block.input,
-          });
-        }
-      }
-      return { kind: 'assistant', model, texts, toolUses, synthetic: model === '<synthetic>' };
-    }
-    case 'user': {
-      const message = readMessage(record);
-      if (typeof message === 'string')
-        return { kind: 'issue', issue: 'schema', detail: `user line at ${message}`, bytes };
-      const results: ToolResult[] = [];
-      {
-        for (const block of message.blocks) {
-          if (block.type !== 'tool_result') continue;
-          results.push({
-            toolUseId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '',
-            isError: block.is_error === true,
-            text: cap(textOf(block.content)),
-          });
-        }
-      }
-      return results.length > 0 ? { kind: 'tool_results', results } : { kind: 'other', type };
-    }
-    case 'result': {
-      const parsed = ResultSchema.safeParse(record);
-      if (!parsed.success) return schemaIssue('result', parsed.error, bytes);
-      const d = parsed.data;
-      return {
-        kind: 'result',
-        result: {
-          subtype: d.subtype,
-          isError: d.is_error,
-          text: d.result === undefined ? undefined : cap(d.result),
-          totalCostUsd: d.total_cost_usd,
-          numTurns: d.num_turns,
-          durationMs: d.duration_ms,
-          sessionId: d.session_id,
-          usage: d.usage,
-          permissionDenials: d.permission_denials.map((p) => ({
-            toolName: p.tool_name,
-            toolUseId: p.tool_use_id,
-            toolInput: p.tool_input,
-          })),
-          apiErrorStatus: d.api_error_status ?? undefined,
-          apiErrorType: d.api_error_type ?? undefined,
-          terminalReason: d.terminal_reason,
-          errors: d.errors.map((e) => cap(typeof e === 'string' ? e : JSON.stringify(e))),
-        },
-      };
-    }
-    case 'rate_limit_event': {
-      const parsed = RateLimitSchema.safeParse(record);
-      if (!parsed.success) return schemaIssue('rate_limit_event', parsed.error, bytes);
-      const info = parsed.data.rate_limit_info;
-      return {
-        kind: 'rate_limit',
-        status: info.status,
-        resetsAt: info.resetsAt,
-        rateLimitType: info.rateLimitType,
-      };
-    }
+    case 'system':
+      return systemEvent(record, subtype, bytes);
+    case 'assistant':
+      return assistantEvent(record, bytes);
+    case 'user':
+      return userEvent(record, bytes);
+    case 'result':
+      return resultEvent(record, bytes);
+    case 'rate_limit_event':
+      return rateLimitEvent(record, bytes);
     case 'stream_event':
       return { kind: 'delta' };
     default:

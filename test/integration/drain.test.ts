@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
+import type { RunnerEvent } from '../../src/runner/index.js';
 import { guardedWorkspace, logEvents } from '../support/guarded.js';
 import { captureOutput } from '../support/output.js';
 import { fakeTime } from '../support/fake-time.js';
@@ -14,8 +15,15 @@ const START = Date.parse('2026-11-22T01:00:00Z');
 async function run(root: string, env: Record<string, string>, options: Record<string, unknown>) {
   const output = captureOutput();
   const time = fakeTime(START);
-  const code = await runCommand(root, options, output, { PATH: process.env.PATH, ...env }, time);
-  return { code, stderr: output.stderr.join('\n'), time };
+  const events: RunnerEvent[] = [];
+  const code = await runCommand(
+    root,
+    options,
+    output,
+    { PATH: process.env.PATH, ...env },
+    { ...time, listen: (event) => events.push(event) },
+  );
+  return { code, stderr: output.stderr.join('\n'), time, events };
 }
 
 const interruptFile = (root: string) => path.join(root, 'state', 'interrupt-request.txt');
@@ -43,9 +51,14 @@ describe('a run meant to end, when the night is paused', () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'Waiting', '--id', 'w'], env);
     await ralph(root, ['pause', 'deploy freeze'], env);
-    const { code, stderr } = await run(root, env, { drain: true });
+    const { code, stderr, events } = await run(root, env, { drain: true });
     expect(code).toBe(6);
     expect(stderr).toContain('the night is paused: deploy freeze');
+    // The typed events a subscriber sees, in order, on the injected clock.
+    expect(events.map((e) => e.event)).toEqual(['run_started', 'paused', 'run_finished']);
+    const paused = events.find((e) => e.event === 'paused');
+    expect(paused?.event === 'paused' && paused.reason).toBe('deploy freeze');
+    expect(events.every((e) => e.time === new Date(START).toISOString())).toBe(true);
     expect(fs.existsSync(path.join(root, 'ledger.txt'))).toBe(false);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
   });

@@ -11,7 +11,7 @@ import { signalExitCode } from '../signals.js';
 
 /**
  * `ralph replay <session>`: the same claude command with the same appended prompt, to reproduce
- * a problem outside the loop (seed 000 section 2.7). A fresh --session-id replaces the old one
+ * a problem outside the loop. A fresh --session-id replaces the old one
  * (the CLI refuses to reuse one). `--exec` runs it here, on this terminal.
  */
 export async function replayCommand(

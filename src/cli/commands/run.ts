@@ -16,6 +16,7 @@ import {
   startRunner,
   waitForChange,
   type RunLimits,
+  type RunnerEvent,
   type RunnerResult,
   type RunnerTimings,
   type Wait,
@@ -121,6 +122,8 @@ export interface RunDependencies {
   clock: Clock;
   wait: Wait;
   timings: RunnerTimings;
+  /** Sees every event of the run, as the terminal and the log file do. */
+  listen?: (event: RunnerEvent) => void;
 }
 
 const REAL: RunDependencies = { clock: systemClock, wait: waitForChange, timings: DEFAULT_TIMINGS };
@@ -133,7 +136,7 @@ export async function runCommand(
   env: Readonly<Record<string, string | undefined>>,
   dependencies: Partial<RunDependencies> = {},
 ): Promise<number> {
-  const { clock, wait, timings } = { ...REAL, ...dependencies };
+  const { clock, wait, timings, listen } = { ...REAL, ...dependencies };
   const workspace = await openWorkspace(root);
   const maxIterations = positiveInt('--max-iterations', options.maxIterations);
   const limits = runLimits(workspace, options, clock.now());
@@ -143,6 +146,7 @@ export async function runCommand(
   const events = new RunEvents(() => clock.now());
   const display = runConsole(output);
   const unsubscribe = events.subscribe(display.show);
+  if (listen !== undefined) events.subscribe(listen);
   const removeHandlers = handleStopSignals(control, (signal) =>
     events.warn(control.requested === undefined ? 'stopping' : 'forcing_stop', { signal }),
   );
