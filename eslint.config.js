@@ -6,6 +6,18 @@ import tseslint from 'typescript-eslint';
  * commands → runner → the feature folders → lib; a feature folder knows no other one except
  * those named here (the stream parser knows no process, the queue store no loop).
  */
+/** The folders the runner composes, below it and above lib and config. */
+const FEATURES = [
+  'stream',
+  'template',
+  'queue',
+  'persona',
+  'prompt',
+  'archive',
+  'agent',
+  'control',
+];
+
 const MAY_IMPORT = {
   lib: [],
   config: ['lib'],
@@ -17,31 +29,8 @@ const MAY_IMPORT = {
   archive: ['lib', 'stream'],
   agent: ['lib', 'config', 'stream'],
   control: ['lib', 'config', 'archive'],
-  runner: [
-    'lib',
-    'config',
-    'stream',
-    'template',
-    'queue',
-    'persona',
-    'prompt',
-    'archive',
-    'agent',
-    'control',
-  ],
-  cli: [
-    'lib',
-    'config',
-    'stream',
-    'template',
-    'queue',
-    'persona',
-    'prompt',
-    'archive',
-    'agent',
-    'control',
-    'runner',
-  ],
+  runner: ['lib', 'config', ...FEATURES],
+  cli: ['lib', 'config', ...FEATURES, 'runner'],
 };
 
 const boundaries = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({

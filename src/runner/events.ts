@@ -1,5 +1,6 @@
 import type { StreamIssue } from '../stream/events.js';
 import type { Redactor } from '../lib/redact.js';
+import type { LoopResult } from './loop.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';
@@ -14,18 +15,7 @@ type Wait = { until: string; reason: string };
  */
 export interface RunnerEvents {
   run_started: { root: string; pid: number; once: boolean; drain: boolean; maxIterations?: number };
-  run_finished: {
-    sessions: number;
-    succeeded: number;
-    failed: number;
-    rejected: number;
-    costUsd: number;
-    ended?: string;
-    agentUnavailable?: string;
-    paused?: string;
-    limited?: { until: number; message: string };
-    stoppedBy?: string;
-  };
+  run_finished: LoopResult & { stoppedBy?: string };
   run_limit_reached: { reason: string };
   yolo: { message: string };
   stale_lock_reclaimed: { file: string; holder: unknown };
