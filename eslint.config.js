@@ -56,11 +56,13 @@ const boundaries = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
                   group: [
                     '../runner/*',
                     '!../runner/index.js',
+                    '!../runner/state.js',
                     '../../runner/*',
                     '!../../runner/index.js',
+                    '!../../runner/state.js',
                   ],
                   message:
-                    'commands use the runner through its public surface, src/runner/index.ts',
+                    'commands use the runner through its public surface: src/runner/index.ts, and state.ts to read its state',
                 },
               ]
             : []),

@@ -75,6 +75,18 @@ describe('a run meant to end, when the night is paused', () => {
   });
 });
 
+describe('a run that waits', () => {
+  it('says once that it waits, and for what', async () => {
+    const { root, env } = await guardedWorkspace();
+    const until = new Date(START + 60_000).toISOString();
+    const { code, events } = await run(root, env, { until });
+    expect(code).toBe(0);
+    const idle = events.filter((e) => e.event === 'idle');
+    expect(idle).toHaveLength(1);
+    expect(idle[0]?.event === 'idle' && idle[0].waitingFor).toBe('new items (ralph add)');
+  });
+});
+
 describe('a run meant to end, on a usage limit', () => {
   it('waits for a reset within run.maxLimitWait and ends with exit 7 on one past it', async () => {
     const { root, env } = await guardedWorkspace({ run: { maxLimitWait: '1h' } });

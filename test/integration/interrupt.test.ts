@@ -66,6 +66,18 @@ describe('the interrupt file', () => {
     expect(argv).not.toContain('--session-id');
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
     await expectNoSurvivors(root);
+    // The resumed session's transcript names ralph's own session and the one it continues.
+    const second = readSessions(root)[1];
+    const logs = (await ralph(root, ['logs', 'long'], env)).stdout;
+    expect(logs.split('\n')[0]).toBe(
+      `── ralph session ${String(second?.sessionId)} · item long "Long job" · attempt 1 · resumes claude session ${String(first?.sessionId)}`,
+    );
+    // show lists the files the session has: the resumed one left no context file.
+    const shown = (await ralph(root, ['show', String(second?.sessionId)], env)).stdout;
+    expect(shown).not.toMatch(/^ {2}context /m);
+    expect((await ralph(root, ['show', String(first?.sessionId)], env)).stdout).toMatch(
+      /^ {2}context .*-context\.json$/m,
+    );
   });
 
   it('keeps a runner started while the file exists from claiming anything until it is removed', async () => {

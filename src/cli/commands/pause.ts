@@ -1,6 +1,6 @@
 import { ControlFiles } from '../../control/files.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { liveRunner } from '../../runner/index.js';
+import { liveRunner } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
