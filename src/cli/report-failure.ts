@@ -1,7 +1,6 @@
-import { secretsOf } from '../agent/redaction.js';
+import { redactorFor } from '../agent/redaction.js';
 import { loadWorkspace } from '../config/workspace.js';
 import { displayPath, pathExists } from '../lib/fs.js';
-import { Redactor } from '../lib/redact.js';
 import { logFile, RunEvents } from '../runner/index.js';
 import { describeFailure } from './failure.js';
 import type { Output } from './output.js';
@@ -22,7 +21,7 @@ export async function reportFailure(
   try {
     const workspace = await loadWorkspace(root);
     if (await pathExists(workspace.paths.state)) {
-      events.redactWith(new Redactor(secretsOf(workspace, env)));
+      events.redactWith(redactorFor(workspace, env));
       events.subscribe(logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes));
       logTo = displayPath(workspace.paths.iterationLog, process.cwd());
     }

@@ -1,4 +1,3 @@
-import { dependencyProblem } from './dependencies.js';
 import type { Item } from './item.js';
 
 /** Why an item that is not finished cannot run now; undefined when it can. */
@@ -9,8 +8,7 @@ export function blockedReason(
 ): string | undefined {
   if (item.status !== 'pending' && item.status !== 'interrupted') return `it is ${item.status}`;
   const waitingOn = item.dependsOn.filter((id) => byId.get(id)?.status !== 'done');
-  if (waitingOn.length > 0)
-    return dependencyProblem(item, byId) ?? `it depends on ${waitingOn.join(', ')}`;
+  if (waitingOn.length > 0) return `it depends on ${waitingOn.join(', ')}`;
   if (item.notBefore !== undefined && Date.parse(item.notBefore) > now) {
     return `not before ${item.notBefore}`;
   }

@@ -74,7 +74,8 @@ class Night {
     if (options.maxIterations !== undefined && result.sessions >= options.maxIterations)
       return 'stop';
     await ctx.controlFiles.promotePauseAfterCurrent();
-    if (await ctx.controlFiles.isPaused()) return this.whilePaused();
+    const pauseReason = await ctx.controlFiles.pauseReason();
+    if (pauseReason !== undefined) return this.whilePaused(pauseReason);
     if (this.paused) {
       ctx.events.info('resumed');
       this.paused = false;
@@ -99,9 +100,8 @@ class Night {
   }
 
   /** The night is paused: a run meant to end ends, any other waits quietly for the resume. */
-  private async whilePaused(): Promise<Next> {
+  private async whilePaused(reason: string): Promise<Next> {
     const { ctx } = this;
-    const reason = (await ctx.controlFiles.pauseReason()) ?? '';
     if (!this.paused) {
       ctx.events.warn('paused', { reason, file: ctx.controlFiles.interruptFile });
       this.paused = true;
@@ -167,8 +167,9 @@ class Night {
     if (this.control.requested !== undefined) return 'stop';
     const waitUntil = outcome.kind === 'rate_limited' ? outcome.waitUntil : undefined;
     if (options.once) {
-      if (outcome.kind !== 'success' && (await ctx.controlFiles.isPaused()))
-        result.paused = (await ctx.controlFiles.pauseReason()) ?? '';
+      const pauseReason =
+        outcome.kind === 'success' ? undefined : await ctx.controlFiles.pauseReason();
+      if (pauseReason !== undefined) result.paused = pauseReason;
       else if (waitUntil !== undefined)
         result.limited = { until: waitUntil, message: outcome.message };
       return 'stop';

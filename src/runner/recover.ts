@@ -5,23 +5,12 @@ import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { archiveSession } from '../archive/finish.js';
 import { orphanedSession } from '../archive/session.js';
-import { isErrnoException } from '../lib/errors.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
-
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrnoException(error) && error.code === 'EPERM';
-  }
-}
 
 /**
  * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is
@@ -31,9 +20,9 @@ async function removeDeadWritersTempFiles(dir: string): Promise<void> {
   for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
     const writer = ATOMIC_TEMP_FILE.exec(name)?.[1];
     if (writer === undefined) continue;
-    const pid = Number(writer);
     // Our own pid may be writing too (a command run in the same process): never ours either.
-    if (!processExists(pid)) await fsp.rm(path.join(dir, name), { force: true });
+    if (!(await isSameProcessAlive(Number(writer), undefined)))
+      await fsp.rm(path.join(dir, name), { force: true });
   }
 }
 

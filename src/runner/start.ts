@@ -1,10 +1,10 @@
-import { secretsOf } from '../agent/redaction.js';
+import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
 import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
-import { Redactor } from '../lib/redact.js';
+import type { Redactor } from '../lib/redact.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { QueueStore } from '../queue/store.js';
 import { startRun } from './budget.js';
@@ -87,7 +87,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
   await checkDirectories(workspace);
   const lock = await acquireRunnerLock(paths.runnerLock, clock.now());
   try {
-    const redactor = new Redactor(secretsOf(workspace, options.env));
+    const redactor = redactorFor(workspace, options.env);
     events.redactWith(redactor);
     const unsubscribe = events.subscribe(
       logFile(paths.iterationLog, workspace.config.log.maxBytes),

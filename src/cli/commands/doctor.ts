@@ -18,11 +18,10 @@ import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
 import { QueueStore } from '../../queue/store.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner, readBudget } from '../../runner/state.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { readBudget } from '../../runner/state.js';
 
 /**
  * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown

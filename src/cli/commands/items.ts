@@ -14,8 +14,11 @@ export interface Selection {
   status?: string;
 }
 
-/** A change of one item: the new item, or undefined to remove it; throws to refuse. */
-type Change = (item: Item, now: string) => Item | undefined;
+/**
+ * A change of one item, given the queue as it stands under the lock: the new item, or
+ * undefined to remove it; throws to refuse.
+ */
+type Change = (item: Item, now: string, queue: readonly Item[]) => Item | undefined;
 
 /** The statuses a selection by `--all` / `--status` may pick for a command. */
 function statusesOf(selection: Selection, eligible: readonly ItemStatus[]): readonly ItemStatus[] {
@@ -65,7 +68,7 @@ async function changeItems(
           `item ${JSON.stringify(id)} is running; pause the runner first ("ralph pause")`,
         );
       }
-      const next = change(item, now);
+      const next = change(item, now, items);
       copy = next === undefined ? copy.filter((_, i) => i !== index) : copy.with(index, next);
     }
     return chosen.length === 0 ? { value: chosen } : { items: copy, value: chosen };
@@ -133,18 +136,14 @@ export async function removeCommand(
   selection: { ids: string[]; force?: boolean },
   output: Output,
 ): Promise<number> {
-  const workspace = await openWorkspace(root);
-  const { items } = await new QueueStore(workspace.paths.queue).read();
   const going = new Set(selection.ids);
-  if (selection.force !== true) {
-    for (const id of selection.ids) {
-      const left = dependentsOf(id, items).filter((dependent) => !going.has(dependent));
-      if (left.length > 0)
-        throw new InputError(
-          `${id} is a dependency of ${left.join(', ')}: they could never run. Remove them too, change them (ralph edit <id> --depends-on …), or give --force`,
-        );
-    }
-  }
-  const ids = await changeItems(root, { ids: selection.ids }, [], () => undefined);
+  const ids = await changeItems(root, { ids: selection.ids }, [], (item, _now, queue) => {
+    const left = dependentsOf(item.id, queue).filter((dependent) => !going.has(dependent));
+    if (left.length > 0 && selection.force !== true)
+      throw new InputError(
+        `${item.id} is a dependency of ${left.join(', ')}: they could never run. Remove them too, change them (ralph edit <id> --depends-on …), or give --force`,
+      );
+    return undefined;
+  });
   return report(output, ids, 'removed');
 }

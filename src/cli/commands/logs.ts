@@ -79,7 +79,11 @@ export async function logsCommand(
     if (!options.json) for (const line of renderer.finish()) output.out(line);
   }
   if (human) {
-    const record = await readRecord(workspace, found.sessionId).catch(() => undefined);
+    // A finished session's record was read for the header; a live one's end is read now.
+    const record =
+      header?.outcome !== undefined
+        ? header
+        : await readRecord(workspace, found.sessionId).catch(() => undefined);
     const stderr = await readTail(files.stderr, STDERR_TAIL);
     for (const line of verdict(record, stderr.text, colour)) output.out(redactor.redact(line));
   }
@@ -117,8 +121,9 @@ function verdict(record: SessionRecord | undefined, stderr: string, colour: bool
   ].filter((f) => f !== undefined);
   const head = `═ ralph: ${record.status} · ${facts.join(' · ')}`;
   const lines = [record.outcome.kind === 'success' ? style.green(head) : style.red(head)];
-  const tail = stderr.trim().split('\n').slice(-STDERR_LINES);
-  if (tail.length > 0 && tail[0] !== '')
+  if (stderr.trim() !== '') {
+    const tail = stderr.trim().split('\n').slice(-STDERR_LINES);
     lines.push(style.dim('  stderr (the end):'), ...tail.map((l) => `  ${l}`));
+  }
   return lines;
 }

@@ -1,4 +1,5 @@
 import { ExitCode } from '../../lib/exit-codes.js';
+import { unrunnableItems } from '../../queue/dependencies.js';
 import { blockedReason } from '../../queue/select.js';
 import { QueueStore } from '../../queue/store.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -23,11 +24,13 @@ export async function queueCommand(
   }
   const now = Date.now();
   const byId = new Map(items.map((item) => [item.id, item]));
+  // Why an item can never run beats why it waits (computed once, not in the runner's claim).
+  const stuck = new Map(unrunnableItems(items).map(({ id, reason }) => [id, reason]));
   const maxAttempts = workspace.config.defaults.maxAttempts;
   const rows = items.map((item) => {
     const waiting =
       item.status === 'pending' || item.status === 'interrupted'
-        ? blockedReason(item, byId, now)
+        ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
         : undefined;
     const note = waiting ?? (item.status === 'failed' ? item.lastError : undefined);
     return [

@@ -4,8 +4,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { ControlFiles } from '../../control/files.js';
 import { ITEM_STATUSES } from '../../queue/status.js';
 import { QueueStore } from '../../queue/store.js';
-import { readBudget } from '../../runner/state.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner, readBudget } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
