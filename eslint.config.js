@@ -30,7 +30,10 @@ const MAY_IMPORT = {
   agent: ['lib', 'config', 'stream'],
   control: ['lib', 'config', 'archive'],
   runner: ['lib', 'config', ...FEATURES],
-  cli: ['lib', 'config', ...FEATURES, 'runner'],
+  // What people read and do in a workspace, from the command line or over HTTP.
+  workspace: ['lib', 'config', ...FEATURES],
+  server: ['lib', 'config', ...FEATURES, 'runner', 'workspace'],
+  cli: ['lib', 'config', ...FEATURES, 'runner', 'workspace', 'server'],
 };
 
 const boundaries = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
@@ -50,7 +53,7 @@ const boundaries = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
             ],
             message: `src/${folder} may import only from ${allowed.join(', ') || 'itself'} (eslint.config.js, MAY_IMPORT)`,
           },
-          ...(folder === 'cli'
+          ...(folder === 'cli' || folder === 'server'
             ? [
                 {
                   group: [

@@ -66,6 +66,14 @@ export const SessionRecordSchema = z.looseObject({
   model: z.string().optional(),
   cliVersion: z.string().optional(),
   yolo: z.boolean(),
+  /** The limits the runner holds it to (absent in records of older versions). */
+  limits: z
+    .object({
+      timeoutSeconds: z.number(),
+      idleTimeoutSeconds: z.number(),
+      maxBudgetUsd: z.number(),
+    })
+    .optional(),
   heartbeat: Heartbeat,
   exit: z.object({ code: z.number().nullable(), signal: z.string().nullable() }).optional(),
   stopReason: z.string().optional(),

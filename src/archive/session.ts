@@ -32,6 +32,7 @@ export interface NewSession {
   resumedFrom?: string;
   persona?: string;
   yolo: boolean;
+  limits: SessionRecord['limits'];
   files: SessionFiles;
 }
 

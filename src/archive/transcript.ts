@@ -1,6 +1,9 @@
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import type { ParsedLine } from '../stream/parser.js';
+import { RESULT_CHARS, oneLine, summariseToolInput } from './transcript-rules.js';
+
+export { summariseToolInput } from './transcript-rules.js';
 
 /** How text is styled: ANSI colours on a terminal, plain otherwise. */
 export interface Style {
@@ -33,32 +36,6 @@ export const PLAIN: Style = {
   yellow: same,
   cyan: same,
 };
-
-const RESULT_CHARS = 300;
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
-};
-
-/** A one-line summary of a tool call's input: the command, the path, the pattern… */
-export function summariseToolInput(name: string, input: unknown): string {
-  if (typeof input !== 'object' || input === null) return '';
-  const fields = input as Record<string, unknown>;
-  for (const key of [
-    'command',
-    'file_path',
-    'path',
-    'pattern',
-    'url',
-    'query',
-    'description',
-    'prompt',
-  ]) {
-    const value = fields[key];
-    if (typeof value === 'string' && value !== '') return oneLine(value, 160);
-  }
-  return oneLine(JSON.stringify(input), 160) || name;
-}
 
 /**
  * Renders the parsed stream as a transcript people read: assistant text, each tool call with

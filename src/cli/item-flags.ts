@@ -1,13 +1,13 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Workspace } from '../config/workspace.js';
 import { InputError, isErrnoException } from '../lib/errors.js';
-import { nextCronTime } from '../lib/cron.js';
-import { formatIssues } from '../lib/validation.js';
-import { personaFile } from '../persona/file.js';
-import { MAX_BODY_CHARS } from '../prompt/assemble.js';
-import { dependencyProblem } from '../queue/dependencies.js';
-import { ItemSchema, type Item } from '../queue/item.js';
+import type { Item } from '../queue/item.js';
+import {
+  checkBody,
+  checkTitle,
+  scheduleStart,
+  validateItem as validateFields,
+} from '../workspace/admission.js';
 import { errnoMeaning } from './failure.js';
 import { numberFlag } from './flags.js';
 
@@ -61,14 +61,6 @@ async function readBody(o: Record<string, unknown>): Promise<string | undefined>
   }
 }
 
-/** A title is one line: it is shown in tables, logs and prompts. */
-function checkTitle(title: string): string {
-  const oneLine = title.trim();
-  if (/[\p{Cc}\u2028\u2029]/u.test(oneLine))
-    throw new InputError('the title must be one line of text (no newlines or control characters)');
-  return oneLine;
-}
-
 /**
  * The item fields the flags set, and only those: `ralph add` lays them over the defaults,
  * `ralph edit` over the item as it is. Each is checked in the words of its flag.
@@ -83,12 +75,7 @@ export async function fieldsFromFlags(
   };
   if (typeof o.title === 'string') set('title', checkTitle(o.title));
   const body = await readBody(o);
-  if (body !== undefined && body.length > MAX_BODY_CHARS) {
-    throw new InputError(
-      `the task text is ${body.length.toLocaleString('en-US')} characters; a prompt holds at most ${MAX_BODY_CHARS.toLocaleString('en-US')} of it. Put the long text in a file of the work dir and say in the task where it is`,
-    );
-  }
-  set('body', body);
+  set('body', body === undefined ? undefined : checkBody(body));
   if (o.var !== undefined) {
     const vars: Record<string, string> = {};
     for (const pair of o.var as string[]) {
@@ -129,64 +116,12 @@ export async function fieldsFromFlags(
   return fields;
 }
 
-function scheduleStart(schedule: string, now: number): string | undefined {
-  try {
-    return new Date(nextCronTime(schedule, now)).toISOString();
-  } catch {
-    // An invalid expression: validation names it.
-    return undefined;
-  }
-}
-
 /** Validates an item built from flags; errors name the flag. */
 export function validateItem(input: Record<string, unknown>, what: string): Item {
-  const parsed = ItemSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new InputError(
-      formatIssues(what, parsed.error, (p) => FLAG_OF[String(p[0])] ?? `--${String(p[0])}`),
-    );
-  }
-  return parsed.data;
+  return validateFields(input, what, flagOf);
 }
 
-/**
- * What the workspace must hold for the item to run, checked when it is added or edited rather
- * than at 2 a.m.: its persona and its work dir (its dependencies are checked under the lock).
- */
-export async function checkRunnable(workspace: Workspace, item: Item): Promise<void> {
-  if (item.permissionMode === 'bypassPermissions' && !workspace.config.yolo) {
-    throw new InputError(
-      '--permission-mode bypassPermissions needs "yolo": true in ralph.config.json',
-    );
-  }
-  if (item.agent !== undefined) {
-    const file = personaFile(workspace.paths.agents, item.agent);
-    if (
-      !(await fsp.stat(file).then(
-        (s) => s.isFile(),
-        () => false,
-      ))
-    )
-      throw new InputError(`--agent ${item.agent}: there is no persona file ${file}`);
-  }
-  if (item.workDir !== undefined) {
-    const dir = path.resolve(workspace.root, item.workDir);
-    if (
-      !(await fsp.stat(dir).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-    )
-      throw new InputError(`--work-dir ${item.workDir}: ${dir} is not a directory`);
-  }
-}
-
-/** Refuses dependencies that can never be met; `items` is the queue the item goes into. */
-export function checkDependencies(item: Item, items: readonly Item[]): void {
-  if (item.dependsOn.length === 0) return;
-  const byId = new Map(items.map((i) => [i.id, i]));
-  byId.set(item.id, item);
-  const problem = dependencyProblem(item, byId);
-  if (problem !== undefined)
-    throw new InputError(`--depends-on: ${problem.replace(/^it /, `${item.id} `)}`);
+/** The flag of an item field, for errors. */
+export function flagOf(field: string): string {
+  return FLAG_OF[field] ?? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

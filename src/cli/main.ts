@@ -5,7 +5,7 @@ import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { findWorkspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -144,6 +144,7 @@ function runCommands(program: CommanderCommand, app: App): void {
       'start items only in minutes this cron expression names (repeatable)',
       collect,
     )
+    .option('--serve <[host:]port>', 'serve the dashboard from the runner too (as ralph serve)')
     .action(async (options: Record<string, unknown>) => {
       const { runCommand } = await import('./commands/run.js');
       app.done(await runCommand(app.root(), options, app.output, app.env));
@@ -220,8 +221,25 @@ function reviewCommands(program: CommanderCommand, app: App): void {
     });
 }
 
-/** The commands that look at and steer a workspace: status, pause and resume, doctor. */
+/** The commands that look at and steer a workspace: status, pause and resume, doctor, serve. */
 function controlCommands(program: CommanderCommand, app: App): void {
+  program
+    .command('serve')
+    .description('the HTTP API, live events and the web dashboard of the workspace')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0: any free port)', '7420')
+    .option('--read-only', 'serve everything but the routes that change state')
+    .option(
+      '--token <token>',
+      'the bearer token (default: state/serve-token, made at the first start; also RALPH_SERVE_TOKEN)',
+    )
+    .option('--allow-host <name>', 'another Host name to answer to (repeatable)', collect)
+    .option('--heartbeat <duration>', 'comment on idle event streams this often (proxies)', '15s')
+    .action(async (options: Record<string, unknown>) => {
+      const { serveCommand } = await import('./commands/serve.js');
+      app.done(await serveCommand(app.root(), options, app.output, app.env));
+    });
+
   program
     .command('status')
     .description('the queue, the running session, pauses and waits, the budget')

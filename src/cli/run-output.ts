@@ -72,6 +72,8 @@ export function runConsole(
   output: Output,
   // A terminal that does not say its width (0 or unknown) gets a common one, not a stub line.
   columns = () => process.stdout.columns || 100,
+  /** Where the dashboard is, when a server runs. */
+  dashboard: () => string | undefined = () => undefined,
 ): RunConsole {
   if (!output.isTTY) {
     return {
@@ -103,6 +105,7 @@ export function runConsole(
           ? `last: ${session.lastTool} (${session.toolCalls} tool calls)`
           : 'no tool call yet',
       `$${costUsd.toFixed(4)} (run $${(runCostUsd + costUsd).toFixed(2)})`,
+      ...[dashboard()].filter((url) => url !== undefined),
     ];
     const line = parts.join(' · ').slice(0, Math.max(20, (columns() || 100) - 1));
     output.raw(Buffer.from(line));

@@ -13,9 +13,21 @@ export class RalphError extends Error {
 
 /** Bad input from a file or a flag: the message names the source and the field. */
 export class InputError extends RalphError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The field at fault, where one is (the HTTP API names it apart from the message). */
+    readonly field?: string,
+  ) {
     super(message, ExitCode.usage);
     this.name = 'InputError';
+  }
+}
+
+/** Input naming something that is not there (an item or session id). */
+export class NotFoundError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
   }
 }
 

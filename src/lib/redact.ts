@@ -29,6 +29,8 @@ export function secretForms(secret: string): string[] {
 /** Masks secret values in text ralph writes for people (logs, records, summaries, errors). */
 export class Redactor {
   private readonly pattern: RegExp | undefined;
+  /** Length of the longest form masked: text cut at any point keeps whole any shorter one. */
+  readonly longest: number;
 
   constructor(secrets: Iterable<string>) {
     const forms = new Set<string>();
@@ -38,6 +40,7 @@ export class Redactor {
     }
     // Longest first, so a secret's longer encoding is masked whole.
     const sorted = [...forms].sort((a, b) => b.length - a.length);
+    this.longest = sorted[0]?.length ?? 0;
     this.pattern =
       sorted.length === 0
         ? undefined
@@ -50,6 +53,21 @@ export class Redactor {
   /** The text with every known secret form replaced by `***`. */
   redact(text: string): string {
     return this.pattern === undefined ? text : text.replace(this.pattern, '***');
+  }
+
+  /**
+   * Redacts text that more may follow: all but a tail a secret could still run into. Returns
+   * the redacted head and the tail, as it is, to be put before what comes next.
+   */
+  redactHead(text: string): { head: string; tail: string } {
+    if (this.pattern === undefined) return { head: text, tail: '' };
+    let cut = Math.max(0, text.length - (this.longest - 1));
+    for (const match of text.matchAll(this.pattern)) {
+      // A secret across the cut is taken whole into the head.
+      if (match.index < cut && match.index + match[0].length > cut)
+        cut = match.index + match[0].length;
+    }
+    return { head: this.redact(text.slice(0, cut)), tail: text.slice(cut) };
   }
 
   /** A JSON-safe copy of a value with every string redacted. */

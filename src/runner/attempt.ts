@@ -80,6 +80,11 @@ export class Attempt {
       resumedFrom: prepared.resume,
       persona: prepared.persona,
       yolo: ctx.workspace.config.yolo,
+      limits: {
+        timeoutSeconds: prepared.settings.timeoutSeconds,
+        idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,
+        maxBudgetUsd: prepared.settings.maxBudgetUsd,
+      },
       files,
     });
   }

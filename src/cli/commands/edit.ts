@@ -2,7 +2,8 @@ import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { QueueStore } from '../../queue/store.js';
-import { checkDependencies, checkRunnable, fieldsFromFlags, validateItem } from '../item-flags.js';
+import { checkDependencies, checkRunnable } from '../../workspace/admission.js';
+import { fieldsFromFlags, flagOf, validateItem } from '../item-flags.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -42,7 +43,7 @@ export async function editCommand(
     for (const key of cleared) delete next[key];
     return validateItem(next, `item ${JSON.stringify(id)}`);
   };
-  await checkRunnable(workspace, edit(current));
+  await checkRunnable(workspace, edit(current), flagOf);
   const edited = await store.update((items) => {
     const index = items.findIndex((item) => item.id === id);
     const item = items[index];
@@ -55,6 +56,7 @@ export async function editCommand(
     checkDependencies(
       next,
       items.filter((_, i) => i !== index),
+      flagOf,
     );
     const copy = items.slice();
     copy[index] = next;

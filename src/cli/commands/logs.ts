@@ -8,7 +8,7 @@ import { StreamParser } from '../../stream/parser.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { findSession, readRecord } from '../session-lookup.js';
+import { findSession, readRecord } from '../../workspace/sessions.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { readTail } from '../../lib/fs.js';
 

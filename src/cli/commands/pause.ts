@@ -1,6 +1,7 @@
 import { ControlFiles } from '../../control/files.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { liveRunner } from '../../runner/state.js';
+import { pauseNight } from '../../workspace/control.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -16,20 +17,19 @@ export async function pauseCommand(
   output: Output,
 ): Promise<number> {
   const { paths } = await openWorkspace(root);
-  const control = new ControlFiles(paths);
-  const text = reason ?? `paused by hand at ${new Date().toISOString()}`;
   const runner = await liveRunner(paths.runnerLock);
-  if (options.afterCurrent && runner !== undefined) {
-    await control.pauseAfterCurrent(text);
-    output.out(`The runner (pid ${runner.pid}) will pause when its current item ends.`);
-  } else {
-    await control.pause(text);
-    output.out(
-      runner === undefined
+  const when = await pauseNight(
+    new ControlFiles(paths),
+    reason ?? `paused by hand at ${new Date().toISOString()}`,
+    { afterCurrent: options.afterCurrent === true, runnerLive: runner !== undefined },
+  );
+  output.out(
+    when === 'after-current'
+      ? `The runner (pid ${runner?.pid}) will pause when its current item ends.`
+      : runner === undefined
         ? `Paused: no runner is live; a runner started now waits until "ralph resume".`
         : `Paused: the runner (pid ${runner.pid}) stops its agent and waits until "ralph resume".`,
-    );
-  }
+  );
   return ExitCode.ok;
 }
 

@@ -21,10 +21,12 @@ import {
   type RunnerTimings,
   type Wait,
 } from '../../runner/index.js';
+import { liveServer } from '../../runner/state.js';
 import { positiveAmount, positiveInt } from '../flags.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { runConsole } from '../run-output.js';
+import { openServer, parseServeAddress } from './serve.js';
 import { handleStopSignals, signalExitCode } from '../signals.js';
 
 /** The run's deadline, windows and budget, from the flags over the configuration. */
@@ -142,10 +144,21 @@ export async function runCommand(
   const limits = runLimits(workspace, options, clock.now());
   if (options.dryRun === true) return dryRun(workspace, env, output);
 
+  const server =
+    typeof options.serve === 'string'
+      ? await openServer(workspace, parseServeAddress(options.serve), output, env)
+      : undefined;
   const control = new StopControl();
   const events = new RunEvents(() => clock.now());
-  const display = runConsole(output);
-  const unsubscribe = events.subscribe(display.show);
+  // Where the dashboard is: this runner's server, or a `ralph serve` found at each session.
+  let dashboard = server?.url;
+  const findServer = () =>
+    void liveServer(workspace.paths.state).then((found) => (dashboard = found?.url ?? server?.url));
+  const display = runConsole(output, undefined, () => dashboard);
+  const unsubscribe = events.subscribe((event) => {
+    if (event.event === 'session_started' && server === undefined) findServer();
+    display.show(event);
+  });
   if (listen !== undefined) events.subscribe(listen);
   const removeHandlers = handleStopSignals(control, (signal) =>
     events.warn(control.requested === undefined ? 'stopping' : 'forcing_stop', { signal }),
@@ -173,5 +186,6 @@ export async function runCommand(
     display.close();
     unsubscribe();
     removeHandlers();
+    await server?.close();
   }
 }

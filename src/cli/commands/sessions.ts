@@ -7,7 +7,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
-import { newestFirst, parseSince } from '../session-lookup.js';
+import { newestFirst, parseSince } from '../../workspace/sessions.js';
 
 /** `ralph sessions`: one line per session, newest first, from the index. */
 export async function sessionsCommand(

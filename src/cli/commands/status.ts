@@ -1,93 +1,8 @@
-import type { Workspace } from '../../config/workspace.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { ControlFiles } from '../../control/files.js';
-import { ITEM_STATUSES } from '../../queue/status.js';
-import { QueueStore } from '../../queue/store.js';
-import { liveRunner, readBudget } from '../../runner/state.js';
+import { gatherStatus, type StatusReport } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
-
-/** Everything `ralph status` reports, as `--json` prints it. */
-export interface StatusReport {
-  root: string;
-  runner?: { pid: number; startedAt: string };
-  paused?: { reason: string };
-  pauseAfterCurrent?: { reason: string };
-  waiting?: { until: string; reason: string; event: string };
-  queue: Record<string, number>;
-  running?: {
-    itemId: string;
-    itemTitle: string;
-    sessionId: string;
-    status: string;
-    startedAt: string;
-    elapsedSeconds: number;
-    lastActivityAt?: string;
-    idleSeconds?: number;
-    assistantMessages: number;
-    toolCalls: number;
-    lastTool?: string;
-    costUsd?: number;
-  };
-  budget: {
-    run?: {
-      startedAt: string;
-      costUsd: number;
-      iterations: number;
-      maxCostUsd?: number;
-      maxIterations?: number;
-    };
-    totalCostUsd: number;
-    iterations: number;
-  };
-}
-
-/** Gathers the state of a workspace without changing anything. */
-export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
-  const { paths } = workspace;
-  const control = new ControlFiles(paths);
-  const [{ items }, budget, runner, paused, afterCurrent, waiting] = await Promise.all([
-    new QueueStore(paths.queue).read(),
-    readBudget(paths.budget),
-    liveRunner(paths.runnerLock),
-    control.pauseReason(),
-    control.pendingPauseReason(),
-    control.readWaiting(),
-  ]);
-  const queue = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
-  for (const item of items) queue[item.status] = (queue[item.status] ?? 0) + 1;
-  const report: StatusReport = {
-    root: workspace.root,
-    queue,
-    budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
-  };
-  if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
-  if (paused !== undefined) report.paused = { reason: paused };
-  if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };
-  if (runner === undefined) return report;
-  if (waiting !== undefined) report.waiting = waiting;
-  const current = await control.readCurrentSession();
-  if (current.kind === 'session') {
-    const s = current.record;
-    const lastActivity = s.heartbeat.lastActivityAt;
-    report.running = {
-      itemId: s.itemId,
-      itemTitle: s.itemTitle,
-      sessionId: s.sessionId,
-      status: s.status,
-      startedAt: s.startedAt,
-      elapsedSeconds: (now - Date.parse(s.startedAt)) / 1000,
-      lastActivityAt: lastActivity,
-      idleSeconds: lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
-      assistantMessages: s.heartbeat.assistantMessages,
-      toolCalls: s.heartbeat.toolCalls,
-      lastTool: s.heartbeat.lastTool,
-      costUsd: s.heartbeat.costUsd,
-    };
-  }
-  return report;
-}
 
 /** The report as people read it. */
 export function renderStatus(report: StatusReport): string {
@@ -97,6 +12,10 @@ export function renderStatus(report: StatusReport): string {
       ? `Runner:  running (pid ${report.runner.pid}, since ${report.runner.startedAt})`
       : 'Runner:  not running',
   );
+  if (report.server)
+    lines.push(
+      `Dashboard: ${report.server.url} (ralph serve, pid ${report.server.pid}${report.server.readOnly ? ', read-only' : ''})`,
+    );
   if (report.paused) lines.push(`Paused:  ${report.paused.reason} (ralph resume to go on)`);
   if (report.pauseAfterCurrent)
     lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);

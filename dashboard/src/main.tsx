@@ -1,0 +1,119 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, post } from './api.js';
+import { connect, useLive } from './live.js';
+import { Board } from './views/board.js';
+import { Live } from './views/live.js';
+import { ReportView } from './views/report.js';
+import { Session } from './views/session.js';
+import { Sessions } from './views/sessions.js';
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash || '#/');
+  useEffect(() => {
+    const onChange = () => setHash(location.hash || '#/');
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return hash;
+}
+
+/** Pause (now, or after the current item) and resume. */
+function Controls() {
+  const { health } = useLive();
+  const [error, setError] = useState<string>();
+  if (health === undefined || health.readOnly) return null;
+  const act = (path: string, body: unknown = {}) =>
+    void post(path, body).then(
+      () => setError(undefined),
+      (e: unknown) => setError(e instanceof ApiError ? e.message : String(e)),
+    );
+  return (
+    <div class="controls">
+      {health.paused ? (
+        <button onClick={() => act('/resume')}>Resume</button>
+      ) : (
+        <>
+          <button onClick={() => act('/pause', { reason: 'paused from the dashboard' })}>
+            Pause
+          </button>
+          {health.runner && health.running && !health.pauseAfterCurrent && (
+            <button
+              onClick={() =>
+                act('/pause', { reason: 'paused from the dashboard', afterCurrent: true })
+              }
+            >
+              Pause after this item
+            </button>
+          )}
+        </>
+      )}
+      {error && <span class="bad">{error}</span>}
+    </div>
+  );
+}
+
+function Header() {
+  const { health, connected } = useLive();
+  return (
+    <header>
+      <div class="brand">
+        ralph <span class="dim">{health?.root}</span>
+      </div>
+      <nav>
+        <a href="#/">Queue</a>
+        <a href="#/live">Live</a>
+        <a href="#/sessions">Sessions</a>
+        <a href="#/report">Report</a>
+      </nav>
+      <div class="state">
+        <span
+          class={`dot ${connected ? 'ok' : 'bad'}`}
+          title={connected ? 'live' : 'reconnecting'}
+        />
+        {health?.runner ? `runner pid ${health.runner.pid}` : 'no runner'}
+        {health?.readOnly ? ' · read-only' : ''}
+      </div>
+      <Controls />
+      {health?.paused && (
+        <div class="banner paused" id="paused-banner">
+          Paused: {health.paused.reason}
+        </div>
+      )}
+      {health?.pauseAfterCurrent && (
+        <div class="banner">Pausing after the current item: {health.pauseAfterCurrent.reason}</div>
+      )}
+      {health?.waiting && (
+        <div class="banner">
+          Waiting: {health.waiting.reason}, until {health.waiting.until}
+        </div>
+      )}
+    </header>
+  );
+}
+
+function App() {
+  const hash = useHash();
+  const session = /^#\/sessions\/([0-9a-f-]{36})$/.exec(hash)?.[1];
+  const view =
+    session !== undefined ? (
+      <Session id={session} />
+    ) : hash === '#/live' ? (
+      <Live />
+    ) : hash === '#/sessions' ? (
+      <Sessions />
+    ) : hash === '#/report' ? (
+      <ReportView />
+    ) : (
+      <Board />
+    );
+  return (
+    <>
+      <Header />
+      <main>{view}</main>
+    </>
+  );
+}
+
+connect();
+render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,169 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, post, remove, type Item } from '../api.js';
+
+/** `GET /items`: the items, and the attempts an item without its own limit gets. */
+interface ItemList {
+  items: Item[];
+  maxAttempts: number;
+}
+import { money } from '../format.js';
+import { useLive } from '../live.js';
+
+const COLUMNS = ['pending', 'running', 'interrupted', 'failed', 'done', 'cancelled'] as const;
+/** Cards a column shows before "more": a queue of a thousand items stays light. */
+const PAGE = 50;
+
+const RETRYABLE = new Set(['failed', 'cancelled', 'interrupted']);
+const CANCELLABLE = new Set(['pending', 'interrupted', 'failed']);
+
+function Card({
+  item,
+  maxAttempts,
+  readOnly,
+  act,
+}: {
+  item: Item;
+  maxAttempts: number;
+  readOnly: boolean;
+  act: (f: () => Promise<unknown>) => void;
+}) {
+  const note = item.waiting ?? (item.status === 'failed' ? item.lastError : undefined);
+  return (
+    <div class="card" data-item={item.id}>
+      <div class="card-head">
+        <span class="id">{item.id}</span>
+        <span class="tries">
+          {item.attempts}/{item.maxAttempts ?? maxAttempts} tries · {money(item.costUsd)}
+        </span>
+      </div>
+      <div class="title">{item.title}</div>
+      {item.lastOutcome && (
+        <div class={`outcome ${item.lastOutcome === 'success' ? 'ok' : 'bad'}`}>
+          {item.lastOutcome}
+        </div>
+      )}
+      {note && <div class="note">{note.split('\n')[0]}</div>}
+      {!readOnly && (
+        <div class="actions">
+          {RETRYABLE.has(item.status) && (
+            <button onClick={() => act(() => post(`/items/${item.id}/retry`))}>retry</button>
+          )}
+          {CANCELLABLE.has(item.status) && (
+            <button onClick={() => act(() => post(`/items/${item.id}/cancel`))}>cancel</button>
+          )}
+          {item.status !== 'running' && (
+            <button
+              class="danger"
+              onClick={() =>
+                confirm(`Remove ${item.id} from the queue?`) &&
+                act(() => remove(`/items/${item.id}`))
+              }
+            >
+              remove
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function AddForm({ act }: { act: (f: () => Promise<unknown>) => void }) {
+  const [title, setTitle] = useState('');
+  const [body, setBody] = useState('');
+  const [priority, setPriority] = useState('0');
+  return (
+    <form
+      class="add"
+      onSubmit={(e) => {
+        e.preventDefault();
+        act(async () => {
+          await post('/items', {
+            title,
+            body: body === '' ? undefined : body,
+            priority: Number(priority),
+          });
+          setTitle('');
+          setBody('');
+        });
+      }}
+    >
+      <input
+        name="title"
+        placeholder="Title of a new item"
+        value={title}
+        onInput={(e) => setTitle(e.currentTarget.value)}
+        required
+      />
+      <textarea
+        name="body"
+        placeholder="Task text (optional)"
+        value={body}
+        onInput={(e) => setBody(e.currentTarget.value)}
+      />
+      <label>
+        priority{' '}
+        <input
+          name="priority"
+          type="number"
+          value={priority}
+          onInput={(e) => setPriority(e.currentTarget.value)}
+        />
+      </label>
+      <button type="submit">Add</button>
+    </form>
+  );
+}
+
+/** The queue as a board by status; it reloads when the queue file's version moves. */
+export function Board() {
+  const { health } = useLive();
+  const [queue, setQueue] = useState<ItemList>({ items: [], maxAttempts: 0 });
+  const [error, setError] = useState<string>();
+  const [shown, setShown] = useState<Record<string, number>>({});
+  const version = health?.queueVersion;
+  const load = () => get<ItemList>('/items').then(setQueue, (e: Error) => setError(e.message));
+  useEffect(() => void load(), [version]);
+  const act = (f: () => Promise<unknown>) =>
+    void f().then(
+      () => {
+        setError(undefined);
+        return load();
+      },
+      (e: unknown) => setError(e instanceof ApiError ? e.message : String(e)),
+    );
+  const readOnly = health?.readOnly ?? true;
+  return (
+    <section>
+      {!readOnly && <AddForm act={act} />}
+      {error && <div class="error-box">{error}</div>}
+      <div class="board">
+        {COLUMNS.map((status) => {
+          const column = queue.items.filter((i) => i.status === status);
+          const limit = shown[status] ?? PAGE;
+          return (
+            <div class="column" data-status={status} key={status}>
+              <h3>
+                {status} <span class="count">{column.length}</span>
+              </h3>
+              {column.slice(0, limit).map((item) => (
+                <Card
+                  key={item.id}
+                  item={item}
+                  maxAttempts={queue.maxAttempts}
+                  readOnly={readOnly}
+                  act={act}
+                />
+              ))}
+              {column.length > limit && (
+                <button class="link" onClick={() => setShown({ ...shown, [status]: limit + PAGE })}>
+                  {column.length - limit} more
+                </button>
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, type ReportGroup } from '../api.js';
+import { formatDuration, money } from '../format.js';
+
+interface Report {
+  byDay: ReportGroup[];
+  byItem: ReportGroup[];
+}
+
+const WIDTH = 720;
+const HEIGHT = 180;
+
+/** Per day: a bar of outcomes (done, failed, interrupted) and a dot of cost on its own scale. */
+function Chart({ days }: { days: ReportGroup[] }) {
+  if (days.length === 0) return null;
+  const shown = days.slice(-30);
+  const maxSessions = Math.max(...shown.map((d) => d.sessions), 1);
+  const maxCost = Math.max(...shown.map((d) => d.costUsd), 0.01);
+  const step = WIDTH / shown.length;
+  const bar = Math.min(48, Math.max(4, step * 0.6));
+  const y = (n: number) => (n / maxSessions) * (HEIGHT - 20);
+  return (
+    <svg
+      class="chart"
+      viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`}
+      role="img"
+      aria-label="sessions and cost per day"
+    >
+      {shown.map((d, i) => {
+        const x = i * step + (step - bar) / 2;
+        let top = HEIGHT;
+        const parts: [string, number][] = [
+          ['ok', d.done],
+          ['bad', d.failed],
+          ['warn', d.interrupted],
+        ];
+        return (
+          <g key={d.key}>
+            {parts.map(([cls, n]) => {
+              top -= y(n);
+              return (
+                <rect key={cls} class={cls} x={x} y={top} width={bar} height={y(n)}>
+                  <title>{`${d.key}: ${n} ${cls}`}</title>
+                </rect>
+              );
+            })}
+            <circle
+              class="cost"
+              cx={x + bar / 2}
+              cy={HEIGHT - (d.costUsd / maxCost) * (HEIGHT - 20)}
+              r={3}
+            >
+              <title>{`${d.key}: ${money(d.costUsd, 4)}`}</title>
+            </circle>
+            {shown.length <= 14 && (
+              <text x={x + bar / 2} y={HEIGHT + 14} text-anchor="middle">
+                {d.key.slice(5)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>{title}</th>
+          <th>sessions</th>
+          <th>done</th>
+          <th>failed</th>
+          <th>interrupted</th>
+          <th>cost</th>
+          <th>time</th>
+        </tr>
+      </thead>
+      <tbody>
+        {groups.map((g) => (
+          <tr key={g.key}>
+            <td>{g.key}</td>
+            <td>{g.sessions}</td>
+            <td>{g.done}</td>
+            <td>{g.failed}</td>
+            <td>{g.interrupted}</td>
+            <td>{money(g.costUsd, 4)}</td>
+            <td>{formatDuration(g.seconds)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** `ralph report`: outcomes, cost and time per day and per item. */
+export function ReportView() {
+  const [since, setSince] = useState('');
+  const [report, setReport] = useState<Report>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    get<Report>(`/report${since === '' ? '' : `?since=${encodeURIComponent(since)}`}`).then(
+      (r) => {
+        setReport(r);
+        setError(undefined);
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, [since]);
+  return (
+    <section>
+      <div class="filters">
+        <input
+          name="since"
+          placeholder="since (24h, 7d, a time)"
+          value={since}
+          onChange={(e) => setSince(e.currentTarget.value)}
+        />
+      </div>
+      {error && <div class="error-box">{error}</div>}
+      {report && (
+        <>
+          <Chart days={report.byDay} />
+          <p class="legend">
+            <span class="ok">■ done</span> <span class="bad">■ failed</span>{' '}
+            <span class="warn">■ interrupted</span> <span class="cost">● cost</span>
+          </p>
+          <Table title="day" groups={report.byDay} />
+          <Table title="item" groups={report.byItem} />
+        </>
+      )}
+    </section>
+  );
+}

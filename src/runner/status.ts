@@ -1,0 +1,108 @@
+import type { Workspace } from '../config/workspace.js';
+import { isSameProcessAlive } from '../agent/procfs.js';
+import { ControlFiles } from '../control/files.js';
+import { readServerInfo, type ServerInfo } from '../control/server-file.js';
+import { ITEM_STATUSES } from '../queue/status.js';
+import { QueueStore } from '../queue/store.js';
+import { readBudget } from './budget.js';
+import { liveRunner } from './lock.js';
+
+/** The server `state/serve.json` names, if its process still lives. */
+export async function liveServer(stateDir: string): Promise<ServerInfo | undefined> {
+  const info = await readServerInfo(stateDir);
+  return info !== undefined && (await isSameProcessAlive(info.pid, info.startTime))
+    ? info
+    : undefined;
+}
+
+/** The state of a workspace: what `ralph status --json` prints and the server's health says. */
+export interface StatusReport {
+  root: string;
+  runner?: { pid: number; startedAt: string };
+  paused?: { reason: string };
+  pauseAfterCurrent?: { reason: string };
+  waiting?: { until: string; reason: string; event: string };
+  queue: Record<string, number>;
+  /** Goes up with every write of the queue file. */
+  queueVersion: number;
+  running?: {
+    itemId: string;
+    itemTitle: string;
+    sessionId: string;
+    status: string;
+    startedAt: string;
+    elapsedSeconds: number;
+    lastActivityAt?: string;
+    idleSeconds?: number;
+    assistantMessages: number;
+    toolCalls: number;
+    lastTool?: string;
+    costUsd?: number;
+    limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
+  };
+  /** Where a `ralph serve` of this workspace listens (its address, without the token). */
+  server?: { pid: number; url: string; readOnly: boolean };
+  budget: {
+    run?: {
+      startedAt: string;
+      costUsd: number;
+      iterations: number;
+      maxCostUsd?: number;
+      maxIterations?: number;
+    };
+    totalCostUsd: number;
+    iterations: number;
+  };
+}
+
+/** Gathers the state of a workspace without changing anything. */
+export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
+  const { paths } = workspace;
+  const control = new ControlFiles(paths);
+  const [{ items, version }, budget, runner, paused, afterCurrent, waiting, server] =
+    await Promise.all([
+      new QueueStore(paths.queue).read(),
+      readBudget(paths.budget),
+      liveRunner(paths.runnerLock),
+      control.pauseReason(),
+      control.pendingPauseReason(),
+      control.readWaiting(),
+      liveServer(paths.state),
+    ]);
+  const queue = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  for (const item of items) queue[item.status] = (queue[item.status] ?? 0) + 1;
+  const report: StatusReport = {
+    root: workspace.root,
+    queue,
+    queueVersion: version,
+    budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
+  };
+  if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
+  if (paused !== undefined) report.paused = { reason: paused };
+  if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };
+  if (server !== undefined)
+    report.server = { pid: server.pid, url: server.url, readOnly: server.readOnly };
+  if (runner === undefined) return report;
+  if (waiting !== undefined) report.waiting = waiting;
+  const current = await control.readCurrentSession();
+  if (current.kind === 'session') {
+    const s = current.record;
+    const lastActivity = s.heartbeat.lastActivityAt;
+    report.running = {
+      itemId: s.itemId,
+      itemTitle: s.itemTitle,
+      sessionId: s.sessionId,
+      status: s.status,
+      startedAt: s.startedAt,
+      elapsedSeconds: (now - Date.parse(s.startedAt)) / 1000,
+      lastActivityAt: lastActivity,
+      idleSeconds: lastActivity === undefined ? undefined : (now - Date.parse(lastActivity)) / 1000,
+      assistantMessages: s.heartbeat.assistantMessages,
+      toolCalls: s.heartbeat.toolCalls,
+      lastTool: s.heartbeat.lastTool,
+      costUsd: s.heartbeat.costUsd,
+      limits: s.limits,
+    };
+  }
+  return report;
+}

@@ -1,0 +1,74 @@
+import type { MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { cookieName, tokenMatches } from './token.js';
+
+/** Host names that always mean this machine. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The host part of a `Host` header value (`[::1]:7420` → `[::1]`). */
+function hostName(host: string): string {
+  const bracket = host.startsWith('[') ? host.indexOf(']') : -1;
+  if (bracket !== -1) return host.slice(0, bracket + 1).toLowerCase();
+  const colon = host.lastIndexOf(':');
+  return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
+}
+
+/**
+ * Which `Host` names a server answers: loopback names when it is bound to loopback (any port:
+ * an SSH tunnel may forward another one), else the bound address and the names given. A name
+ * outside the set is a DNS-rebinding page and gets 403.
+ */
+export function allowedHosts(bound: string, extra: readonly string[]): Set<string> {
+  const names = new Set(extra.map((name) => name.toLowerCase()));
+  const isLoopback = bound === '127.0.0.1' || bound === '::1' || bound === 'localhost';
+  if (isLoopback) for (const name of LOOPBACK) names.add(name);
+  else names.add(bound.includes(':') ? `[${bound}]` : bound);
+  return names;
+}
+
+export interface GuardOptions {
+  token: string;
+  hosts: Set<string>;
+}
+
+/**
+ * A refusal, sent before the request's body is read: the connection closes with it, so that
+ * unread body bytes are not taken for the next request on a kept-alive connection.
+ */
+export const refusal = (status: 401 | 403, error: string) =>
+  new Response(JSON.stringify({ error }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
+  });
+
+/**
+ * Every request passes here: a `Host` this server answers to, an `Origin` (when a browser sends
+ * one) of that same host, and the token, as a bearer header or the dashboard's cookie. A page
+ * opened with `?token=` gets the cookie (HttpOnly, SameSite=Strict) and is sent on without it,
+ * so the token leaves the address bar and the history.
+ */
+export function guard({ token, hosts }: GuardOptions): MiddlewareHandler {
+  const cookie = cookieName(token);
+  return async (c, next) => {
+    const host = c.req.header('host');
+    if (host === undefined || !hosts.has(hostName(host)))
+      return refusal(403, `this server does not answer to the host ${JSON.stringify(host ?? '')}`);
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== `http://${host}`)
+      return refusal(403, `requests from ${JSON.stringify(origin)} are not accepted`);
+    const url = new URL(c.req.url);
+    const fromUrl = url.searchParams.get('token') ?? undefined;
+    if (c.req.method === 'GET' && fromUrl !== undefined && tokenMatches(fromUrl, token)) {
+      setCookie(c, cookie, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      url.searchParams.delete('token');
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const bearer = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!tokenMatches(bearer ?? getCookie(c, cookie), token))
+      return refusal(
+        401,
+        'a token is needed: open the address "ralph serve" printed, or send "Authorization: Bearer <state/serve-token>"',
+      );
+    return next();
+  };
+}

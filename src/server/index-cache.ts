@@ -1,0 +1,57 @@
+import fsp from 'node:fs/promises';
+import { IndexEntrySchema, indexFile, type IndexEntry } from '../archive/index.js';
+
+/**
+ * The session index (`docs/sessions/index.jsonl`) kept in memory and read on from where it was
+ * left: the file only grows, by whole lines, so a request reads just what was appended since
+ * the last one. A file that shrank was replaced, and is read again from its start.
+ */
+export class IndexCache {
+  private entries: IndexEntry[] = [];
+  private read = 0;
+  private skipped = 0;
+
+  constructor(private readonly sessionsDir: string) {}
+
+  /** Every entry, oldest first, and how many lines could not be read. */
+  async current(): Promise<{ entries: readonly IndexEntry[]; skipped: number }> {
+    const file = indexFile(this.sessionsDir);
+    const size = (await fsp.stat(file).catch(() => undefined))?.size ?? 0;
+    if (size < this.read) {
+      this.entries = [];
+      this.read = 0;
+      this.skipped = 0;
+    }
+    if (size > this.read) await this.readOn(file, size);
+    return { entries: this.entries, skipped: this.skipped };
+  }
+
+  private async readOn(file: string, size: number): Promise<void> {
+    const handle = await fsp.open(file, 'r');
+    try {
+      const bytes = Buffer.alloc(size - this.read);
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, this.read);
+      const text = bytes.subarray(0, bytesRead).toString('utf8');
+      // Only whole lines: one being appended is read next time.
+      const whole = text.lastIndexOf('\n') + 1;
+      for (const line of text.slice(0, whole).split('\n')) {
+        if (line.trim() === '') continue;
+        const parsed = safeJson(line);
+        const entry = parsed === undefined ? undefined : IndexEntrySchema.safeParse(parsed);
+        if (entry?.success) this.entries.push(entry.data);
+        else this.skipped++;
+      }
+      this.read += Buffer.byteLength(text.slice(0, whole));
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function safeJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,131 @@
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { processStartTime } from '../agent/procfs.js';
+import { redactorFor } from '../agent/redaction.js';
+import type { Workspace } from '../config/workspace.js';
+import { removeServerInfo, writeServerInfo } from '../control/server-file.js';
+import { RalphError, isErrnoException } from '../lib/errors.js';
+import { createApp } from './app.js';
+import { Changes } from './changes.js';
+import type { ServerContext } from './context.js';
+import { allowedHosts } from './guard.js';
+import { IndexCache } from './index-cache.js';
+import { health } from './routes/night.js';
+import { StatusFeed } from './status-feed.js';
+import { MIN_TOKEN_LENGTH, loadToken } from './token.js';
+
+export { MIN_TOKEN_LENGTH } from './token.js';
+
+export const DEFAULT_PORT = 7420;
+const HEARTBEAT_MS = 15_000;
+
+export interface ServeOptions {
+  workspace: Workspace;
+  host: string;
+  /** 0 takes a free port. */
+  port: number;
+  readOnly: boolean;
+  /** `--token`; the workspace's `state/serve-token` otherwise. */
+  token?: string;
+  /** More `Host` names to answer to (a name the machine is reached by). */
+  allowHosts: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  heartbeatMs?: number;
+  /** Where a failure no request caused is reported (redacted). */
+  onError: (message: string) => void;
+}
+
+export interface RunningServer {
+  /** The address without the token. */
+  url: string;
+  /** The address that opens the dashboard: with the token, for the browser's first visit. */
+  openUrl: string;
+  close(): Promise<void>;
+}
+
+const isLoopback = (host: string) => host === '127.0.0.1' || host === '::1' || host === 'localhost';
+
+/** Where the dashboard is reached, as a URL's host. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return os.hostname();
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts `ralph serve` for a workspace: the HTTP API, the event stream and the dashboard, on the
+ * workspace's files and nothing else (it needs no runner, and outlives any).
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const { workspace, host } = options;
+  if (!isLoopback(host) && options.token === undefined)
+    throw new RalphError(
+      `--host ${host}: a server others can reach needs a token of your choosing: give --token <at least ${MIN_TOKEN_LENGTH} characters> (the generated one: --token "$(cat ${workspace.paths.state}/serve-token)"), or reach it through an SSH tunnel to 127.0.0.1`,
+    );
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH)
+    throw new RalphError(`--token: at least ${MIN_TOKEN_LENGTH} characters`);
+  const token = options.token ?? (await loadToken(workspace.paths.state));
+  const redactor = redactorFor(workspace, options.env);
+  const changes = new Changes([workspace.paths.state, workspace.paths.sessions]);
+  const state = { workspace, redactor, readOnly: options.readOnly };
+  const ctx: ServerContext = {
+    ...state,
+    changes,
+    status: new StatusFeed(() => health(state), changes),
+    index: new IndexCache(workspace.paths.sessions),
+    heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+    assets: fileURLToPath(new URL('../dashboard/', import.meta.url)),
+  };
+  const extraHosts =
+    host === '0.0.0.0' || host === '::'
+      ? [os.hostname(), ...options.allowHosts]
+      : options.allowHosts;
+  const app = createApp(ctx, { token, hosts: allowedHosts(host, extraHosts) }, (error) =>
+    options.onError(
+      redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error)),
+    ),
+  );
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const port = await listen(server, options.port, host).catch((error: unknown) => {
+    changes.close();
+    throw error;
+  });
+  const url = `http://${urlHost(host)}:${port}/`;
+  await writeServerInfo(workspace.paths.state, {
+    pid: process.pid,
+    startTime: await processStartTime(process.pid),
+    url,
+    readOnly: options.readOnly,
+    startedAt: new Date().toISOString(),
+  });
+  return {
+    url,
+    openUrl: `${url}?token=${encodeURIComponent(token)}`,
+    close: async () => {
+      changes.close();
+      // Event streams never end by themselves: close their connections with the server.
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await removeServerInfo(workspace.paths.state, process.pid);
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) => {
+      if (isErrnoException(error) && error.code === 'EADDRINUSE')
+        reject(
+          new RalphError(`${host}:${port} is in use: give another --port (0 takes a free one)`),
+        );
+      else if (isErrnoException(error) && error.code === 'EADDRNOTAVAIL')
+        reject(new RalphError(`--host ${host}: not an address of this machine`));
+      else reject(error);
+    });
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}

@@ -1,0 +1,214 @@
+import type { Redactor } from '../lib/redact.js';
+import { sessionFiles } from '../archive/paths.js';
+import { formatCursor, type Cursor } from './cursor.js';
+import { LogFile, type Line } from './log-file.js';
+import { SessionStream, type StreamEntry } from './session-stream.js';
+
+/** One event of `GET /events`: a runner log entry, or a parsed line of the running session. */
+export type NightEvent =
+  | { id: string; type: 'runner'; data: Record<string, unknown> }
+  | {
+      id: string;
+      type: 'stream';
+      data: { session: string; item: string } & Record<string, unknown>;
+    };
+
+/** The files a reader follows. */
+export interface NightFiles {
+  log: string;
+  sessions: string;
+}
+
+interface OpenSession {
+  id: string;
+  item: string;
+  stream: SessionStream;
+}
+
+type Entry = { event?: unknown; session?: unknown; item?: unknown };
+
+/** Log events that open and close a session's stream. */
+const OPENS = 'session_started';
+const CLOSES = new Set(['session_ended', 'orphan_session_recovered']);
+
+function parseEntry(line: Line): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line.text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Follows the night through its files from a cursor: the runner's log and, between a
+ * `session_started` and its end, that session's stream. Each call of `next` returns what the
+ * files hold beyond the cursor, in order, each event with the cursor just after it as its id.
+ * A session's stream is read to its end before the entry that closes it, so an id says exactly
+ * which events came before it, which is what makes a resumption from an id lose nothing.
+ */
+export class NightReader {
+  private constructor(
+    private readonly files: NightFiles,
+    private readonly redactor: Redactor,
+    private log: LogFile | undefined,
+    private offset: number,
+    private open: OpenSession | undefined,
+  ) {}
+
+  /**
+   * A reader from `from`; without one, from now, with the running session's stream from its
+   * start (a new client sees what the agent did so far).
+   */
+  static async at(
+    files: NightFiles,
+    redactor: Redactor,
+    from: Cursor | undefined,
+  ): Promise<NightReader> {
+    const current = await LogFile.open(files.log);
+    const rotated = await LogFile.open(`${files.log}.1`);
+    const older = rotated === undefined || rotated.tag === current?.tag ? [] : [rotated];
+    const start = placeOf(from, current, older[0]);
+    // From now: after the last complete entry.
+    if (from === undefined && current !== undefined)
+      start.offset = (await current.linesFrom(0)).at(-1)?.end ?? 0;
+    const scanned = start.log === current ? [...older, current] : [start.log];
+    const open = await openSessionAt(scanned, start.log, start.offset);
+    for (const file of [current, rotated]) if (file !== start.log) await file?.close();
+    const reader = new NightReader(files, redactor, start.log, start.offset, undefined);
+    if (open !== undefined) reader.openSession(open.id, open.item, start.stream);
+    return reader;
+  }
+
+  /** The cursor after the last event returned. */
+  get cursor(): Cursor {
+    return {
+      log: this.log?.tag ?? 0,
+      offset: this.offset,
+      stream: this.open?.stream.position ?? 0,
+    };
+  }
+
+  /** Everything the files hold beyond the cursor now. */
+  async next(): Promise<NightEvent[]> {
+    const events: NightEvent[] = [];
+    for (;;) {
+      await this.drainStream(events);
+      const before = events.length;
+      await this.readLog(events);
+      if (events.length === before) return events;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.open?.stream.close();
+    await this.log?.close();
+  }
+
+  private async readLog(events: NightEvent[]): Promise<void> {
+    if (this.log === undefined) {
+      this.log = await LogFile.open(this.files.log);
+      this.offset = 0;
+      if (this.log === undefined) return;
+    }
+    const lines = await this.log.linesFrom(this.offset);
+    if (lines.length === 0) {
+      // At the end of a generation the runner has rotated away: go on in the new file.
+      if (!(await this.log.isAt(this.files.log))) {
+        const next = await LogFile.open(this.files.log);
+        if (next === undefined) return;
+        await this.log.close();
+        this.log = next;
+        this.offset = 0;
+        await this.readLog(events);
+      }
+      return;
+    }
+    for (const line of lines) {
+      const entry = parseEntry(line);
+      if (entry !== undefined) await this.apply(entry, events);
+      this.offset = line.end;
+      if (entry !== undefined)
+        events.push({
+          id: formatCursor(this.cursor),
+          type: 'runner',
+          data: this.redactor.redactValue(entry),
+        });
+    }
+  }
+
+  /** A session opens or closes: its stream is read to the end before the entry that closes it. */
+  private async apply(entry: Entry, events: NightEvent[]): Promise<void> {
+    const session = typeof entry.session === 'string' ? entry.session : undefined;
+    if (entry.event === OPENS && session !== undefined) {
+      await this.closeSession(events);
+      this.openSession(session, typeof entry.item === 'string' ? entry.item : '', 0);
+    } else if (CLOSES.has(String(entry.event)) && session === this.open?.id) {
+      await this.drainStream(events);
+      await this.closeSession(events);
+    }
+  }
+
+  private openSession(id: string, item: string, from: number): void {
+    const file = sessionFiles(this.files.sessions, id).stdout;
+    this.open = { id, item, stream: new SessionStream(file, from, this.redactor) };
+  }
+
+  private async closeSession(events: NightEvent[]): Promise<void> {
+    const open = this.open;
+    if (open === undefined) return;
+    this.push(events, open.stream.finish());
+    await open.stream.close();
+    this.open = undefined;
+  }
+
+  private async drainStream(events: NightEvent[]): Promise<void> {
+    if (this.open !== undefined) this.push(events, await this.open.stream.next());
+  }
+
+  private push(events: NightEvent[], entries: StreamEntry[]): void {
+    const open = this.open;
+    if (open === undefined) return;
+    for (const { event, end } of entries) {
+      const id = formatCursor({ log: this.log?.tag ?? 0, offset: this.offset, stream: end });
+      events.push({ id, type: 'stream', data: { session: open.id, item: open.item, ...event } });
+    }
+  }
+}
+
+/** Where a cursor points in the log files there are; from their start if it is older. */
+function placeOf(
+  from: Cursor | undefined,
+  current: LogFile | undefined,
+  rotated: LogFile | undefined,
+): { log: LogFile | undefined; offset: number; stream: number } {
+  if (from === undefined) return { log: current, offset: 0, stream: 0 };
+  if (current !== undefined && from.log === current.tag)
+    return { log: current, offset: from.offset, stream: from.stream };
+  if (rotated !== undefined && from.log === rotated.tag)
+    return { log: rotated, offset: from.offset, stream: from.stream };
+  return { log: rotated ?? current, offset: 0, stream: 0 };
+}
+
+/** The session open at a point of the log (started, not yet ended), scanning the files before it. */
+async function openSessionAt(
+  files: (LogFile | undefined)[],
+  at: LogFile | undefined,
+  offset: number,
+): Promise<{ id: string; item: string } | undefined> {
+  let open: { id: string; item: string } | undefined;
+  for (const file of files) {
+    if (file === undefined) continue;
+    for (const line of await file.linesFrom(0)) {
+      if (file === at && line.end > offset) break;
+      if (!line.text.includes('session_')) continue;
+      const entry = parseEntry(line) as Entry | undefined;
+      if (entry?.event === OPENS && typeof entry.session === 'string')
+        open = { id: entry.session, item: typeof entry.item === 'string' ? entry.item : '' };
+      else if (CLOSES.has(String(entry?.event)) && entry?.session === open?.id) open = undefined;
+    }
+  }
+  return open;
+}

@@ -1,0 +1,154 @@
+import { Hono } from 'hono';
+import { InputError, NotFoundError } from '../../lib/errors.js';
+import { formatIssues } from '../../lib/validation.js';
+import { z } from '../../lib/zod.js';
+import { unrunnableItems } from '../../queue/dependencies.js';
+import { ItemIdSchema, type Item } from '../../queue/item.js';
+import { blockedReason } from '../../queue/select.js';
+import { ITEM_STATUSES } from '../../queue/status.js';
+import { QueueStore } from '../../queue/store.js';
+import {
+  addItem,
+  checkBody,
+  checkTitle,
+  idFromTitle,
+  scheduleStart,
+  validateItem,
+} from '../../workspace/admission.js';
+import { cancelItems, removeItems, retryItems } from '../../workspace/items.js';
+import type { ServerContext } from '../context.js';
+import { body, query } from '../request.js';
+
+const StatusList = z
+  .string()
+  .transform((text) => text.split(',').map((s) => s.trim()))
+  .pipe(z.array(z.enum(ITEM_STATUSES)));
+
+/** The fields of `ralph add`, as JSON: the item's own field names, checked by the item schema. */
+const NewItemSchema = z.strictObject({
+  title: z.string(),
+  id: z.unknown().optional(),
+  body: z.string().optional(),
+  priority: z.unknown().optional(),
+  maxAttempts: z.unknown().optional(),
+  maxTurns: z.unknown().optional(),
+  maxBudgetUsd: z.unknown().optional(),
+  timeout: z.unknown().optional(),
+  idleTimeout: z.unknown().optional(),
+  model: z.unknown().optional(),
+  workDir: z.unknown().optional(),
+  agent: z.unknown().optional(),
+  tools: z.unknown().optional(),
+  allowedTools: z.unknown().optional(),
+  disallowedTools: z.unknown().optional(),
+  permissionMode: z.unknown().optional(),
+  dependsOn: z.unknown().optional(),
+  notBefore: z.string().optional(),
+  schedule: z.string().optional(),
+  vars: z.unknown().optional(),
+  replace: z.boolean().optional(),
+});
+
+const fieldName = (field: string) => field;
+
+/** A new item from a request, with the defaults and checks of `ralph add`. */
+function newItem(input: z.output<typeof NewItemSchema>, now: number): Item {
+  const { replace: _replace, title, body: text, notBefore, schedule, ...fields } = input;
+  const stamp = new Date(now).toISOString();
+  const start = notBefore === undefined ? undefined : Date.parse(notBefore);
+  return validateItem(
+    {
+      id: idFromTitle(title),
+      ...fields,
+      title: checkTitle(title),
+      body: text === undefined ? undefined : checkBody(text),
+      schedule,
+      notBefore:
+        start === undefined || Number.isNaN(start)
+          ? (notBefore ?? (schedule === undefined ? undefined : scheduleStart(schedule, now)))
+          : new Date(start).toISOString(),
+      createdAt: stamp,
+      updatedAt: stamp,
+    },
+    'the new item',
+    fieldName,
+  );
+}
+
+/** An item as lists show it: without its task text, with why it waits. */
+function listed(
+  item: Item,
+  waiting: string | undefined,
+): Omit<Item, 'body'> & { waiting?: string } {
+  const { body: _body, ...rest } = item;
+  return waiting === undefined ? rest : { ...rest, waiting };
+}
+
+const IdParam = z.object({ id: ItemIdSchema });
+
+/** `/items`: the queue, read and changed under the same lock as the CLI's. */
+export function itemRoutes(ctx: ServerContext): Hono {
+  const app = new Hono();
+  const store = () => new QueueStore(ctx.workspace.paths.queue);
+  const idOf = (params: unknown) => {
+    const parsed = IdParam.safeParse(params);
+    if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
+    return parsed.data.id;
+  };
+
+  app.get('/items', async (c) => {
+    const { status } = query(c, z.object({ status: StatusList.optional() }));
+    const { items } = await store().read();
+    const byId = new Map(items.map((item) => [item.id, item]));
+    const stuck = new Map(unrunnableItems(items).map(({ id, reason }) => [id, reason]));
+    const now = Date.now();
+    const shown = items
+      .filter((item) => status === undefined || status.includes(item.status))
+      .map((item) =>
+        listed(
+          item,
+          item.status === 'pending' || item.status === 'interrupted'
+            ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
+            : undefined,
+        ),
+      );
+    return c.json(
+      ctx.redactor.redactValue({
+        items: shown,
+        maxAttempts: ctx.workspace.config.defaults.maxAttempts,
+      }),
+    );
+  });
+
+  app.get('/items/:id', async (c) => {
+    const id = idOf(c.req.param());
+    const item = (await store().read()).items.find((i) => i.id === id);
+    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    return c.json(ctx.redactor.redactValue(item));
+  });
+
+  app.post('/items', async (c) => {
+    const input = await body(c, NewItemSchema);
+    const item = newItem(input, Date.now());
+    await addItem(ctx.workspace, item, { replace: input.replace === true, names: fieldName });
+    return c.json(ctx.redactor.redactValue(item), 201);
+  });
+
+  app.post('/items/:id/retry', async (c) => {
+    const ids = await retryItems(ctx.workspace.paths.queue, { ids: [idOf(c.req.param())] });
+    return c.json({ items: ids, status: 'pending' });
+  });
+
+  app.post('/items/:id/cancel', async (c) => {
+    const ids = await cancelItems(ctx.workspace.paths.queue, { ids: [idOf(c.req.param())] });
+    return c.json({ items: ids, status: 'cancelled' });
+  });
+
+  app.delete('/items/:id', async (c) => {
+    const { force } = query(c, z.object({ force: z.enum(['0', '1']).optional() }));
+    const ids = await removeItems(ctx.workspace.paths.queue, [idOf(c.req.param())], force === '1');
+    return c.json({ items: ids, removed: true });
+  });
+
+  return app;
+}

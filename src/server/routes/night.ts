@@ -1,0 +1,115 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { reportOf } from '../../archive/report.js';
+import { ControlFiles } from '../../control/files.js';
+import { VERSION } from '../../lib/version.js';
+import { z } from '../../lib/zod.js';
+import { gatherStatus, liveRunner } from '../../runner/state.js';
+import { pauseNight } from '../../workspace/control.js';
+import { newestFirst, parseSince } from '../../workspace/sessions.js';
+import { coalesced } from '../coalesced.js';
+import type { ServerContext } from '../context.js';
+import { parseCursor } from '../cursor.js';
+import { NightReader } from '../night-reader.js';
+import { body, query } from '../request.js';
+
+const PauseBody = z.strictObject({
+  reason: z.string().trim().min(1).max(500).optional(),
+  afterCurrent: z.boolean().optional(),
+});
+
+/**
+ * The state of the workspace, cheap enough to ask often: what `ralph status --json` says (less
+ * the seconds that change by themselves: a client counts those from the times given).
+ */
+export async function health(
+  ctx: Pick<ServerContext, 'workspace' | 'redactor' | 'readOnly'>,
+): Promise<Record<string, unknown>> {
+  const { running, ...report } = await gatherStatus(ctx.workspace, Date.now());
+  const live =
+    running === undefined
+      ? undefined
+      : (({ elapsedSeconds: _e, idleSeconds: _i, ...rest }) => rest)(running);
+  return ctx.redactor.redactValue({
+    version: VERSION,
+    readOnly: ctx.readOnly,
+    ...report,
+    running: live,
+  });
+}
+
+/** `/health`, `/events`, `/report` and the pause and resume controls. */
+export function nightRoutes(ctx: ServerContext): Hono {
+  const app = new Hono();
+  const { paths } = ctx.workspace;
+
+  app.get('/health', async (c) => c.json(await health(ctx)));
+
+  app.get('/report', async (c) => {
+    const q = query(c, z.object({ since: z.string().max(100).optional() }));
+    const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
+    const { entries } = await ctx.index.current();
+    const report = reportOf(newestFirst(entries, since).reverse());
+    return c.json(
+      ctx.redactor.redactValue({
+        since: since === undefined ? undefined : new Date(since).toISOString(),
+        ...report,
+      }),
+    );
+  });
+
+  app.post('/pause', async (c) => {
+    const { reason, afterCurrent } = await body(c, PauseBody);
+    const runner = await liveRunner(paths.runnerLock);
+    const when = await pauseNight(
+      new ControlFiles(paths),
+      reason ?? `paused over HTTP at ${new Date().toISOString()}`,
+      { afterCurrent: afterCurrent === true, runnerLive: runner !== undefined },
+    );
+    return c.json({ paused: when, runner: runner?.pid ?? null });
+  });
+
+  app.post('/resume', async (c) => {
+    await body(c, z.strictObject({}));
+    const reason = await new ControlFiles(paths).resume();
+    return c.json({ resumed: reason !== undefined, wasPaused: reason ?? null });
+  });
+
+  app.get('/events', (c) => {
+    const from = parseCursor(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
+    return streamSSE(c, async (sse) => {
+      const reader = await NightReader.at(
+        { log: paths.iterationLog, sessions: paths.sessions },
+        ctx.redactor,
+        from,
+      );
+      await sse.writeSSE({ event: 'status', data: await ctx.status.current() });
+      await new Promise<void>((resolve) => {
+        const heartbeat = setInterval(() => void sse.write(': ping\n\n'), ctx.heartbeatMs);
+        const stop = () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+          unsubscribeStatus();
+          resolve();
+        };
+        const pump = coalesced(async () => {
+          for (const event of await reader.next())
+            await sse.writeSSE({
+              id: event.id,
+              event: event.type,
+              data: JSON.stringify(event.data),
+            });
+        }, stop);
+        const unsubscribe = ctx.changes.subscribe(pump);
+        const unsubscribeStatus = ctx.status.subscribe(
+          (json) => void sse.writeSSE({ event: 'status', data: json }),
+        );
+        sse.onAbort(stop);
+        pump();
+      });
+      await reader.close();
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { sessionFiles } from '../../archive/paths.js';
+import { InputError, NotFoundError } from '../../lib/errors.js';
+import { pathExists } from '../../lib/fs.js';
+import { redactingStream } from '../../lib/redact-stream.js';
+import { z } from '../../lib/zod.js';
+import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
+import type { ServerContext } from '../context.js';
+import { coalesced } from '../coalesced.js';
+import { query } from '../request.js';
+import { SessionStream } from '../session-stream.js';
+
+/** Session ids are UUIDs ralph made; anything else never names a file. */
+const SessionIdSchema = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+
+const ListQuery = z.object({
+  item: z.string().max(200).optional(),
+  status: z.string().max(100).optional(),
+  since: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const Offset = z.coerce.number().int().min(0).default(0);
+
+/** Bytes of a stream one page of `/sessions/:id/events` reads. */
+const PAGE_BYTES = 512 * 1024;
+
+/** `/sessions`: the archive, listed from the index and read from each session's files. */
+export function sessionRoutes(ctx: ServerContext): Hono {
+  const app = new Hono();
+  const { paths } = ctx.workspace;
+
+  /** The files of a session that exists; 400 for a malformed id, 404 for an unknown one. */
+  const sessionOf = async (c: Context) => {
+    const parsed = SessionIdSchema.safeParse(c.req.param('id'));
+    if (!parsed.success) throw new InputError('id: not a session id (a UUID)', 'id');
+    const files = sessionFiles(paths.sessions, parsed.data);
+    if (!(await pathExists(files.stdout)) && !(await pathExists(files.record)))
+      throw new NotFoundError(`no session ${parsed.data}`);
+    return { id: parsed.data, files };
+  };
+
+  app.get('/sessions', async (c) => {
+    const q = query(c, ListQuery);
+    const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
+    const { entries, skipped } = await ctx.index.current();
+    const shown = newestFirst(entries, since).filter(
+      (e) =>
+        (q.item === undefined || e.itemId === q.item) &&
+        (q.status === undefined || e.status === q.status || e.outcome === q.status),
+    );
+    return c.json(
+      ctx.redactor.redactValue({
+        total: shown.length,
+        offset: q.offset,
+        limit: q.limit,
+        skipped,
+        sessions: shown.slice(q.offset, q.offset + q.limit),
+      }),
+    );
+  });
+
+  app.get('/sessions/:id', async (c) => {
+    const { id } = await sessionOf(c);
+    return c.json(ctx.redactor.redactValue(await readRecord(ctx.workspace, id)));
+  });
+
+  app.get('/sessions/:id/raw', async (c) => {
+    const { files } = await sessionOf(c);
+    const source = fs.createReadStream(files.stdout);
+    const redacted = source.pipe(redactingStream(ctx.redactor));
+    source.on('error', (error) => redacted.destroy(error));
+    return new Response(Readable.toWeb(redacted) as ReadableStream, {
+      headers: { 'content-type': 'application/x-ndjson; charset=utf-8' },
+    });
+  });
+
+  app.get('/sessions/:id/events', async (c) => {
+    const { files } = await sessionOf(c);
+    const q = query(c, z.object({ after: Offset, follow: z.enum(['0', '1']).optional() }));
+    if (q.follow === '1') return follow(c, ctx, files, c.req.header('last-event-id'));
+    const stream = new SessionStream(files.stdout, q.after, ctx.redactor);
+    try {
+      const ended = await pathExists(files.record);
+      const entries = await stream.next(PAGE_BYTES);
+      const done = ended && (await stream.atEnd());
+      const tail = done ? stream.finish() : [];
+      return c.json({
+        events: [...entries, ...tail].map(({ event, end }) => ({ offset: end, ...event })),
+        next: stream.position,
+        done,
+      });
+    } finally {
+      await stream.close();
+    }
+  });
+
+  return app;
+}
+
+/**
+ * One session followed like `ralph logs --follow`: its events from the start (or the offset a
+ * reconnecting client names), then as the agent writes them, until the final record is there.
+ */
+function follow(
+  c: Context,
+  ctx: ServerContext,
+  files: ReturnType<typeof sessionFiles>,
+  lastEventId: string | undefined,
+) {
+  const from = Offset.safeParse(lastEventId ?? 0);
+  return streamSSE(c, async (sse) => {
+    const stream = new SessionStream(files.stdout, from.success ? from.data : 0, ctx.redactor);
+    await new Promise<void>((resolve) => {
+      const heartbeat = setInterval(() => void sse.write(': ping\n\n'), ctx.heartbeatMs);
+      const stop = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+        resolve();
+      };
+      const pump = coalesced(async () => {
+        // The final record is written last: once it is there, the stream is whole.
+        const ended = await pathExists(files.record);
+        const entries = await stream.next();
+        if (ended) entries.push(...stream.finish());
+        for (const { event, end } of entries)
+          await sse.writeSSE({ id: String(end), event: 'stream', data: JSON.stringify(event) });
+        if (!ended) return;
+        await sse.writeSSE({ event: 'end', data: '{}' });
+        stop();
+      }, stop);
+      const unsubscribe = ctx.changes.subscribe(pump);
+      sse.onAbort(stop);
+      pump();
+    });
+    await stream.close();
+  });
+}

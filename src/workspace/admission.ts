@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Workspace } from '../config/workspace.js';
+import { nextCronTime } from '../lib/cron.js';
+import { InputError } from '../lib/errors.js';
+import { formatIssues } from '../lib/validation.js';
+import { personaFile } from '../persona/file.js';
+import { MAX_BODY_CHARS } from '../prompt/assemble.js';
+import { dependencyProblem } from '../queue/dependencies.js';
+import { ItemSchema, type Item } from '../queue/item.js';
+import { QueueStore } from '../queue/store.js';
+
+/**
+ * How errors name an item's field: the command line speaks of its flags (`--max-turns`), the
+ * HTTP API of its JSON fields (`maxTurns`).
+ */
+export type FieldNames = (field: string) => string;
+
+/** A readable id from the title, made unique with a short random suffix. */
+export function idFromTitle(title: string): string {
+  const slug = title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `${slug === '' ? 'item' : slug}-${randomBytes(2).toString('hex')}`;
+}
+
+/** A title is one line: it is shown in tables, logs and prompts. */
+export function checkTitle(title: string): string {
+  const oneLine = title.trim();
+  if (/[\p{Cc}\u2028\u2029]/u.test(oneLine))
+    throw new InputError(
+      'the title must be one line of text (no newlines or control characters)',
+      'title',
+    );
+  return oneLine;
+}
+
+/** A task text a prompt can hold. */
+export function checkBody(body: string): string {
+  if (body.length > MAX_BODY_CHARS) {
+    throw new InputError(
+      `the task text is ${body.length.toLocaleString('en-US')} characters; a prompt holds at most ${MAX_BODY_CHARS.toLocaleString('en-US')} of it. Put the long text in a file of the work dir and say in the task where it is`,
+      'body',
+    );
+  }
+  return body;
+}
+
+/** When a recurring item first runs: its next time, not at once. */
+export function scheduleStart(schedule: string, now: number): string | undefined {
+  try {
+    return new Date(nextCronTime(schedule, now)).toISOString();
+  } catch {
+    // An invalid expression: validation names it.
+    return undefined;
+  }
+}
+
+/** Validates an item; errors name the field as `names` says. */
+export function validateItem(
+  input: Record<string, unknown>,
+  what: string,
+  names: FieldNames,
+): Item {
+  const parsed = ItemSchema.safeParse(input);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]?.path[0];
+    throw new InputError(
+      formatIssues(what, parsed.error, (p) => names(String(p[0]))),
+      first === undefined ? undefined : names(String(first)),
+    );
+  }
+  return parsed.data;
+}
+
+const isFile = (file: string) =>
+  fsp.stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+const isDirectory = (dir: string) =>
+  fsp.stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+
+/**
+ * What the workspace must hold for the item to run, checked when it is added or edited rather
+ * than at 2 a.m.: its persona and its work dir (its dependencies are checked under the lock).
+ */
+export async function checkRunnable(
+  workspace: Workspace,
+  item: Item,
+  names: FieldNames,
+): Promise<void> {
+  if (item.permissionMode === 'bypassPermissions' && !workspace.config.yolo) {
+    throw new InputError(
+      `${names('permissionMode')} bypassPermissions needs "yolo": true in ralph.config.json`,
+      names('permissionMode'),
+    );
+  }
+  if (item.agent !== undefined) {
+    const file = personaFile(workspace.paths.agents, item.agent);
+    if (!(await isFile(file)))
+      throw new InputError(
+        `${names('agent')} ${item.agent}: there is no persona file ${file}`,
+        names('agent'),
+      );
+  }
+  if (item.workDir !== undefined) {
+    const dir = path.resolve(workspace.root, item.workDir);
+    if (!(await isDirectory(dir)))
+      throw new InputError(
+        `${names('workDir')} ${item.workDir}: ${dir} is not a directory`,
+        names('workDir'),
+      );
+  }
+}
+
+/** Refuses dependencies that can never be met; `items` is the queue the item goes into. */
+export function checkDependencies(item: Item, items: readonly Item[], names: FieldNames): void {
+  if (item.dependsOn.length === 0) return;
+  const byId = new Map(items.map((i) => [i.id, i]));
+  byId.set(item.id, item);
+  const problem = dependencyProblem(item, byId);
+  if (problem !== undefined)
+    throw new InputError(
+      `${names('dependsOn')}: ${problem.replace(/^it /, `${item.id} `)}`,
+      names('dependsOn'),
+    );
+}
+
+/**
+ * Adds a validated item under the queue lock, after the checks of `checkRunnable` and
+ * `checkDependencies`; an item with the same id is replaced only when `replace` says so and it
+ * is not running.
+ */
+export async function addItem(
+  workspace: Workspace,
+  item: Item,
+  options: { replace: boolean; names: FieldNames },
+): Promise<void> {
+  await checkRunnable(workspace, item, options.names);
+  await new QueueStore(workspace.paths.queue).update((items) => {
+    const index = items.findIndex((i) => i.id === item.id);
+    const others = index === -1 ? items : items.filter((_, i) => i !== index);
+    checkDependencies(item, others, options.names);
+    if (index === -1) return { items: [...items, item], value: undefined };
+    const existing = items[index] as Item;
+    if (!options.replace) {
+      throw new InputError(
+        `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.names('replace')})`,
+      );
+    }
+    if (existing.status === 'running') {
+      throw new InputError(`item ${JSON.stringify(item.id)} is running; it cannot be replaced now`);
+    }
+    return { items: items.with(index, item), value: undefined };
+  });
+}

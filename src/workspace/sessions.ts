@@ -1,0 +1,84 @@
+import { readIndex, type IndexEntry } from '../archive/index.js';
+import { sessionFiles } from '../archive/paths.js';
+import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import type { Workspace } from '../config/workspace.js';
+import { parseDuration } from '../lib/duration.js';
+import { InputError } from '../lib/errors.js';
+import { pathExists, readIfExists } from '../lib/fs.js';
+import { ControlFiles } from '../control/files.js';
+import { QueueStore } from '../queue/store.js';
+
+/** A session found by id, id prefix or item id. */
+export interface FoundSession {
+  sessionId: string;
+  /** Running now (`state/current-session.json`). */
+  live: boolean;
+}
+
+/** The running session's record, if one runs. */
+export async function readCurrent(workspace: Workspace): Promise<SessionRecord | undefined> {
+  const current = await new ControlFiles(workspace.paths).readCurrentSession();
+  return current.kind === 'session' ? current.record : undefined;
+}
+
+/**
+ * Finds a session: a full session id, a unique prefix of at least 4 characters, or an item id
+ * (its latest session, the running one first).
+ */
+export async function findSession(workspace: Workspace, ref: string): Promise<FoundSession> {
+  const current = await readCurrent(workspace);
+  if (current !== undefined && (current.sessionId.startsWith(ref) || current.itemId === ref)) {
+    return { sessionId: current.sessionId, live: true };
+  }
+  const { entries } = await readIndex(workspace.paths.sessions);
+  const exact = entries.find((e) => e.sessionId === ref);
+  if (exact) return { sessionId: exact.sessionId, live: false };
+  if (/^[0-9a-f-]{36}$/.test(ref)) {
+    if (await pathExists(sessionFiles(workspace.paths.sessions, ref).record))
+      return { sessionId: ref, live: false };
+  }
+  const byItem = entries.filter((e) => e.itemId === ref);
+  const latest = byItem.at(-1);
+  if (latest) return { sessionId: latest.sessionId, live: false };
+  if (ref.length >= 4) {
+    const matches = [
+      ...new Set(entries.filter((e) => e.sessionId.startsWith(ref)).map((e) => e.sessionId)),
+    ];
+    if (matches.length === 1) return { sessionId: matches[0] as string, live: false };
+    if (matches.length > 1)
+      throw new InputError(`"${ref}" matches ${matches.length} sessions; give more of the id`);
+  }
+  const item = (await new QueueStore(workspace.paths.queue).read()).items.find((i) => i.id === ref);
+  if (item !== undefined)
+    throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
+  throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);
+}
+
+/** Reads an archived session record. */
+export async function readRecord(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
+  const file = sessionFiles(workspace.paths.sessions, sessionId).record;
+  const text = await readIfExists(file);
+  const record = text === undefined ? undefined : SessionRecordSchema.safeParse(JSON.parse(text));
+  if (record?.success) return record.data;
+  const current = await readCurrent(workspace);
+  if (current?.sessionId === sessionId) return current;
+  throw new InputError(`${file}: no readable session record`);
+}
+
+/** Reads `--since` (or the field `name`): a duration back from now (`24h`, `7d`) or a time. */
+export function parseSince(text: string, now: number, name = '--since'): number {
+  const seconds = parseDuration(text);
+  if (seconds !== undefined) return now - seconds * 1000;
+  const time = Date.parse(text);
+  if (Number.isNaN(time))
+    throw new InputError(
+      `${name}: expected a duration (24h, 7d) or a time, got ${JSON.stringify(text)}`,
+      name,
+    );
+  return time;
+}
+
+/** Entries of the index since a time, newest first. */
+export function newestFirst(entries: readonly IndexEntry[], since?: number): IndexEntry[] {
+  return entries.filter((e) => since === undefined || Date.parse(e.startedAt) >= since).reverse();
+}
