@@ -9,6 +9,7 @@ import { idleCost } from './bench/idle.mjs';
 import { interruptLatency } from './bench/interrupt.mjs';
 import { loopOverhead } from './bench/loop.mjs';
 import { queueAtScale } from './bench/queue.mjs';
+import { serveFigures } from './bench/serve.mjs';
 import { sessionsListing } from './bench/sessions.mjs';
 import { markedProcesses } from './bench/lib.mjs';
 import { cliStart } from './bench/startup.mjs';
@@ -26,6 +27,12 @@ const size = quick
       queue: { items: 100_000, runs: 3 },
       start: { runs: 7 },
       sessions: { sessions: 10_000, runs: 5 },
+      serve: {
+        latency: { lines: 100 },
+        clients: { clients: 50, lines: 200 },
+        sessions: { sessions: 10_000, runs: 5 },
+        loop: { items: 40, runs: 3 },
+      },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -35,6 +42,12 @@ const size = quick
       queue: { items: 100_000, runs: 5 },
       start: { runs: 15 },
       sessions: { sessions: 10_000, runs: 9 },
+      serve: {
+        latency: { lines: 300 },
+        clients: { clients: 50, lines: 500 },
+        sessions: { sessions: 10_000, runs: 9 },
+        loop: { items: 200, runs: 3 },
+      },
     };
 
 const benches = [
@@ -45,6 +58,7 @@ const benches = [
   ['queue', () => queueAtScale(size.queue)],
   ['start', () => cliStart(size.start)],
   ['sessions', () => sessionsListing(size.sessions)],
+  ['serve', () => serveFigures(size.serve)],
 ];
 
 const rows = [];

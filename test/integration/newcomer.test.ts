@@ -321,4 +321,29 @@ describe('the live status line', () => {
       /▶ item 1 of 3: a-rather-long-item-id · .* · last: Bash \(3 tool calls\) · \$0\.2500 \(run \$0\.25\)/,
     );
   });
+
+  it('says where the dashboard is while a server runs', () => {
+    const output = captureOutput(true);
+    const display = runConsole(
+      output,
+      () => 200,
+      () => 'http://127.0.0.1:7420/',
+    );
+    const startedAt = new Date().toISOString();
+    display.show({
+      time: startedAt,
+      level: 'info',
+      event: 'session_progress',
+      item: 'x',
+      itemTitle: 't',
+      session: 's',
+      startedAt,
+      queued: 0,
+      toolCalls: 0,
+    });
+    display.close();
+    expect(output.stdout.filter((l) => l.includes('▶')).at(-1)).toMatch(
+      /· http:\/\/127\.0\.0\.1:7420\/$/,
+    );
+  });
 });

@@ -326,3 +326,45 @@ describe('ralph serve: the API', () => {
     expect(new Set(ids).size).toBe(40);
   });
 });
+
+describe('ralph serve beside the runner', () => {
+  it('is where ralph status says, and ralph run --serve starts one inside the runner', async () => {
+    const { root, server } = await served();
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toContain(
+      `Dashboard: ${server.base}/ (ralph serve, pid ${server.child.pid})`,
+    );
+    await server.stop();
+    expect(fs.existsSync(stateFile(root, 'serve.json'))).toBe(false);
+    expect((await ralph(root, ['status'])).stdout).not.toContain('Dashboard');
+
+    const gate = path.join(root, 'gate');
+    await ralph(root, ['add', 'Gated', '--id', 'gated', '--body', `#behave: gated gate=${gate}`]);
+    const run = ralph(root, ['run', '--once', '--serve', '127.0.0.1:0']);
+    await expect
+      .poll(() => fs.existsSync(stateFile(root, 'serve.json')), { timeout: 10_000, interval: 20 })
+      .toBe(true);
+    const info = JSON.parse(fs.readFileSync(stateFile(root, 'serve.json'), 'utf8')) as {
+      url: string;
+    };
+    const inside: Served = {
+      ...server,
+      base: info.url.replace(/\/$/, ''),
+      token: fs.readFileSync(stateFile(root, 'serve-token'), 'utf8').trim(),
+    };
+    await expect
+      .poll(async () => (await json(inside, 'GET', '/health')).body.running !== undefined, {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(true);
+    expect((await json(inside, 'GET', '/health')).body.runner).toMatchObject({ pid: process.pid });
+    fs.writeFileSync(gate, '');
+    const ended = await run;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toMatch(/open http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    // The server ends with the runner.
+    expect(fs.existsSync(stateFile(root, 'serve.json'))).toBe(false);
+    await expect(json(inside, 'GET', '/health')).rejects.toThrow();
+  });
+});

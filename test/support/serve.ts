@@ -13,6 +13,8 @@ export interface Served {
   /** The address printed to open the dashboard (with the token). */
   openUrl: string;
   child: ChildProcess;
+  /** What the server wrote to stderr so far (it says why it failed, if it did). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startServe(
     token: url.searchParams.get('token') ?? '',
     openUrl,
     child,
+    stderr: () => stderr,
     stop: async () => {
       running.delete(served);
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -13,7 +13,9 @@ export function Live() {
   const idleSeconds =
     idleSince === undefined ? undefined : Math.max(0, (now - Date.parse(idleSince)) / 1000);
   const idleLimit = running?.limits?.idleTimeoutSeconds;
-  const turns = session?.events.filter((e) => e.kind === 'assistant').length ?? 0;
+  // Counted from the stream itself: the runner writes its heartbeat only now and then.
+  const assistant = session?.events.filter((e) => e.kind === 'assistant') ?? [];
+  const tools = assistant.flatMap((e) => (e.toolUses as { name: string }[] | undefined) ?? []);
   return (
     <section>
       {running ? (
@@ -40,9 +42,10 @@ export function Live() {
               {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
             </span>
             <span>
-              {running.toolCalls} tool calls{running.lastTool ? ` (last: ${running.lastTool})` : ''}
+              {tools.length} tool calls
+              {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}
             </span>
-            <span>{turns} assistant messages</span>
+            <span>{assistant.length} assistant messages</span>
             <span>
               cost so far {money(running.costUsd, 4)}
               {running.limits ? ` of ${money(running.limits.maxBudgetUsd)}` : ''}

@@ -7,9 +7,9 @@ import { z } from '../../lib/zod.js';
 import { gatherStatus, liveRunner } from '../../runner/state.js';
 import { pauseNight } from '../../workspace/control.js';
 import { newestFirst, parseSince } from '../../workspace/sessions.js';
-import { coalesced } from '../coalesced.js';
 import type { ServerContext } from '../context.js';
 import { parseCursor } from '../cursor.js';
+import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
 import { body, query } from '../request.js';
 
@@ -84,29 +84,17 @@ export function nightRoutes(ctx: ServerContext): Hono {
         from,
       );
       await sse.writeSSE({ event: 'status', data: await ctx.status.current() });
-      await new Promise<void>((resolve) => {
-        const heartbeat = setInterval(() => void sse.write(': ping\n\n'), ctx.heartbeatMs);
-        const stop = () => {
-          clearInterval(heartbeat);
-          unsubscribe();
-          unsubscribeStatus();
-          resolve();
-        };
-        const pump = coalesced(async () => {
+      await keepStreaming(
+        sse,
+        ctx.changes,
+        ctx.heartbeatMs,
+        async (send) => {
           for (const event of await reader.next())
-            await sse.writeSSE({
-              id: event.id,
-              event: event.type,
-              data: JSON.stringify(event.data),
-            });
-        }, stop);
-        const unsubscribe = ctx.changes.subscribe(pump);
-        const unsubscribeStatus = ctx.status.subscribe(
-          (json) => void sse.writeSSE({ event: 'status', data: json }),
-        );
-        sse.onAbort(stop);
-        pump();
-      });
+            await send({ id: event.id, event: event.type, data: JSON.stringify(event.data) });
+          return 'more';
+        },
+        (send) => ctx.status.subscribe((json) => void send({ event: 'status', data: json })),
+      );
       await reader.close();
     });
   });

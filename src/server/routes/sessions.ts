@@ -9,7 +9,7 @@ import { redactingStream } from '../../lib/redact-stream.js';
 import { z } from '../../lib/zod.js';
 import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
-import { coalesced } from '../coalesced.js';
+import { keepStreaming } from '../live-stream.js';
 import { query } from '../request.js';
 import { SessionStream } from '../session-stream.js';
 
@@ -117,27 +117,16 @@ function follow(
   const from = Offset.safeParse(lastEventId ?? 0);
   return streamSSE(c, async (sse) => {
     const stream = new SessionStream(files.stdout, from.success ? from.data : 0, ctx.redactor);
-    await new Promise<void>((resolve) => {
-      const heartbeat = setInterval(() => void sse.write(': ping\n\n'), ctx.heartbeatMs);
-      const stop = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-        resolve();
-      };
-      const pump = coalesced(async () => {
-        // The final record is written last: once it is there, the stream is whole.
-        const ended = await pathExists(files.record);
-        const entries = await stream.next();
-        if (ended) entries.push(...stream.finish());
-        for (const { event, end } of entries)
-          await sse.writeSSE({ id: String(end), event: 'stream', data: JSON.stringify(event) });
-        if (!ended) return;
-        await sse.writeSSE({ event: 'end', data: '{}' });
-        stop();
-      }, stop);
-      const unsubscribe = ctx.changes.subscribe(pump);
-      sse.onAbort(stop);
-      pump();
+    await keepStreaming(sse, ctx.changes, ctx.heartbeatMs, async (send) => {
+      // The final record is written last: once it is there, the stream is whole.
+      const ended = await pathExists(files.record);
+      const entries = await stream.next();
+      if (ended) entries.push(...stream.finish());
+      for (const { event, end } of entries)
+        await send({ id: String(end), event: 'stream', data: JSON.stringify(event) });
+      if (!ended) return 'more';
+      await send({ event: 'end', data: '{}' });
+      return 'over';
     });
     await stream.close();
   });

@@ -1,0 +1,183 @@
+// The dashboard in a real headless Chromium (Debian's chromium, driven by playwright-core)
+// against `ralph serve` while `ralph run` works: the board, the live session, the controls,
+// the sessions and the report. Screenshots of each view go to test-artifacts/dashboard/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, stopServers, type Served } from '../support/serve.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
+
+const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
+
+/** Debian's chromium (installed by .ci/run), or the one RALPH_CHROMIUM names. */
+function chromiumPath(): string {
+  if (process.env.RALPH_CHROMIUM) return process.env.RALPH_CHROMIUM;
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('no chromium on PATH: apt-get install chromium (or set RALPH_CHROMIUM)');
+  }
+}
+
+let browser: Browser;
+let page: Page;
+let served: Served;
+let root: string;
+let gate: string;
+const problems: string[] = [];
+
+const itemStatus = (id: string) => readQueue(root).items.find((i) => i.id === id)?.status;
+const card = (status: string, id: string) =>
+  page.locator(`.column[data-status="${status}"] .card[data-item="${id}"]`);
+const shot = (name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+/** Waits for a file-system fact the page's action should bring about. */
+async function until(fact: () => boolean, what: string): Promise<void> {
+  await expect.poll(fact, { message: what, timeout: 10_000, interval: 20 }).toBe(true);
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+  gate = path.join(root, 'gate');
+  await ralph(root, ['add', 'Write the changelog', '--id', 'changelog', '--body', '#behave: ok']);
+  await ralph(root, [
+    'add',
+    'Fix the flaky test',
+    '--id',
+    'flaky',
+    '--max-attempts',
+    '1',
+    '--body',
+    '#behave: is-error',
+  ]);
+  expect((await ralph(root, ['run', '--drain'])).code).toBe(1);
+  await ralph(root, [
+    'add',
+    'Refactor the parser',
+    '--id',
+    'parser',
+    '--priority',
+    '2',
+    '--body',
+    `#behave: gated gate=${gate} tool=1`,
+  ]);
+  await ralph(root, ['add', 'Later work', '--id', 'later', '--body', '#behave: ok']);
+  served = await startServe(root);
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  await page.goto(served.openUrl);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServers();
+});
+
+describe('the dashboard', () => {
+  it('opens from the printed address and shows the queue as a board', async () => {
+    // The token left the address bar for a cookie.
+    expect(page.url()).toBe(`${served.base}/`);
+    await card('pending', 'parser').waitFor();
+    await expect.poll(() => card('done', 'changelog').count()).toBe(1);
+    expect(await card('failed', 'flaky').textContent()).toMatch(/api_error/);
+    expect(await card('pending', 'later').count()).toBe(1);
+    await shot('board');
+  });
+
+  it('shows a session started by ralph run live, its transcript growing', async () => {
+    const run = ralph(root, ['run', '--once', '--max-iterations', '1']);
+    await card('running', 'parser').waitFor();
+    await page.goto(`${served.base}/#/live`);
+    await page.locator('.transcript', { hasText: 'before the gate' }).waitFor();
+    expect(await page.locator('.facts').textContent()).toMatch(/parser/);
+    // A long tool output is cut, and opens on a click.
+    const output = page.locator('.line.result', { hasText: 'test 0 passed' });
+    expect(await output.textContent()).not.toContain('test 79 passed');
+    await output.getByRole('button', { name: 'all' }).click();
+    expect(await output.textContent()).toContain('test 79 passed');
+    await shot('live');
+    fs.writeFileSync(gate, '');
+    // The rest of the session arrives as the fake agent writes it.
+    await page.locator('.transcript', { hasText: 'after the gate' }).waitFor();
+    await page.locator('.line.final.ok').waitFor();
+    expect((await run).code).toBe(0);
+    await page.goto(`${served.base}/#/`);
+    await card('done', 'parser').waitFor();
+  });
+
+  it('pauses and resumes from its buttons', async () => {
+    const interrupt = path.join(root, 'state', 'interrupt-request.txt');
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await until(() => fs.existsSync(interrupt), 'the interrupt file');
+    // The page shows the pause within a second of the file being written.
+    await page.locator('#paused-banner').waitFor({ timeout: 1000 });
+    expect(fs.readFileSync(interrupt, 'utf8')).toMatch(/dashboard/);
+    await shot('paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await until(() => !fs.existsSync(interrupt), 'the interrupt file removed');
+    await page.locator('#paused-banner').waitFor({ state: 'detached' });
+  });
+
+  it('retries, cancels and adds items', async () => {
+    await card('failed', 'flaky').getByRole('button', { name: 'retry' }).click();
+    await until(() => itemStatus('flaky') === 'pending', 'flaky pending again');
+    await card('pending', 'flaky').waitFor();
+    await card('pending', 'later').getByRole('button', { name: 'cancel' }).click();
+    await until(() => itemStatus('later') === 'cancelled', 'later cancelled');
+    await card('cancelled', 'later').waitFor();
+    await page.locator('form.add input[name="title"]').fill('Added from the browser');
+    await page.locator('form.add textarea[name="body"]').fill('Do it well.');
+    await page.locator('form.add button[type="submit"]').click();
+    await until(
+      () =>
+        readQueue(root).items.some(
+          (i) => i.title === 'Added from the browser' && i.body === 'Do it well.',
+        ),
+      'the new item in state/queue.json',
+    );
+    await page.locator('.card', { hasText: 'Added from the browser' }).waitFor();
+    // A refused change says why, naming the field.
+    await page.locator('form.add input[name="title"]').fill('Too long');
+    await page.locator('form.add textarea[name="body"]').fill('x'.repeat(33_000));
+    await page.locator('form.add button[type="submit"]').click();
+    await page.locator('.error-box', { hasText: 'the task text is 33,000 characters' }).waitFor();
+    expect(readQueue(root).items.some((i) => i.title === 'Too long')).toBe(false);
+    // The browser logs the refused request itself; that one is expected.
+    const refused = problems.findIndex((p) => /status of 400/.test(p));
+    expect(refused).not.toBe(-1);
+    problems.splice(refused, 1);
+    await shot('board-after-actions');
+  });
+
+  it('lists the sessions and shows one as a readable transcript', async () => {
+    await page.goto(`${served.base}/#/sessions`);
+    await page.locator('table.sessions tbody tr').first().waitFor();
+    expect(await page.locator('table.sessions tbody tr').count()).toBe(3);
+    await shot('sessions');
+    await page.locator('table.sessions tbody tr', { hasText: 'parser' }).locator('a').click();
+    await page.locator('.transcript', { hasText: 'after the gate' }).waitFor();
+    expect(await page.locator('.line.tool').first().textContent()).toMatch(/→ Bash/);
+    await shot('session');
+  });
+
+  it('reports per day and per item with a chart', async () => {
+    await page.goto(`${served.base}/#/report`);
+    await page.locator('svg.chart rect').first().waitFor();
+    expect(await page.locator('table').nth(1).textContent()).toMatch(/flaky/);
+    await shot('report');
+  });
+
+  it('raised no console error on any view, and the server none either', () => {
+    expect(problems).toEqual([]);
+    expect(served.child.exitCode).toBe(null);
+    expect(served.stderr()).not.toMatch(/ralph serve: (?!the dashboard)/);
+  });
+});
