@@ -288,7 +288,7 @@ function bundleSize() {
   const raw = files.reduce((sum, f) => sum + f.length, 0);
   const gzip = files.reduce((sum, f) => sum + zlib.gzipSync(f).length, 0);
   const preact = fs.readFileSync(
-    new URL('../../node_modules/preact/dist/preact.module.js', import.meta.url),
+    new URL('../../node_modules/preact/dist/preact.mjs', import.meta.url),
   );
   return {
     name: 'serve: dashboard bundle (js + css + html)',

@@ -3,6 +3,11 @@ import { watchNames } from '../lib/watch.js';
 
 /** How often the files are looked at when no watch event came (watches can miss on some file systems). */
 const POLL_MS = 1000;
+/**
+ * File events closer together than this make one notification: a runner's step writes several
+ * files at once (queue, record, budget, their temp files), and each client reads them once.
+ */
+const SETTLE_MS = 15;
 
 /**
  * Tells listeners that the workspace's files may have changed: inotify watches of the state and
@@ -30,14 +35,14 @@ export class Changes {
     return () => this.listeners.delete(listener);
   }
 
-  /** A burst of file events in one turn of the event loop makes one call. */
+  /** A burst of file events makes one call, `SETTLE_MS` after its first. */
   private notify(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false;
       for (const listener of this.listeners) listener();
-    });
+    }, SETTLE_MS).unref();
   }
 
   close(): void {
