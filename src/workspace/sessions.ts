@@ -1,6 +1,7 @@
 import { readIndex, type IndexEntry } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
-import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import { OUTCOME_KINDS } from '../agent/outcome.js';
 import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
@@ -63,6 +64,17 @@ export async function readRecord(workspace: Workspace, sessionId: string): Promi
   const current = await readCurrent(workspace);
   if (current?.sessionId === sessionId) return current;
   throw new InputError(`${file}: no readable session record`);
+}
+
+/** What a session list may be filtered by: a session status or an outcome. */
+export function checkSessionStatus(status: string, name = '--status'): string {
+  const known: readonly string[] = [...SESSION_STATUSES, ...OUTCOME_KINDS, 'runner_died'];
+  if (!known.includes(status))
+    throw new InputError(
+      `${name}: no status or outcome ${JSON.stringify(status)} (statuses: ${SESSION_STATUSES.join(', ')}; outcomes: ${OUTCOME_KINDS.join(', ')})`,
+      name,
+    );
+  return status;
 }
 
 /** Reads `--since` (or the field `name`): a duration back from now (`24h`, `7d`) or a time. */

@@ -270,6 +270,7 @@ describe('ralph serve: the API', () => {
     const badSince = await json(server, 'GET', '/sessions?since=yesterday-ish');
     expect(badSince).toMatchObject({ status: 400, body: { field: 'since' } });
     expect((await json(server, 'GET', '/sessions?limit=0')).body.field).toBe('limit');
+    expect((await json(server, 'GET', '/sessions?status=fine')).body.field).toBe('status');
 
     const leak = (all.body.sessions as { itemId: string; sessionId: string }[]).find(
       (s) => s.itemId === 'leak',

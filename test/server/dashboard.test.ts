@@ -175,6 +175,46 @@ describe('the dashboard', () => {
     await shot('report');
   });
 
+  it('stays usable with 1,000 items and 10,000 sessions: columns and the list are paged', async () => {
+    const big = await makeWorkspace();
+    const now = Date.now();
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      id: `item-${i}`,
+      title: `Item ${i}`,
+      status: i % 10 === 0 ? 'failed' : 'pending',
+      createdAt: new Date(now + i).toISOString(),
+    }));
+    fs.writeFileSync(path.join(big, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
+    const index = Array.from({ length: 10_000 }, (_, i) =>
+      JSON.stringify({
+        sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        itemId: `item-${i % 1000}`,
+        itemTitle: `Item ${i % 1000}`,
+        status: 'completed',
+        outcome: 'success',
+        startedAt: new Date(now - i * 60_000).toISOString(),
+        toolCalls: 3,
+        costUsd: 0.01,
+      }),
+    );
+    fs.writeFileSync(path.join(big, 'docs', 'sessions', 'index.jsonl'), `${index.join('\n')}\n`);
+    const server = await startServe(big);
+    const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    other.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    await other.goto(server.openUrl);
+    const pending = other.locator('.column[data-status="pending"]');
+    await pending.locator('.card').first().waitFor();
+    expect(await pending.locator('.card').count()).toBe(50);
+    await pending.getByRole('button', { name: '850 more' }).click();
+    expect(await pending.locator('.card').count()).toBe(100);
+    await other.goto(`${server.base}/#/sessions`);
+    await other.locator('.pager', { hasText: '1–50 of 10000' }).waitFor();
+    expect(await other.locator('table.sessions tbody tr').count()).toBe(50);
+    await other.getByRole('button', { name: 'older' }).click();
+    await other.locator('.pager', { hasText: '51–100 of 10000' }).waitFor();
+    await other.close();
+  });
+
   it('raised no console error on any view, and the server none either', () => {
     expect(problems).toEqual([]);
     expect(served.child.exitCode).toBe(null);

@@ -1,13 +1,10 @@
-import { OUTCOME_KINDS } from '../../agent/outcome.js';
 import { readIndex } from '../../archive/index.js';
-import { SESSION_STATUSES } from '../../archive/record.js';
-import { InputError } from '../../lib/errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
-import { newestFirst, parseSince } from '../../workspace/sessions.js';
+import { checkSessionStatus, newestFirst, parseSince } from '../../workspace/sessions.js';
 
 /** `ralph sessions`: one line per session, newest first, from the index. */
 export async function sessionsCommand(
@@ -15,11 +12,7 @@ export async function sessionsCommand(
   options: { item?: string; status?: string; since?: string; json?: boolean },
   output: Output,
 ): Promise<number> {
-  const known: readonly string[] = [...SESSION_STATUSES, ...OUTCOME_KINDS, 'runner_died'];
-  if (options.status !== undefined && !known.includes(options.status))
-    throw new InputError(
-      `--status: no status or outcome ${JSON.stringify(options.status)} (statuses: ${SESSION_STATUSES.join(', ')}; outcomes: ${OUTCOME_KINDS.join(', ')})`,
-    );
+  if (options.status !== undefined) checkSessionStatus(options.status);
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const { entries, skipped } = await readIndex(workspace.paths.sessions);

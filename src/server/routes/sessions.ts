@@ -7,7 +7,12 @@ import { InputError, NotFoundError } from '../../lib/errors.js';
 import { pathExists } from '../../lib/fs.js';
 import { redactingStream } from '../../lib/redact-stream.js';
 import { z } from '../../lib/zod.js';
-import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
+import {
+  checkSessionStatus,
+  newestFirst,
+  parseSince,
+  readRecord,
+} from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
 import { keepStreaming } from '../live-stream.js';
 import { query } from '../request.js';
@@ -49,6 +54,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   app.get('/sessions', async (c) => {
     const q = query(c, ListQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
+    if (q.status !== undefined) checkSessionStatus(q.status, 'status');
     const { entries, skipped } = await ctx.index.current();
     const shown = newestFirst(entries, since).filter(
       (e) =>
