@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { RESULT_CHARS, oneLine, summariseToolInput } from '../../src/archive/transcript-rules.js';
 import { formatDuration } from '../../src/lib/duration.js';
@@ -61,83 +62,97 @@ function Result({ result }: { result: Record<string, unknown> }) {
   );
 }
 
+/** One line of the transcript, styled. */
+const line = (key: string, cls: string, content: ComponentChildren) => (
+  <div key={key} class={`line ${cls}`}>
+    {content}
+  </div>
+);
+
+/** An assistant message: its text, then each tool call in one line (its id named for later). */
+function assistantLines(event: StreamEvent, key: string, names: Map<string, string>) {
+  const texts = (event.texts as string[]).filter((t) => t.trim() !== '');
+  const tools = event.toolUses as ToolUse[];
+  for (const tool of tools) names.set(tool.id, tool.name);
+  return [
+    ...texts.map((said, i) =>
+      line(
+        `${key}-t${i}`,
+        'assistant',
+        <>
+          <span class="mark">assistant:</span> {said.trim()}
+        </>,
+      ),
+    ),
+    ...tools.map((tool) =>
+      line(
+        `${key}-${tool.id}`,
+        'tool',
+        <>
+          <span class="mark">→ {tool.name}</span> {summariseToolInput(tool.name, tool.input)}
+        </>,
+      ),
+    ),
+  ];
+}
+
+/** The lines of one event; `names` maps tool call ids to tool names across events. */
+function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
+  switch (event.kind) {
+    case 'init':
+      return [
+        line(
+          key,
+          'dim',
+          `── claude session ${text(event.sessionId)}${event.model ? ` · ${text(event.model)}` : ''}`,
+        ),
+      ];
+    case 'assistant':
+      return assistantLines(event, key, names);
+    case 'tool_results':
+      return (event.results as ToolResult[]).map((result) => (
+        <ToolOutput
+          key={`${key}-${result.toolUseId}`}
+          name={names.get(result.toolUseId) ?? 'tool'}
+          result={result}
+        />
+      ));
+    case 'permission_denied':
+      return [line(key, 'bad', `✗ permission denied: ${text(event.toolName, 'a tool')}`)];
+    case 'api_retry':
+      return [
+        line(key, 'warn', `↻ API retry ${text(event.attempt, '?')}/${text(event.maxRetries, '?')}`),
+      ];
+    case 'rate_limit':
+      return [
+        line(
+          key,
+          event.status === 'rejected' ? 'bad' : 'dim',
+          `⏸ usage limit ${text(event.status)}`,
+        ),
+      ];
+    case 'result':
+      return [<Result key={key} result={event.result as Record<string, unknown>} />];
+    case 'issue':
+      return [
+        line(key, 'warn', `! ${text(event.issue).replace(/_/g, ' ')}: ${text(event.detail)}`),
+      ];
+    case 'other':
+      return [line(key, 'dim', `· ${text(event.type)}`)];
+    default:
+      return [];
+  }
+}
+
 /**
  * A session's parsed events as a transcript, by the rules of `ralph logs`: assistant text, each
  * tool call in one line, its output cut (expandable), refusals, retries, limits, the result.
  */
 export function Transcript({ events }: { events: readonly StreamEvent[] }) {
   const names = new Map<string, string>();
-  const lines = events.flatMap((event, index) => {
-    const key = `${event.offset ?? ''}-${index}`;
-    switch (event.kind) {
-      case 'init':
-        return [
-          <div key={key} class="line dim">
-            ── claude session {text(event.sessionId)}
-            {event.model ? ` · ${text(event.model)}` : ''}
-          </div>,
-        ];
-      case 'assistant': {
-        const texts = (event.texts as string[]).filter((t) => t.trim() !== '');
-        const tools = event.toolUses as ToolUse[];
-        for (const tool of tools) names.set(tool.id, tool.name);
-        return [
-          ...texts.map((text, i) => (
-            <div key={`${key}-t${i}`} class="line assistant">
-              <span class="mark">assistant:</span> {text.trim()}
-            </div>
-          )),
-          ...tools.map((tool) => (
-            <div key={`${key}-${tool.id}`} class="line tool">
-              <span class="mark">→ {tool.name}</span> {summariseToolInput(tool.name, tool.input)}
-            </div>
-          )),
-        ];
-      }
-      case 'tool_results':
-        return (event.results as ToolResult[]).map((result) => (
-          <ToolOutput
-            key={`${key}-${result.toolUseId}`}
-            name={names.get(result.toolUseId) ?? 'tool'}
-            result={result}
-          />
-        ));
-      case 'permission_denied':
-        return [
-          <div key={key} class="line bad">
-            ✗ permission denied: {text(event.toolName, 'a tool')}
-          </div>,
-        ];
-      case 'api_retry':
-        return [
-          <div key={key} class="line warn">
-            ↻ API retry {text(event.attempt, '?')}/{text(event.maxRetries, '?')}
-          </div>,
-        ];
-      case 'rate_limit':
-        return [
-          <div key={key} class={`line ${event.status === 'rejected' ? 'bad' : 'dim'}`}>
-            ⏸ usage limit {text(event.status)}
-          </div>,
-        ];
-      case 'result':
-        return [<Result key={key} result={event.result as Record<string, unknown>} />];
-      case 'issue':
-        return [
-          <div key={key} class="line warn">
-            ! {text(event.issue).replace(/_/g, ' ')}: {text(event.detail)}
-          </div>,
-        ];
-      case 'other':
-        return [
-          <div key={key} class="line dim">
-            · {text(event.type)}
-          </div>,
-        ];
-      default:
-        return [];
-    }
-  });
+  const lines = events.flatMap((event, index) =>
+    linesOf(event, `${event.offset ?? ''}-${index}`, names),
+  );
   return (
     <div class="transcript">
       {lines.length === 0 ? <div class="line dim">nothing yet</div> : lines}

@@ -10,6 +10,42 @@ interface Page {
   sessions: SessionEntry[];
 }
 
+/** A page of sessions, each linked to its transcript. */
+function SessionTable({ sessions }: { sessions: SessionEntry[] }) {
+  return (
+    <table class="sessions">
+      <thead>
+        <tr>
+          <th>started</th>
+          <th>item</th>
+          <th>outcome</th>
+          <th>time</th>
+          <th>turns</th>
+          <th>tools</th>
+          <th>cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sessions.map((s) => (
+          <tr key={s.sessionId}>
+            <td>
+              <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
+            </td>
+            <td>{s.itemId}</td>
+            <td class={s.outcome === 'success' ? 'ok' : 'bad'} title={s.message}>
+              {s.outcome}
+            </td>
+            <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
+            <td>{s.turns ?? '-'}</td>
+            <td>{s.toolCalls}</td>
+            <td>{money(s.costUsd, 4)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** Every session, newest first, a page at a time (the index may hold tens of thousands). */
 export function Sessions() {
   const [filters, setFilters] = useState({ item: '', status: '', since: '' });
@@ -49,36 +85,7 @@ export function Sessions() {
       {error && <div class="error-box">{error}</div>}
       {page && (
         <>
-          <table class="sessions">
-            <thead>
-              <tr>
-                <th>started</th>
-                <th>item</th>
-                <th>outcome</th>
-                <th>time</th>
-                <th>turns</th>
-                <th>tools</th>
-                <th>cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.sessions.map((s) => (
-                <tr key={s.sessionId}>
-                  <td>
-                    <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
-                  </td>
-                  <td>{s.itemId}</td>
-                  <td class={s.outcome === 'success' ? 'ok' : 'bad'} title={s.message}>
-                    {s.outcome}
-                  </td>
-                  <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
-                  <td>{s.turns ?? '-'}</td>
-                  <td>{s.toolCalls}</td>
-                  <td>{money(s.costUsd, 4)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <SessionTable sessions={page.sessions} />
           <div class="pager">
             <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
               newer
