@@ -1,3 +1,4 @@
+import { plural } from '../../../src/lib/text.js';
 import { formatDuration, money, since } from '../format.js';
 import { useLive, useTick } from '../live.js';
 import { Transcript } from '../transcript.js';
@@ -42,13 +43,15 @@ export function Live() {
               {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
             </span>
             <span>
-              {tools.length} tool calls
+              {plural(tools.length, 'tool call')}
               {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}
             </span>
-            <span>{assistant.length} assistant messages</span>
+            <span>{plural(assistant.length, 'assistant message')}</span>
             <span>
-              cost so far {money(running.costUsd, 4)}
-              {running.limits ? ` of ${money(running.limits.maxBudgetUsd)}` : ''}
+              {running.costUsd === undefined
+                ? 'cost not reported yet'
+                : `cost so far ${money(running.costUsd, 4)}`}
+              {running.limits ? ` (cap ${money(running.limits.maxBudgetUsd)})` : ''}
             </span>
           </div>
         </div>
