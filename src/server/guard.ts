@@ -15,14 +15,24 @@ function hostName(host: string): string {
 
 /**
  * Which `Host` names a server answers: loopback names when it is bound to loopback (any port:
- * an SSH tunnel may forward another one), else the bound address and the names given. A name
- * outside the set is a DNS-rebinding page and gets 403.
+ * an SSH tunnel may forward another), the bound address otherwise, every address of the machine
+ * (and its name) when bound to all of them, and the names given. A name outside the set is a
+ * DNS-rebinding page and gets 403.
  */
-export function allowedHosts(bound: string, extra: readonly string[]): Set<string> {
+export function allowedHosts(
+  bound: string,
+  extra: readonly string[],
+  machine: { name: string; addresses: readonly string[] },
+): Set<string> {
+  const bracketed = (address: string) => (address.includes(':') ? `[${address}]` : address);
   const names = new Set(extra.map((name) => name.toLowerCase()));
-  const isLoopback = bound === '127.0.0.1' || bound === '::1' || bound === 'localhost';
-  if (isLoopback) for (const name of LOOPBACK) names.add(name);
-  else names.add(bound.includes(':') ? `[${bound}]` : bound);
+  const everywhere = bound === '0.0.0.0' || bound === '::';
+  if (everywhere || bound === '127.0.0.1' || bound === '::1' || bound === 'localhost')
+    for (const name of LOOPBACK) names.add(name);
+  if (everywhere) {
+    names.add(machine.name.toLowerCase());
+    for (const address of machine.addresses) names.add(bracketed(address));
+  } else names.add(bracketed(bound));
   return names;
 }
 

@@ -77,11 +77,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     assets: fileURLToPath(new URL('../dashboard/', import.meta.url)),
   };
-  const extraHosts =
-    host === '0.0.0.0' || host === '::'
-      ? [os.hostname(), ...options.allowHosts]
-      : options.allowHosts;
-  const app = createApp(ctx, { token, hosts: allowedHosts(host, extraHosts) }, (error) =>
+  const hosts = allowedHosts(host, options.allowHosts, {
+    name: os.hostname(),
+    addresses: Object.values(os.networkInterfaces()).flatMap((list) =>
+      (list ?? []).map((entry) => entry.address),
+    ),
+  });
+  const app = createApp(ctx, { token, hosts }, (error) =>
     options.onError(
       redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error)),
     ),

@@ -76,6 +76,15 @@ describe('ralph serve: access', () => {
     expect(tunnel.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('refuses a token file others can read', async () => {
+    const root = await fakeWorkspace();
+    fs.writeFileSync(stateFile(root, 'serve-token'), 'x'.repeat(40), { mode: 0o644 });
+    fs.chmodSync(stateFile(root, 'serve-token'), 0o644);
+    const refused = await ralph(root, ['serve', '--port', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/readable by others \(mode 644\)/);
+  });
+
   it('needs a token of the user for an address others can reach', async () => {
     const root = await fakeWorkspace();
     const refused = await ralph(root, ['serve', '--host', '0.0.0.0', '--port', '0']);
