@@ -1,4 +1,5 @@
 import { formatDuration } from '../lib/duration.js';
+import { plural } from '../lib/text.js';
 import type { EventName, RunnerEvent } from '../runner/index.js';
 import type { Output } from './output.js';
 
@@ -102,7 +103,7 @@ export function runConsole(
       session.lastActivityAt === undefined
         ? 'starting'
         : session.lastTool
-          ? `last: ${session.lastTool} (${session.toolCalls} tool calls)`
+          ? `last: ${session.lastTool} (${plural(session.toolCalls, 'tool call')})`
           : 'no tool call yet',
       `$${costUsd.toFixed(4)} (run $${(runCostUsd + costUsd).toFixed(2)})`,
       ...[dashboard()].filter((url) => url !== undefined),

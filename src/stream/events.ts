@@ -14,6 +14,14 @@ export interface ToolResult {
   text: string;
 }
 
+/** Tokens of one assistant message. */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheCreationTokens?: number;
+}
+
 /** A tool refused by the permission mode, as the `result` line lists it. */
 export interface PermissionDenial {
   toolName: string;
@@ -49,7 +57,15 @@ export type StreamEvent =
       version?: string;
       permissionMode?: string;
     }
-  | { kind: 'assistant'; model?: string; texts: string[]; toolUses: ToolUse[]; synthetic: boolean }
+  | {
+      kind: 'assistant';
+      model?: string;
+      texts: string[];
+      toolUses: ToolUse[];
+      synthetic: boolean;
+      /** The message's token counts, as the API reported them. */
+      usage?: TokenUsage;
+    }
   | { kind: 'tool_results'; results: ToolResult[] }
   | { kind: 'result'; result: ResultInfo }
   | { kind: 'rate_limit'; status: string; resetsAt?: number; rateLimitType?: string }
@@ -102,12 +118,16 @@ type Block = Record<string, unknown> & { type: string };
  */
 function readMessage(
   record: Record<string, unknown>,
-): { model?: string; blocks: Block[] } | string {
+): { model?: string; blocks: Block[]; usage?: TokenUsage } | string {
   const message = record.message;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return 'message: expected an object';
   }
-  const { model, content } = message as { model?: unknown; content?: unknown };
+  const { model, content, usage } = message as {
+    model?: unknown;
+    content?: unknown;
+    usage?: unknown;
+  };
   const blocks =
     typeof content === 'string'
       ? [{ type: 'text', text: content }]
@@ -119,7 +139,25 @@ function readMessage(
               typeof (b as { type?: unknown }).type === 'string',
           )
         : [];
-  return { model: typeof model === 'string' ? model : undefined, blocks };
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    blocks,
+    usage: tokenUsage(usage),
+  };
+}
+
+/** The token counts of a message's `usage`, numbers only; undefined when it has none. */
+function tokenUsage(usage: unknown): TokenUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const u = usage as Record<string, unknown>;
+  const count = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  const tokens: TokenUsage = {
+    inputTokens: count(u.input_tokens),
+    outputTokens: count(u.output_tokens),
+    cacheReadTokens: count(u.cache_read_input_tokens),
+    cacheCreationTokens: count(u.cache_creation_input_tokens),
+  };
+  return Object.values(tokens).some((v) => v !== undefined) ? tokens : undefined;
 }
 
 const ResultSchema = z.looseObject({
@@ -235,7 +273,7 @@ function assistantEvent(record: Line, bytes: number): Parsed {
   const message = readMessage(record);
   if (typeof message === 'string')
     return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
-  const { blocks, model } = message;
+  const { blocks, model, usage } = message;
   const texts: string[] = [];
   const toolUses: ToolUse[] = [];
   for (const block of blocks) {
@@ -248,7 +286,14 @@ function assistantEvent(record: Line, bytes: number): Parsed {
       });
     }
   }
-  return { kind: 'assistant', model, texts, toolUses, synthetic: model === '<synthetic>' };
+  return {
+    kind: 'assistant',
+    model,
+    texts,
+    toolUses,
+    synthetic: model === '<synthetic>',
+    ...(usage === undefined ? {} : { usage }),
+  };
 }
 
 function userEvent(record: Line, bytes: number): Parsed {

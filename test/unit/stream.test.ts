@@ -160,6 +160,25 @@ describe('StreamParser robustness', () => {
       { kind: 'assistant', texts: ['a\ufffd('] },
     ]);
   });
+
+  it("reads an assistant message's token usage, numbers only", () => {
+    const line = (usage: unknown) =>
+      Buffer.from(`${JSON.stringify({ type: 'assistant', message: { content: [], usage } })}\n`);
+    expect(
+      parse([
+        line({
+          input_tokens: 12,
+          output_tokens: 3,
+          cache_read_input_tokens: 100,
+          service_tier: 'x',
+        }),
+      ]),
+    ).toMatchObject([
+      { kind: 'assistant', usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 100 } },
+    ]);
+    expect(parse([line({ output_tokens: 'many' })])[0]).not.toHaveProperty('usage');
+    expect(parse([line(undefined)])[0]).not.toHaveProperty('usage');
+  });
 });
 
 describe('JsonSkimmer', () => {

@@ -17,6 +17,10 @@ export function Live() {
   // Counted from the stream itself: the runner writes its heartbeat only now and then.
   const assistant = session?.events.filter((e) => e.kind === 'assistant') ?? [];
   const tools = assistant.flatMap((e) => (e.toolUses as { name: string }[] | undefined) ?? []);
+  const tokensOut = assistant.reduce(
+    (sum, e) => sum + ((e.usage as { outputTokens?: number } | undefined)?.outputTokens ?? 0),
+    0,
+  );
   return (
     <section>
       {running ? (
@@ -46,7 +50,10 @@ export function Live() {
               {plural(tools.length, 'tool call')}
               {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}
             </span>
-            <span>{plural(assistant.length, 'assistant message')}</span>
+            <span>
+              {plural(assistant.length, 'assistant message')}
+              {tokensOut > 0 ? ` (${plural(tokensOut, 'token')} out)` : ''}
+            </span>
             <span>
               {running.costUsd === undefined
                 ? 'cost not reported yet'
