@@ -111,6 +111,8 @@ describe('ralph serve: the API', () => {
       server: { pid: server.child.pid },
     });
     expect(body.runner).toBeUndefined();
+    const described = await json(server, 'GET', '/openapi.json');
+    expect(described.body).toMatchObject({ openapi: '3.1.0', paths: { '/health': {} } });
   });
 
   it('adds items with the defaults and checks of ralph add, naming the bad field', async () => {

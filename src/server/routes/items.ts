@@ -1,11 +1,10 @@
 import { Hono } from 'hono';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { formatIssues } from '../../lib/validation.js';
-import { z } from '../../lib/zod.js';
+import type { z } from '../../lib/zod.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
-import { ItemIdSchema, type Item } from '../../queue/item.js';
+import type { Item } from '../../queue/item.js';
 import { blockedReason } from '../../queue/select.js';
-import { ITEM_STATUSES } from '../../queue/status.js';
 import { QueueStore } from '../../queue/store.js';
 import {
   addItem,
@@ -18,36 +17,7 @@ import {
 import { cancelItems, removeItems, retryItems } from '../../workspace/items.js';
 import type { ServerContext } from '../context.js';
 import { body, query } from '../request.js';
-
-const StatusList = z
-  .string()
-  .transform((text) => text.split(',').map((s) => s.trim()))
-  .pipe(z.array(z.enum(ITEM_STATUSES)));
-
-/** The fields of `ralph add`, as JSON: the item's own field names, checked by the item schema. */
-const NewItemSchema = z.strictObject({
-  title: z.string(),
-  id: z.unknown().optional(),
-  body: z.string().optional(),
-  priority: z.unknown().optional(),
-  maxAttempts: z.unknown().optional(),
-  maxTurns: z.unknown().optional(),
-  maxBudgetUsd: z.unknown().optional(),
-  timeout: z.unknown().optional(),
-  idleTimeout: z.unknown().optional(),
-  model: z.unknown().optional(),
-  workDir: z.unknown().optional(),
-  agent: z.unknown().optional(),
-  tools: z.unknown().optional(),
-  allowedTools: z.unknown().optional(),
-  disallowedTools: z.unknown().optional(),
-  permissionMode: z.unknown().optional(),
-  dependsOn: z.unknown().optional(),
-  notBefore: z.string().optional(),
-  schedule: z.string().optional(),
-  vars: z.unknown().optional(),
-  replace: z.boolean().optional(),
-});
+import { ItemParams, ItemsQuery, NewItemSchema, RemoveQuery } from '../schemas.js';
 
 const fieldName = (field: string) => field;
 
@@ -84,20 +54,18 @@ function listed(
   return waiting === undefined ? rest : { ...rest, waiting };
 }
 
-const IdParam = z.object({ id: ItemIdSchema });
-
 /** `/items`: the queue, read and changed under the same lock as the CLI's. */
 export function itemRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
   const store = () => new QueueStore(ctx.workspace.paths.queue);
   const idOf = (params: unknown) => {
-    const parsed = IdParam.safeParse(params);
+    const parsed = ItemParams.safeParse(params);
     if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
     return parsed.data.id;
   };
 
   app.get('/items', async (c) => {
-    const { status } = query(c, z.object({ status: StatusList.optional() }));
+    const { status } = query(c, ItemsQuery);
     const { items } = await store().read();
     const byId = new Map(items.map((item) => [item.id, item]));
     const stuck = new Map(unrunnableItems(items).map(({ id, reason }) => [id, reason]));
@@ -145,7 +113,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
   });
 
   app.delete('/items/:id', async (c) => {
-    const { force } = query(c, z.object({ force: z.enum(['0', '1']).optional() }));
+    const { force } = query(c, RemoveQuery);
     const ids = await removeItems(ctx.workspace.paths.queue, [idOf(c.req.param())], force === '1');
     return c.json({ items: ids, removed: true });
   });

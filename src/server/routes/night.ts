@@ -3,7 +3,6 @@ import { streamSSE } from 'hono/streaming';
 import { reportOf } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
 import { VERSION } from '../../lib/version.js';
-import { z } from '../../lib/zod.js';
 import { gatherStatus, liveRunner } from '../../runner/state.js';
 import { pauseNight } from '../../workspace/control.js';
 import { newestFirst, parseSince } from '../../workspace/sessions.js';
@@ -11,12 +10,9 @@ import type { ServerContext } from '../context.js';
 import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
+import { openApiDocument } from '../openapi.js';
 import { body, query } from '../request.js';
-
-const PauseBody = z.strictObject({
-  reason: z.string().trim().min(1).max(500).optional(),
-  afterCurrent: z.boolean().optional(),
-});
+import { EmptyBody, PauseBody, ReportQuery } from '../schemas.js';
 
 /**
  * The state of the workspace, cheap enough to ask often: what `ralph status --json` says (less
@@ -45,8 +41,10 @@ export function nightRoutes(ctx: ServerContext): Hono {
 
   app.get('/health', async (c) => c.json(await health(ctx)));
 
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+
   app.get('/report', async (c) => {
-    const q = query(c, z.object({ since: z.string().max(100).optional() }));
+    const q = query(c, ReportQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
     const { entries } = await ctx.index.current();
     const report = reportOf(newestFirst(entries, since).reverse());
@@ -70,7 +68,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
   });
 
   app.post('/resume', async (c) => {
-    await body(c, z.strictObject({}));
+    await body(c, EmptyBody);
     const reason = await new ControlFiles(paths).resume();
     return c.json({ resumed: reason !== undefined, wasPaused: reason ?? null });
   });

@@ -6,7 +6,6 @@ import { sessionFiles } from '../../archive/paths.js';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { pathExists } from '../../lib/fs.js';
 import { redactingStream } from '../../lib/redact-stream.js';
-import { z } from '../../lib/zod.js';
 import {
   checkSessionStatus,
   newestFirst,
@@ -16,22 +15,8 @@ import {
 import type { ServerContext } from '../context.js';
 import { keepStreaming } from '../live-stream.js';
 import { query } from '../request.js';
+import { SessionEventsQuery, SessionParams, SessionsQuery, StreamOffset } from '../schemas.js';
 import { SessionStream } from '../session-stream.js';
-
-/** Session ids are UUIDs ralph made; anything else never names a file. */
-const SessionIdSchema = z
-  .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-
-const ListQuery = z.object({
-  item: z.string().max(200).optional(),
-  status: z.string().max(100).optional(),
-  since: z.string().max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-});
-
-const Offset = z.coerce.number().int().min(0).default(0);
 
 /** Bytes of a stream one page of `/sessions/:id/events` reads. */
 const PAGE_BYTES = 512 * 1024;
@@ -43,7 +28,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
 
   /** The files of a session that exists; 400 for a malformed id, 404 for an unknown one. */
   const sessionOf = async (c: Context) => {
-    const parsed = SessionIdSchema.safeParse(c.req.param('id'));
+    const parsed = SessionParams.shape.id.safeParse(c.req.param('id'));
     if (!parsed.success) throw new InputError('id: not a session id (a UUID)', 'id');
     const files = sessionFiles(paths.sessions, parsed.data);
     if (!(await pathExists(files.stdout)) && !(await pathExists(files.record)))
@@ -52,7 +37,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   };
 
   app.get('/sessions', async (c) => {
-    const q = query(c, ListQuery);
+    const q = query(c, SessionsQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
     if (q.status !== undefined) checkSessionStatus(q.status, 'status');
     const { entries, skipped } = await ctx.index.current();
@@ -89,7 +74,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
 
   app.get('/sessions/:id/events', async (c) => {
     const { files } = await sessionOf(c);
-    const q = query(c, z.object({ after: Offset, follow: z.enum(['0', '1']).optional() }));
+    const q = query(c, SessionEventsQuery);
     if (q.follow === '1') return follow(c, ctx, files, c.req.header('last-event-id'));
     const stream = new SessionStream(files.stdout, q.after, ctx.redactor);
     try {
@@ -120,7 +105,7 @@ function follow(
   files: ReturnType<typeof sessionFiles>,
   lastEventId: string | undefined,
 ) {
-  const from = Offset.safeParse(lastEventId ?? 0);
+  const from = StreamOffset.safeParse(lastEventId ?? 0);
   return streamSSE(c, async (sse) => {
     const stream = new SessionStream(files.stdout, from.success ? from.data : 0, ctx.redactor);
     await keepStreaming(sse, ctx.changes, ctx.heartbeatMs, async (send) => {
