@@ -113,10 +113,13 @@ export class NightReader {
       this.offset = 0;
       if (this.log === undefined) return;
     }
+    // Asked before reading: a generation found rotated away and then read to its end has no
+    // line left that was written before the rotation.
+    const rotated = !(await this.log.isAt(this.files.log));
     const lines = await this.log.linesFrom(this.offset);
     if (lines.length === 0) {
       // At the end of a generation the runner has rotated away: go on in the new file.
-      if (!(await this.log.isAt(this.files.log))) {
+      if (rotated) {
         const next = await LogFile.open(this.files.log);
         if (next === undefined) return;
         await this.log.close();
