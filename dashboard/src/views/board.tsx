@@ -137,6 +137,9 @@ export function Board() {
     <section>
       {!readOnly && <AddForm act={act} />}
       {error && <div class="error-box">{error}</div>}
+      {queue.items.length === 0 && (
+        <p class="dim">The queue is empty: add an item here, or with ralph add.</p>
+      )}
       <div class="board">
         {COLUMNS.map((status) => {
           const column = queue.items.filter((i) => i.status === status);
