@@ -53,11 +53,8 @@ export async function appendIndex(sessionsDir: string, record: SessionRecord): P
   await appendPrivate(indexFile(sessionsDir), `${JSON.stringify(indexEntryOf(record))}\n`);
 }
 
-/** Reads the index, oldest first; unreadable lines are skipped and counted. */
-export async function readIndex(
-  sessionsDir: string,
-): Promise<{ entries: IndexEntry[]; skipped: number }> {
-  const text = await fsp.readFile(indexFile(sessionsDir), 'utf8').catch(() => '');
+/** The entries of whole index lines, and how many lines could not be read. */
+export function parseIndexLines(text: string): { entries: IndexEntry[]; skipped: number } {
   const entries: IndexEntry[] = [];
   let skipped = 0;
   for (const line of text.split('\n')) {
@@ -69,4 +66,11 @@ export async function readIndex(
     }
   }
   return { entries, skipped };
+}
+
+/** Reads the index, oldest first; unreadable lines are skipped and counted. */
+export async function readIndex(
+  sessionsDir: string,
+): Promise<{ entries: IndexEntry[]; skipped: number }> {
+  return parseIndexLines(await fsp.readFile(indexFile(sessionsDir), 'utf8').catch(() => ''));
 }

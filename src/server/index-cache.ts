@@ -1,5 +1,5 @@
 import fsp from 'node:fs/promises';
-import { IndexEntrySchema, indexFile, type IndexEntry } from '../archive/index.js';
+import { indexFile, parseIndexLines, type IndexEntry } from '../archive/index.js';
 
 /**
  * The session index (`docs/sessions/index.jsonl`) kept in memory and read on from where it was
@@ -34,24 +34,12 @@ export class IndexCache {
       const text = bytes.subarray(0, bytesRead).toString('utf8');
       // Only whole lines: one being appended is read next time.
       const whole = text.lastIndexOf('\n') + 1;
-      for (const line of text.slice(0, whole).split('\n')) {
-        if (line.trim() === '') continue;
-        const parsed = safeJson(line);
-        const entry = parsed === undefined ? undefined : IndexEntrySchema.safeParse(parsed);
-        if (entry?.success) this.entries.push(entry.data);
-        else this.skipped++;
-      }
+      const { entries, skipped } = parseIndexLines(text.slice(0, whole));
+      for (const entry of entries) this.entries.push(entry);
+      this.skipped += skipped;
       this.read += Buffer.byteLength(text.slice(0, whole));
     } finally {
       await handle.close();
     }
-  }
-}
-
-function safeJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
   }
 }

@@ -16,8 +16,6 @@ import { health } from './routes/night.js';
 import { StatusFeed } from './status-feed.js';
 import { MIN_TOKEN_LENGTH, loadToken } from './token.js';
 
-export { MIN_TOKEN_LENGTH } from './token.js';
-
 export const DEFAULT_PORT = 7420;
 const HEARTBEAT_MS = 15_000;
 

@@ -26,7 +26,6 @@ import { positiveAmount, positiveInt } from '../flags.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { runConsole } from '../run-output.js';
-import { openServer, parseServeAddress } from './serve.js';
 import { handleStopSignals, signalExitCode } from '../signals.js';
 
 /** The run's deadline, windows and budget, from the flags over the configuration. */
@@ -119,6 +118,17 @@ function conclude(
   return result.failed > 0 || result.rejected > 0 ? ExitCode.itemsFailed : ExitCode.ok;
 }
 
+/** `--serve`: the server inside the runner, loaded only when asked for (a run starts faster). */
+async function serveToo(
+  workspace: Workspace,
+  address: string,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+) {
+  const { openServer, parseServeAddress } = await import('./serve.js');
+  return openServer(workspace, parseServeAddress(address), output, env);
+}
+
 /** What `ralph run` takes from its surroundings; tests pass a fake clock and wait. */
 export interface RunDependencies {
   clock: Clock;
@@ -146,7 +156,7 @@ export async function runCommand(
 
   const server =
     typeof options.serve === 'string'
-      ? await openServer(workspace, parseServeAddress(options.serve), output, env)
+      ? await serveToo(workspace, options.serve, output, env)
       : undefined;
   const control = new StopControl();
   const events = new RunEvents(() => clock.now());
