@@ -16,6 +16,8 @@ const FEATURES = [
   'archive',
   'agent',
   'control',
+  'git',
+  'gates',
 ];
 
 const MAY_IMPORT = {
@@ -29,6 +31,8 @@ const MAY_IMPORT = {
   archive: ['lib', 'stream'],
   agent: ['lib', 'config', 'stream'],
   control: ['lib', 'config', 'archive'],
+  git: ['lib'],
+  gates: ['lib', 'config'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

@@ -31,6 +31,21 @@ export const get = <T>(path: string) => call<T>('GET', path);
 export const post = <T>(path: string, body: unknown = {}) => call<T>('POST', path, body);
 export const remove = <T>(path: string) => call<T>('DELETE', path);
 
+export interface RunningSession {
+  itemId: string;
+  itemTitle: string;
+  sessionId: string;
+  status: string;
+  startedAt: string;
+  lastActivityAt?: string;
+  assistantMessages: number;
+  toolCalls: number;
+  lastTool?: string;
+  costUsd?: number;
+  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
+  branch?: string;
+}
+
 export interface Health {
   version: string;
   readOnly: boolean;
@@ -41,19 +56,8 @@ export interface Health {
   waiting?: { until: string; reason: string; event: string };
   queue: Record<string, number>;
   queueVersion: number;
-  running?: {
-    itemId: string;
-    itemTitle: string;
-    sessionId: string;
-    status: string;
-    startedAt: string;
-    lastActivityAt?: string;
-    assistantMessages: number;
-    toolCalls: number;
-    lastTool?: string;
-    costUsd?: number;
-    limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
-  };
+  /** Every running session, oldest first (several with `--workers`). */
+  running: RunningSession[];
   budget: {
     run?: { startedAt: string; costUsd: number; iterations: number; maxCostUsd?: number };
     totalCostUsd: number;

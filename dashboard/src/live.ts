@@ -9,23 +9,31 @@ export interface RunnerEntry {
   [field: string]: unknown;
 }
 
+/** A session followed live: its events as they came. */
+export interface LiveSession {
+  id: string;
+  item: string;
+  events: StreamEvent[];
+  ended: boolean;
+  /** When its agent last wrote (the browser's clock): its idle time is counted from here. */
+  lastEventAt: number;
+}
+
 /** What the dashboard knows live, from `/events` alone (no polling). */
 export interface LiveState {
   connected: boolean;
   health?: Health;
-  /** The running (or last) session's events, as they came. */
-  session?: { id: string; item: string; events: StreamEvent[]; ended: boolean };
+  /** The running sessions (several with `--workers`) and the last one that ended, oldest first. */
+  sessions: LiveSession[];
   /** The latest runner entries, newest last. */
   log: RunnerEntry[];
-  /** When the agent last wrote (the browser's clock): its idle time is counted from here. */
-  lastEventAt?: number;
 }
 
 const LOG_KEPT = 200;
 /** A session's events kept for the live view; its whole transcript is on its own page. */
 const EVENTS_KEPT = 2000;
 
-let state: LiveState = { connected: false, log: [] };
+let state: LiveState = { connected: false, log: [], sessions: [] };
 const listeners = new Set<(s: LiveState) => void>();
 
 function update(change: Partial<LiveState>): void {
@@ -50,28 +58,44 @@ export function connect(): void {
     if (entry.event === 'session_started')
       update({
         log,
-        session: { id: String(entry.session), item: String(entry.item), events: [], ended: false },
-        lastEventAt: Date.now(),
+        sessions: [...state.sessions, fresh(String(entry.session), String(entry.item))],
       });
-    else if (
-      state.session !== undefined &&
-      state.session.id === entry.session &&
-      entry.event === 'session_ended'
-    )
-      update({ log, session: { ...state.session, ended: true } });
+    else if (entry.event === 'session_ended')
+      update({
+        log,
+        sessions: settled(
+          state.sessions.map((s) => (s.id === entry.session ? { ...s, ended: true } : s)),
+        ),
+      });
     else update({ log });
   });
   source.addEventListener('stream', (e) => {
     const event = JSON.parse((e as MessageEvent<string>).data) as StreamEvent;
-    const current =
-      state.session !== undefined && state.session.id === event.session
-        ? state.session
-        : { id: String(event.session), item: String(event.item), events: [], ended: false };
+    const id = String(event.session);
+    const known = state.sessions.some((s) => s.id === id);
+    const sessions = known ? state.sessions : [...state.sessions, fresh(id, String(event.item))];
     update({
-      session: { ...current, events: [...current.events.slice(-(EVENTS_KEPT - 1)), event] },
-      lastEventAt: Date.now(),
+      sessions: sessions.map((s) =>
+        s.id === id
+          ? {
+              ...s,
+              events: [...s.events.slice(-(EVENTS_KEPT - 1)), event],
+              lastEventAt: Date.now(),
+            }
+          : s,
+      ),
     });
   });
+}
+
+function fresh(id: string, item: string): LiveSession {
+  return { id, item, events: [], ended: false, lastEventAt: Date.now() };
+}
+
+/** The sessions still running, and the last one that ended (what the page shows when idle). */
+function settled(sessions: LiveSession[]): LiveSession[] {
+  const lastEnded = sessions.filter((s) => s.ended).at(-1);
+  return sessions.filter((s) => !s.ended || s === lastEnded);
 }
 
 /** The live state in a component, re-rendered as it changes. */

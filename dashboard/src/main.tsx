@@ -37,13 +37,13 @@ function Controls() {
           <button onClick={() => act('/pause', { reason: 'paused from the dashboard' })}>
             Pause
           </button>
-          {health.runner && health.running && !health.pauseAfterCurrent && (
+          {health.runner && health.running.length > 0 && !health.pauseAfterCurrent && (
             <button
               onClick={() =>
                 act('/pause', { reason: 'paused from the dashboard', afterCurrent: true })
               }
             >
-              Pause after this item
+              {health.running.length > 1 ? 'Pause after these items' : 'Pause after this item'}
             </button>
           )}
         </>

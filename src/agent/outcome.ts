@@ -41,6 +41,8 @@ export const OUTCOME_KINDS = [
   'stopped',
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
   'resume_failed',
+  /** The session succeeded but a quality gate failed: retried with the failure in the prompt. */
+  'gate_failed',
 ] as const;
 
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
@@ -111,6 +113,22 @@ export function diskFull(message: string): Outcome {
     kind: 'disk_full',
     status: 'interrupted',
     message: `interrupted: ${message}`,
+    retryable: true,
+    countsAsFailure: false,
+  };
+}
+
+/** A successful session whose work failed a quality gate (or could not be committed). */
+export function gateFailed(message: string): Outcome {
+  return { kind: 'gate_failed', status: 'failed', message, retryable: true, countsAsFailure: true };
+}
+
+/** A successful session whose gates the runner's shutdown cut short. */
+export function gatesStopped(): Outcome {
+  return {
+    kind: 'stopped',
+    status: 'killed',
+    message: 'the quality gates were stopped because the runner was shutting down',
     retryable: true,
     countsAsFailure: false,
   };

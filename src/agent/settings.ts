@@ -1,4 +1,4 @@
-import type { Config, SessionSettings } from '../config/schema.js';
+import type { Config, Gate, SessionSettings } from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
@@ -23,13 +23,9 @@ export function resolveSettings(
   layers: readonly SessionSettings[],
   resolvePath: (p: string) => string,
 ): ResolvedSettings {
-  const pick = <K extends keyof SessionSettings>(key: K): SessionSettings[K] => {
-    for (let i = layers.length - 1; i >= 0; i--) {
-      const value = layers[i]?.[key];
-      if (value !== undefined) return value;
-    }
-    return defaults[key];
-  };
+  const pick = <K extends keyof Config['defaults'] & keyof SessionSettings>(
+    key: K,
+  ): SessionSettings[K] => pickLayer(layers, key) ?? defaults[key];
   return {
     workDir: resolvePath(pick('workDir') ?? '.'),
     model: pick('model'),
@@ -41,5 +37,37 @@ export function resolveSettings(
     allowedTools: pick('allowedTools') ?? defaults.allowedTools,
     disallowedTools: pick('disallowedTools') ?? defaults.disallowedTools,
     permissionMode: pick('permissionMode') ?? defaults.permissionMode,
+  };
+}
+
+/** The value of the last layer that sets `key` (the item's beats the persona's). */
+function pickLayer<K extends keyof SessionSettings>(
+  layers: readonly SessionSettings[],
+  key: K,
+): SessionSettings[K] {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const value = layers[i]?.[key];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** How an item's work is kept and checked: git mode and the quality gates. */
+export interface WorkSettings {
+  git: boolean;
+  /** The ref a new branch starts from; undefined: the repository's HEAD at the claim. */
+  base?: string;
+  /** The remote a branch is pushed to once its gates pass. */
+  push?: string;
+  gates: Gate[];
+}
+
+/** Git mode and gates after precedence: the item's, then the persona's, then the workspace's. */
+export function resolveWork(config: Config, layers: readonly SessionSettings[]): WorkSettings {
+  return {
+    git: pickLayer(layers, 'git') ?? config.git.enabled,
+    base: pickLayer(layers, 'base') ?? config.git.base,
+    push: config.git.push,
+    gates: pickLayer(layers, 'gates') ?? config.gates,
   };
 }

@@ -8,6 +8,8 @@ export interface SessionFiles {
   summary: string;
   prompt: string;
   context: string;
+  /** The quality gates' commands and output. */
+  gates: string;
 }
 
 /** Paths of a session's files in the sessions directory; `sessionId` is a UUID. */
@@ -20,5 +22,6 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     summary: at('-summary.md'),
     prompt: at('-prompt.md'),
     context: at('-context.json'),
+    gates: at('-gates.log'),
   };
 }

@@ -94,6 +94,32 @@ export const SessionRecordSchema = z.looseObject({
     })
     .optional(),
   streamIssues: z.record(z.string(), z.number()).optional(),
+  /** Git mode: the item's branch, its commits since the base and their diffstat. */
+  git: z
+    .object({
+      branch: z.string(),
+      base: z.string(),
+      worktree: z.string(),
+      commits: z.array(z.object({ sha: z.string(), subject: z.string() })),
+      diffstat: z.string(),
+      pushedTo: z.string().optional(),
+    })
+    .optional(),
+  /** The quality gates run after the session, in order, up to the first that failed. */
+  gates: z
+    .array(
+      z.object({
+        name: z.string(),
+        command: z.array(z.string()),
+        passed: z.boolean(),
+        exitCode: z.number().nullable(),
+        signal: z.string().nullable(),
+        timedOut: z.boolean(),
+        durationMs: z.number(),
+        outputBytes: z.number(),
+      }),
+    )
+    .optional(),
   killedProcesses: z.array(z.number()).optional(),
   files: z.object({
     stdout: z.string(),
@@ -101,6 +127,7 @@ export const SessionRecordSchema = z.looseObject({
     prompt: z.string(),
     summary: z.string(),
     record: z.string(),
+    gates: z.string().optional(),
   }),
 });
 

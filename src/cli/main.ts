@@ -136,6 +136,7 @@ function runCommands(program: CommanderCommand, app: App): void {
     .option('--once', 'run one item, then exit')
     .option('--max-iterations <n>', 'stop after this many sessions')
     .option('--drain', 'exit when nothing runnable is left (otherwise wait for new items)')
+    .option('--workers <n>', 'items run at once (default: run.workers, 1)')
     .option('--dry-run', 'print the command for each runnable item; spawn nothing')
     .option('--max-cost <usd>', 'stop claiming items once the run has spent this much')
     .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')

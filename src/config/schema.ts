@@ -40,6 +40,34 @@ export const CronSchema = z.string().superRefine((expression, ctx) => {
 /** A tool rule list: claude's `Bash(git *)`, `Read`, …; never empty strings. */
 export const ToolListSchema = z.array(z.string().trim().min(1, 'a tool rule cannot be empty'));
 
+/**
+ * A quality gate: a command run in the item's work dir after a successful session. An argv
+ * array (ralph runs no shell: a user who wants one writes `["sh", "-c", "…"]`), or an object
+ * with a name and a timeout.
+ */
+export const GateSchema = z
+  .union([
+    z.array(z.string().min(1)).min(1),
+    z.strictObject({
+      name: z.string().min(1).optional(),
+      command: z.array(z.string().min(1)).min(1),
+      timeout: LimitSchema.optional(),
+    }),
+  ])
+  .transform((gate) => {
+    const { name, command, timeout } = Array.isArray(gate) ? { command: gate } : gate;
+    return { name: name ?? command.join(' '), command, timeout: timeout ?? 600 };
+  });
+
+export type Gate = z.output<typeof GateSchema>;
+
+/** Git mode as an item or a persona may set it: on or off, and the ref its branch starts from. */
+const GitChoiceShape = {
+  git: z.boolean().optional(),
+  base: z.string().min(1).optional(),
+  gates: z.array(GateSchema).optional(),
+};
+
 /** Settings an item, a persona or the workspace may set for a session. */
 export const SessionSettingsSchema = z.strictObject({
   workDir: z.string().min(1).optional(),
@@ -52,6 +80,7 @@ export const SessionSettingsSchema = z.strictObject({
   allowedTools: ToolListSchema.optional(),
   disallowedTools: ToolListSchema.optional(),
   permissionMode: z.enum(PERMISSION_MODES).optional(),
+  ...GitChoiceShape,
 });
 
 export type SessionSettings = z.output<typeof SessionSettingsSchema>;
@@ -64,7 +93,8 @@ export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit(./**)', 'Glob', 'Grep'];
 
 const DefaultsSchema = z.strictObject({
-  ...SessionSettingsSchema.shape,
+  // Git mode and gates have sections of their own in the configuration.
+  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true }).shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
   timeout: LimitSchema.default(3600),
@@ -145,6 +175,17 @@ const RunSchema = z.strictObject({
   watchdog: DurationSchema.default(600),
   /** Limit on what one run may spend, in USD (`--max-cost` overrides it). */
   maxCostUsd: z.number().positive().optional(),
+  /** Items run at once (`--workers`); without git mode only items with different work dirs. */
+  workers: z.int().min(1).max(16).default(1),
+});
+
+/** Git mode: each item on a branch of its own, in a worktree of its own. */
+const GitSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** The ref a new branch starts from; default: the repository's HEAD when the item is claimed. */
+  base: z.string().min(1).optional(),
+  /** A remote to push the branch to once the gates pass; nothing is pushed without it. */
+  push: z.string().min(1).optional(),
 });
 
 const EnvSchema = z.strictObject({
@@ -159,6 +200,8 @@ const PathsSchema = z.strictObject({
   agents: z.string().min(1).default('agents'),
   state: z.string().min(1).default('state'),
   sessions: z.string().min(1).default('docs/sessions'),
+  /** Where git mode's worktrees live (one per item being worked on). */
+  worktrees: z.string().min(1).default('worktrees'),
 });
 
 const LogSchema = z.strictObject({
@@ -182,6 +225,9 @@ export const ConfigSchema = z
     run: RunSchema.prefault({}),
     env: EnvSchema.prefault({}),
     log: LogSchema.prefault({}),
+    git: GitSchema.prefault({}),
+    /** Commands a successful session's work must pass before its item is done. */
+    gates: z.array(GateSchema).default([]),
     /** The `{{RIG}}` placeholder: a name for this workspace in prompts. */
     rig: z.string().default(''),
     /** Workspace-wide template variables; an item's `vars` override them. */

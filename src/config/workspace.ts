@@ -17,7 +17,10 @@ export interface WorkspacePaths {
   state: string;
   sessions: string;
   queue: string;
-  currentSession: string;
+  /** One record per running session (`<session id>.json`). */
+  running: string;
+  /** Git mode's worktrees, one directory per item. */
+  worktrees: string;
   interruptFile: string;
   /** `ralph pause --after-current`: becomes the interrupt file when the running item ends. */
   pauseAfterCurrent: string;
@@ -58,7 +61,8 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     state,
     sessions: at(config.paths.sessions),
     queue: path.join(state, 'queue.json'),
-    currentSession: path.join(state, 'current-session.json'),
+    running: path.join(state, 'running'),
+    worktrees: at(config.paths.worktrees),
     interruptFile: path.join(state, 'interrupt-request.txt'),
     pauseAfterCurrent: path.join(state, 'pause-after-current.txt'),
     waiting: path.join(state, 'waiting.json'),

@@ -16,17 +16,17 @@ export interface Waiting {
 /** The interrupt file as a running session's supervision sees it. */
 export type InterruptState = 'absent' | 'empty' | 'present';
 
-/** A running session's record as `state/current-session.json` holds it. */
-export type CurrentSession =
-  | { kind: 'none' }
-  | { kind: 'session'; record: SessionRecord }
-  /** There, but not a record (cut short by a crash, or edited). */
-  | { kind: 'unreadable' };
+/** The records of the running sessions (`state/running/<session id>.json`), oldest first. */
+export interface RunningSessions {
+  records: SessionRecord[];
+  /** Files there that are not records (cut short by a crash, or edited). */
+  unreadable: string[];
+}
 
 /**
  * The one owner of the workspace's control files: the interrupt file (presence pauses the
  * night; its text is the reason), `ralph pause --after-current`'s file, `state/waiting.json`
- * and `state/current-session.json`. The runner, the commands and the server read, write and
+ * and the running sessions' records in `state/running/`. The runner, the commands and the server read, write and
  * watch them only through this.
  */
 export class ControlFiles {
@@ -42,9 +42,9 @@ export class ControlFiles {
     return { dir: this.paths.state, name: path.basename(this.paths.interruptFile) };
   }
 
-  /** The running session's file, for messages. */
-  get currentSessionFile(): string {
-    return this.paths.currentSession;
+  /** The directory of the running sessions' records. */
+  get runningDir(): string {
+    return this.paths.running;
   }
 
   /** The state directory and the names in it whose changes wake a waiting runner. */
@@ -133,26 +133,47 @@ export class ControlFiles {
     }
   }
 
-  async writeCurrentSession(record: SessionRecord): Promise<void> {
-    await writeJsonAtomically(this.paths.currentSession, record);
+  private runningFile(sessionId: string): string {
+    return path.join(this.paths.running, `${sessionId}.json`);
   }
 
-  async clearCurrentSession(): Promise<void> {
-    await fsp.rm(this.paths.currentSession, { force: true });
+  async writeRunningSession(record: SessionRecord): Promise<void> {
+    await fsp.mkdir(this.paths.running, { recursive: true, mode: 0o700 });
+    await writeJsonAtomically(this.runningFile(record.sessionId), record);
   }
 
-  /** The running session's record, validated (the validator is loaded only when there is one). */
-  async readCurrentSession(): Promise<CurrentSession> {
-    const text = await readIfExists(this.paths.currentSession);
-    if (text === undefined) return { kind: 'none' };
+  async clearRunningSession(sessionId: string): Promise<void> {
+    await fsp.rm(this.runningFile(sessionId), { force: true });
+  }
+
+  /** Removes a file of the running directory by name (an unreadable one, after a crash). */
+  async removeRunningFile(name: string): Promise<void> {
+    await fsp.rm(path.join(this.paths.running, name), { force: true });
+  }
+
+  /** The running sessions' records, validated (the validator is loaded only when there are some). */
+  async readRunningSessions(): Promise<RunningSessions> {
+    const names = (await fsp.readdir(this.paths.running).catch(() => [] as string[])).filter(
+      (name) => name.endsWith('.json'),
+    );
+    const result: RunningSessions = { records: [], unreadable: [] };
+    if (names.length === 0) return result;
     const { SessionRecordSchema } = await import('../archive/record.js');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return { kind: 'unreadable' };
+    for (const name of names) {
+      const text = await readIfExists(path.join(this.paths.running, name));
+      // Gone since the listing: that session has just ended.
+      if (text === undefined) continue;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        raw = undefined;
+      }
+      const parsed = SessionRecordSchema.safeParse(raw);
+      if (parsed.success) result.records.push(parsed.data);
+      else result.unreadable.push(name);
     }
-    const parsed = SessionRecordSchema.safeParse(raw);
-    return parsed.success ? { kind: 'session', record: parsed.data } : { kind: 'unreadable' };
+    result.records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    return result;
   }
 }

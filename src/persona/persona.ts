@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import type { SessionSettings } from '../config/schema.js';
+import { GateSchema, type SessionSettings } from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';
@@ -28,6 +28,11 @@ export const FrontmatterSchema = z.strictObject({
   max_turns: z.int().positive().optional(),
   model: z.string().min(1).optional(),
   permission_mode: z.enum(PERMISSION_MODES).optional(),
+  /** Git mode on or off for this persona's items, and the ref their branches start from. */
+  git: z.boolean().optional(),
+  base: z.string().min(1).optional(),
+  /** Quality gates of this persona's items. */
+  gates: z.array(GateSchema).optional(),
 });
 
 /** A persona: its settings for the session and its instructions. */
@@ -76,6 +81,9 @@ export function parsePersona(id: string, file: string, text: string): Persona {
     maxTurns: f.max_turns,
     model: f.model,
     permissionMode: f.permission_mode,
+    git: f.git,
+    base: f.base,
+    gates: f.gates,
   };
   return { id, file, settings, instructions: body.trim() };
 }

@@ -15,6 +15,8 @@ export const BUILTIN_VARS = [
   'WORK_DIR',
   'ATTEMPT',
   'PREVIOUS_ERROR',
+  'GATE_FAILURE',
+  'BRANCH',
 ] as const;
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -71,8 +73,13 @@ export const ItemSchema = z
     costUsd: z.number().nonnegative().default(0),
     lastError: z.string().optional(),
     lastOutcome: z.string().optional(),
-    /** The claude session id to resume after an interruption. */
+    /** The claude session id to resume after an interruption or a failed gate. */
     claudeSessionId: z.string().optional(),
+    /** Git mode: the item's branch and the commit it was made from. */
+    branch: z.string().optional(),
+    baseCommit: z.string().optional(),
+    /** The failing gate's command and the end of its output, for the next attempt's prompt. */
+    gateFailure: z.string().optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',

@@ -20,14 +20,20 @@ export function blockedReason(
 
 /**
  * The next item to run: interrupted items first (they go back to the front), then highest
- * priority, then oldest. Items with unmet dependencies or a time still to come are skipped.
+ * priority, then oldest. Items with unmet dependencies or a time still to come are skipped,
+ * and those `skip` names.
  */
-export function selectNext(items: readonly Item[], now: number): Item | undefined {
+export function selectNext(
+  items: readonly Item[],
+  now: number,
+  /** Items passed over now (their work dir is in use by another worker's item). */
+  skip: (item: Item) => boolean = () => false,
+): Item | undefined {
   const byId = new Map(items.map((item) => [item.id, item]));
   let best: Item | undefined;
   let bestIndex = -1;
   items.forEach((item, index) => {
-    if (blockedReason(item, byId, now) !== undefined) return;
+    if (blockedReason(item, byId, now) !== undefined || skip(item)) return;
     if (best === undefined || compare(item, index, best, bestIndex) < 0) {
       best = item;
       bestIndex = index;

@@ -21,7 +21,16 @@ export function claim(item: Item, sessionId: string, now: number): Item {
 export type Settlement =
   | { kind: 'succeeded'; costUsd: number; claudeSessionId?: string }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
-  | { kind: 'failed'; error: string; outcome: string; costUsd: number; retryable: boolean }
+  | {
+      kind: 'failed';
+      error: string;
+      outcome: string;
+      costUsd: number;
+      retryable: boolean;
+      /** A failed gate: the conversation the next attempt resumes, and what failed. */
+      resumeWith?: string;
+      gateFailure?: string;
+    }
   /** Stopped before it could run (bad template, missing persona): the attempt is given back. */
   | { kind: 'rejected'; error: string; outcome: string }
   /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
@@ -55,6 +64,7 @@ export function settle(
         costUsd: item.costUsd + settlement.costUsd,
         lastOutcome: 'success',
         lastError: undefined,
+        gateFailure: undefined,
         finishedAt: iso(now),
         claudeSessionId: undefined,
       };
@@ -82,6 +92,7 @@ export function settle(
           notBefore: iso(nextCronTime(item.schedule, now)),
           retryAfter: undefined,
           claudeSessionId: undefined,
+          gateFailure: undefined,
         };
       }
       return {
@@ -94,7 +105,8 @@ export function settle(
           ? undefined
           : iso(now + retryBackoffMs(item.attempts, retryBackoffCapMs)),
         finishedAt: exhausted ? iso(now) : item.finishedAt,
-        claudeSessionId: undefined,
+        claudeSessionId: exhausted ? undefined : settlement.resumeWith,
+        gateFailure: settlement.gateFailure,
       };
     }
     case 'rejected':

@@ -19,7 +19,8 @@ import type { ItemStatus } from '../queue/status.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
-import { settleItem, settlementFor } from './item-steps.js';
+import { recordCheckout, settleItem, settlementFor } from './item-steps.js';
+import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
 import type { PreparedSession } from './prepare.js';
 
@@ -90,6 +91,7 @@ export class Attempt {
   }
 
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
+    await this.announceCheckout();
     await this.writePrompt();
     await this.writeCurrent();
     const { prepared, files } = this.init;
@@ -105,7 +107,26 @@ export class Attempt {
     await this.writeCurrent();
     this.announce(spawned.child);
     const end = await this.supervise(spawned.child);
-    return this.finish(end, await this.classify(end));
+    const checked = await checkWork(this.ctx, this.control, this.init, await this.classify(end));
+    return this.finish(end, checked);
+  }
+
+  /** Git mode: says where the item works, and records its branch for retries and diffs. */
+  private async announceCheckout(): Promise<void> {
+    const { ctx, control } = this;
+    const { item, prepared } = this.init;
+    const { checkout } = prepared;
+    if (prepared.gitSkipped === true)
+      ctx.events.warn('git_skipped', { item: item.id, workDir: prepared.settings.workDir });
+    if (checkout === undefined) return;
+    ctx.events.info('worktree_ready', {
+      item: item.id,
+      branch: checkout.branch,
+      worktree: checkout.worktree,
+      base: checkout.baseCommit,
+      reused: checkout.reused,
+    });
+    await recordCheckout(ctx, control, item.id, checkout);
   }
 
   private async writePrompt(): Promise<void> {
@@ -126,7 +147,7 @@ export class Attempt {
   private writeCurrent(): Promise<void> {
     const snapshot = this.ctx.redactor.redactValue(this.record);
     this.writes = this.writes
-      .then(() => this.ctx.controlFiles.writeCurrentSession(snapshot))
+      .then(() => this.ctx.controlFiles.writeRunningSession(snapshot))
       .catch((error: unknown) =>
         this.ctx.events.warn('session_record_write_failed', { error: String(error) }),
       );
@@ -151,7 +172,7 @@ export class Attempt {
         ? { kind: 'released', reason, costUsd: 0 }
         : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
     );
-    await ctx.controlFiles.clearCurrentSession();
+    await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.error('spawn_failed', { item: item.id, session: sessionId, reason });
     if (unavailable) return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
     const outcome: Outcome = {
@@ -277,10 +298,20 @@ export class Attempt {
     return outcome;
   }
 
-  private async finish(end: SupervisedEnd, outcome: Outcome): Promise<Ran> {
+  private async finish(end: SupervisedEnd, checked: WorkChecked): Promise<Ran> {
     const { ctx, control } = this;
     const { item, sessionId, files, prepared } = this.init;
+    const { outcome } = checked;
     const costUsd = end.summary.result?.totalCostUsd ?? 0;
+    this.record = {
+      ...this.record,
+      git: checked.git,
+      gates: checked.gates,
+      files:
+        checked.gates === undefined
+          ? this.record.files
+          : { ...this.record.files, gates: files.gates },
+    };
     this.record = endedSession(this.record, {
       status: outcome.status,
       outcome: { kind: outcome.kind, message: outcome.message, retryable: outcome.retryable },
@@ -295,7 +326,7 @@ export class Attempt {
       ctx,
       control,
       item.id,
-      settlementFor(outcome, costUsd, end.summary.claudeSessionId),
+      settlementFor(outcome, costUsd, end.summary.claudeSessionId, checked.gateFailure),
     );
     await persistently(ctx, control, 'recording the spend', () =>
       recordSpend(ctx.workspace.paths.budget, {
@@ -317,7 +348,7 @@ export class Attempt {
     await persistently(ctx, control, `archiving session ${sessionId}`, () =>
       archiveSession(files, ctx.workspace.paths.sessions, this.record, ctx.redactor, extras),
     );
-    await ctx.controlFiles.clearCurrentSession();
+    await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.info('session_ended', {
       item: item.id,
       session: sessionId,

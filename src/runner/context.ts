@@ -40,6 +40,8 @@ export interface RunnerContext {
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */
   files: FileCache;
+  /** Work dirs held by items running without a worktree: no second item may run there. */
+  workDirsInUse: Set<string>;
   /** Set when another runner took the workspace lock (this one stalled past its stale time). */
   lockLost: () => Error | undefined;
   /**

@@ -14,7 +14,14 @@ type Wait = { until: string; reason: string };
  * `{time, level, event, ...fields}`.
  */
 export interface RunnerEvents {
-  run_started: { root: string; pid: number; once: boolean; drain: boolean; maxIterations?: number };
+  run_started: {
+    root: string;
+    pid: number;
+    once: boolean;
+    drain: boolean;
+    maxIterations?: number;
+    workers: number;
+  };
   run_finished: LoopResult & { stoppedBy?: string };
   run_limit_reached: { reason: string };
   yolo: { message: string };
@@ -88,7 +95,25 @@ export interface RunnerEvents {
     killedProcesses: number;
   };
   orphan_session_unreadable: { file: string };
-  items_requeued_after_crash: { items: string[]; session?: string };
+  items_requeued_after_crash: { items: string[]; sessions: string[] };
+  /** Git mode asked for, but the work dir is not in a git repository: the item runs without it. */
+  git_skipped: { item: string; workDir: string };
+  worktree_ready: { item: string; branch: string; worktree: string; base: string; reused: boolean };
+  work_committed: { item: string; branch: string; commit: string };
+  worktree_removed: { item: string; worktree: string };
+  worktree_failed: { item: string; operation: string; error: string };
+  pushed: { item: string; branch: string; remote: string };
+  push_failed: { item: string; branch: string; remote: string; error: string };
+  gate_started: { item: string; session: string; gate: string };
+  gate_ended: {
+    item: string;
+    session: string;
+    gate: string;
+    passed: boolean;
+    exitCode: number | null;
+    timedOut: boolean;
+    durationMs: number;
+  };
   state_recovered: { operation: string };
   state_contention: { operation: string; error: string };
   queue_quarantined: { operation: string; copy?: string; lastGood?: string; error?: string };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Outcome } from '../agent/outcome.js';
 import { unreachable } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
@@ -6,10 +7,13 @@ import { claim, settle, type Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
+import { tidyWorktree } from './worktrees.js';
 
 /** The claimed item, or when something becomes runnable if nothing is now. */
 export interface Claim {
   item?: Item;
+  /** The work dir the item holds until its session ends (or until it has a worktree). */
+  workDir?: string;
   /** How many other items wait to run (for "item N of M"). */
   queued?: number;
   wakeAt?: number;
@@ -23,9 +27,11 @@ export async function claimNext(
   sessionId: string,
 ): Promise<Claim> {
   const now = ctx.clock.now();
-  return persistently(ctx, control, 'claiming the next item', () =>
+  const { root, config } = ctx.workspace;
+  const dirOf = (item: Item) => path.resolve(root, item.workDir ?? config.defaults.workDir ?? '.');
+  const claimed = await persistently(ctx, control, 'claiming the next item', () =>
     ctx.queue.update<Claim>((items) => {
-      const next = selectNext(items, now);
+      const next = selectNext(items, now, (item) => ctx.workDirsInUse.has(dirOf(item)));
       if (next === undefined) {
         const wakeAt = nextWakeTime(items, now);
         const retryAt = nextWakeTime(items, now, { retriesOnly: true });
@@ -36,10 +42,13 @@ export async function claimNext(
         items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
       return {
         items: items.map((i) => (i.id === next.id ? claimed : i)),
-        value: { item: claimed, queued },
+        value: { item: claimed, queued, workDir: dirOf(claimed) },
       };
     }),
   );
+  // Two items in one work dir never run at once (unless each has a worktree of its own).
+  if (claimed.workDir !== undefined) ctx.workDirsInUse.add(claimed.workDir);
+  return claimed;
 }
 
 /** Applies a settlement to the item (re-read under the lock: never a stale copy). */
@@ -51,7 +60,7 @@ export async function settleItem(
 ): Promise<Item | undefined> {
   const now = ctx.clock.now();
   const maxAttemptsDefault = ctx.workspace.config.defaults.maxAttempts;
-  return persistently(ctx, control, `settling item ${itemId}`, () =>
+  const settled = await persistently(ctx, control, `settling item ${itemId}`, () =>
     ctx.queue.update((items) => {
       const index = items.findIndex((i) => i.id === itemId);
       const current = items[index];
@@ -69,6 +78,8 @@ export async function settleItem(
       return { items: copy, value: next };
     }),
   );
+  await tidyWorktree(ctx, itemId, settled);
+  return settled;
 }
 
 /** What an outcome means for its item. */
@@ -76,8 +87,9 @@ export function settlementFor(
   outcome: Outcome,
   costUsd: number,
   claudeSessionId: string | undefined,
+  gateFailure?: string,
 ): Settlement {
-  const failed = (): Settlement => ({
+  const failed = (): Extract<Settlement, { kind: 'failed' }> => ({
     kind: 'failed',
     error: outcome.message,
     outcome: outcome.kind,
@@ -116,7 +128,30 @@ export function settlementFor(
     case 'idle_timeout':
     case 'output_limit':
       return failed();
+    case 'gate_failed':
+      // The next attempt resumes the conversation, told what failed.
+      return { ...failed(), resumeWith: claudeSessionId, gateFailure };
     default:
       return unreachable(outcome);
   }
+}
+
+/** Git mode: the item's branch and base, recorded at its first checkout for retries and diffs. */
+export async function recordCheckout(
+  ctx: RunnerContext,
+  control: StopControl,
+  itemId: string,
+  checkout: { branch: string; baseCommit: string },
+): Promise<void> {
+  await persistently(ctx, control, `recording the branch of ${itemId}`, () =>
+    ctx.queue.update((items) => {
+      const index = items.findIndex((i) => i.id === itemId);
+      const current = items[index];
+      if (current === undefined || current.baseCommit === checkout.baseCommit)
+        return { value: undefined };
+      const copy = items.slice();
+      copy[index] = { ...current, branch: checkout.branch, baseCommit: checkout.baseCommit };
+      return { items: copy, value: undefined };
+    }),
+  );
 }

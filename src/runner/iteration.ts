@@ -31,8 +31,27 @@ export async function runIteration(
   budgetLeftUsd?: number,
 ): Promise<IterationResult> {
   const sessionId = randomUUID();
-  const { item, queued, wakeAt, retryAt } = await claimNext(ctx, control, sessionId);
+  const { item, queued, wakeAt, retryAt, workDir } = await claimNext(ctx, control, sessionId);
   if (item === undefined) return { kind: 'idle', wakeAt, retryAt };
+  try {
+    return await prepareAndRun(
+      ctx,
+      control,
+      { item, iteration, sessionId, queued, workDir },
+      budgetLeftUsd,
+    );
+  } finally {
+    if (workDir !== undefined) ctx.workDirsInUse.delete(workDir);
+  }
+}
+
+async function prepareAndRun(
+  ctx: RunnerContext,
+  control: StopControl,
+  claim: { item: Item; iteration: number; sessionId: string; queued?: number; workDir?: string },
+  budgetLeftUsd: number | undefined,
+): Promise<IterationResult> {
+  const { item, iteration, sessionId, queued } = claim;
   const files = sessionFiles(ctx.workspace.paths.sessions, sessionId);
   const prepared = await prepareSession(
     ctx.workspace,
@@ -43,6 +62,9 @@ export async function runIteration(
     budgetLeftUsd,
   );
   if ('reason' in prepared) return refuse(ctx, control, item, prepared);
+  // In its own worktree, the item no longer holds the shared work dir.
+  if (prepared.checkout !== undefined && claim.workDir !== undefined)
+    ctx.workDirsInUse.delete(claim.workDir);
   const attempt = new Attempt(ctx, control, {
     item,
     iteration,

@@ -16,6 +16,8 @@ export interface LoopOptions {
   /** Stop when nothing is runnable (retries still waiting for their backoff are waited for). */
   drain: boolean;
   limits: RunLimits;
+  /** Items run at once (`--workers`); `--once` runs one. */
+  workers: number;
 }
 
 /** What a run did, for the exit code and the closing line. */
@@ -50,12 +52,51 @@ class Night {
   private paused = false;
   private idle = false;
   private consecutiveFailures = 0;
+  /** Iterations under way (claimed, or claiming), across the workers. */
+  private active = 0;
+  /** Iterations begun: numbers the next one. */
+  private begun = 0;
+  /** Set when one worker found the run over: no worker claims again. */
+  private ended = false;
+  /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
+  private holding: { until: number; done: Promise<void> } | undefined;
+  readonly workers: number;
 
   constructor(
     private readonly ctx: RunnerContext,
     private readonly options: LoopOptions,
     private readonly control: StopControl,
-  ) {}
+  ) {
+    this.workers = options.once ? 1 : Math.max(1, options.workers);
+  }
+
+  /**
+   * One worker: claims and runs one item after another. Workers share the night's state (its
+   * counts, the circuit breaker, the waits), so the run's limits hold for all of them together.
+   */
+  async work(firstIteration: number): Promise<void> {
+    while (this.control.requested === undefined && !this.ended) {
+      const next = await this.beforeClaim();
+      if (next === 'stop') break;
+      if (next === 'again') continue;
+      this.active++;
+      let turn: IterationResult;
+      try {
+        turn = await runIteration(
+          this.ctx,
+          firstIteration + this.begun++,
+          this.control,
+          next.budgetLeftUsd,
+        );
+      } finally {
+        this.active--;
+      }
+      if (turn.kind === 'idle') this.begun--;
+      if ((await this.after(turn)) === 'stop') break;
+    }
+    // Whatever ended this worker ends the claiming of all of them.
+    this.ended = true;
+  }
 
   private get draining(): boolean {
     return this.options.drain || this.options.once;
@@ -64,6 +105,10 @@ class Night {
   /** Whether an item may be claimed now; waits (visibly) when not yet. */
   async beforeClaim(): Promise<Next> {
     const { ctx, options, result } = this;
+    if (this.holding !== undefined) {
+      await this.holding.done;
+      return 'again';
+    }
     const lost = ctx.lockLost();
     if (lost !== undefined) {
       // Two runners must never claim from one queue: the one that stalled gives way.
@@ -71,8 +116,11 @@ class Night {
       result.ended = 'another runner took the workspace lock';
       return 'stop';
     }
-    if (options.maxIterations !== undefined && result.sessions >= options.maxIterations)
-      return 'stop';
+    if (
+      options.maxIterations !== undefined &&
+      result.sessions + this.active >= options.maxIterations
+    )
+      return this.active > 0 ? this.idleWhileOthersRun() : 'stop';
     await ctx.controlFiles.promotePauseAfterCurrent();
     const pauseReason = await ctx.controlFiles.pauseReason();
     if (pauseReason !== undefined) return this.whilePaused(pauseReason);
@@ -96,7 +144,15 @@ class Night {
       await this.waitUntil(gate.until, gate.reason, 'window_wait');
       return 'again';
     }
-    return { budgetLeftUsd: gate.budgetLeftUsd };
+    // Each worker's session may spend its share of what is left: together they stay within it.
+    const left = gate.budgetLeftUsd;
+    return { budgetLeftUsd: left === undefined ? undefined : left / this.workers };
+  }
+
+  /** A worker with nothing to claim while others run: it ends when they are the last. */
+  private async idleWhileOthersRun(): Promise<Next> {
+    await this.sleep(this.ctx.workspace.config.run.pollInterval * 1000);
+    return this.active > 0 ? 'again' : 'stop';
   }
 
   /** The night is paused: a run meant to end ends, any other waits quietly for the resume. */
@@ -137,7 +193,8 @@ class Night {
   private async whenIdle(wakeAt: number | undefined, retryAt: number | undefined) {
     const { ctx } = this;
     const until = this.draining ? retryAt : wakeAt;
-    if (this.draining && until === undefined) return 'stop';
+    // Another worker's item may yet fail and come back, or free the items that depend on it.
+    if (this.draining && until === undefined && this.active === 0) return 'stop';
     // Said once, so that a quiet runner does not look hung.
     if (!this.idle) {
       ctx.events.info('idle', {
@@ -230,8 +287,27 @@ class Night {
     await this.ctx.wait({ ms, watchDir: dir, names, signal: this.control.signal });
   }
 
-  /** Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first. */
+  /**
+   * Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first.
+   * Every worker holds for it: none claims until it is over. A wait already under way that
+   * lasts as long is joined rather than started again.
+   */
   private async waitUntil(
+    until: number,
+    reason: string,
+    event: 'window_wait' | 'limit_wait' | 'failure_backoff',
+  ): Promise<void> {
+    if (this.holding !== undefined && this.holding.until >= until) return this.holding.done;
+    const holding = { until, done: this.hold(until, reason, event) };
+    this.holding = holding;
+    try {
+      await holding.done;
+    } finally {
+      if (this.holding === holding) this.holding = undefined;
+    }
+  }
+
+  private async hold(
     until: number,
     reason: string,
     event: 'window_wait' | 'limit_wait' | 'failure_backoff',
@@ -246,12 +322,16 @@ class Night {
         await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });
       }
     } finally {
-      await ctx.controlFiles.clearWaiting();
+      if (this.holding === undefined || this.holding.until <= until)
+        await ctx.controlFiles.clearWaiting();
     }
   }
 }
 
-/** The night loop: one iteration after another until drained, stopped or out of limits. */
+/**
+ * The night loop: one iteration after another until drained, stopped or out of limits, in as
+ * many workers as the run has (each runs one item at a time).
+ */
 export async function runLoop(
   ctx: RunnerContext,
   options: LoopOptions,
@@ -259,17 +339,6 @@ export async function runLoop(
   firstIteration: number,
 ): Promise<LoopResult> {
   const night = new Night(ctx, options, control);
-  while (control.requested === undefined) {
-    const next = await night.beforeClaim();
-    if (next === 'stop') break;
-    if (next === 'again') continue;
-    const turn = await runIteration(
-      ctx,
-      firstIteration + night.result.sessions,
-      control,
-      next.budgetLeftUsd,
-    );
-    if ((await night.after(turn)) === 'stop') break;
-  }
+  await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
   return night.result;
 }

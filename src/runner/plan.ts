@@ -52,6 +52,8 @@ export async function planRun(
       },
       env,
       files,
+      undefined,
+      'plan',
     );
     planned.push({ id: next.id, title: next.title, session });
     next.status = 'done';

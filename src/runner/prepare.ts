@@ -2,7 +2,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { buildArgv, type Argv } from '../agent/argv.js';
 import { buildAgentEnv } from '../agent/env.js';
-import { resolveSettings, type ResolvedSettings } from '../agent/settings.js';
+import {
+  resolveSettings,
+  resolveWork,
+  type ResolvedSettings,
+  type WorkSettings,
+} from '../agent/settings.js';
+import { checkoutFor, type CheckoutStep } from './checkout.js';
+import type { Checkout } from '../git/worktree.js';
 import type { Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
@@ -22,6 +29,12 @@ const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
 /** Everything needed to spawn one session, decided before anything runs. */
 export interface PreparedSession {
   settings: ResolvedSettings;
+  /** Git mode and the quality gates. */
+  work: WorkSettings;
+  /** Git mode: the item's worktree (the work dir is inside it). */
+  checkout?: Checkout;
+  /** Git mode was asked for, but the work dir is in no repository. */
+  gitSkipped?: boolean;
   /** The appended system prompt, assembled and capped. */
   prompt: AssembledPrompt;
   persona?: string;
@@ -78,6 +91,8 @@ export async function prepareSession(
   parentEnv: Readonly<Record<string, string | undefined>>,
   cache: FileCache,
   budgetLeftUsd?: number,
+  /** `plan`: git mode makes no worktree (`ralph run --dry-run` writes nothing). */
+  mode: 'make' | 'plan' = 'make',
 ): Promise<PreparedSession | PreparationError> {
   const { config, paths } = workspace;
   const personaId = item.agent ?? config.defaults.agent;
@@ -104,6 +119,14 @@ export async function prepareSession(
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
+  const work = resolveWork(config, layers);
+  let step: CheckoutStep = {};
+  if (work.git) {
+    step = await checkoutFor(workspace, item, settings.workDir, work, mode);
+    if ('reason' in step) return step;
+    if (step.workDir !== undefined) settings.workDir = step.workDir;
+  }
+  const { checkout } = step;
   if (!(await isDirectory(settings.workDir))) {
     return {
       reason: `work dir ${settings.workDir} does not exist`,
@@ -129,6 +152,11 @@ export async function prepareSession(
     WORK_DIR: settings.workDir,
     ATTEMPT: String(item.attempts),
     PREVIOUS_ERROR: item.lastError ?? '',
+    GATE_FAILURE: item.gateFailure ?? '',
+    BRANCH:
+      checkout === undefined
+        ? 'none (git mode is off for this item)'
+        : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
   };
   const rendered = render(template, values);
   if (!rendered.ok) {
@@ -174,6 +202,7 @@ export async function prepareSession(
       `Work item: ${item.id} — ${item.title} (attempt ${item.attempts})`,
       `Session: ${identity.sessionId}, iteration ${identity.iteration}`,
       `Working directory: ${settings.workDir}`,
+      ...(checkout === undefined ? [] : [`Git branch: ${checkout.branch}`]),
     ].join('\n'),
     context,
     persona:
@@ -186,5 +215,16 @@ export async function prepareSession(
       scope: 'item',
     };
   }
-  return { settings, prompt, persona: persona?.id, argv, env, secrets, resume };
+  return {
+    settings,
+    work,
+    checkout,
+    gitSkipped: work.git && checkout === undefined,
+    prompt,
+    persona: persona?.id,
+    argv,
+    env,
+    secrets,
+    resume,
+  };
 }

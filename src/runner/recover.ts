@@ -5,12 +5,14 @@ import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { archiveSession } from '../archive/finish.js';
 import { orphanedSession } from '../archive/session.js';
+import type { SessionRecord } from '../archive/record.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
+import { settleWorktrees } from './worktrees.js';
 
 /**
  * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is
@@ -27,23 +29,16 @@ async function removeDeadWritersTempFiles(dir: string): Promise<void> {
 }
 
 /**
- * Settles the session a dead runner left running: its agent (pid and start time both matching)
- * and the session's stray processes are killed, and it is archived as `killed`. Returns its id.
+ * Settles a session a dead runner left running: its agent (pid and start time both matching)
+ * and the session's stray processes are killed, and it is archived as `killed`.
  */
 async function settleOrphanSession(
   ctx: RunnerContext,
   control: StopControl,
+  record: SessionRecord,
   now: number,
-): Promise<string | undefined> {
+): Promise<void> {
   const { paths } = ctx.workspace;
-  const current = await ctx.controlFiles.readCurrentSession();
-  if (current.kind === 'none') return undefined;
-  if (current.kind === 'unreadable') {
-    ctx.events.warn('orphan_session_unreadable', { file: ctx.controlFiles.currentSessionFile });
-    await ctx.controlFiles.clearCurrentSession();
-    return undefined;
-  }
-  const { record } = current;
   // Never signal a pid that now belongs to another process: the start time must match.
   if (record.pid !== undefined && (await isSameProcessAlive(record.pid, record.processStartTime)))
     signalQuietly(-record.pid, 'SIGKILL');
@@ -72,8 +67,24 @@ async function settleOrphanSession(
     pid: record.pid,
     killedProcesses: killed.length,
   });
-  await ctx.controlFiles.clearCurrentSession();
-  return record.sessionId;
+  await ctx.controlFiles.clearRunningSession(record.sessionId);
+}
+
+/** Settles every session a dead runner left running; returns their ids. */
+async function settleOrphanSessions(
+  ctx: RunnerContext,
+  control: StopControl,
+  now: number,
+): Promise<string[]> {
+  const { records, unreadable } = await ctx.controlFiles.readRunningSessions();
+  for (const name of unreadable) {
+    ctx.events.warn('orphan_session_unreadable', {
+      file: path.join(ctx.controlFiles.runningDir, name),
+    });
+    await ctx.controlFiles.removeRunningFile(name);
+  }
+  for (const record of records) await settleOrphanSession(ctx, control, record, now);
+  return records.map((r) => r.sessionId);
 }
 
 /**
@@ -86,9 +97,10 @@ async function settleOrphanSession(
 export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<void> {
   const { paths } = ctx.workspace;
   const now = ctx.clock.now();
-  for (const dir of [paths.state, paths.sessions]) await removeDeadWritersTempFiles(dir);
+  for (const dir of [paths.state, paths.sessions, paths.running])
+    await removeDeadWritersTempFiles(dir);
 
-  const orphanSession = await settleOrphanSession(ctx, control, now);
+  const orphanSessions = await settleOrphanSessions(ctx, control, now);
   const defaultMax = ctx.workspace.config.defaults.maxAttempts;
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>
     ctx.queue.update((items) => {
@@ -107,6 +119,7 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
     }),
   );
   if (requeued.length > 0) {
-    ctx.events.warn('items_requeued_after_crash', { items: requeued, session: orphanSession });
+    ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphanSessions });
   }
+  await settleWorktrees(ctx, (await ctx.queue.read()).items);
 }

@@ -66,6 +66,7 @@ function contextOf(options: RunnerOptions, lock: RunnerLock, redactor: Redactor)
     timings: options.timings,
     wait: options.wait,
     files: new FileCache(),
+    workDirsInUse: new Set(),
     lockLost: () => lock.compromised(),
     onWedged: (operation, afterMs) => {
       events.error('watchdog', { operation, afterMs });
@@ -116,6 +117,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         once: loop.once,
         drain: loop.drain,
         maxIterations: loop.maxIterations,
+        workers: loop.once ? 1 : loop.workers,
       });
       const result = await runLoop(ctx, loop, options.control, budget.iterations + 1);
       events.info('run_finished', { ...result, stoppedBy: options.control.requested?.signal });

@@ -15,6 +15,25 @@ export async function liveServer(stateDir: string): Promise<ServerInfo | undefin
     : undefined;
 }
 
+/** A running session as the status shows it. */
+export interface RunningSession {
+  itemId: string;
+  itemTitle: string;
+  sessionId: string;
+  status: string;
+  startedAt: string;
+  elapsedSeconds: number;
+  lastActivityAt?: string;
+  idleSeconds?: number;
+  assistantMessages: number;
+  toolCalls: number;
+  lastTool?: string;
+  costUsd?: number;
+  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
+  /** Git mode: the item's branch. */
+  branch?: string;
+}
+
 /** The state of a workspace: what `ralph status --json` prints and the server's health says. */
 export interface StatusReport {
   root: string;
@@ -25,21 +44,8 @@ export interface StatusReport {
   queue: Record<string, number>;
   /** Goes up with every write of the queue file. */
   queueVersion: number;
-  running?: {
-    itemId: string;
-    itemTitle: string;
-    sessionId: string;
-    status: string;
-    startedAt: string;
-    elapsedSeconds: number;
-    lastActivityAt?: string;
-    idleSeconds?: number;
-    assistantMessages: number;
-    toolCalls: number;
-    lastTool?: string;
-    costUsd?: number;
-    limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
-  };
+  /** Every running session, oldest first (several with `--workers`). */
+  running: RunningSession[];
   /** Where a `ralph serve` of this workspace listens (its address, without the token). */
   server?: { pid: number; url: string; readOnly: boolean };
   budget: {
@@ -75,6 +81,7 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
     root: workspace.root,
     queue,
     queueVersion: version,
+    running: [],
     budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
   };
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
@@ -84,11 +91,11 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
     report.server = { pid: server.pid, url: server.url, readOnly: server.readOnly };
   if (runner === undefined) return report;
   if (waiting !== undefined) report.waiting = waiting;
-  const current = await control.readCurrentSession();
-  if (current.kind === 'session') {
-    const s = current.record;
+  const branches = new Map(items.map((item) => [item.id, item.branch]));
+  const { records } = await control.readRunningSessions();
+  report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
-    report.running = {
+    return {
       itemId: s.itemId,
       itemTitle: s.itemTitle,
       sessionId: s.sessionId,
@@ -102,7 +109,8 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
       lastTool: s.heartbeat.lastTool,
       costUsd: s.heartbeat.costUsd,
       limits: s.limits,
+      branch: branches.get(s.itemId),
     };
-  }
+  });
   return report;
 }

@@ -44,7 +44,7 @@ function parseEntry(line: Line): Record<string, unknown> | undefined {
 
 /**
  * Follows the night through its files from a cursor: the runner's log and, between a
- * `session_started` and its end, that session's stream. Each call of `next` returns what the
+ * `session_started` and its end, that session's stream (several at once with `--workers`). Each call of `next` returns what the
  * files hold beyond the cursor, in order, each event with the cursor just after it as its id.
  * A session's stream is read to its end before the entry that closes it, so an id says exactly
  * which events came before it, which is what makes a resumption from an id lose nothing.
@@ -55,7 +55,8 @@ export class NightReader {
     private readonly redactor: Redactor,
     private log: LogFile | undefined,
     private offset: number,
-    private open: OpenSession | undefined,
+    /** The sessions open at `offset`, in the order they started. */
+    private readonly open: OpenSession[],
   ) {}
 
   /**
@@ -75,10 +76,10 @@ export class NightReader {
     if (from === undefined && current !== undefined)
       start.offset = (await current.linesFrom(0)).at(-1)?.end ?? 0;
     const scanned = start.log === current ? [...older, current] : [start.log];
-    const open = await openSessionAt(scanned, start.log, start.offset);
+    const open = await openSessionsAt(scanned, start.log, start.offset);
     for (const file of [current, rotated]) if (file !== start.log) await file?.close();
-    const reader = new NightReader(files, redactor, start.log, start.offset, undefined);
-    if (open !== undefined) reader.openSession(open.id, open.item, start.stream);
+    const reader = new NightReader(files, redactor, start.log, start.offset, []);
+    open.forEach(({ id, item }, i) => reader.openSession(id, item, start.streams[i] ?? 0));
     return reader;
   }
 
@@ -87,7 +88,7 @@ export class NightReader {
     return {
       log: this.log?.tag ?? 0,
       offset: this.offset,
-      stream: this.open?.stream.position ?? 0,
+      streams: this.open.map((o) => o.stream.position),
     };
   }
 
@@ -95,7 +96,7 @@ export class NightReader {
   async next(): Promise<NightEvent[]> {
     const events: NightEvent[] = [];
     for (;;) {
-      await this.drainStream(events);
+      await this.drainStreams(events);
       const before = events.length;
       await this.readLog(events);
       if (events.length === before) return events;
@@ -103,7 +104,7 @@ export class NightReader {
   }
 
   async close(): Promise<void> {
-    await this.open?.stream.close();
+    for (const open of this.open) await open.stream.close();
     await this.log?.close();
   }
 
@@ -145,37 +146,43 @@ export class NightReader {
   /** A session opens or closes: its stream is read to the end before the entry that closes it. */
   private async apply(entry: Entry, events: NightEvent[]): Promise<void> {
     const session = typeof entry.session === 'string' ? entry.session : undefined;
-    if (entry.event === OPENS && session !== undefined) {
-      await this.closeSession(events);
-      this.openSession(session, typeof entry.item === 'string' ? entry.item : '', 0);
-    } else if (CLOSES.has(String(entry.event)) && session === this.open?.id) {
-      await this.drainStream(events);
-      await this.closeSession(events);
+    if (session === undefined) return;
+    if (entry.event === OPENS) {
+      // A session id opens once; an entry seen again (a replayed log) reopens nothing.
+      if (!this.open.some((o) => o.id === session))
+        this.openSession(session, typeof entry.item === 'string' ? entry.item : '', 0);
+    } else if (CLOSES.has(String(entry.event))) {
+      const index = this.open.findIndex((o) => o.id === session);
+      if (index < 0) return;
+      await this.drainStreams(events);
+      await this.closeSession(index, events);
     }
   }
 
   private openSession(id: string, item: string, from: number): void {
     const file = sessionFiles(this.files.sessions, id).stdout;
-    this.open = { id, item, stream: new SessionStream(file, from, this.redactor) };
+    this.open.push({ id, item, stream: new SessionStream(file, from, this.redactor) });
   }
 
-  private async closeSession(events: NightEvent[]): Promise<void> {
-    const open = this.open;
+  private async closeSession(index: number, events: NightEvent[]): Promise<void> {
+    const open = this.open[index];
     if (open === undefined) return;
-    this.push(events, open.stream.finish());
+    this.push(index, events, open.stream.finish());
     await open.stream.close();
-    this.open = undefined;
+    this.open.splice(index, 1);
   }
 
-  private async drainStream(events: NightEvent[]): Promise<void> {
-    if (this.open !== undefined) this.push(events, await this.open.stream.next());
+  private async drainStreams(events: NightEvent[]): Promise<void> {
+    for (let i = 0; i < this.open.length; i++)
+      this.push(i, events, await (this.open[i] as OpenSession).stream.next());
   }
 
-  private push(events: NightEvent[], entries: StreamEntry[]): void {
-    const open = this.open;
+  private push(index: number, events: NightEvent[], entries: StreamEntry[]): void {
+    const open = this.open[index];
     if (open === undefined) return;
     for (const { event, end } of entries) {
-      const id = formatCursor({ log: this.log?.tag ?? 0, offset: this.offset, stream: end });
+      const streams = this.open.map((o, i) => (i === index ? end : o.stream.position));
+      const id = formatCursor({ log: this.log?.tag ?? 0, offset: this.offset, streams });
       events.push({ id, type: 'stream', data: { session: open.id, item: open.item, ...event } });
     }
   }
@@ -186,31 +193,34 @@ function placeOf(
   from: Cursor | undefined,
   current: LogFile | undefined,
   rotated: LogFile | undefined,
-): { log: LogFile | undefined; offset: number; stream: number } {
-  if (from === undefined) return { log: current, offset: 0, stream: 0 };
+): { log: LogFile | undefined; offset: number; streams: number[] } {
+  if (from === undefined) return { log: current, offset: 0, streams: [] };
   if (current !== undefined && from.log === current.tag)
-    return { log: current, offset: from.offset, stream: from.stream };
+    return { log: current, offset: from.offset, streams: from.streams };
   if (rotated !== undefined && from.log === rotated.tag)
-    return { log: rotated, offset: from.offset, stream: from.stream };
-  return { log: rotated ?? current, offset: 0, stream: 0 };
+    return { log: rotated, offset: from.offset, streams: from.streams };
+  return { log: rotated ?? current, offset: 0, streams: [] };
 }
 
-/** The session open at a point of the log (started, not yet ended), scanning the files before it. */
-async function openSessionAt(
+/** The sessions open at a point of the log (started, not yet ended), in the order they started. */
+async function openSessionsAt(
   files: (LogFile | undefined)[],
   at: LogFile | undefined,
   offset: number,
-): Promise<{ id: string; item: string } | undefined> {
-  let open: { id: string; item: string } | undefined;
+): Promise<{ id: string; item: string }[]> {
+  const open: { id: string; item: string }[] = [];
   for (const file of files) {
     if (file === undefined) continue;
     for (const line of await file.linesFrom(0)) {
       if (file === at && line.end > offset) break;
       if (!line.text.includes('session_')) continue;
       const entry = parseEntry(line) as Entry | undefined;
-      if (entry?.event === OPENS && typeof entry.session === 'string')
-        open = { id: entry.session, item: typeof entry.item === 'string' ? entry.item : '' };
-      else if (CLOSES.has(String(entry?.event)) && entry?.session === open?.id) open = undefined;
+      const session = entry?.session;
+      if (typeof session !== 'string') continue;
+      const index = open.findIndex((o) => o.id === session);
+      if (entry?.event === OPENS && index < 0)
+        open.push({ id: session, item: typeof entry.item === 'string' ? entry.item : '' });
+      else if (CLOSES.has(String(entry?.event)) && index >= 0) open.splice(index, 1);
     }
   }
   return open;

@@ -12,14 +12,13 @@ import { QueueStore } from '../queue/store.js';
 /** A session found by id, id prefix or item id. */
 export interface FoundSession {
   sessionId: string;
-  /** Running now (`state/current-session.json`). */
+  /** Running now (`state/running/`). */
   live: boolean;
 }
 
-/** The running session's record, if one runs. */
-export async function readCurrent(workspace: Workspace): Promise<SessionRecord | undefined> {
-  const current = await new ControlFiles(workspace.paths).readCurrentSession();
-  return current.kind === 'session' ? current.record : undefined;
+/** The running sessions' records, oldest first. */
+export async function readRunning(workspace: Workspace): Promise<SessionRecord[]> {
+  return (await new ControlFiles(workspace.paths).readRunningSessions()).records;
 }
 
 /**
@@ -27,10 +26,10 @@ export async function readCurrent(workspace: Workspace): Promise<SessionRecord |
  * (its latest session, the running one first).
  */
 export async function findSession(workspace: Workspace, ref: string): Promise<FoundSession> {
-  const current = await readCurrent(workspace);
-  if (current !== undefined && (current.sessionId.startsWith(ref) || current.itemId === ref)) {
-    return { sessionId: current.sessionId, live: true };
-  }
+  const live = (await readRunning(workspace)).find(
+    (record) => record.sessionId.startsWith(ref) || record.itemId === ref,
+  );
+  if (live !== undefined) return { sessionId: live.sessionId, live: true };
   const { entries } = await readIndex(workspace.paths.sessions);
   const exact = entries.find((e) => e.sessionId === ref);
   if (exact) return { sessionId: exact.sessionId, live: false };
@@ -61,8 +60,8 @@ export async function readRecord(workspace: Workspace, sessionId: string): Promi
   const text = await readIfExists(file);
   const record = text === undefined ? undefined : SessionRecordSchema.safeParse(JSON.parse(text));
   if (record?.success) return record.data;
-  const current = await readCurrent(workspace);
-  if (current?.sessionId === sessionId) return current;
+  const live = (await readRunning(workspace)).find((r) => r.sessionId === sessionId);
+  if (live !== undefined) return live;
   throw new InputError(`${file}: no readable session record`);
 }
 

@@ -9,7 +9,7 @@ import { logEvents } from '../support/guarded.js';
 import { lastIsToolResult, type Reply } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { eventually, waitUntil } from '../support/wait.js';
-import { ralph, readQueue, readSessions } from '../support/workspace.js';
+import { ralph, readQueue, readSessions, runningRecords } from '../support/workspace.js';
 
 closeFakeApiAfterEach();
 const setup = (respond: Parameters<typeof realClaudeWorkspace>[0]) =>
@@ -60,10 +60,13 @@ describe('guards with the real claude CLI', () => {
     );
     await ralph(root, ['add', 'Sleep', '--id', 'sleeper', '--allowed-tools', 'Bash'], env);
     const running = ralph(root, ['run', '--once'], env);
-    const current = path.join(root, 'state', 'current-session.json');
-    await waitUntil(path.join(root, 'state'), () => fs.existsSync(current), 20_000, 'the session');
-    const sessionId = (JSON.parse(fs.readFileSync(current, 'utf8')) as { sessionId: string })
-      .sessionId;
+    await waitUntil(
+      path.join(root, 'state'),
+      () => runningRecords(root).length > 0,
+      20_000,
+      'the session',
+    );
+    const sessionId = runningRecords(root)[0]!.sessionId;
     let sleeper: number | undefined;
     await eventually(
       async () => {

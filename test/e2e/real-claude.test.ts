@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
-import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+import { ralph, readQueue, readSessions, runningRecords, tempDir } from '../support/workspace.js';
 
 closeFakeApiAfterEach();
 const setup = (respond: Parameters<typeof realClaudeWorkspace>[0]) => realClaudeWorkspace(respond);
@@ -77,7 +77,7 @@ describe('ralph with the real claude CLI', () => {
     expect(fs.readFileSync(sessionFile(root, id, '-summary.md'), 'utf8')).toContain(
       'Hello from the fake API.',
     );
-    expect(fs.existsSync(path.join(root, 'state', 'current-session.json'))).toBe(false);
+    expect(runningRecords(root)).toEqual([]);
   });
 
   it('lets the model run an allowed Bash command in the work dir', async () => {

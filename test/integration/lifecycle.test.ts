@@ -13,7 +13,7 @@ import {
 } from '../support/guarded.js';
 import { isAlive } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
-import { RALPH_BIN, ralph, readQueue, readSessions } from '../support/workspace.js';
+import { RALPH_BIN, ralph, readQueue, readSessions, runningRecords } from '../support/workspace.js';
 
 function startRunner(
   root: string,
@@ -30,19 +30,8 @@ function startRunner(
   return { child, exited };
 }
 
-const running = (root: string) => () => {
-  const file = path.join(root, 'state', 'current-session.json');
-  return (
-    fs.existsSync(file) &&
-    (JSON.parse(fs.readFileSync(file, 'utf8')) as { status: string }).status === 'running'
-  );
-};
-const currentPid = (root: string) =>
-  (
-    JSON.parse(fs.readFileSync(path.join(root, 'state', 'current-session.json'), 'utf8')) as {
-      pid: number;
-    }
-  ).pid;
+const running = (root: string) => () => runningRecords(root)[0]?.status === 'running';
+const currentPid = (root: string) => runningRecords(root)[0]!.pid;
 
 describe('the runner and its signals', () => {
   it('stops gracefully on SIGINT: the item goes back without spending an attempt, exit 130', async () => {
@@ -153,8 +142,9 @@ describe('crash recovery', () => {
       const pid = stranger.pid!;
       expect(await processStartTime(pid)).toBeDefined();
       const sessionId = '0b8a0ab2-1111-4222-8333-444455556666';
+      fs.mkdirSync(path.join(root, 'state', 'running'), { recursive: true });
       fs.writeFileSync(
-        path.join(root, 'state', 'current-session.json'),
+        path.join(root, 'state', 'running', `${sessionId}.json`),
         JSON.stringify({
           sessionId,
           itemId: 'gone',
@@ -182,7 +172,7 @@ describe('crash recovery', () => {
       expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
       expect(await isAlive(pid)).toBe(true);
       expect(readSessions(root)[0]).toMatchObject({ sessionId, status: 'killed' });
-      expect(fs.existsSync(path.join(root, 'state', 'current-session.json'))).toBe(false);
+      expect(runningRecords(root)).toEqual([]);
     } finally {
       stranger.kill('SIGKILL');
     }

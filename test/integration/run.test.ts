@@ -11,6 +11,7 @@ import {
   ralph,
   readQueue,
   readSessions,
+  runningRecords,
   tempDir,
 } from '../support/workspace.js';
 import { waitUntil } from '../support/wait.js';
@@ -74,16 +75,13 @@ describe('ralph run with a fake claude', () => {
     const { root, env } = await fakeWorkspace();
     await ralph(root, ['add', 'Slow', '--id', 'slow', '--body', '#behave: slow ms=1500'], env);
     const running = ralph(root, ['run', '--drain'], env);
-    const current = path.join(root, 'state', 'current-session.json');
     await waitUntil(
       path.join(root, 'state'),
-      () =>
-        fs.existsSync(current) &&
-        (JSON.parse(fs.readFileSync(current, 'utf8')) as { status: string }).status === 'running',
+      () => runningRecords(root)[0]?.status === 'running',
       10_000,
       'a running session',
     );
-    const live = JSON.parse(fs.readFileSync(current, 'utf8')) as Record<string, unknown>;
+    const live = runningRecords(root)[0]!;
     expect(live).toMatchObject({
       itemId: 'slow',
       status: 'running',
@@ -91,7 +89,7 @@ describe('ralph run with a fake claude', () => {
     });
     expect(readQueue(root).items[0]).toMatchObject({ status: 'running', attempts: 1 });
     expect((await running).code).toBe(0);
-    expect(fs.existsSync(current)).toBe(false);
+    expect(runningRecords(root)).toEqual([]);
     expect(readSessions(root)[0]).toMatchObject({
       sessionId: live.sessionId,
       status: 'completed',

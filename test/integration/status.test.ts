@@ -25,7 +25,7 @@ describe('ralph status', () => {
     expect(during).toMatchObject({
       runner: { pid: process.pid },
       queue: { running: 1, pending: 1 },
-      running: { itemId: 'busy', itemTitle: 'Busy', status: 'running' },
+      running: [{ itemId: 'busy', itemTitle: 'Busy', status: 'running' }],
     });
     expect((await ralph(root, ['status'])).stdout).toMatch(
       /Running: busy "Busy", session [0-9a-f-]{36}\n\s+\d+(\.\d)?s elapsed/,

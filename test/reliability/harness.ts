@@ -164,8 +164,13 @@ export async function checkInvariants(
         problems.push(`I5 lock left after a clean exit: ${name}`);
     }
   }
-  if (options.cleanExit === true && fs.existsSync(path.join(state, 'current-session.json')))
-    problems.push('I5 current-session.json left after a clean exit');
+  const runningDir = path.join(state, 'running');
+  if (
+    options.cleanExit === true &&
+    fs.existsSync(runningDir) &&
+    fs.readdirSync(runningDir).length > 0
+  )
+    problems.push('I5 a running session record left after a clean exit');
 
   // I1: every id exactly once, finished.
   const terminal = new Set(options.terminal ?? ['done', 'failed', 'cancelled']);

@@ -365,10 +365,13 @@ describe('ralph serve beside the runner', () => {
       token: fs.readFileSync(stateFile(root, 'serve-token'), 'utf8').trim(),
     };
     await expect
-      .poll(async () => (await json(inside, 'GET', '/health')).body.running !== undefined, {
-        timeout: 10_000,
-        interval: 20,
-      })
+      .poll(
+        async () => ((await json(inside, 'GET', '/health')).body.running as unknown[]).length > 0,
+        {
+          timeout: 10_000,
+          interval: 20,
+        },
+      )
       .toBe(true);
     expect((await json(inside, 'GET', '/health')).body.runner).toMatchObject({ pid: process.pid });
     fs.writeFileSync(gate, '');

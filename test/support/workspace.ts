@@ -119,3 +119,28 @@ export function listFiles(dir: string): string[] {
   walk(dir);
   return out.sort();
 }
+
+/** The records of the sessions running in a workspace (`state/running/`), oldest first. */
+export function runningRecords(
+  root: string,
+): { sessionId: string; status: string; pid: number; itemId: string; workDir: string }[] {
+  const dir = path.join(root, 'state', 'running');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.json')) : [];
+  return names
+    .map((name) => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as {
+          sessionId: string;
+          status: string;
+          pid: number;
+          itemId: string;
+          workDir: string;
+          startedAt: string;
+        };
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((r) => r !== undefined)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}

@@ -31,16 +31,34 @@ describe('the Host names a server answers to', () => {
 });
 
 describe('event ids', () => {
-  it('read back what they wrote, and order by log, offset, then stream', () => {
-    const a = { log: 1795437499339, offset: 838, stream: 425 };
+  it('read back what they wrote, and order by log, offset, then streams', () => {
+    const a = { log: 1795437499339, offset: 838, streams: [425] };
+    expect(formatCursor(a)).toBe('1795437499339-838-425');
     expect(parseCursor(formatCursor(a))).toEqual(a);
-    expect(compareCursors(a, { ...a, stream: 426 })).toBeLessThan(0);
-    expect(compareCursors(a, { ...a, offset: 839, stream: 0 })).toBeLessThan(0);
-    expect(compareCursors(a, { log: a.log + 1, offset: 0, stream: 0 })).toBeLessThan(0);
+    expect(compareCursors(a, { ...a, streams: [426] })).toBeLessThan(0);
+    expect(compareCursors(a, { ...a, offset: 839, streams: [] })).toBeLessThan(0);
+    expect(compareCursors(a, { log: a.log + 1, offset: 0, streams: [] })).toBeLessThan(0);
+  });
+
+  it('carry one offset per open session: several run at once with --workers', () => {
+    const b = { log: 5, offset: 10, streams: [100, 0, 37] };
+    expect(formatCursor(b)).toBe('5-10-100.0.37');
+    expect(parseCursor('5-10-100.0.37')).toEqual(b);
+    expect(compareCursors(b, { ...b, streams: [100, 12, 37] })).toBeLessThan(0);
+    expect(formatCursor({ log: 5, offset: 10, streams: [] })).toBe('5-10-0');
   });
 
   it('refuse anything else', () => {
-    for (const id of ['', '1-2', '1-2-3-4', 'a-b-c', '1-2-99999999999999999', undefined])
+    for (const id of [
+      '',
+      '1-2',
+      '1-2-3-4',
+      'a-b-c',
+      '1-2-99999999999999999',
+      '1-2-3.',
+      '1-2-.3',
+      undefined,
+    ])
       expect(parseCursor(id), String(id)).toBeUndefined();
   });
 });

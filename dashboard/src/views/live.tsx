@@ -1,19 +1,25 @@
+import { useState } from 'preact/hooks';
 import { plural } from '../../../src/lib/text.js';
+import type { RunningSession } from '../api.js';
 import { formatDuration, money, since } from '../format.js';
-import { useLive, useTick } from '../live.js';
+import { useLive, useTick, type LiveSession } from '../live.js';
 import { Transcript } from '../transcript.js';
 
-/** The running session as it happens: its transcript, tool calls, cost, time and idle time. */
-export function Live() {
-  const { health, session, lastEventAt } = useLive();
-  const now = useTick(1000);
-  const running = health?.running;
+/** One running session's facts: item, elapsed and idle time against their limits, tools, cost. */
+function Facts(props: {
+  running: RunningSession;
+  session: LiveSession | undefined;
+  now: number;
+  selected: boolean;
+  onSelect: () => void;
+}) {
+  const { running, session, now } = props;
   const idleSince =
-    running?.lastActivityAt ??
-    (lastEventAt === undefined ? undefined : new Date(lastEventAt).toISOString());
+    running.lastActivityAt ??
+    (session === undefined ? undefined : new Date(session.lastEventAt).toISOString());
   const idleSeconds =
     idleSince === undefined ? undefined : Math.max(0, (now - Date.parse(idleSince)) / 1000);
-  const idleLimit = running?.limits?.idleTimeoutSeconds;
+  const idleLimit = running.limits?.idleTimeoutSeconds;
   // Counted from the stream itself: the runner writes its heartbeat only now and then.
   const assistant = session?.events.filter((e) => e.kind === 'assistant') ?? [];
   const tools = assistant.flatMap((e) => (e.toolUses as { name: string }[] | undefined) ?? []);
@@ -22,53 +28,83 @@ export function Live() {
     0,
   );
   return (
+    <div
+      class={props.selected ? 'facts selected' : 'facts'}
+      data-session={running.sessionId}
+      onClick={props.onSelect}
+    >
+      <div>
+        <b>{running.itemId}</b> “{running.itemTitle}” · session{' '}
+        <a href={`#/sessions/${running.sessionId}`}>{running.sessionId}</a>
+        {running.branch ? ` · branch ${running.branch}` : ''}
+      </div>
+      <div class="stats">
+        <span>
+          elapsed {since(running.startedAt, now)}
+          {running.limits ? ` of ${formatDuration(running.limits.timeoutSeconds)}` : ''}
+        </span>
+        <span
+          class={
+            idleLimit !== undefined && idleSeconds !== undefined && idleSeconds > idleLimit * 0.8
+              ? 'bad'
+              : ''
+          }
+        >
+          idle {idleSeconds === undefined ? '-' : formatDuration(idleSeconds)}
+          {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
+        </span>
+        <span>
+          {plural(tools.length, 'tool call')}
+          {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}
+        </span>
+        <span>
+          {plural(assistant.length, 'assistant message')}
+          {tokensOut > 0 ? ` (${plural(tokensOut, 'token')} out)` : ''}
+        </span>
+        <span>
+          {running.costUsd === undefined
+            ? 'cost not reported yet'
+            : `cost so far ${money(running.costUsd, 4)}`}
+          {running.limits ? ` (cap ${money(running.limits.maxBudgetUsd)})` : ''}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The running sessions as they happen (several with `--workers`): each one's facts, and the
+ * transcript of the one chosen (the newest by default).
+ */
+export function Live() {
+  const { health, sessions } = useLive();
+  const now = useTick(1000);
+  const [chosen, choose] = useState<string | undefined>(undefined);
+  const running = health?.running ?? [];
+  const shown =
+    sessions.find((s) => s.id === chosen) ??
+    sessions.find((s) => s.id === running.at(-1)?.sessionId) ??
+    sessions.at(-1);
+  const last = sessions.filter((s) => s.ended).at(-1);
+  return (
     <section>
-      {running ? (
-        <div class="facts" data-session={running.sessionId}>
-          <div>
-            <b>{running.itemId}</b> “{running.itemTitle}” · session{' '}
-            <a href={`#/sessions/${running.sessionId}`}>{running.sessionId}</a>
-          </div>
-          <div class="stats">
-            <span>
-              elapsed {since(running.startedAt, now)}
-              {running.limits ? ` of ${formatDuration(running.limits.timeoutSeconds)}` : ''}
-            </span>
-            <span
-              class={
-                idleLimit !== undefined &&
-                idleSeconds !== undefined &&
-                idleSeconds > idleLimit * 0.8
-                  ? 'bad'
-                  : ''
-              }
-            >
-              idle {idleSeconds === undefined ? '-' : formatDuration(idleSeconds)}
-              {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
-            </span>
-            <span>
-              {plural(tools.length, 'tool call')}
-              {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}
-            </span>
-            <span>
-              {plural(assistant.length, 'assistant message')}
-              {tokensOut > 0 ? ` (${plural(tokensOut, 'token')} out)` : ''}
-            </span>
-            <span>
-              {running.costUsd === undefined
-                ? 'cost not reported yet'
-                : `cost so far ${money(running.costUsd, 4)}`}
-              {running.limits ? ` (cap ${money(running.limits.maxBudgetUsd)})` : ''}
-            </span>
-          </div>
-        </div>
-      ) : (
+      {running.length === 0 && (
         <div class="facts">
           No session is running.
-          {session ? ` The last one: ${session.item}, session ${session.id}.` : ''}
+          {last ? ` The last one: ${last.item}, session ${last.id}.` : ''}
         </div>
       )}
-      {session && <Transcript events={session.events} />}
+      {running.map((r) => (
+        <Facts
+          key={r.sessionId}
+          running={r}
+          session={sessions.find((s) => s.id === r.sessionId)}
+          now={now}
+          selected={running.length > 1 && shown?.id === r.sessionId}
+          onSelect={() => choose(r.sessionId)}
+        />
+      ))}
+      {shown && <Transcript events={shown.events} />}
     </section>
   );
 }

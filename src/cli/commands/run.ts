@@ -138,6 +138,9 @@ export interface RunDependencies {
   listen?: (event: RunnerEvent) => void;
 }
 
+/** As many agents as one machine runs well (`run.workers` has the same cap). */
+const MAX_WORKERS = 16;
+
 const REAL: RunDependencies = { clock: systemClock, wait: waitForChange, timings: DEFAULT_TIMINGS };
 
 /** `ralph run`: the night loop, started through the runner's one entry. */
@@ -151,6 +154,8 @@ export async function runCommand(
   const { clock, wait, timings, listen } = { ...REAL, ...dependencies };
   const workspace = await openWorkspace(root);
   const maxIterations = positiveInt('--max-iterations', options.maxIterations);
+  const workers = positiveInt('--workers', options.workers) ?? workspace.config.run.workers;
+  if (workers > MAX_WORKERS) throw new InputError(`--workers: at most ${MAX_WORKERS}`, '--workers');
   const limits = runLimits(workspace, options, clock.now());
   if (options.dryRun === true) return dryRun(workspace, env, output);
 
@@ -177,7 +182,13 @@ export async function runCommand(
     const result = await startRunner({
       workspace,
       env,
-      loop: { once: options.once === true, drain: options.drain === true, maxIterations, limits },
+      loop: {
+        once: options.once === true,
+        drain: options.drain === true,
+        maxIterations,
+        limits,
+        workers,
+      },
       events,
       control,
       clock,

@@ -26,12 +26,11 @@ export function renderStatus(report: StatusReport): string {
       .map(([status, n]) => `${n} ${status}`)
       .join(', ')}`,
   );
-  const r = report.running;
-  if (r) {
+  for (const r of report.running) {
     const idle =
       r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
     lines.push(
-      `Running: ${r.itemId} "${r.itemTitle}", session ${r.sessionId}`,
+      `Running: ${r.itemId} "${r.itemTitle}", session ${r.sessionId}${r.branch === undefined ? '' : `, branch ${r.branch}`}`,
       `         ${formatDuration(r.elapsedSeconds)} elapsed${idle}, ${r.assistantMessages} assistant messages, ${r.toolCalls} tool calls${
         r.lastTool ? ` (last: ${r.lastTool})` : ''
       }${r.costUsd === undefined ? '' : `, $${r.costUsd.toFixed(4)}`}`,

@@ -22,10 +22,7 @@ export async function health(
   ctx: Pick<ServerContext, 'workspace' | 'redactor' | 'readOnly'>,
 ): Promise<Record<string, unknown>> {
   const { running, ...report } = await gatherStatus(ctx.workspace, Date.now());
-  const live =
-    running === undefined
-      ? undefined
-      : (({ elapsedSeconds: _e, idleSeconds: _i, ...rest }) => rest)(running);
+  const live = running.map(({ elapsedSeconds: _e, idleSeconds: _i, ...rest }) => rest);
   return ctx.redactor.redactValue({
     version: VERSION,
     readOnly: ctx.readOnly,

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import type { Gate } from '../config/schema.js';
+import { runCommand } from '../lib/command.js';
+
+/** How one gate ended. */
+export interface GateResult {
+  name: string;
+  command: string[];
+  passed: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Bytes of output (past the cap, the rest was dropped from the log). */
+  outputBytes: number;
+}
+
+/** The gates of one session: each one's result, and the first failure for the next prompt. */
+export interface GatesRun {
+  results: GateResult[];
+  /** The failing gate's command and the end of its output (undefined when all passed). */
+  failure?: string;
+  /** One line saying how the failing gate failed: `gate "test" failed: exit 1`. */
+  verdict?: string;
+  /** The run was stopped (the runner is shutting down) before the gates could decide. */
+  stopped: boolean;
+}
+
+export interface GatesRequest {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  /** `<session>-gates.log`: every gate's command and output. */
+  logFile: string;
+  killGraceMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  onStart?: (gate: Gate) => void;
+  onEnd?: (result: GateResult) => void;
+}
+
+/** Characters of a failing gate's output given to the next attempt. */
+const FAILURE_TAIL_CHARS = 2000;
+
+function describe(result: GateResult, timeoutSeconds: number): string {
+  if (result.timedOut) return `timed out after ${timeoutSeconds} s`;
+  if (result.signal !== null) return `killed by ${result.signal}`;
+  return `exit ${result.exitCode}`;
+}
+
+/**
+ * Runs the gates one after another in the work dir, each in its own process group with its
+ * own timeout, their output into the log file; stops at the first that fails.
+ */
+export async function runGates(gates: readonly Gate[], request: GatesRequest): Promise<GatesRun> {
+  const results: GateResult[] = [];
+  for (const gate of gates) {
+    request.onStart?.(gate);
+    fs.appendFileSync(
+      request.logFile,
+      `$ ${JSON.stringify(gate.command)}  (gate "${gate.name}", timeout ${gate.timeout} s)\n`,
+      { mode: 0o600 },
+    );
+    const ran = await runCommand({
+      argv: gate.command,
+      cwd: request.cwd,
+      env: request.env,
+      timeoutMs: gate.timeout * 1000,
+      killGraceMs: request.killGraceMs,
+      logFile: request.logFile,
+      maxOutputBytes: request.maxOutputBytes,
+      signal: request.signal,
+    });
+    const result: GateResult = {
+      name: gate.name,
+      command: gate.command,
+      passed: ran.code === 0 && !ran.timedOut && !ran.stopped,
+      exitCode: ran.code,
+      signal: ran.signal,
+      timedOut: ran.timedOut,
+      durationMs: ran.durationMs,
+      outputBytes: ran.bytes,
+    };
+    const verdict = ran.startError ?? describe(result, gate.timeout);
+    fs.appendFileSync(
+      request.logFile,
+      `\n[gate "${gate.name}": ${result.passed ? 'passed' : 'failed'}, ${verdict}, ${(ran.durationMs / 1000).toFixed(1)} s]\n\n`,
+    );
+    results.push(result);
+    request.onEnd?.(result);
+    if (ran.stopped) return { results, stopped: true };
+    if (!result.passed) {
+      const tail = ran.tail.slice(-FAILURE_TAIL_CHARS).trimEnd();
+      const failure = [
+        `The quality gate "${gate.name}" (${JSON.stringify(gate.command)}) failed: ${verdict}.`,
+        tail === '' ? 'It printed nothing.' : `The end of its output:\n${tail}`,
+      ].join('\n');
+      return {
+        results,
+        failure,
+        verdict: `gate "${gate.name}" failed: ${verdict}`,
+        stopped: false,
+      };
+    }
+  }
+  return { results, stopped: false };
+}

@@ -1,0 +1,169 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitSucceeds } from './git.js';
+
+/** The top of the repository `dir` is in, or undefined when it is in none. */
+export async function repositoryRoot(dir: string): Promise<string | undefined> {
+  try {
+    return (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The commit a ref names. */
+export async function resolveCommit(repo: string, ref: string): Promise<string> {
+  return (await git(repo, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])).trim();
+}
+
+/** The branch of an item. */
+export function branchOf(itemId: string): string {
+  return `ralph/${itemId}`;
+}
+
+/** A worktree checked out for an item. */
+export interface Checkout {
+  repo: string;
+  worktree: string;
+  branch: string;
+  baseCommit: string;
+  /** Whether the worktree was there already (a retry or a resumption). */
+  reused: boolean;
+}
+
+/**
+ * The item's worktree at `dir` on its branch: kept as it is when it exists (a retry or a
+ * resumed session goes on where the last left off), made on the branch when the branch exists,
+ * otherwise made with a new branch from `baseCommit`.
+ */
+export async function ensureWorktree(
+  repo: string,
+  dir: string,
+  branch: string,
+  baseCommit: string,
+): Promise<Checkout> {
+  const checkout = { repo, worktree: dir, branch, baseCommit };
+  if (await isWorktreeOn(dir, branch)) return { ...checkout, reused: true };
+  // A directory left by a crash half made, or by hand: git must be able to make it anew.
+  await fsp.rm(dir, { recursive: true, force: true });
+  // A `worktree add` killed midway leaves its record locked; prune keeps locked records.
+  await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
+  await git(repo, ['worktree', 'prune']);
+  await fsp.mkdir(path.dirname(dir), { recursive: true });
+  if (await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]))
+    await git(repo, ['worktree', 'add', '--', dir, branch]);
+  else await git(repo, ['worktree', 'add', '-b', branch, '--', dir, baseCommit]);
+  return { ...checkout, reused: false };
+}
+
+async function isWorktreeOn(dir: string, branch: string): Promise<boolean> {
+  try {
+    await fsp.access(path.join(dir, '.git'));
+    return (await git(dir, ['symbolic-ref', '--quiet', 'HEAD'])).trim() === `refs/heads/${branch}`;
+  } catch {
+    return false;
+  }
+}
+
+/** Author and committer for a repository that names none: commits must not fail on it. */
+async function identityEnv(dir: string): Promise<Record<string, string>> {
+  if (await gitSucceeds(dir, ['config', 'user.email'])) return {};
+  return {
+    GIT_AUTHOR_NAME: 'ralph',
+    GIT_AUTHOR_EMAIL: 'ralph@localhost',
+    GIT_COMMITTER_NAME: 'ralph',
+    GIT_COMMITTER_EMAIL: 'ralph@localhost',
+  };
+}
+
+/** Commits everything left uncommitted in the worktree; returns the new commit, if any. */
+export async function commitLeftovers(dir: string, message: string): Promise<string | undefined> {
+  if ((await git(dir, ['status', '--porcelain'])).trim() === '') return undefined;
+  await git(dir, ['add', '--all']);
+  const env = { ...process.env, ...(await identityEnv(dir)) };
+  await git(dir, ['commit', '--no-verify', '--quiet', '-m', message], env);
+  return (await git(dir, ['rev-parse', 'HEAD'])).trim();
+}
+
+/** One commit of a branch. */
+export interface CommitSummary {
+  sha: string;
+  subject: string;
+}
+
+/** The commits on `branch` since `base`, oldest first. */
+export async function commitsSince(
+  dir: string,
+  base: string,
+  branch: string,
+): Promise<CommitSummary[]> {
+  const out = await git(dir, ['log', '--reverse', '--format=%H%x09%s', `${base}..${branch}`]);
+  return out
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const tab = line.indexOf('\t');
+      return { sha: line.slice(0, tab), subject: line.slice(tab + 1) };
+    });
+}
+
+/** `git diff --shortstat base...branch`: "3 files changed, 10 insertions(+)", or "". */
+export async function diffStat(dir: string, base: string, branch: string): Promise<string> {
+  return (await git(dir, ['diff', '--shortstat', `${base}...${branch}`])).trim();
+}
+
+/** Removes an item's worktree (its changes are committed on the branch, which stays). */
+export async function removeWorktree(repo: string, dir: string): Promise<void> {
+  await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(
+    async (error: unknown) => {
+      // Not a worktree git knows (a crash cut its making short): the directory alone goes.
+      await fsp.rm(dir, { recursive: true, force: true });
+      await git(repo, ['worktree', 'prune']);
+      if (await pathIsThere(dir)) throw error;
+    },
+  );
+}
+
+async function pathIsThere(p: string): Promise<boolean> {
+  return fsp.access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The repository a worktree belongs to (its main working tree), or undefined. */
+export async function repositoryOfWorktree(dir: string): Promise<string | undefined> {
+  try {
+    const common = (
+      await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
+    ).trim();
+    return path.basename(common) === '.git' ? path.dirname(common) : common;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Forgets the records of worktrees whose directories are gone. */
+export async function pruneWorktrees(repo: string): Promise<void> {
+  await git(repo, ['worktree', 'prune']);
+}
+
+/** Removes the index lock a killed git left in a worktree (no git may run there now). */
+export async function clearStaleLock(dir: string): Promise<boolean> {
+  const gitDir = (await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir'])).trim();
+  const lock = path.join(gitDir, 'index.lock');
+  if (!(await pathIsThere(lock))) return false;
+  await fsp.rm(lock, { force: true });
+  return true;
+}
+
+export async function deleteBranch(repo: string, branch: string): Promise<boolean> {
+  if (!(await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])))
+    return false;
+  await git(repo, ['branch', '-D', '--', branch]);
+  return true;
+}
+
+export async function pushBranch(repo: string, remote: string, branch: string): Promise<void> {
+  await git(repo, ['push', '--quiet', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+}

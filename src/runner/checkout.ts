@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { WorkSettings } from '../agent/settings.js';
+import type { Workspace } from '../config/workspace.js';
+import {
+  branchOf,
+  ensureWorktree,
+  repositoryRoot,
+  resolveCommit,
+  type Checkout,
+} from '../git/worktree.js';
+import type { Item } from '../queue/item.js';
+import type { PreparationError } from './prepare.js';
+
+/** Where an item's worktree lives. */
+export function worktreeDir(workspace: Workspace, itemId: string): string {
+  return path.join(workspace.paths.worktrees, itemId);
+}
+
+/** Git mode's part of a preparation: the worktree and the work dir inside it. */
+export type CheckoutStep = { checkout?: Checkout; workDir?: string } | PreparationError;
+
+/**
+ * Checks the item out in its worktree on `ralph/<id>`: the work dir moves to the same place
+ * inside the worktree. A work dir in no repository runs as it is (the caller says so). The
+ * base is the one recorded at the item's first checkout, so a retry continues on its branch.
+ */
+export async function checkoutFor(
+  workspace: Workspace,
+  item: Item,
+  workDir: string,
+  work: WorkSettings,
+  /** `plan`: say where the worktree would be, make nothing (`ralph run --dry-run`). */
+  mode: 'make' | 'plan',
+): Promise<CheckoutStep> {
+  const repo = await repositoryRoot(workDir);
+  if (repo === undefined) return {};
+  let baseCommit = item.baseCommit;
+  const baseRef = work.base ?? 'HEAD';
+  try {
+    baseCommit ??= await resolveCommit(repo, baseRef);
+  } catch {
+    return {
+      reason: `git base ${JSON.stringify(baseRef)} is not a commit in ${repo}`,
+      scope: 'item',
+    };
+  }
+  const dir = worktreeDir(workspace, item.id);
+  const branch = branchOf(item.id);
+  if (mode === 'plan')
+    return { checkout: { repo, worktree: dir, branch, baseCommit, reused: false } };
+  try {
+    const checkout = await ensureWorktree(repo, dir, branch, baseCommit);
+    return { checkout, workDir: path.join(checkout.worktree, path.relative(repo, workDir)) };
+  } catch (error) {
+    return {
+      reason: `the worktree of ${item.id} could not be made: ${error instanceof Error ? error.message : String(error)}`,
+      scope: 'item',
+    };
+  }
+}

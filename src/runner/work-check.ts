@@ -1,0 +1,144 @@
+import { gateFailed, gatesStopped, type Outcome } from '../agent/outcome.js';
+import type { SessionFiles } from '../archive/paths.js';
+import type { SessionRecord } from '../archive/record.js';
+import { runGates, type GateResult } from '../gates/gates.js';
+import { pushBranch, commitLeftovers, commitsSince, diffStat } from '../git/worktree.js';
+import { readIfExists, writeFileAtomically } from '../lib/fs.js';
+import type { Item } from '../queue/item.js';
+import type { RunnerContext } from './context.js';
+import type { StopControl } from './control.js';
+import type { PreparedSession } from './prepare.js';
+
+/** What became of a session's work: its outcome after the gates, and what the record shows. */
+export interface WorkChecked {
+  outcome: Outcome;
+  git?: SessionRecord['git'];
+  gates?: GateResult[];
+  /** The failing gate's command and output (redacted), for the next attempt's prompt. */
+  gateFailure?: string;
+}
+
+/** Bytes of one gate's output kept in `<session>-gates.log`. */
+const GATE_OUTPUT_CAP = 4 * 1024 * 1024;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * After the agent's session: in git mode its leftovers are committed on the item's branch;
+ * after a success the quality gates decide whether the item is done (`gate_failed` when one
+ * fails); once they pass, the branch is pushed when configured. Nothing here throws: a git
+ * failure is the attempt's outcome or a warning, never the runner's end.
+ */
+export async function checkWork(
+  ctx: RunnerContext,
+  control: StopControl,
+  session: { item: Item; sessionId: string; files: SessionFiles; prepared: PreparedSession },
+  outcome: Outcome,
+): Promise<WorkChecked> {
+  const { item, prepared } = session;
+  const { checkout, work } = prepared;
+  const checked: WorkChecked = { outcome };
+  if (checkout !== undefined && outcome.kind === 'success') {
+    try {
+      const commit = await commitLeftovers(
+        checkout.worktree,
+        `ralph: ${item.title} (${item.id})\n\nWork left uncommitted by session ${session.sessionId}, attempt ${item.attempts}.`,
+      );
+      if (commit !== undefined)
+        ctx.events.info('work_committed', { item: item.id, branch: checkout.branch, commit });
+    } catch (error) {
+      const failure = `committing the work on ${checkout.branch} failed: ${messageOf(error)}`;
+      return { ...checked, outcome: gateFailed(failure), gateFailure: failure };
+    }
+  }
+  if (outcome.kind === 'success' && work.gates.length > 0) {
+    Object.assign(checked, await gate(ctx, control, session));
+  }
+  if (checkout !== undefined) {
+    checked.git = await summarize(ctx, item, checkout);
+    if (checked.outcome.kind === 'success' && work.push !== undefined && checked.git) {
+      try {
+        await pushBranch(checkout.repo, work.push, checkout.branch);
+        checked.git.pushedTo = work.push;
+        ctx.events.info('pushed', { item: item.id, branch: checkout.branch, remote: work.push });
+      } catch (error) {
+        ctx.events.error('push_failed', {
+          item: item.id,
+          branch: checkout.branch,
+          remote: work.push,
+          error: messageOf(error),
+        });
+      }
+    }
+  }
+  return checked;
+}
+
+/** Runs the gates in the work dir; the log is redacted once they end. */
+async function gate(
+  ctx: RunnerContext,
+  control: StopControl,
+  session: { item: Item; sessionId: string; files: SessionFiles; prepared: PreparedSession },
+): Promise<Partial<WorkChecked>> {
+  const { item, sessionId, files, prepared } = session;
+  const stop = new AbortController();
+  const unsubscribe = control.onStop(() => stop.abort());
+  if (control.requested !== undefined) stop.abort();
+  try {
+    const run = await runGates(prepared.work.gates, {
+      cwd: prepared.settings.workDir,
+      env: prepared.env,
+      logFile: files.gates,
+      killGraceMs: ctx.workspace.config.run.killGrace * 1000,
+      maxOutputBytes: GATE_OUTPUT_CAP,
+      signal: stop.signal,
+      onStart: (g) =>
+        ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name }),
+      onEnd: (r) =>
+        ctx.events[r.passed ? 'info' : 'warn']('gate_ended', {
+          item: item.id,
+          session: sessionId,
+          gate: r.name,
+          passed: r.passed,
+          exitCode: r.exitCode,
+          timedOut: r.timedOut,
+          durationMs: r.durationMs,
+        }),
+    });
+    const log = await readIfExists(files.gates);
+    if (log !== undefined) await writeFileAtomically(files.gates, ctx.redactor.redact(log));
+    if (run.stopped) return { gates: run.results, outcome: gatesStopped() };
+    if (run.failure === undefined) return { gates: run.results };
+    return {
+      gates: run.results,
+      gateFailure: ctx.redactor.redact(run.failure),
+      outcome: gateFailed(ctx.redactor.redact(run.verdict ?? 'a gate failed')),
+    };
+  } finally {
+    unsubscribe();
+  }
+}
+
+async function summarize(
+  ctx: RunnerContext,
+  item: Item,
+  checkout: NonNullable<PreparedSession['checkout']>,
+): Promise<SessionRecord['git']> {
+  const { worktree, branch, baseCommit } = checkout;
+  try {
+    return {
+      branch,
+      base: baseCommit,
+      worktree,
+      commits: await commitsSince(worktree, baseCommit, branch),
+      diffstat: await diffStat(worktree, baseCommit, branch),
+    };
+  } catch (error) {
+    ctx.events.warn('worktree_failed', {
+      item: item.id,
+      operation: 'reading the branch',
+      error: messageOf(error),
+    });
+    return { branch, base: baseCommit, worktree, commits: [], diffstat: '' };
+  }
+}
