@@ -19,6 +19,8 @@ export const IndexEntrySchema = z.looseObject({
   toolCalls: z.number(),
   costUsd: z.number(),
   persona: z.string().optional(),
+  /** Git mode: the item's branch. */
+  branch: z.string().optional(),
 });
 
 export type IndexEntry = z.output<typeof IndexEntrySchema>;
@@ -28,7 +30,7 @@ export function indexFile(sessionsDir: string): string {
   return path.join(sessionsDir, 'index.jsonl');
 }
 
-/** The index line of a finished session record. */
+/** The index line of a session record (a running one's reads as its status). */
 export function indexEntryOf(record: SessionRecord): IndexEntry {
   const ended = record.endedAt === undefined ? undefined : Date.parse(record.endedAt);
   return {
@@ -45,6 +47,7 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     toolCalls: record.heartbeat.toolCalls,
     costUsd: record.result?.costUsd ?? record.heartbeat.costUsd ?? 0,
     persona: record.persona,
+    branch: record.git?.branch,
   };
 }
 

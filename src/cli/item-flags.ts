@@ -28,6 +28,9 @@ const FLAG_OF: Record<string, string> = {
   dependsOn: '--depends-on',
   notBefore: '--not-before',
   vars: '--var',
+  git: '--git',
+  base: '--base',
+  gates: '--gate',
 };
 
 const number = (flag: string, value: unknown, integer: boolean) =>
@@ -108,12 +111,35 @@ export async function fieldsFromFlags(
       'dependsOn',
       (o.dependsOn as string[]).flatMap((v) => list(v) ?? []),
     );
+  if (typeof o.git === 'boolean') set('git', o.git);
+  set('base', o.base);
+  if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {
     set('schedule', o.schedule);
     // A recurring item first runs at its next time, not at once (unless --not-before says when).
     if (o.notBefore === undefined) set('notBefore', scheduleStart(o.schedule, now));
   }
   return fields;
+}
+
+/**
+ * A `--gate`: a JSON argv array as it is, or words split on spaces (no shell: quoting and
+ * pipes need `["sh", "-c", "…"]`).
+ */
+function gateArgv(text: string): string[] {
+  if (!text.trim().startsWith('[')) return text.split(/\s+/).filter((word) => word !== '');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || !value.every((word) => typeof word === 'string'))
+    throw new InputError(
+      `--gate: expected words or a JSON array of strings, got ${JSON.stringify(text)}`,
+      '--gate',
+    );
+  return value;
 }
 
 /** Validates an item built from flags; errors name the flag. */

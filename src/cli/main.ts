@@ -41,7 +41,15 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
       '--schedule <cron>',
       'runs at the next time of this cron expression, and after each run at the next',
     )
-    .option('--var <key=value>', 'template variable (repeatable)', collect);
+    .option('--var <key=value>', 'template variable (repeatable)', collect)
+    .option('--git', 'git mode: work on branch ralph/<id> in a worktree of its own')
+    .option('--no-git', 'work in the work dir itself, whatever "git.enabled" says')
+    .option('--base <ref>', 'git mode: the ref the branch starts from (default: HEAD at the claim)')
+    .option(
+      '--gate <command>',
+      'a quality gate: words run without a shell, or a JSON argv array (repeatable; replaces the configured gates)',
+      collect,
+    );
 }
 
 /** What every command's action needs from the composition root. */
@@ -112,7 +120,8 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .command('rm <ids...>')
     .description('remove items from the queue (their sessions stay archived)')
     .option('--force', 'remove an item even though others depend on it')
-    .action(async (ids: string[], options: { force?: boolean }) => {
+    .option('--branch', "also delete the item's git branch ralph/<id>")
+    .action(async (ids: string[], options: { force?: boolean; branch?: boolean }) => {
       const { removeCommand } = await import('./commands/items.js');
       app.done(await removeCommand(app.root(), { ids, ...options }, app.output));
     });
@@ -184,6 +193,15 @@ function reviewCommands(program: CommanderCommand, app: App): void {
     .action(async (ref: string, options: { json?: boolean }) => {
       const { showCommand } = await import('./commands/show.js');
       app.done(await showCommand(app.root(), ref, options, app.output, app.env));
+    });
+
+  program
+    .command('diff <item>')
+    .description("the item's branch against its base (git diff base...branch), paged on a terminal")
+    .option('--stat', 'only the diffstat')
+    .action(async (id: string, options: { stat?: boolean }) => {
+      const { diffCommand } = await import('./commands/diff.js');
+      app.done(await diffCommand(app.root(), id, options, app.output, app.env));
     });
 
   program

@@ -49,6 +49,11 @@ export function workspaceLowOnSpace(workspace: Workspace): string | undefined {
   return lowOnSpace([paths.state, paths.sessions], config.run.minFreeBytes);
 }
 
+/** Where git mode keeps an item's worktree. */
+export function itemWorktree(paths: WorkspacePaths, itemId: string): string {
+  return path.join(paths.worktrees, itemId);
+}
+
 /** Resolves the paths of a workspace from its root and configuration. */
 export function workspacePaths(root: string, config: Config): WorkspacePaths {
   const at = (p: string) => path.resolve(root, p);

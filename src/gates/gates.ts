@@ -41,8 +41,13 @@ export interface GatesRequest {
 /** Characters of a failing gate's output given to the next attempt. */
 const FAILURE_TAIL_CHARS = 2000;
 
-function describe(result: GateResult, timeoutSeconds: number): string {
-  if (result.timedOut) return `timed out after ${timeoutSeconds} s`;
+/** How a gate ended, in a few words: `exit 1`, `timed out after 600 s`, `killed by SIGKILL`. */
+export function gateVerdict(
+  result: Pick<GateResult, 'timedOut' | 'signal' | 'exitCode'>,
+  timeoutSeconds?: number,
+): string {
+  if (result.timedOut)
+    return timeoutSeconds === undefined ? 'timed out' : `timed out after ${timeoutSeconds} s`;
   if (result.signal !== null) return `killed by ${result.signal}`;
   return `exit ${result.exitCode}`;
 }
@@ -80,7 +85,7 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
       durationMs: ran.durationMs,
       outputBytes: ran.bytes,
     };
-    const verdict = ran.startError ?? describe(result, gate.timeout);
+    const verdict = ran.startError ?? gateVerdict(result, gate.timeout);
     fs.appendFileSync(
       request.logFile,
       `\n[gate "${gate.name}": ${result.passed ? 'passed' : 'failed'}, ${verdict}, ${(ran.durationMs / 1000).toFixed(1)} s]\n\n`,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { WorkSettings } from '../agent/settings.js';
-import type { Workspace } from '../config/workspace.js';
+import { itemWorktree, type Workspace } from '../config/workspace.js';
 import {
   branchOf,
   ensureWorktree,
@@ -10,11 +10,6 @@ import {
 } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { PreparationError } from './prepare.js';
-
-/** Where an item's worktree lives. */
-export function worktreeDir(workspace: Workspace, itemId: string): string {
-  return path.join(workspace.paths.worktrees, itemId);
-}
 
 /** Git mode's part of a preparation: the worktree and the work dir inside it. */
 export type CheckoutStep = { checkout?: Checkout; workDir?: string } | PreparationError;
@@ -44,7 +39,7 @@ export async function checkoutFor(
       scope: 'item',
     };
   }
-  const dir = worktreeDir(workspace, item.id);
+  const dir = itemWorktree(workspace.paths, item.id);
   const branch = branchOf(item.id);
   if (mode === 'plan')
     return { checkout: { repo, worktree: dir, branch, baseCommit, reused: false } };

@@ -9,7 +9,7 @@ import {
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
-import { worktreeDir } from './checkout.js';
+import { itemWorktree } from '../config/workspace.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -48,7 +48,7 @@ export async function tidyWorktree(
   item: Item | undefined,
 ): Promise<void> {
   if (needsWorktree(item)) return;
-  const dir = worktreeDir(ctx.workspace, itemId);
+  const dir = itemWorktree(ctx.workspace.paths, itemId);
   if (await pathExists(dir)) await remove(ctx, itemId, dir);
 }
 

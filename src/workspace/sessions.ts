@@ -1,4 +1,4 @@
-import { readIndex, type IndexEntry } from '../archive/index.js';
+import { indexEntryOf, readIndex, type IndexEntry } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { OUTCOME_KINDS } from '../agent/outcome.js';
@@ -87,6 +87,16 @@ export function parseSince(text: string, now: number, name = '--since'): number 
       name,
     );
   return time;
+}
+
+/** The index's entries followed by the running sessions' (newest of all: they have not ended). */
+export async function withRunning(
+  workspace: Workspace,
+  entries: readonly IndexEntry[],
+): Promise<IndexEntry[]> {
+  const running = await readRunning(workspace);
+  const archived = new Set(running.length === 0 ? [] : entries.map((e) => e.sessionId));
+  return [...entries, ...running.filter((r) => !archived.has(r.sessionId)).map(indexEntryOf)];
 }
 
 /** Entries of the index since a time, newest first. */

@@ -1,5 +1,5 @@
 // The runner's own life: signals, a second runner, a crash and the recovery after it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,22 +13,8 @@ import {
 } from '../support/guarded.js';
 import { isAlive } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
-import { RALPH_BIN, ralph, readQueue, readSessions, runningRecords } from '../support/workspace.js';
-
-function startRunner(
-  root: string,
-  env: Record<string, string>,
-  ...args: string[]
-): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
-  );
-  return { child, exited };
-}
+import { startRunner } from '../support/runner.js';
+import { ralph, readQueue, readSessions, runningRecords } from '../support/workspace.js';
 
 const running = (root: string) => () => runningRecords(root)[0]?.status === 'running';
 const currentPid = (root: string) => runningRecords(root)[0]!.pid;

@@ -1,5 +1,7 @@
 import { ExitCode } from '../../lib/exit-codes.js';
+import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
 import { cancelItems, removeItems, retryItems, type Selection } from '../../workspace/items.js';
+import { QueueStore } from '../../queue/store.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -25,20 +27,29 @@ export async function cancelCommand(
   selection: Selection,
   output: Output,
 ): Promise<number> {
-  const { paths } = await openWorkspace(root);
-  return report(output, await cancelItems(paths.queue, selection), 'cancelled');
+  const workspace = await openWorkspace(root);
+  const ids = await cancelItems(workspace.paths.queue, selection);
+  await dropWorktrees(workspace, ids);
+  return report(output, ids, 'cancelled');
 }
 
-/** `ralph rm`: removes items from the queue (their sessions stay archived). */
+/**
+ * `ralph rm`: removes items from the queue (their sessions stay archived, and their branches
+ * unless `--branch`).
+ */
 export async function removeCommand(
   root: string,
-  selection: { ids: string[]; force?: boolean },
+  selection: { ids: string[]; force?: boolean; branch?: boolean },
   output: Output,
 ): Promise<number> {
-  const { paths } = await openWorkspace(root);
-  return report(
-    output,
-    await removeItems(paths.queue, selection.ids, selection.force === true),
-    'removed',
-  );
+  const workspace = await openWorkspace(root);
+  const before = (await new QueueStore(workspace.paths.queue).read()).items;
+  const ids = await removeItems(workspace.paths.queue, selection.ids, selection.force === true);
+  await dropWorktrees(workspace, ids);
+  const code = report(output, ids, 'removed');
+  if (selection.branch === true) {
+    const removed = before.filter((item) => ids.includes(item.id));
+    for (const branch of await deleteBranches(workspace, removed)) output.out(`${branch}: deleted`);
+  }
+  return code;
 }

@@ -9,6 +9,7 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
 import { findSession, readRecord } from '../../workspace/sessions.js';
+import { gateVerdict } from '../../gates/gates.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { readTail } from '../../lib/fs.js';
 
@@ -121,6 +122,16 @@ function verdict(record: SessionRecord | undefined, stderr: string, colour: bool
   ].filter((f) => f !== undefined);
   const head = `═ ralph: ${record.status} · ${facts.join(' · ')}`;
   const lines = [record.outcome.kind === 'success' ? style.green(head) : style.red(head)];
+  for (const gate of record.gates ?? []) {
+    const line = `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gateVerdict(gate)})`;
+    lines.push(gate.passed ? line : style.red(line));
+  }
+  if (record.git !== undefined)
+    lines.push(
+      style.dim(
+        `  branch ${record.git.branch}: ${record.git.commits.length} commit(s) since ${record.git.base.slice(0, 12)}${record.git.diffstat === '' ? '' : `, ${record.git.diffstat}`}`,
+      ),
+    );
   if (stderr.trim() !== '') {
     const tail = stderr.trim().split('\n').slice(-STDERR_LINES);
     lines.push(style.dim('  stderr (the end):'), ...tail.map((l) => `  ${l}`));

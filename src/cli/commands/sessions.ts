@@ -4,7 +4,12 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
-import { checkSessionStatus, newestFirst, parseSince } from '../../workspace/sessions.js';
+import {
+  checkSessionStatus,
+  newestFirst,
+  parseSince,
+  withRunning,
+} from '../../workspace/sessions.js';
 
 /** `ralph sessions`: one line per session, newest first, from the index. */
 export async function sessionsCommand(
@@ -16,7 +21,7 @@ export async function sessionsCommand(
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const { entries, skipped } = await readIndex(workspace.paths.sessions);
-  const shown = newestFirst(entries, since).filter(
+  const shown = newestFirst(await withRunning(workspace, entries), since).filter(
     (e) =>
       (options.item === undefined || e.itemId === options.item) &&
       (options.status === undefined || e.status === options.status || e.outcome === options.status),

@@ -7,8 +7,32 @@ import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
 import { plural } from '../../lib/text.js';
 import { openSession } from '../session-lookup.js';
+import type { SessionRecord } from '../../archive/record.js';
+import { gateVerdict } from '../../gates/gates.js';
 
 const STDERR_TAIL = 4096;
+
+/** Git mode's branch, commits and diffstat, and the gates' results. */
+function workLines(record: SessionRecord): string[] {
+  const lines: string[] = [];
+  const { git, gates } = record;
+  if (git !== undefined) {
+    lines.push(
+      `Branch:   ${git.branch} from ${git.base.slice(0, 12)}${git.pushedTo ? `, pushed to ${git.pushedTo}` : ''}`,
+      `Changes:  ${git.diffstat === '' ? 'none' : git.diffstat}`,
+      `Commits:  ${git.commits.length === 0 ? 'none' : ''}`,
+      ...git.commits.map((c) => `  ${c.sha.slice(0, 12)} ${c.subject}`),
+    );
+  }
+  if (gates !== undefined) {
+    lines.push('Gates:');
+    for (const gate of gates)
+      lines.push(
+        `  ${gate.passed ? 'passed' : 'FAILED'}  ${gate.name} (${gateVerdict(gate)}, ${(gate.durationMs / 1000).toFixed(1)} s)`,
+      );
+  }
+  return lines;
+}
 
 /** `ralph show <session|item>`: the record, the command, the prompt, stderr and every file. */
 export async function showCommand(
@@ -51,6 +75,7 @@ export async function showCommand(
       record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
     `Work dir: ${record.workDir}`,
+    ...workLines(record),
     '',
     'Command (secrets masked):',
     `  ${shellQuote(record.command)}`,

@@ -11,6 +11,7 @@ import {
   newestFirst,
   parseSince,
   readRecord,
+  withRunning,
 } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
 import { keepStreaming } from '../live-stream.js';
@@ -41,7 +42,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
     if (q.status !== undefined) checkSessionStatus(q.status, 'status');
     const { entries, skipped } = await ctx.index.current();
-    const shown = newestFirst(entries, since).filter(
+    const shown = newestFirst(await withRunning(ctx.workspace, entries), since).filter(
       (e) =>
         (q.item === undefined || e.itemId === q.item) &&
         (q.status === undefined || e.status === q.status || e.outcome === q.status),

@@ -1,0 +1,154 @@
+// Git mode: every item on a branch of its own, in a worktree of its own; its work committed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { guardedWorkspace, logEvents } from '../support/guarded.js';
+import { branches, filesAt, git, makeRepo } from '../support/git.js';
+import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+
+async function gitWorkspace(config: Record<string, unknown> = {}) {
+  const repo = await makeRepo();
+  const { root, env } = await guardedWorkspace({
+    defaults: { workDir: repo },
+    git: { enabled: true },
+    ...config,
+  });
+  return { repo, root, env };
+}
+
+describe('git mode', () => {
+  it('runs each item on its own branch in its own worktree, commits what the agent left, keeps the branch', async () => {
+    const { repo, root, env } = await gitWorkspace();
+    const head = git(repo, 'rev-parse', 'HEAD');
+    await ralph(root, ['add', 'Commits', '--id', 'a', '--body', '#behave: work commit=1'], env);
+    await ralph(root, ['add', 'Leaves', '--id', 'b', '--body', '#behave: work'], env);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+
+    expect(branches(repo)).toEqual(['main', 'ralph/a', 'ralph/b']);
+    // The agent's own commit is kept as it made it.
+    expect(git(repo, 'log', '--format=%an %s', 'main..ralph/a')).toBe('agent agent: a');
+    // What the agent left uncommitted is committed by ralph, naming the item.
+    expect(git(repo, 'log', '--format=%s', 'main..ralph/b')).toBe('ralph: Leaves (b)');
+    expect(filesAt(repo, 'ralph/a')).toEqual(['README.md', 'a.txt']);
+    expect(filesAt(repo, 'ralph/b')).toEqual(['README.md', 'b.txt']);
+    // The repository's own checkout is untouched; nothing is pushed, merged or left behind.
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'remote')).toBe('');
+    expect(fs.readdirSync(path.join(root, 'worktrees'))).toEqual([]);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+
+    const items = readQueue(root).items;
+    expect(items).toMatchObject([
+      { id: 'a', status: 'done', branch: 'ralph/a', baseCommit: head },
+      { id: 'b', status: 'done', branch: 'ralph/b', baseCommit: head },
+    ]);
+    const [first] = readSessions(root);
+    expect(first).toMatchObject({
+      itemId: 'a',
+      git: {
+        branch: 'ralph/a',
+        base: head,
+        commits: [{ subject: 'agent: a' }],
+        diffstat: '1 file changed, 1 insertion(+)',
+      },
+    });
+    // The agent worked in the worktree, not in the repository.
+    expect(String(first?.workDir)).toBe(path.join(root, 'worktrees', 'a'));
+    const shown = await ralph(root, ['show', 'b'], env);
+    expect(shown.stdout).toMatch(/Branch:\s+ralph\/b/);
+    expect(shown.stdout).toContain('1 file changed, 1 insertion(+)');
+    expect(shown.stdout).toContain('ralph: Leaves (b)');
+  });
+
+  it('works in the same place inside the worktree when the work dir is below the repository top', async () => {
+    const repo = await makeRepo();
+    fs.mkdirSync(path.join(repo, 'pkg'));
+    fs.writeFileSync(path.join(repo, 'pkg', 'index.js'), '\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'pkg');
+    const { root, env } = await guardedWorkspace({ git: { enabled: true } });
+    await ralph(
+      root,
+      [
+        'add',
+        'Sub',
+        '--id',
+        'sub',
+        '--work-dir',
+        path.join(repo, 'pkg'),
+        '--body',
+        '#behave: work',
+      ],
+      env,
+    );
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(filesAt(repo, 'ralph/sub')).toEqual(['README.md', 'pkg/index.js', 'pkg/sub.txt']);
+    expect(readSessions(root)[0]?.workDir).toBe(path.join(root, 'worktrees', 'sub', 'pkg'));
+  });
+
+  it('pushes the branch once the gates pass when git.push names a remote', async () => {
+    const bare = await tempDir('ralph-remote-');
+    git(bare, 'init', '-q', '--bare');
+    const { repo, root, env } = await gitWorkspace({
+      git: { enabled: true, push: 'origin' },
+      gates: [['true']],
+    });
+    git(repo, 'remote', 'add', 'origin', bare);
+    await ralph(root, ['add', 'Pushed', '--id', 'p', '--body', '#behave: work'], env);
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(git(bare, 'branch', '--format=%(refname:short)')).toBe('ralph/p');
+    expect(git(bare, 'rev-parse', 'ralph/p')).toBe(git(repo, 'rev-parse', 'ralph/p'));
+    expect(readSessions(root)[0]).toMatchObject({ git: { pushedTo: 'origin' } });
+  });
+
+  it('runs an item without git mode, saying so, when its work dir is in no repository', async () => {
+    const plain = await tempDir('ralph-plain-');
+    const { root, env } = await guardedWorkspace({ git: { enabled: true } });
+    await ralph(
+      root,
+      ['add', 'Plain', '--id', 'plain', '--work-dir', plain, '--body', '#behave: work'],
+      env,
+    );
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(fs.existsSync(path.join(plain, 'plain.txt'))).toBe(true);
+    expect(logEvents(root).map((e) => e.event)).toContain('git_skipped');
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  });
+
+  it('lets an item opt out (--no-git) and start from another base (--base)', async () => {
+    const { repo, root, env } = await gitWorkspace();
+    const initial = git(repo, 'rev-parse', 'HEAD');
+    fs.writeFileSync(path.join(repo, 'later.txt'), 'later\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'later');
+    await ralph(
+      root,
+      ['add', 'Old', '--id', 'old', '--base', initial, '--body', '#behave: work'],
+      env,
+    );
+    await ralph(root, ['add', 'Here', '--id', 'here', '--no-git', '--body', '#behave: work'], env);
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(filesAt(repo, 'ralph/old')).toEqual(['README.md', 'old.txt']);
+    expect(git(repo, 'merge-base', 'main', 'ralph/old')).toBe(initial);
+    expect(branches(repo)).toEqual(['main', 'ralph/old']);
+    expect(fs.existsSync(path.join(repo, 'here.txt'))).toBe(true);
+  });
+
+  it('deletes the branch with ralph rm --branch, and shows the branch against its base with ralph diff', async () => {
+    const { repo, root, env } = await gitWorkspace();
+    await ralph(root, ['add', 'Diffed', '--id', 'd', '--body', '#behave: work'], env);
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    const diff = await ralph(root, ['diff', 'd'], env);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('+++ b/d.txt');
+    expect(diff.stdout).toContain('+work of d, attempt 1');
+    const stat = await ralph(root, ['diff', 'd', '--stat'], env);
+    expect(stat.stdout).toContain('d.txt | 1 +');
+    expect((await ralph(root, ['rm', 'd', '--branch'], env)).code).toBe(0);
+    expect(branches(repo)).toEqual(['main']);
+    const gone = await ralph(root, ['diff', 'd'], env);
+    expect(gone.code).not.toBe(0);
+  });
+});
