@@ -270,6 +270,18 @@ function controlCommands(program: CommanderCommand, app: App): void {
     });
 
   program
+    .command('watch')
+    .description('a tmux session: the status, and a window following each running session')
+    .option('--detach', 'make the session (if missing) without attaching to it')
+    .addOption(
+      program.createOption('--sync', 'the status window of the session (internal)').hideHelp(),
+    )
+    .action(async (options: { detach?: boolean; sync?: boolean }) => {
+      const { watchCommand } = await import('./commands/watch.js');
+      app.done(await watchCommand(app.root(), options, app.output, app.env));
+    });
+
+  program
     .command('doctor')
     .description('check the claude binary, its version and credentials, and the workspace')
     .action(async () => {

@@ -25,6 +25,8 @@ const SHOWN: ReadonlySet<EventName> = new Set([
   'workspace_fault',
   'limit_too_far',
   'items_cannot_run',
+  'gate_ended',
+  'pushed',
 ]);
 
 /** How `ralph run` reports: every event as it happens, and the end. */
@@ -55,6 +57,9 @@ function describe(event: RunnerEvent): string {
     case 'idle':
       detail = `waiting for ${event.waitingFor}`;
       break;
+    case 'gate_ended':
+      detail = `${event.item}: ${event.gate} ${event.passed ? 'passed' : 'FAILED'}${event.timedOut ? ' (timed out)' : event.passed ? '' : ` (exit ${String(event.exitCode)})`}`;
+      break;
     default:
       detail = fields(event);
   }
@@ -84,8 +89,10 @@ export function runConsole(
       close: () => undefined,
     };
   }
-  let session: Progress | undefined;
-  let shown = false;
+  // Every running session (several with --workers), in the order they started.
+  const sessions = new Map<string, Progress>();
+  // The gate a session's work is being checked by, once its agent has finished.
+  const gates = new Map<string, string>();
   let started = 0;
   let runCostUsd = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -93,21 +100,36 @@ export function runConsole(
     if (shown) output.raw(Buffer.from('\r\x1b[2K'));
     shown = false;
   };
+  let shown = false;
+  const activity = (session: Progress) => {
+    const gate = gates.get(session.session);
+    if (gate !== undefined) return `gate: ${gate}`;
+    if (session.lastActivityAt === undefined) return 'starting';
+    return session.lastTool
+      ? `last: ${session.lastTool} (${plural(session.toolCalls, 'tool call')})`
+      : 'no tool call yet';
+  };
+  const elapsed = (session: Progress) =>
+    formatDuration((Date.now() - Date.parse(session.startedAt)) / 1000);
   const draw = () => {
     clear();
-    if (session === undefined) return;
-    const costUsd = session.costUsd ?? 0;
-    const parts = [
-      `▶ item ${started} of ${started + session.queued}: ${session.item}`,
-      formatDuration((Date.now() - Date.parse(session.startedAt)) / 1000),
-      session.lastActivityAt === undefined
-        ? 'starting'
-        : session.lastTool
-          ? `last: ${session.lastTool} (${plural(session.toolCalls, 'tool call')})`
-          : 'no tool call yet',
-      `$${costUsd.toFixed(4)} (run $${(runCostUsd + costUsd).toFixed(2)})`,
-      ...[dashboard()].filter((url) => url !== undefined),
-    ];
+    const running = [...sessions.values()];
+    const last = running.at(-1);
+    if (last === undefined) return;
+    const costUsd = running.reduce((sum, s) => sum + (s.costUsd ?? 0), 0);
+    const cost = `$${costUsd.toFixed(4)} (run $${(runCostUsd + costUsd).toFixed(2)})`;
+    const head =
+      running.length === 1
+        ? [
+            `▶ item ${started} of ${started + last.queued}: ${last.item}`,
+            elapsed(last),
+            activity(last),
+          ]
+        : [
+            `▶ ${running.length} running (${started} of ${started + last.queued} started)`,
+            ...running.map((s) => `${s.item} ${elapsed(s)} ${activity(s)}`),
+          ];
+    const parts = [...head, cost, ...[dashboard()].filter((url) => url !== undefined)];
     const line = parts.join(' · ').slice(0, Math.max(20, (columns() || 100) - 1));
     output.raw(Buffer.from(line));
     shown = true;
@@ -119,16 +141,22 @@ export function runConsole(
   return {
     show: (event) => {
       if (event.event === 'session_progress') {
-        if (session?.session !== event.session) started++;
-        session = event;
+        if (!sessions.has(event.session)) started++;
+        sessions.set(event.session, event);
         timer ??= setInterval(draw, 1000).unref();
+        draw();
+        return;
+      }
+      if (event.event === 'gate_started') {
+        gates.set(event.session, event.gate);
         draw();
         return;
       }
       if (event.event === 'session_ended') {
         runCostUsd += event.costUsd;
-        session = undefined;
-        stopTimer();
+        sessions.delete(event.session);
+        gates.delete(event.session);
+        if (sessions.size === 0) stopTimer();
       }
       if (!SHOWN.has(event.event) && event.level === 'info') return;
       clear();

@@ -322,6 +322,55 @@ describe('the live status line', () => {
     );
   });
 
+  it('shows every running session with --workers, and the gate one is checked by', () => {
+    const output = captureOutput(true);
+    const display = runConsole(output, () => 300);
+    const startedAt = new Date().toISOString();
+    const progress = (item: string, session: string, lastTool?: string) => ({
+      time: startedAt,
+      level: 'info' as const,
+      event: 'session_progress' as const,
+      item,
+      itemTitle: 't',
+      session,
+      startedAt,
+      queued: 5,
+      toolCalls: lastTool === undefined ? 0 : 1,
+      lastTool,
+      lastActivityAt: startedAt,
+      costUsd: 0.1,
+    });
+    display.show(progress('a', 's1', 'Bash'));
+    display.show(progress('b', 's2', 'Edit'));
+    display.show(progress('c', 's3'));
+    display.show({
+      time: startedAt,
+      level: 'info',
+      event: 'gate_started',
+      item: 'a',
+      session: 's1',
+      gate: 'npm test',
+    });
+    const line = output.stdout.filter((l) => l.includes('▶')).at(-1) ?? '';
+    expect(line).toMatch(
+      /▶ 3 running \(3 of 8 started\) · a .* gate: npm test · b .* last: Edit \(1 tool call\) · c .* no tool call yet · \$0\.3000/,
+    );
+    display.show({
+      time: startedAt,
+      level: 'warn',
+      event: 'gate_ended',
+      item: 'a',
+      session: 's1',
+      gate: 'npm test',
+      passed: false,
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 10,
+    });
+    display.close();
+    expect(output.stderr.join('\n')).toContain('gate ended: a: npm test FAILED (exit 1)');
+  });
+
   it('says where the dashboard is while a server runs', () => {
     const output = captureOutput(true);
     const display = runConsole(

@@ -2,6 +2,7 @@ import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
+import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
 /** The report as people read it. */
@@ -59,17 +60,26 @@ export async function statusCommand(
   output: Output,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const show = async () => {
-    const report = await gatherStatus(workspace, Date.now());
-    if (options.json) output.out(JSON.stringify(report, null, 2));
-    else
-      output.out(`${options.watch && output.isTTY ? '\x1b[H\x1b[2J' : ''}${renderStatus(report)}`);
-  };
-  await show();
-  if (!options.watch) return ExitCode.ok;
-  // Until interrupted: Ctrl-C ends the process, which is all a watch needs.
+  if (options.watch) return watchStatus(workspace, output, { json: options.json === true });
+  const report = await gatherStatus(workspace, Date.now());
+  output.out(options.json ? JSON.stringify(report, null, 2) : renderStatus(report));
+  return ExitCode.ok;
+}
+
+/**
+ * The status, redrawn every `everyMs` until the process is interrupted (Ctrl-C ends it, which is
+ * all a watch needs); `beforeEach` runs before each redraw (`ralph watch` syncs its windows).
+ */
+export async function watchStatus(
+  workspace: Workspace,
+  output: Output,
+  options: { json?: boolean; everyMs?: number; beforeEach?: () => Promise<void> },
+): Promise<never> {
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    await show();
+    await options.beforeEach?.();
+    const report = await gatherStatus(workspace, Date.now());
+    if (options.json === true) output.out(JSON.stringify(report, null, 2));
+    else output.out(`${output.isTTY ? '\x1b[H\x1b[2J' : ''}${renderStatus(report)}`);
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 2000));
   }
 }
