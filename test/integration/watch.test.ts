@@ -60,20 +60,19 @@ describe('ralph watch', () => {
     expect(made).toContain(`attach with: tmux attach-session -t =${session}`);
 
     await eventually(
-      async () => windowNames(session).join(' ') === 'alpha beta status',
+      () => windowNames(session).join(' ') === 'alpha beta status',
       20_000,
       'a window for each running session',
     );
     // Each window follows its session as ralph logs --follow does.
     await eventually(
-      async () =>
-        tmux('capture-pane', '-p', '-t', `=${session}:=alpha`).includes('before the gate'),
+      () => tmux('capture-pane', '-p', '-t', `=${session}:=alpha`).includes('before the gate'),
       20_000,
       'the transcript of alpha',
     );
     expect(tmux('capture-pane', '-p', '-t', `=${session}:=alpha`)).toContain('── ralph session');
     await eventually(
-      async () => /Running: alpha/.test(tmux('capture-pane', '-p', '-t', `=${session}:=status`)),
+      () => /Running: alpha/.test(tmux('capture-pane', '-p', '-t', `=${session}:=status`)),
       20_000,
       'the status window',
     );
@@ -81,7 +80,7 @@ describe('ralph watch', () => {
     fs.writeFileSync(gate, '');
     expect((await run).code).toBe(0);
     await eventually(
-      async () => windowNames(session).join(' ') === 'status',
+      () => windowNames(session).join(' ') === 'status',
       20_000,
       'the windows of the ended sessions to close',
     );

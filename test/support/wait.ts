@@ -39,9 +39,9 @@ export async function waitUntil(
   });
 }
 
-/** Resolves when the async `check` holds, asking again every 100 ms; rejects after `timeoutMs`. */
+/** Resolves when `check` holds, asking again every 100 ms; rejects after `timeoutMs`. */
 export async function eventually(
-  check: () => Promise<boolean>,
+  check: () => boolean | Promise<boolean>,
   timeoutMs: number,
   what: string,
 ): Promise<void> {
