@@ -14,6 +14,7 @@ import { sessionsListing } from './bench/sessions.mjs';
 import { markedProcesses } from './bench/lib.mjs';
 import { cliStart } from './bench/startup.mjs';
 import { streamThroughput } from './bench/stream.mjs';
+import { workerFigures } from './bench/workers.mjs';
 
 const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
@@ -33,6 +34,7 @@ const size = quick
         sessions: { sessions: 10_000, runs: 5 },
         loop: { items: 40, runs: 3 },
       },
+      workers: { items: 20, agentMs: 500, runs: 1, gitItems: 20 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -48,6 +50,7 @@ const size = quick
         sessions: { sessions: 10_000, runs: 9 },
         loop: { items: 200, runs: 3 },
       },
+      workers: { items: 20, agentMs: 500, runs: 3, gitItems: 40 },
     };
 
 const benches = [
@@ -59,6 +62,7 @@ const benches = [
   ['start', () => cliStart(size.start)],
   ['sessions', () => sessionsListing(size.sessions)],
   ['serve', () => serveFigures(size.serve)],
+  ['workers', () => workerFigures(size.workers)],
 ];
 
 const rows = [];

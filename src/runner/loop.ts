@@ -58,6 +58,8 @@ class Night {
   private begun = 0;
   /** Set when one worker found the run over: no worker claims again. */
   private ended = false;
+  /** Aborted (and renewed) when a session or a worker ends: it wakes the workers sleeping. */
+  private iterationEnded = new AbortController();
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
@@ -92,10 +94,18 @@ class Night {
         this.active--;
       }
       if (turn.kind === 'idle') this.begun--;
+      // Another worker may be waiting for this one: for the item it freed, or to end the run.
+      else this.wakeOthers();
       if ((await this.after(turn)) === 'stop') break;
     }
     // Whatever ended this worker ends the claiming of all of them.
     this.ended = true;
+    this.wakeOthers();
+  }
+
+  private wakeOthers(): void {
+    this.iterationEnded.abort();
+    this.iterationEnded = new AbortController();
   }
 
   private get draining(): boolean {
@@ -281,10 +291,11 @@ class Night {
     return pauseNight(this.ctx, this.control, reason);
   }
 
-  /** Sleeps until the queue or the interrupt file changes, or `ms` pass. */
+  /** Sleeps until the queue or the interrupt file changes, another worker's item ends, or `ms` pass. */
   private async sleep(ms: number): Promise<void> {
     const { dir, names } = this.ctx.controlFiles.watched;
-    await this.ctx.wait({ ms, watchDir: dir, names, signal: this.control.signal });
+    const signal = AbortSignal.any([this.control.signal, this.iterationEnded.signal]);
+    await this.ctx.wait({ ms, watchDir: dir, names, signal });
   }
 
   /**
