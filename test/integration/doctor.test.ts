@@ -31,6 +31,18 @@ describe('ralph doctor', () => {
     expect(stdout.trim().split('\n').at(-1)).toBe('All checks passed.');
   });
 
+  it('checks git in git mode and the program of each gate', async () => {
+    const { root, env } = await guardedWorkspace({
+      git: { enabled: true },
+      gates: [['sh', '-c', 'true'], { name: 'lint', command: ['no-such-linter', '--all'] }],
+    });
+    const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^ok +git +\/\S+git$/m);
+    expect(stdout).toMatch(/^ok +gate +sh -c true \(\/\S+\/sh, timeout 600 s\)$/m);
+    expect(stdout).toMatch(/^FAIL +gate +lint: no-such-linter is not on PATH$/m);
+  });
+
   it('reports a missing binary', async () => {
     const { root, env } = await guardedWorkspace({
       claude: { command: ['no-such-claude-binary'] },

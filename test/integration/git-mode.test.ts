@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { guardedWorkspace, logEvents } from '../support/guarded.js';
+import { agentTalking, guardedWorkspace, logEvents } from '../support/guarded.js';
+import { waitUntil } from '../support/wait.js';
 import { branches, filesAt, git, makeRepo } from '../support/git.js';
 import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
@@ -150,5 +151,39 @@ describe('git mode', () => {
     expect(branches(repo)).toEqual(['main']);
     const gone = await ralph(root, ['diff', 'd'], env);
     expect(gone.code).not.toBe(0);
+  });
+
+  it('plans the worktree in --dry-run without making it', async () => {
+    const { repo, root, env } = await gitWorkspace({ gates: [['npm', 'test']] });
+    await ralph(root, ['add', 'Planned', '--id', 'plan', '--body', '#behave: work'], env);
+    const dry = await ralph(root, ['run', '--dry-run'], env);
+    expect(dry.stdout).toContain(
+      `# plan (Planned) in ${path.join(root, 'worktrees', 'plan')} on branch ralph/plan (from ${git(repo, 'rev-parse', 'HEAD').slice(0, 12)})`,
+    );
+    expect(dry.stdout).toContain('# gates: npm test');
+    expect(fs.existsSync(path.join(root, 'worktrees'))).toBe(false);
+    expect(branches(repo)).toEqual(['main']);
+  });
+
+  it('keeps the worktree of an interrupted item for its resumption, and removes it when the item is cancelled', async () => {
+    const { repo, root, env } = await gitWorkspace();
+    const gate = path.join(root, 'gate');
+    await ralph(
+      root,
+      ['add', 'Paused', '--id', 'paused', '--body', `#behave: gated gate=${gate}`],
+      env,
+    );
+    const run = ralph(root, ['run', '--drain'], env);
+    await waitUntil(root, agentTalking(root), 20_000, 'the agent');
+    fs.writeFileSync(path.join(root, 'worktrees', 'paused', 'half-done.txt'), 'half\n');
+    await ralph(root, ['pause', 'lunch'], env);
+    expect((await run).code).toBe(6);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'interrupted' });
+    // The work so far waits in its worktree for the resumed session.
+    expect(fs.existsSync(path.join(root, 'worktrees', 'paused', 'half-done.txt'))).toBe(true);
+    expect((await ralph(root, ['cancel', 'paused'], env)).code).toBe(0);
+    expect(fs.existsSync(path.join(root, 'worktrees', 'paused'))).toBe(false);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    expect(branches(repo)).toEqual(['main', 'ralph/paused']);
   });
 });

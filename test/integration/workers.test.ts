@@ -118,6 +118,11 @@ describe('parallel workers', () => {
     const first = ralph(root, ['run', '--drain', '--workers', '3'], env);
     await waitUntil(path.join(root, 'state'), talking(root, 3), 20_000, '3 talking sessions');
     expect((await ralph(root, ['status'], env)).stdout.match(/^Running: /gm)).toHaveLength(3);
+    // The sessions index lists the running ones first.
+    const listed = JSON.parse((await ralph(root, ['sessions', '--json'], env)).stdout) as {
+      outcome: string;
+    }[];
+    expect(listed.map((e) => e.outcome)).toEqual(['running', 'running', 'running']);
     await ralph(root, ['pause', 'lunch'], env);
     // A drained run ends on the pause (exit 6) once all three have stopped.
     expect((await first).code).toBe(6);
@@ -195,5 +200,20 @@ describe('parallel workers', () => {
     expect(fs.readdirSync(path.join(root, 'worktrees'))).toEqual([]);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
     await expectNoSurvivors(root);
+  });
+
+  it('holds the run to one --max-cost across the workers: each session gets its share of what is left', async () => {
+    const { root, env } = await guardedWorkspace();
+    const ids = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
+    await addItems(root, env, ids, '#behave: ok cost=0.3', true);
+    const run = await ralph(root, ['run', '--drain', '--workers', '2', '--max-cost', '1'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const budgets = calls(root).map((argv) => Number(argv[argv.indexOf('--max-budget-usd') + 1]));
+    // The first two start with $1 left: half each; later ones half of what is left then.
+    expect(budgets.slice(0, 2)).toEqual([0.5, 0.5]);
+    for (const budget of budgets.slice(2)) expect(budget).toBeLessThanOrEqual(0.35 + 1e-9);
+    // No claim once the run has spent its limit.
+    expect(logEvents(root).map((e) => e.event)).toContain('run_limit_reached');
+    expect(readSessions(root).length).toBeLessThan(ids.length);
   });
 });

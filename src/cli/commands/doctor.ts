@@ -255,6 +255,49 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
   return checks;
 }
 
+/**
+ * Git mode and the gates: git is found when git mode is on, and each configured gate's program
+ * is found (a relative one is looked up when the gate runs, in the item's work dir).
+ */
+function checkWork(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Check[] {
+  const checks: Check[] = [];
+  const { config } = workspace;
+  if (config.git.enabled) {
+    const git = which('git', env.PATH);
+    checks.push(
+      git === undefined
+        ? {
+            verdict: 'FAIL',
+            name: 'git',
+            detail: 'git mode is on ("git.enabled") but git is not on PATH',
+          }
+        : {
+            verdict: 'ok',
+            name: 'git',
+            detail: `${git}${config.git.push ? `, pushes to ${config.git.push}` : ''}`,
+          },
+    );
+  }
+  for (const gate of config.gates) {
+    const [program = ''] = gate.command;
+    const relative = program.startsWith('.');
+    const found = relative ? program : which(program, env.PATH);
+    checks.push(
+      found === undefined
+        ? { verdict: 'FAIL', name: 'gate', detail: `${gate.name}: ${program} is not on PATH` }
+        : {
+            verdict: 'ok',
+            name: 'gate',
+            detail: `${gate.name} (${found}, timeout ${gate.timeout} s)`,
+          },
+    );
+  }
+  return checks;
+}
+
 /** `ralph doctor`: one line per check; non-zero when something is wrong. */
 export async function doctorCommand(
   root: string,
@@ -289,6 +332,7 @@ export async function doctorCommand(
     checks.push(...(await checkWorkspace(workspace)));
   }
   checks.push(...(await checkClaude(workspace, env)));
+  checks.push(...checkWork(workspace, env));
   const redactor = redactorFor(workspace, env);
   for (const check of checks)
     output.out(

@@ -67,7 +67,13 @@ async function dryRun(
         `# ${id}: ${session.scope === 'workspace' ? 'would pause the night' : 'would be rejected'}: ${redactor.redact(session.reason)}`,
       );
     else {
-      output.out(`# ${id} (${title}) in ${session.settings.workDir}`);
+      const where =
+        session.checkout === undefined
+          ? session.settings.workDir
+          : `${session.checkout.worktree} on branch ${session.checkout.branch} (from ${session.checkout.baseCommit.slice(0, 12)})`;
+      output.out(`# ${id} (${title}) in ${where}`);
+      if (session.work.gates.length > 0)
+        output.out(`# gates: ${session.work.gates.map((g) => g.name).join(', ')}`);
       output.out(redactor.redact(shellQuote([session.argv.file, ...session.argv.args])));
     }
   }
