@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, stopServers, type Served } from '../support/serve.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
 
@@ -213,6 +213,37 @@ describe('the dashboard', () => {
     await other.getByRole('button', { name: 'older' }).click();
     await other.locator('.pager', { hasText: '51–100 of 10000' }).waitFor();
     await other.close();
+  });
+
+  it('shows every running session with --workers, and the transcript of the one chosen', async () => {
+    const both = path.join(root, 'gate-workers');
+    for (const id of ['left', 'right'])
+      await ralph(root, [
+        'add',
+        `Work on the ${id}`,
+        '--id',
+        id,
+        '--work-dir',
+        await tempDir(),
+        '--body',
+        `#behave: gated gate=${both} tool=1`,
+      ]);
+    const run = ralph(root, ['run', '--drain', '--workers', '2']);
+    await page.goto(`${served.base}/#/live`);
+    await expect.poll(() => page.locator('.facts[data-session]').count()).toBe(2);
+    await page.locator('.transcript', { hasText: 'before the gate' }).waitFor();
+    const left = page.locator('.facts', { hasText: 'left' });
+    await left.click();
+    await expect.poll(() => left.getAttribute('class')).toContain('selected');
+    await shot('live-workers');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('live-workers-phone');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    fs.writeFileSync(both, '');
+    // The drain runs the rest of the queue too (the retried flaky item fails again).
+    await run;
+    expect([itemStatus('left'), itemStatus('right')]).toEqual(['done', 'done']);
+    await expect.poll(() => page.locator('.facts[data-session]').count()).toBe(0);
   });
 
   it('raised no console error on any view, and the server none either', () => {

@@ -10,6 +10,8 @@ function Facts(props: {
   running: RunningSession;
   session: LiveSession | undefined;
   now: number;
+  /** Whether there are others to choose from: the card then picks the transcript shown. */
+  choosable: boolean;
   selected: boolean;
   onSelect: () => void;
 }) {
@@ -29,8 +31,11 @@ function Facts(props: {
   );
   return (
     <div
-      class={props.selected ? 'facts selected' : 'facts'}
+      class={['facts', props.choosable && 'choosable', props.selected && 'selected']
+        .filter(Boolean)
+        .join(' ')}
       data-session={running.sessionId}
+      title={props.choosable ? 'show this session’s transcript' : undefined}
       onClick={props.onSelect}
     >
       <div>
@@ -100,6 +105,7 @@ export function Live() {
           running={r}
           session={sessions.find((s) => s.id === r.sessionId)}
           now={now}
+          choosable={running.length > 1}
           selected={running.length > 1 && shown?.id === r.sessionId}
           onSelect={() => choose(r.sessionId)}
         />
