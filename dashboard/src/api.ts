@@ -1,3 +1,4 @@
+import type { RunningSession as Running, StatusReport } from '../../src/runner/status-report.js';
 /** Calls of the ralph API; the browser sends the server's HttpOnly cookie with each. */
 
 export class ApiError extends Error {
@@ -31,39 +32,15 @@ export const get = <T>(path: string) => call<T>('GET', path);
 export const post = <T>(path: string, body: unknown = {}) => call<T>('POST', path, body);
 export const remove = <T>(path: string) => call<T>('DELETE', path);
 
-export interface RunningSession {
-  itemId: string;
-  itemTitle: string;
-  sessionId: string;
-  status: string;
-  startedAt: string;
-  lastActivityAt?: string;
-  assistantMessages: number;
-  toolCalls: number;
-  lastTool?: string;
-  costUsd?: number;
-  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
-  branch?: string;
-}
+/** A running session as `/health` sends it: the seconds that count by themselves left out. */
+export type RunningSession = Omit<Running, 'elapsedSeconds' | 'idleSeconds'>;
 
-export interface Health {
+/** `/health`: the status of `ralph status --json`, and what the server says of itself. */
+export type Health = Omit<StatusReport, 'running'> & {
   version: string;
   readOnly: boolean;
-  root: string;
-  runner?: { pid: number; startedAt: string };
-  paused?: { reason: string };
-  pauseAfterCurrent?: { reason: string };
-  waiting?: { until: string; reason: string; event: string };
-  queue: Record<string, number>;
-  queueVersion: number;
-  /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
-  budget: {
-    run?: { startedAt: string; costUsd: number; iterations: number; maxCostUsd?: number };
-    totalCostUsd: number;
-    iterations: number;
-  };
-}
+};
 
 export interface Item {
   id: string;

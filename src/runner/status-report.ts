@@ -1,0 +1,51 @@
+/**
+ * The shapes of a workspace's status, and nothing else: what `ralph status --json` prints and
+ * the server's `/health` sends. Free of imports, so the dashboard (built without Node's types)
+ * reads the same definitions.
+ */
+
+/** A running session as the status shows it. */
+export interface RunningSession {
+  itemId: string;
+  itemTitle: string;
+  sessionId: string;
+  status: string;
+  startedAt: string;
+  elapsedSeconds: number;
+  lastActivityAt?: string;
+  idleSeconds?: number;
+  assistantMessages: number;
+  toolCalls: number;
+  lastTool?: string;
+  costUsd?: number;
+  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
+  /** Git mode: the item's branch. */
+  branch?: string;
+}
+
+/** The state of a workspace: what `ralph status --json` prints and the server's health says. */
+export interface StatusReport {
+  root: string;
+  runner?: { pid: number; startedAt: string };
+  paused?: { reason: string };
+  pauseAfterCurrent?: { reason: string };
+  waiting?: { until: string; reason: string; event: string };
+  queue: Record<string, number>;
+  /** Goes up with every write of the queue file. */
+  queueVersion: number;
+  /** Every running session, oldest first (several with `--workers`). */
+  running: RunningSession[];
+  /** Where a `ralph serve` of this workspace listens (its address, without the token). */
+  server?: { pid: number; url: string; readOnly: boolean };
+  budget: {
+    run?: {
+      startedAt: string;
+      costUsd: number;
+      iterations: number;
+      maxCostUsd?: number;
+      maxIterations?: number;
+    };
+    totalCostUsd: number;
+    iterations: number;
+  };
+}
