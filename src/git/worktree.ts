@@ -112,7 +112,23 @@ export async function diffStat(dir: string, base: string, branch: string): Promi
   return (await git(dir, ['diff', '--shortstat', `${base}...${branch}`])).trim();
 }
 
-/** Removes an item's worktree (its changes are committed on the branch, which stays). */
+/**
+ * Removes a worktree whose item is over: what was left uncommitted (a failed or cancelled
+ * item's last work) is committed on its branch first, so nothing is lost with the directory.
+ */
+export async function retireWorktree(
+  repo: string,
+  dir: string,
+  itemId: string,
+  why: string,
+): Promise<void> {
+  await commitLeftovers(dir, `ralph: work left uncommitted by ${itemId} (${why})`).catch(
+    () => undefined,
+  );
+  await removeWorktree(repo, dir);
+}
+
+/** Removes a worktree; its branch stays. */
 export async function removeWorktree(repo: string, dir: string): Promise<void> {
   await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(
     async (error: unknown) => {

@@ -26,13 +26,15 @@ export type IterationResult =
  */
 export async function runIteration(
   ctx: RunnerContext,
-  iteration: number,
+  /** The number of the iteration, taken once an item is claimed. */
+  iterationNumber: () => number,
   control: StopControl,
   budgetLeftUsd?: number,
 ): Promise<IterationResult> {
   const sessionId = randomUUID();
   const { item, queued, wakeAt, retryAt, workDir } = await claimNext(ctx, control, sessionId);
   if (item === undefined) return { kind: 'idle', wakeAt, retryAt };
+  const iteration = iterationNumber();
   try {
     return await prepareAndRun(
       ctx,

@@ -54,8 +54,8 @@ class Night {
   private consecutiveFailures = 0;
   /** Iterations under way (claimed, or claiming), across the workers. */
   private active = 0;
-  /** Iterations begun: numbers the next one. */
-  private begun = 0;
+  /** Items claimed: numbers the next one's iteration. */
+  private claimed = 0;
   /** Set when one worker found the run over: no worker claims again. */
   private ended = false;
   /** Aborted (and renewed) when a session or a worker ends: it wakes the workers sleeping. */
@@ -86,16 +86,15 @@ class Night {
       try {
         turn = await runIteration(
           this.ctx,
-          firstIteration + this.begun++,
+          () => firstIteration + this.claimed++,
           this.control,
           next.budgetLeftUsd,
         );
       } finally {
         this.active--;
       }
-      if (turn.kind === 'idle') this.begun--;
       // Another worker may be waiting for this one: for the item it freed, or to end the run.
-      else this.wakeOthers();
+      if (turn.kind !== 'idle') this.wakeOthers();
       if ((await this.after(turn)) === 'stop') break;
     }
     // Whatever ended this worker ends the claiming of all of them.

@@ -1,4 +1,5 @@
 import { gateFailed, gatesStopped, type Outcome } from '../agent/outcome.js';
+import { reapSession } from '../agent/process.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import { runGates, type GateResult } from '../gates/gates.js';
@@ -105,6 +106,8 @@ async function gate(
           durationMs: r.durationMs,
         }),
     });
+    // A gate's process that left its group (setsid) still carries the session's marker.
+    await reapSession(undefined, sessionId, ctx.workspace.config.run.killGrace * 1000);
     const log = await readIfExists(files.gates);
     if (log !== undefined) await writeFileAtomically(files.gates, ctx.redactor.redact(log));
     if (run.stopped) return { gates: run.results, outcome: gatesStopped() };

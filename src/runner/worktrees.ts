@@ -3,8 +3,8 @@ import path from 'node:path';
 import {
   clearStaleLock,
   pruneWorktrees,
-  removeWorktree,
   repositoryOfWorktree,
+  retireWorktree,
 } from '../git/worktree.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
@@ -22,11 +22,12 @@ async function remove(
   ctx: RunnerContext,
   itemId: string,
   dir: string,
+  item: Item | undefined,
 ): Promise<string | undefined> {
   const repo = await repositoryOfWorktree(dir);
   try {
     if (repo === undefined) await fsp.rm(dir, { recursive: true, force: true });
-    else await removeWorktree(repo, dir);
+    else await retireWorktree(repo, dir, itemId, item?.status ?? 'removed');
     ctx.events.info('worktree_removed', { item: itemId, worktree: dir });
   } catch (error) {
     ctx.events.warn('worktree_failed', {
@@ -49,7 +50,7 @@ export async function tidyWorktree(
 ): Promise<void> {
   if (needsWorktree(item)) return;
   const dir = itemWorktree(ctx.workspace.paths, itemId);
-  if (await pathExists(dir)) await remove(ctx, itemId, dir);
+  if (await pathExists(dir)) await remove(ctx, itemId, dir, item);
 }
 
 /**
@@ -64,8 +65,9 @@ export async function settleWorktrees(ctx: RunnerContext, items: readonly Item[]
   const repos = new Set<string>();
   for (const name of names) {
     const dir = path.join(root, name);
-    if (!needsWorktree(byId.get(name))) {
-      const repo = await remove(ctx, name, dir);
+    const item = byId.get(name);
+    if (!needsWorktree(item)) {
+      const repo = await remove(ctx, name, dir, item);
       if (repo !== undefined) repos.add(repo);
       continue;
     }

@@ -3,8 +3,8 @@ import { itemWorktree, type Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import {
   deleteBranch,
-  removeWorktree,
   repositoryOfWorktree,
+  retireWorktree,
   repositoryRoot,
 } from '../git/worktree.js';
 import { NotFoundError, RalphError } from '../lib/errors.js';
@@ -27,13 +27,17 @@ async function repositoryOf(workspace: Workspace, item: Item): Promise<string | 
  * Removes the worktrees of items just cancelled or removed by hand. One whose session still
  * runs keeps it: the runner removes it when the session ends.
  */
-export async function dropWorktrees(workspace: Workspace, ids: readonly string[]): Promise<void> {
+export async function dropWorktrees(
+  workspace: Workspace,
+  ids: readonly string[],
+  why: 'cancelled' | 'removed',
+): Promise<void> {
   const { records } = await new ControlFiles(workspace.paths).readRunningSessions();
   for (const id of ids) {
     const dir = itemWorktree(workspace.paths, id);
     if (records.some((r) => r.itemId === id) || !(await pathExists(dir))) continue;
     const repo = await repositoryOfWorktree(dir);
-    if (repo !== undefined) await removeWorktree(repo, dir);
+    if (repo !== undefined) await retireWorktree(repo, dir, id, why);
   }
 }
 

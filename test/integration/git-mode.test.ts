@@ -185,5 +185,10 @@ describe('git mode', () => {
     expect(fs.existsSync(path.join(root, 'worktrees', 'paused'))).toBe(false);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
     expect(branches(repo)).toEqual(['main', 'ralph/paused']);
+    // What it left uncommitted is kept on its branch, not lost with the directory.
+    expect(filesAt(repo, 'ralph/paused')).toContain('half-done.txt');
+    expect(git(repo, 'log', '-1', '--format=%s', 'ralph/paused')).toBe(
+      'ralph: work left uncommitted by paused (cancelled)',
+    );
   });
 });

@@ -173,7 +173,9 @@ describe('parallel workers', () => {
     });
     await addItems(root, env, ['k1', 'k2', 'k3'], '#behave: sequence steps=hang,work');
     const runner = startRunner(root, env, '--workers', '3');
-    await waitUntil(path.join(root, 'state'), running(root, 3), 20_000, '3 running sessions');
+    // Each agent has begun (and counted its first step), so the next one takes the second.
+    const begun = () => ledger(root).filter((l) => l.startsWith('start')).length === 3;
+    await waitUntil(root, () => running(root, 3)() && begun(), 20_000, '3 running sessions');
     const pids = runningRecords(root).map((r) => r.pid);
     // A git that died holding the index lock of one worktree.
     fs.writeFileSync(path.join(repo, '.git', 'worktrees', 'k1', 'index.lock'), '');

@@ -29,7 +29,7 @@ export async function cancelCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const ids = await cancelItems(workspace.paths.queue, selection);
-  await dropWorktrees(workspace, ids);
+  await dropWorktrees(workspace, ids, 'cancelled');
   return report(output, ids, 'cancelled');
 }
 
@@ -45,7 +45,7 @@ export async function removeCommand(
   const workspace = await openWorkspace(root);
   const before = (await new QueueStore(workspace.paths.queue).read()).items;
   const ids = await removeItems(workspace.paths.queue, selection.ids, selection.force === true);
-  await dropWorktrees(workspace, ids);
+  await dropWorktrees(workspace, ids, 'removed');
   const code = report(output, ids, 'removed');
   if (selection.branch === true) {
     const removed = before.filter((item) => ids.includes(item.id));

@@ -110,14 +110,14 @@ export function itemRoutes(ctx: ServerContext): Hono {
 
   app.post('/items/:id/cancel', async (c) => {
     const ids = await cancelItems(ctx.workspace.paths.queue, { ids: [idOf(c.req.param())] });
-    await dropWorktrees(ctx.workspace, ids);
+    await dropWorktrees(ctx.workspace, ids, 'cancelled');
     return c.json({ items: ids, status: 'cancelled' });
   });
 
   app.delete('/items/:id', async (c) => {
     const { force } = query(c, RemoveQuery);
     const ids = await removeItems(ctx.workspace.paths.queue, [idOf(c.req.param())], force === '1');
-    await dropWorktrees(ctx.workspace, ids);
+    await dropWorktrees(ctx.workspace, ids, 'removed');
     return c.json({ items: ids, removed: true });
   });
 
