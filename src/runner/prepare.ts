@@ -79,6 +79,26 @@ async function isDirectory(dir: string): Promise<boolean> {
   }
 }
 
+/** The bootstrap template rendered with `values`; an unknown placeholder is the workspace's fault. */
+async function renderBootstrap(
+  workspace: Workspace,
+  cache: FileCache,
+  values: Record<string, string>,
+): Promise<string | PreparationError> {
+  const { bootstrap } = workspace.paths;
+  const template = await cache.read(bootstrap).catch(() => undefined);
+  if (template === undefined)
+    return { reason: `bootstrap template ${bootstrap} cannot be read`, scope: 'workspace' };
+  const rendered = render(template, values);
+  if (rendered.ok) return rendered.text;
+  return {
+    reason: `${bootstrap}: unknown placeholder${rendered.unknown.length > 1 ? 's' : ''} ${rendered.unknown
+      .map((name) => `{{${name}}}`)
+      .join(', ')} (built-in names, "vars" in ralph.config.json and the item's "vars" are known)`,
+    scope: 'workspace',
+  };
+}
+
 /**
  * Renders the bootstrap prompt and builds the command and environment of one session.
  * Anything wrong here (unknown placeholder, missing work dir or body file) is reported before
@@ -135,10 +155,7 @@ export async function prepareSession(
   }
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
-  const template = await cache.read(paths.bootstrap).catch(() => undefined);
-  if (template === undefined)
-    return { reason: `bootstrap template ${paths.bootstrap} cannot be read`, scope: 'workspace' };
-  const values: Record<string, string> = {
+  const rendered = await renderBootstrap(workspace, cache, {
     ...config.vars,
     ...item.vars,
     SESSION_ID: identity.sessionId,
@@ -157,16 +174,8 @@ export async function prepareSession(
       checkout === undefined
         ? 'none (git mode is off for this item)'
         : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
-  };
-  const rendered = render(template, values);
-  if (!rendered.ok) {
-    return {
-      reason: `${paths.bootstrap}: unknown placeholder${rendered.unknown.length > 1 ? 's' : ''} ${rendered.unknown
-        .map((name) => `{{${name}}}`)
-        .join(', ')} (built-in names, "vars" in ralph.config.json and the item's "vars" are known)`,
-      scope: 'workspace',
-    };
-  }
+  });
+  if (typeof rendered !== 'string') return rendered;
   // Set only while the item waits to be resumed after an interruption.
   const resume = item.claudeSessionId;
   const { env, secrets } = buildAgentEnv(parentEnv, {
@@ -207,7 +216,7 @@ export async function prepareSession(
     context,
     persona:
       persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
-    bootstrap: rendered.text,
+    bootstrap: rendered,
   });
   if (prompt.sizes.total > PROMPT_CAP_CHARS) {
     return {

@@ -26,10 +26,10 @@ interface Operation {
 
 /** Every route: what it does and the schemas its request is validated with. */
 export const ROUTES: Record<string, Record<string, Operation>> = {
-  '/health': { get: { summary: 'version, runner, pause, wait, queue counts, running session' } },
+  '/health': { get: { summary: 'version, runner, pause, wait, queue counts, running sessions' } },
   '/events': {
     get: {
-      summary: 'runner log entries, the running session’s parsed stream, status changes',
+      summary: 'runner log entries, the running sessions’ parsed streams, status changes',
       events: true,
     },
   },
