@@ -43,7 +43,7 @@ const Heartbeat = z.object({
   stderrBytes: z.number(),
 });
 
-/** The session record: `state/current-session.json` while it runs, then the archive's `<id>.json`. */
+/** The session record: `state/running/<id>.json` while it runs, then the archive's `<id>.json`. */
 export const SessionRecordSchema = z.looseObject({
   sessionId: z.string(),
   itemId: z.string(),

@@ -100,7 +100,7 @@ export interface InvariantOptions {
   ids: string[];
   /** The workspace before the scenario (I7). */
   before?: Map<string, string>;
-  /** The runner exited cleanly: no lock directories, no current session (I5). */
+  /** The runner exited cleanly: no lock directories, no running session record (I5). */
   cleanExit?: boolean;
   /** Statuses that count as finished; default done, failed and cancelled. */
   terminal?: string[];
