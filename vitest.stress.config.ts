@@ -10,6 +10,8 @@ const counts = {
   PRODUCERS: '4',
   PRODUCER_ADDS: '1000',
   HUGE_LINE_MB: '50',
+  WORKERS_CHAOS_ITEMS: '150',
+  WORKERS_CHAOS_KILLS: '60',
 };
 
 export default defineConfig({
