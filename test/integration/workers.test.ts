@@ -218,4 +218,38 @@ describe('parallel workers', () => {
     expect(logEvents(root).map((e) => e.event)).toContain('run_limit_reached');
     expect(readSessions(root).length).toBeLessThan(ids.length);
   });
+
+  it('holds every worker for a usage limit one of them met', async () => {
+    const { root, env } = await guardedWorkspace();
+    const resetsAt = Math.ceil(Date.now() / 1000) + 3;
+    await ralph(
+      root,
+      [
+        'add',
+        'Limited',
+        '--id',
+        'l1',
+        '--priority',
+        '1',
+        '--body',
+        `#behave: sequence steps=rate-limited,ok resetsAt=${resetsAt}`,
+      ],
+      env,
+    );
+    await addItems(root, env, ['o1', 'o2', 'o3'], '#behave: slow ms=200', true);
+    const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const events = logEvents(root);
+    const wait = events.find((e) => e.event === 'limit_wait');
+    expect(wait).toBeDefined();
+    const waitAt = Date.parse(String(wait?.time));
+    // Once the limit is known, no worker starts a session before it resets.
+    const laterStarts = events.filter(
+      (e) => e.event === 'session_started' && Date.parse(String(e.time)) > waitAt,
+    );
+    expect(laterStarts.length).toBeGreaterThan(0);
+    for (const start of laterStarts)
+      expect(Date.parse(String(start.time))).toBeGreaterThanOrEqual(resetsAt * 1000);
+    expect(readQueue(root).items.every((i) => i.status === 'done')).toBe(true);
+  });
 });
