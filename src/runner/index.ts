@@ -3,7 +3,7 @@
 export { StopControl } from './control.js';
 export { DEFAULT_TIMINGS, type RunnerTimings } from './context.js';
 export { RunEvents, type RunnerEvent, type EventName } from './events.js';
-export { parseDeadline, type RunLimits } from './gates.js';
+export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from './prepare.js';

@@ -3,7 +3,7 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import type { Ran } from './attempt.js';
-import { checkGate, type RunLimits } from './gates.js';
+import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseNight } from './persist.js';
 
@@ -143,18 +143,18 @@ class Night {
       await this.pause(`ralph: ${low}; free some space, then run "ralph resume"`);
       return 'again';
     }
-    const gate = checkGate(options.limits, ctx.clock.now(), result.costUsd);
-    if (gate.kind === 'stop') {
-      ctx.events.info('run_limit_reached', { reason: gate.reason });
-      result.ended = gate.reason;
+    const check = checkRunLimits(options.limits, ctx.clock.now(), result.costUsd);
+    if (check.kind === 'stop') {
+      ctx.events.info('run_limit_reached', { reason: check.reason });
+      result.ended = check.reason;
       return 'stop';
     }
-    if (gate.kind === 'wait') {
-      await this.waitUntil(gate.until, gate.reason, 'window_wait');
+    if (check.kind === 'wait') {
+      await this.waitUntil(check.until, check.reason, 'window_wait');
       return 'again';
     }
     // Each worker's session may spend its share of what is left: together they stay within it.
-    const left = gate.budgetLeftUsd;
+    const left = check.budgetLeftUsd;
     return { budgetLeftUsd: left === undefined ? undefined : left / this.workers };
   }
 

@@ -12,14 +12,14 @@ export interface RunLimits {
 }
 
 /** Whether the loop may claim an item now. */
-export type Gate =
+export type LimitCheck =
   /** Go on; `budgetLeftUsd` caps the next session's --max-budget-usd. */
   | { kind: 'open'; budgetLeftUsd?: number }
   | { kind: 'wait'; until: number; reason: string }
   | { kind: 'stop'; reason: string };
 
 /** Decides, before each claim, whether the run's deadline, windows and budget allow an item. */
-export function checkGate(limits: RunLimits, now: number, spentUsd: number): Gate {
+export function checkRunLimits(limits: RunLimits, now: number, spentUsd: number): LimitCheck {
   if (limits.deadline !== undefined && now >= limits.deadline) {
     return {
       kind: 'stop',

@@ -1,37 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { cronMatches, cronProblem, nextCronTime } from '../../src/lib/cron.js';
 import { exponentialBackoffMs } from '../../src/lib/backoff.js';
-import { checkGate, parseDeadline } from '../../src/runner/gates.js';
+import { checkRunLimits, parseDeadline } from '../../src/runner/run-limits.js';
 
 const at = (iso: string) => Date.parse(iso);
 
-describe('checkGate', () => {
+describe('checkRunLimits', () => {
   it('is open with the budget left', () => {
-    expect(checkGate({ windows: [], maxCostUsd: 2 }, at('2026-11-22T01:00:00Z'), 0.5)).toEqual({
+    expect(checkRunLimits({ windows: [], maxCostUsd: 2 }, at('2026-11-22T01:00:00Z'), 0.5)).toEqual(
+      {
+        kind: 'open',
+        budgetLeftUsd: 1.5,
+      },
+    );
+    expect(checkRunLimits({ windows: [] }, 0, 100)).toEqual({
       kind: 'open',
-      budgetLeftUsd: 1.5,
+      budgetLeftUsd: undefined,
     });
-    expect(checkGate({ windows: [] }, 0, 100)).toEqual({ kind: 'open', budgetLeftUsd: undefined });
   });
 
   it('stops at the deadline and when the budget is spent', () => {
     const deadline = at('2026-11-22T07:00:00Z');
-    expect(checkGate({ windows: [], deadline }, deadline, 0).kind).toBe('stop');
-    expect(checkGate({ windows: [], deadline }, deadline - 1, 0).kind).toBe('open');
-    expect(checkGate({ windows: [], maxCostUsd: 1 }, 0, 1).kind).toBe('stop');
+    expect(checkRunLimits({ windows: [], deadline }, deadline, 0).kind).toBe('stop');
+    expect(checkRunLimits({ windows: [], deadline }, deadline - 1, 0).kind).toBe('open');
+    expect(checkRunLimits({ windows: [], maxCostUsd: 1 }, 0, 1).kind).toBe('stop');
   });
 
   it('waits for the next window, or stops if none opens before the deadline', () => {
     const limits = { windows: ['* 22-23,0-5 * * *'], timeZone: 'UTC' };
-    expect(checkGate(limits, at('2026-11-22T23:59:00Z'), 0).kind).toBe('open');
-    expect(checkGate(limits, at('2026-11-22T12:00:00Z'), 0)).toEqual({
+    expect(checkRunLimits(limits, at('2026-11-22T23:59:00Z'), 0).kind).toBe('open');
+    expect(checkRunLimits(limits, at('2026-11-22T12:00:00Z'), 0)).toEqual({
       kind: 'wait',
       until: at('2026-11-22T22:00:00Z'),
       reason: 'outside the run windows',
     });
     expect(
-      checkGate({ ...limits, deadline: at('2026-11-22T20:00:00Z') }, at('2026-11-22T12:00:00Z'), 0)
-        .kind,
+      checkRunLimits(
+        { ...limits, deadline: at('2026-11-22T20:00:00Z') },
+        at('2026-11-22T12:00:00Z'),
+        0,
+      ).kind,
     ).toBe('stop');
   });
 });
