@@ -104,6 +104,13 @@ export async function checkRunnable(
       names('permissionMode'),
     );
   }
+  const git = item.git ?? workspace.config.git.enabled;
+  // A slug is a safe file name, but git refuses a few as branch names.
+  if (git && /\.\.|\.$|\.lock$/.test(item.id))
+    throw new InputError(
+      `${names('id')} ${item.id}: git mode would work on branch ralph/${item.id}, which git refuses (no "..", no "." or ".lock" at the end); choose another id`,
+      names('id'),
+    );
   if (item.agent !== undefined) {
     const file = personaFile(workspace.paths.agents, item.agent);
     if (!(await isFile(file)))

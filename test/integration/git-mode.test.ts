@@ -153,6 +153,16 @@ describe('git mode', () => {
     expect(gone.code).not.toBe(0);
   });
 
+  it('refuses at ralph add an id git would refuse as a branch name', async () => {
+    const { root, env } = await gitWorkspace();
+    for (const id of ['a..b', 'ends.', 'name.lock']) {
+      const refused = await ralph(root, ['add', 'Bad', '--id', id], env);
+      expect(refused.code, id).toBe(2);
+      expect(refused.stderr).toContain(`--id ${id}: git mode would work on branch ralph/${id}`);
+    }
+    expect((await ralph(root, ['add', 'Fine', '--id', 'a..b', '--no-git'], env)).code).toBe(0);
+  });
+
   it('plans the worktree in --dry-run without making it', async () => {
     const { repo, root, env } = await gitWorkspace({ gates: [['npm', 'test']] });
     await ralph(root, ['add', 'Planned', '--id', 'plan', '--body', '#behave: work'], env);
