@@ -105,6 +105,8 @@ export const SessionRecordSchema = z.looseObject({
       pushedTo: z.string().optional(),
     })
     .optional(),
+  /** While the session runs: the quality gate its work is being checked by. */
+  gate: z.string().optional(),
   /** The quality gates run after the session, in order, up to the first that failed. */
   gates: z
     .array(

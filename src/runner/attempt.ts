@@ -107,7 +107,20 @@ export class Attempt {
     await this.writeCurrent();
     this.announce(spawned.child);
     const end = await this.supervise(spawned.child);
-    const checked = await checkWork(this.ctx, this.control, this.init, await this.classify(end));
+    const outcome = await this.classify(end);
+    const checked = await checkWork(
+      this.ctx,
+      this.control,
+      {
+        ...this.init,
+        onGate: (gate) => {
+          // The agent is done; the record says what the session waits for now.
+          this.record = { ...this.record, gate };
+          void this.writeCurrent();
+        },
+      },
+      outcome,
+    );
     return this.finish(end, checked);
   }
 
@@ -305,6 +318,7 @@ export class Attempt {
     const costUsd = end.summary.result?.totalCostUsd ?? 0;
     this.record = {
       ...this.record,
+      gate: undefined,
       git: checked.git,
       gates: checked.gates,
       files:

@@ -21,6 +21,8 @@ export interface RunningSession {
   limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
   /** Git mode: the item's branch. */
   branch?: string;
+  /** The quality gate the session's work is being checked by, once its agent has finished. */
+  gate?: string;
 }
 
 /** The state of a workspace: what `ralph status --json` prints and the server's health says. */

@@ -67,6 +67,7 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
       costUsd: s.heartbeat.costUsd,
       limits: s.limits,
       branch: branches.get(s.itemId),
+      gate: s.gate,
     };
   });
   return report;

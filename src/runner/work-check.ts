@@ -19,6 +19,15 @@ export interface WorkChecked {
   gateFailure?: string;
 }
 
+/** The session whose work is checked; `onGate` hears of each gate as it starts. */
+interface CheckedSession {
+  item: Item;
+  sessionId: string;
+  files: SessionFiles;
+  prepared: PreparedSession;
+  onGate: (name: string) => void;
+}
+
 /** Bytes of one gate's output kept in `<session>-gates.log`. */
 const GATE_OUTPUT_CAP = 4 * 1024 * 1024;
 
@@ -33,7 +42,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export async function checkWork(
   ctx: RunnerContext,
   control: StopControl,
-  session: { item: Item; sessionId: string; files: SessionFiles; prepared: PreparedSession },
+  session: CheckedSession,
   outcome: Outcome,
 ): Promise<WorkChecked> {
   const { item, prepared } = session;
@@ -79,7 +88,7 @@ export async function checkWork(
 async function gate(
   ctx: RunnerContext,
   control: StopControl,
-  session: { item: Item; sessionId: string; files: SessionFiles; prepared: PreparedSession },
+  session: CheckedSession,
 ): Promise<Partial<WorkChecked>> {
   const { item, sessionId, files, prepared } = session;
   const stop = new AbortController();
@@ -93,8 +102,10 @@ async function gate(
       killGraceMs: ctx.workspace.config.run.killGrace * 1000,
       maxOutputBytes: GATE_OUTPUT_CAP,
       signal: stop.signal,
-      onStart: (g) =>
-        ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name }),
+      onStart: (g) => {
+        session.onGate(g.name);
+        ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name });
+      },
       onEnd: (r) =>
         ctx.events[r.passed ? 'info' : 'warn']('gate_ended', {
           item: item.id,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { git, makeRepo } from '../support/git.js';
 import { isAlive } from '../support/processes.js';
+import { eventually, waitUntil } from '../support/wait.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const sessionFile = (root: string, id: unknown, suffix: string) =>
@@ -112,6 +113,41 @@ describe('quality gates', () => {
     expect((await ralph(root, ['report'], env)).stdout).toContain('gate_failed');
     const logs = await ralph(root, ['logs', String(first?.sessionId)], env);
     expect(logs.stdout).toContain('gate build: FAILED (exit 1');
+  });
+
+  it('says in ralph status which gate a session waits for once its agent has finished', async () => {
+    const { root, env } = await guardedWorkspace();
+    const release = path.join(root, 'gate-release');
+    await ralph(
+      root,
+      [
+        'add',
+        'Slow gate',
+        '--id',
+        'slowgate',
+        '--gate',
+        JSON.stringify(['sh', '-c', `while [ ! -f ${release} ]; do sleep 0.05; done`]),
+        '--body',
+        '#behave: ok',
+      ],
+      env,
+    );
+    const run = ralph(root, ['run', '--drain'], env);
+    await waitUntil(
+      path.join(root, 'state'),
+      () => logEvents(root).some((e) => e.event === 'gate_started'),
+      20_000,
+      'the gate',
+    );
+    await eventually(
+      async () =>
+        (await ralph(root, ['status'], env)).stdout.includes('checking its work: gate "sh -c'),
+      10_000,
+      'the gate in ralph status',
+    );
+    fs.writeFileSync(release, '');
+    expect((await run).code).toBe(0);
+    expect(readSessions(root)[0]).not.toHaveProperty('gate');
   });
 
   it('fails the item when its attempts run out, and removes its worktree but keeps the branch', async () => {

@@ -48,16 +48,20 @@ function Facts(props: {
           elapsed {since(running.startedAt, now)}
           {running.limits ? ` of ${formatDuration(running.limits.timeoutSeconds)}` : ''}
         </span>
-        <span
-          class={
-            idleLimit !== undefined && idleSeconds !== undefined && idleSeconds > idleLimit * 0.8
-              ? 'bad'
-              : ''
-          }
-        >
-          idle {idleSeconds === undefined ? '-' : formatDuration(idleSeconds)}
-          {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
-        </span>
+        {running.gate === undefined ? (
+          <span
+            class={
+              idleLimit !== undefined && idleSeconds !== undefined && idleSeconds > idleLimit * 0.8
+                ? 'bad'
+                : ''
+            }
+          >
+            idle {idleSeconds === undefined ? '-' : formatDuration(idleSeconds)}
+            {idleLimit === undefined ? '' : ` of ${formatDuration(idleLimit)}`}
+          </span>
+        ) : (
+          <span>checking its work: gate “{running.gate}”</span>
+        )}
         <span>
           {plural(tools.length, 'tool call')}
           {tools.length > 0 ? ` (last: ${tools.at(-1)?.name ?? ''})` : ''}

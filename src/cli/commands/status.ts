@@ -32,7 +32,7 @@ export function renderStatus(report: StatusReport): string {
       r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
     lines.push(
       `Running: ${r.itemId} "${r.itemTitle}", session ${r.sessionId}${r.branch === undefined ? '' : `, branch ${r.branch}`}`,
-      `         ${formatDuration(r.elapsedSeconds)} elapsed${idle}, ${r.assistantMessages} assistant messages, ${r.toolCalls} tool calls${
+      `         ${formatDuration(r.elapsedSeconds)} elapsed${r.gate === undefined ? idle : `, checking its work: gate "${r.gate}"`}, ${r.assistantMessages} assistant messages, ${r.toolCalls} tool calls${
         r.lastTool ? ` (last: ${r.lastTool})` : ''
       }${r.costUsd === undefined ? '' : `, $${r.costUsd.toFixed(4)}`}`,
     );
