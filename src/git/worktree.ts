@@ -33,8 +33,10 @@ export interface Checkout {
 
 /**
  * The item's worktree at `dir` on its branch: kept as it is when it exists (a retry or a
- * resumed session goes on where the last left off), made on the branch when the branch exists,
- * otherwise made with a new branch from `baseCommit`.
+ * resumed session goes on where the last left off; switched back to the branch if the agent
+ * left it elsewhere), made on the branch when the branch exists, otherwise made with a new
+ * branch from `baseCommit`. A worktree's work is never thrown away: one that cannot be switched
+ * back is an error for a person to look at.
  */
 export async function ensureWorktree(
   repo: string,
@@ -43,8 +45,12 @@ export async function ensureWorktree(
   baseCommit: string,
 ): Promise<Checkout> {
   const checkout = { repo, worktree: dir, branch, baseCommit };
-  if (await isWorktreeOn(dir, branch)) return { ...checkout, reused: true };
-  // A directory left by a crash half made, or by hand: git must be able to make it anew.
+  if (await pathIsThere(path.join(dir, '.git'))) {
+    if ((await currentBranch(dir)) !== `refs/heads/${branch}`)
+      await git(dir, ['switch', '--no-guess', '--', branch]);
+    return { ...checkout, reused: true };
+  }
+  // A directory without its `.git` is what a crash left of a `worktree add`: made anew.
   await fsp.rm(dir, { recursive: true, force: true });
   // A `worktree add` killed midway leaves its record locked; prune keeps locked records.
   await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
@@ -56,13 +62,8 @@ export async function ensureWorktree(
   return { ...checkout, reused: false };
 }
 
-async function isWorktreeOn(dir: string, branch: string): Promise<boolean> {
-  try {
-    await fsp.access(path.join(dir, '.git'));
-    return (await git(dir, ['symbolic-ref', '--quiet', 'HEAD'])).trim() === `refs/heads/${branch}`;
-  } catch {
-    return false;
-  }
+async function currentBranch(dir: string): Promise<string | undefined> {
+  return (await git(dir, ['symbolic-ref', '--quiet', 'HEAD']).catch(() => '')).trim() || undefined;
 }
 
 /** Author and committer for a repository that names none: commits must not fail on it. */

@@ -153,6 +153,19 @@ describe('git mode', () => {
     expect(gone.code).not.toBe(0);
   });
 
+  it("switches a worktree the agent left on another branch back to the item's on the retry", async () => {
+    const { repo, root, env } = await gitWorkspace({ run: { retryBackoffCap: 0 } });
+    await ralph(
+      root,
+      ['add', 'Wanders', '--id', 'wand', '--body', '#behave: sequence steps=wander,work'],
+      env,
+    );
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 2 });
+    expect(filesAt(repo, 'ralph/wand')).toEqual(['README.md', 'wand.txt']);
+    expect(branches(repo)).toEqual(['main', 'ralph/wand', 'wandered-wand']);
+  });
+
   it('refuses at ralph add an id git would refuse as a branch name', async () => {
     const { root, env } = await gitWorkspace();
     for (const id of ['a..b', 'ends.', 'name.lock']) {
