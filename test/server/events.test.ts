@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseCursor, compareCursors } from '../../src/server/cursor.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { SseClient, startServe, stopServers, type Served } from '../support/serve.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph } from '../support/workspace.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, tempDir } from '../support/workspace.js';
 
 afterEach(stopServers);
 closeFakeApiAfterEach();
@@ -86,6 +86,63 @@ describe('GET /events', () => {
         ),
       'a status with the item done',
     );
+  });
+
+  it('follows every running session of a run with workers, and resumes from an id taken while two were open', async () => {
+    const { root, gate } = await gatedNight();
+    for (const id of ['left', 'right'])
+      await ralph(root, [
+        'add',
+        id,
+        '--id',
+        id,
+        '--work-dir',
+        await tempDir(),
+        '--body',
+        `#behave: gated gate=${gate} tool=1`,
+      ]);
+    const served = await startServe(root);
+    const live = await open(served);
+    await live.until((events) => events.some((e) => e.event === 'status'), 'the first status');
+    const run = ralph(root, ['run', '--drain', '--workers', '2']);
+    const bothTalking = (events: { event: string; data: string }[]) =>
+      ['left', 'right'].every((item) =>
+        events.some(
+          (e) =>
+            e.event === 'stream' &&
+            e.data.includes(`"item":"${item}"`) &&
+            e.data.includes('before the gate'),
+        ),
+      );
+    await live.until(bothTalking, 'both sessions talking');
+    // An id taken while both sessions were open carries an offset for each.
+    const middle = live.identified().at(-1)!.id;
+    expect(parseCursor(middle)?.streams).toHaveLength(2);
+    fs.writeFileSync(gate, '');
+    expect((await run).code).toBe(0);
+    await live.until(isEvent('run_finished'), 'the end of the run');
+    expectIncreasingIds(live);
+    for (const item of ['left', 'right']) {
+      const kinds = live
+        .identified()
+        .filter((e) => e.event === 'stream' && e.data.item === item)
+        .map((e) => String(e.data.kind));
+      expect(kinds, item).toEqual([
+        'init',
+        'assistant',
+        'tool_results',
+        'assistant',
+        'assistant',
+        'result',
+      ]);
+    }
+    // Resumed from the middle: exactly what came after it, from the files.
+    const back = await open(served, '/events', middle);
+    await back.until(isEvent('run_finished'), 'what was missed');
+    const all = live.identified().map(identity);
+    const got = back.identified().map(identity);
+    expect(got.length).toBeGreaterThan(0);
+    expect(all.slice(all.length - got.length)).toEqual(got);
   });
 
   it('resumes a client from Last-Event-ID with exactly what it missed, across log rotation and a server restart', async () => {
