@@ -129,7 +129,10 @@ class Night {
       options.maxIterations !== undefined &&
       result.sessions + this.active >= options.maxIterations
     )
-      return this.active > 0 ? this.idleWhileOthersRun() : 'stop';
+      return this.waitForOthers('stop');
+    // `ralph pause --after-current` lets every running item finish: the pause begins after the last.
+    if (this.active > 0 && (await ctx.controlFiles.pendingPauseReason()) !== undefined)
+      return this.waitForOthers('again');
     await ctx.controlFiles.promotePauseAfterCurrent();
     const pauseReason = await ctx.controlFiles.pauseReason();
     if (pauseReason !== undefined) return this.whilePaused(pauseReason);
@@ -158,10 +161,11 @@ class Night {
     return { budgetLeftUsd: left === undefined ? undefined : left / this.workers };
   }
 
-  /** A worker with nothing to claim while others run: it ends when they are the last. */
-  private async idleWhileOthersRun(): Promise<Next> {
+  /** A worker that may not claim while others run: it waits for one of them to end. */
+  private async waitForOthers(whenAlone: Next): Promise<Next> {
+    if (this.active === 0) return whenAlone;
     await this.sleep(this.ctx.workspace.config.run.pollInterval * 1000);
-    return this.active > 0 ? 'again' : 'stop';
+    return 'again';
   }
 
   /** The night is paused: a run meant to end ends, any other waits quietly for the resume. */

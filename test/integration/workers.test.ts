@@ -252,4 +252,42 @@ describe('parallel workers', () => {
       expect(Date.parse(String(start.time))).toBeGreaterThanOrEqual(resetsAt * 1000);
     expect(readQueue(root).items.every((i) => i.status === 'done')).toBe(true);
   });
+
+  it('lets every running item finish on ralph pause --after-current, then pauses', async () => {
+    const { root, env } = await guardedWorkspace();
+    const gates = { a1: path.join(root, 'gate-a1'), a2: path.join(root, 'gate-a2') };
+    for (const [id, gate] of Object.entries(gates))
+      await ralph(
+        root,
+        [
+          'add',
+          id,
+          '--id',
+          id,
+          '--work-dir',
+          await tempDir(),
+          '--body',
+          `#behave: gated gate=${gate}`,
+        ],
+        env,
+      );
+    await ralph(root, ['add', 'Next', '--id', 'a3', '--work-dir', await tempDir()], env);
+    const run = ralph(root, ['run', '--drain', '--workers', '2'], env);
+    await waitUntil(path.join(root, 'state'), talking(root, 2), 20_000, '2 talking sessions');
+    await ralph(root, ['pause', '--after-current', 'for the night'], env);
+    fs.writeFileSync(gates.a1, '');
+    await waitUntil(
+      path.join(root, 'state'),
+      () => readQueue(root).items.find((i) => i.id === 'a1')?.status === 'done',
+      20_000,
+      'a1 done',
+    );
+    // a2 runs on: the pause waits for it, and nothing new starts.
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'running', 'pending']);
+    expect(fs.existsSync(path.join(root, 'state', 'interrupt-request.txt'))).toBe(false);
+    fs.writeFileSync(gates.a2, '');
+    expect((await run).code).toBe(6);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done', 'pending']);
+    expect(readSessions(root).map((s) => s.status)).toEqual(['completed', 'completed']);
+  });
 });
