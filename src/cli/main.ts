@@ -291,7 +291,7 @@ function controlCommands(program: CommanderCommand, app: App): void {
 
   program
     .command('pause [reason...]')
-    .description('pause the night: stop the running agent and start nothing until resumed')
+    .description('pause the night: stop the running agents and start nothing until resumed')
     .option('--after-current', 'let the running items finish first')
     .action(async (words: string[], options: { afterCurrent?: boolean }) => {
       const { pauseCommand } = await import('./commands/pause.js');
