@@ -308,3 +308,43 @@ export function processUsage(pid: number): { rssBytes: number; fds: number } | u
 }
 
 export { logEvents };
+
+/**
+ * Runs `ralph run --drain` again and again, SIGKILLing up to `kills` of the runners at uniform
+ * random times between 0.3 s and `maxIntervalMs`, until one drains the queue; returns how many
+ * were killed. Between runs the retry times of failed items are let pass (no runner is alive
+ * then, and the file is rewritten atomically): the runner's own rules, faster.
+ */
+export async function killUntilDrained(
+  root: string,
+  env: Record<string, string>,
+  kills: number,
+  maxIntervalMs: number,
+): Promise<number> {
+  const queueFile = path.join(root, 'state', 'queue.json');
+  let killed = 0;
+  for (let round = 0; round < kills + 50; round++) {
+    const runner = startRunner(root, env);
+    const timer =
+      killed < kills
+        ? setTimeout(
+            () => runner.child.kill('SIGKILL'),
+            300 + Math.random() * (maxIntervalMs - 300),
+          )
+        : undefined;
+    const { code, signal } = await runner.exited;
+    clearTimeout(timer);
+    if (signal === 'SIGKILL') killed++;
+    else if (code === 0) return killed;
+    else throw new Error(`the runner exited with ${code}: ${runner.stderr()}`);
+    const queue = JSON.parse(fs.readFileSync(queueFile, 'utf8')) as {
+      items: { retryAfter?: string }[];
+    };
+    if (queue.items.some((i) => i.retryAfter !== undefined)) {
+      for (const item of queue.items) delete item.retryAfter;
+      fs.writeFileSync(`${queueFile}.new`, JSON.stringify(queue, null, 2));
+      fs.renameSync(`${queueFile}.new`, queueFile);
+    }
+  }
+  throw new Error(`the queue did not drain after ${kills + 50} runs`);
+}

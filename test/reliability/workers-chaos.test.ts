@@ -10,10 +10,10 @@ import { guardedWorkspace } from '../support/guarded.js';
 import {
   checkInvariants,
   killRunners,
+  killUntilDrained,
   recordFigures,
   scale,
   snapshot,
-  startRunner,
 } from './harness.js';
 
 afterEach(killRunners);
@@ -51,34 +51,9 @@ describe('T02w kill -9 chaos with 3 workers in git mode', () => {
       maxAttempts: 50,
       createdAt: new Date(Date.now() + i).toISOString(),
     }));
-    const queueFile = path.join(root, 'state', 'queue.json');
-    fs.writeFileSync(queueFile, JSON.stringify({ version: 1, items }));
+    fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
     const before = snapshot(root);
-    let kills = 0;
-    for (let round = 0; round < KILLS + 50; round++) {
-      const runner = startRunner(root, env);
-      const timer =
-        kills < KILLS
-          ? setTimeout(
-              () => runner.child.kill('SIGKILL'),
-              300 + Math.random() * (MAX_INTERVAL_MS - 300),
-            )
-          : undefined;
-      const { code, signal } = await runner.exited;
-      clearTimeout(timer);
-      if (signal === 'SIGKILL') kills++;
-      else if (code === 0) break;
-      else throw new Error(`the runner exited with ${code}: ${runner.stderr()}`);
-      // Retries wait for their backoff: let the retry times pass (no runner is alive now).
-      const queue = JSON.parse(fs.readFileSync(queueFile, 'utf8')) as {
-        items: { retryAfter?: string }[];
-      };
-      if (queue.items.some((i) => i.retryAfter !== undefined)) {
-        for (const item of queue.items) delete item.retryAfter;
-        fs.writeFileSync(`${queueFile}.new`, JSON.stringify(queue, null, 2));
-        fs.renameSync(`${queueFile}.new`, queueFile);
-      }
-    }
+    const kills = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
     const report = await checkInvariants(root, {
       ids: items.map((i) => i.id),
       before,
