@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardedWorkspace } from '../support/guarded.js';
 import { eventually } from '../support/wait.js';
-import { RALPH_BIN, ralph, tempDir } from '../support/workspace.js';
+import { RALPH_BIN, addInOwnDir, ralph, tempDir } from '../support/workspace.js';
 
 let tmuxDir: string | undefined;
 
@@ -37,20 +37,7 @@ describe('ralph watch', () => {
     const { root, env } = await guardedWorkspace();
     const gate = path.join(root, 'gate');
     for (const id of ['alpha', 'beta'])
-      await ralph(
-        root,
-        [
-          'add',
-          id,
-          '--id',
-          id,
-          '--work-dir',
-          await tempDir(),
-          '--body',
-          `#behave: gated gate=${gate}`,
-        ],
-        env,
-      );
+      await addInOwnDir(root, id, `#behave: gated gate=${gate}`, env);
     const run = ralph(root, ['run', '--drain', '--workers', '2'], env);
     const made = execFileSync(process.execPath, [RALPH_BIN, '-C', root, 'watch', '--detach'], {
       env: { ...process.env, ...env, TMUX_TMPDIR: tmuxDir, TMUX: '' },

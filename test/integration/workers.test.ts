@@ -13,7 +13,14 @@ import { branches, filesAt, git, makeRepo } from '../support/git.js';
 import { isAlive } from '../support/processes.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { ralph, readQueue, readSessions, runningRecords, tempDir } from '../support/workspace.js';
+import {
+  addInOwnDir,
+  ralph,
+  readQueue,
+  readSessions,
+  runningRecords,
+  tempDir,
+} from '../support/workspace.js';
 
 /** The most items the ledger shows running at once, and how often each item started. */
 function concurrency(root: string): { most: number; starts: Map<string, number> } {
@@ -257,20 +264,7 @@ describe('parallel workers', () => {
     const { root, env } = await guardedWorkspace();
     const gates = { a1: path.join(root, 'gate-a1'), a2: path.join(root, 'gate-a2') };
     for (const [id, gate] of Object.entries(gates))
-      await ralph(
-        root,
-        [
-          'add',
-          id,
-          '--id',
-          id,
-          '--work-dir',
-          await tempDir(),
-          '--body',
-          `#behave: gated gate=${gate}`,
-        ],
-        env,
-      );
+      await addInOwnDir(root, id, `#behave: gated gate=${gate}`, env);
     await ralph(root, ['add', 'Next', '--id', 'a3', '--work-dir', await tempDir()], env);
     const run = ralph(root, ['run', '--drain', '--workers', '2'], env);
     await waitUntil(path.join(root, 'state'), talking(root, 2), 20_000, '2 talking sessions');

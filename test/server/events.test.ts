@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseCursor, compareCursors } from '../../src/server/cursor.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { SseClient, startServe, stopServers, type Served } from '../support/serve.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph, tempDir } from '../support/workspace.js';
+import { FAKE_CLAUDE, addInOwnDir, makeWorkspace, ralph } from '../support/workspace.js';
 
 afterEach(stopServers);
 closeFakeApiAfterEach();
@@ -91,16 +91,7 @@ describe('GET /events', () => {
   it('follows every running session of a run with workers, and resumes from an id taken while two were open', async () => {
     const { root, gate } = await gatedNight();
     for (const id of ['left', 'right'])
-      await ralph(root, [
-        'add',
-        id,
-        '--id',
-        id,
-        '--work-dir',
-        await tempDir(),
-        '--body',
-        `#behave: gated gate=${gate} tool=1`,
-      ]);
+      await addInOwnDir(root, id, `#behave: gated gate=${gate} tool=1`);
     const served = await startServe(root);
     const live = await open(served);
     await live.until((events) => events.some((e) => e.event === 'status'), 'the first status');

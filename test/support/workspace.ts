@@ -144,3 +144,16 @@ export function runningRecords(
     .filter((r) => r !== undefined)
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
+
+/**
+ * Adds an item titled and named `id` in a work dir of its own: without git mode, items run side
+ * by side with workers only in different work dirs.
+ */
+export async function addInOwnDir(
+  root: string,
+  id: string,
+  body: string,
+  env: Record<string, string | undefined> = {},
+): Promise<void> {
+  await ralph(root, ['add', id, '--id', id, '--work-dir', await tempDir(), '--body', body], env);
+}
