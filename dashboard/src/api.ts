@@ -70,6 +70,8 @@ export interface SessionEntry {
   turns?: number;
   toolCalls: number;
   costUsd: number;
+  costEstimated?: boolean;
+  cli: string;
 }
 
 export interface ReportGroup {
@@ -79,6 +81,7 @@ export interface ReportGroup {
   failed: number;
   interrupted: number;
   costUsd: number;
+  costEstimated: boolean;
   seconds: number;
 }
 

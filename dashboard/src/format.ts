@@ -1,7 +1,8 @@
 import { formatDuration } from '../../src/lib/duration.js';
 
-export const money = (usd: number | undefined, digits = 2) =>
-  usd === undefined ? '-' : `$${usd.toFixed(digits)}`;
+/** Dollars; `~` marks an estimate from tokens (a CLI that reports no cost of its own). */
+export const money = (usd: number | undefined, digits = 2, estimated?: boolean) =>
+  usd === undefined ? '-' : `${estimated === true ? '~' : ''}$${usd.toFixed(digits)}`;
 
 export const since = (iso: string | undefined, now: number) =>
   iso === undefined ? '-' : formatDuration(Math.max(0, (now - Date.parse(iso)) / 1000));

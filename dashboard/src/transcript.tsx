@@ -104,7 +104,7 @@ function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
         line(
           key,
           'dim',
-          `── claude session ${text(event.sessionId)}${event.model ? ` · ${text(event.model)}` : ''}`,
+          `── ${text(event.cli)} session ${text(event.sessionId)}${event.model ? ` · ${text(event.model)}` : ''}`,
         ),
       ];
     case 'assistant':

@@ -11,13 +11,6 @@ export const DENIED_VARIABLES = [
   'REDIS_URL',
 ];
 
-/** The credentials claude itself authenticates with: passed back after the denylist. */
-export const CLAUDE_CREDENTIALS = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-];
-
 /** Variables that would change claude's behaviour under ralph and never reach it. */
 const ALWAYS_REMOVED = ['CLAUDECODE'];
 
@@ -45,14 +38,20 @@ export interface AgentEnvironment {
 
 /**
  * Builds the agent's environment: the runner's minus the denylist, then the allowlist re-added
- * (claude's own credentials and the configured names), then the session variables.
+ * (the chosen CLI's own credentials and the configured names), then the session variables.
  */
 export function buildAgentEnv(
   parent: Readonly<Record<string, string | undefined>>,
-  options: { deny: readonly string[]; allow: readonly string[]; session: SessionVariables },
+  options: {
+    deny: readonly string[];
+    allow: readonly string[];
+    /** The credentials the chosen CLI authenticates with: passed back after the denylist. */
+    credentials: readonly string[];
+    session: SessionVariables;
+  },
 ): AgentEnvironment {
   const denied = [...DENIED_VARIABLES, ...options.deny].map(patternToRegExp);
-  const allowed = new Set([...CLAUDE_CREDENTIALS, ...options.allow]);
+  const allowed = new Set([...options.credentials, ...options.allow]);
   const env: Record<string, string> = {};
   const secrets: string[] = [];
   for (const [name, value] of Object.entries(parent)) {

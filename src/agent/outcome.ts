@@ -14,6 +14,10 @@ export type StopReason =
   | 'after_result'
   /** The agent wrote more than the output cap. */
   | 'output_limit'
+  /** ralph's count of the agent's turns passed the limit (a CLI without a limit of its own). */
+  | 'max_turns'
+  /** ralph's figure of the session's cost passed its budget (likewise). */
+  | 'max_budget'
   /** The state or archive file system ran low on space. */
   | 'disk_full';
 
@@ -182,6 +186,12 @@ function byStopReason(stopReason: StopReason | undefined): Outcome | undefined {
       });
     case 'disk_full':
       return diskFull('the disk ran low on space');
+    case 'max_turns':
+      return failure('max_turns', 'stopped by ralph: the agent went past its turn limit');
+    case 'max_budget':
+      return failure('max_budget', 'stopped by ralph: the session went past its budget', {
+        retryable: false,
+      });
     case 'after_result':
     case undefined:
       return undefined;

@@ -29,6 +29,8 @@ export interface SpawnRequest {
   /** Regular files for stdout and stderr: through a pipe the CLI has been seen to exit before writing all it had. */
   stdoutFile: string;
   stderrFile: string;
+  /** What to tell a person whose CLI is not found. */
+  missingHint: string;
 }
 
 /** The result of a spawn: a running child, or why it could not start. */
@@ -37,19 +39,22 @@ export type SpawnResult =
 
 /**
  * The one place that spawns an agent: argv (no shell), stdin from /dev/null (the CLI waits
- * for stdin otherwise), stdout and stderr into new regular files, and its own process group
+ * for stdin otherwise) or from the prompt file for a CLI that reads its prompt there, stdout and stderr into new regular files, and its own process group
  * (`detached`) so the whole group can be signalled.
  */
 export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
   const stdout = openExclusive(request.stdoutFile);
   const stderr = openExclusive(request.stderrFile);
+  let stdin: number | undefined;
   try {
+    const { stdinFile } = request.argv;
+    if (stdinFile !== undefined) stdin = fs.openSync(stdinFile, 'r');
     // node's spawn, not execa: the output goes straight into files, so there is nothing to
     // buffer or pipe, and the environment must be exactly the filtered one.
     const subprocess = spawn(request.argv.file, request.argv.args, {
       cwd: request.cwd,
       env: request.env,
-      stdio: ['ignore', stdout, stderr],
+      stdio: [stdin ?? 'ignore', stdout, stderr],
       detached: true,
       shell: false,
     });
@@ -73,7 +78,7 @@ export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
         code: error?.code,
         message:
           error?.code === 'ENOENT'
-            ? `${request.argv.file}: command not found (set "claude.command" in ralph.config.json)`
+            ? `${request.argv.file}: command not found (${request.missingHint})`
             : `could not start ${request.argv.file}: ${error?.message ?? 'no pid'}`,
       };
     }
@@ -90,6 +95,7 @@ export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
   } finally {
     fs.closeSync(stdout);
     fs.closeSync(stderr);
+    if (stdin !== undefined) fs.closeSync(stdin);
   }
 }
 
@@ -207,12 +213,20 @@ export function runOnTerminal(
   options: { cwd: string; env: Record<string, string>; sessionId: string; killGraceMs: number },
 ): Promise<ExitStatus | { error: NodeJS.ErrnoException }> {
   return new Promise((resolve) => {
+    let stdin: number | undefined;
+    try {
+      if (argv.stdinFile !== undefined) stdin = fs.openSync(argv.stdinFile, 'r');
+    } catch (error) {
+      resolve({ error: error as NodeJS.ErrnoException });
+      return;
+    }
     const child = spawn(argv.file, argv.args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: [stdin ?? 'ignore', 'inherit', 'inherit'],
       shell: false,
     });
+    if (stdin !== undefined) fs.closeSync(stdin);
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
     child.once('exit', (code, signal) => {
       void reapSession(undefined, options.sessionId, options.killGraceMs).then(() =>

@@ -10,6 +10,7 @@ export function secretsOf(
   return buildAgentEnv(env, {
     deny: workspace.config.env.deny,
     allow: workspace.config.env.allow,
+    credentials: [],
     session: { sessionId: '', itemId: '', iteration: 0, interruptFile: '' },
   }).secrets;
 }

@@ -1,7 +1,9 @@
+import type { CliName } from '../config/cli-names.js';
 import type { Config, Gate, SessionSettings } from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
+  cli: CliName;
   workDir: string;
   model?: string;
   maxTurns: number;
@@ -27,6 +29,7 @@ export function resolveSettings(
     key: K,
   ): SessionSettings[K] => pickLayer(layers, key) ?? defaults[key];
   return {
+    cli: pick('cli') ?? defaults.cli,
     workDir: resolvePath(pick('workDir') ?? '.'),
     model: pick('model'),
     maxTurns: pick('maxTurns') ?? defaults.maxTurns,
@@ -40,8 +43,17 @@ export function resolveSettings(
   };
 }
 
+/** What the item and its persona set themselves, before the workspace defaults. */
+export function explicitSettings(layers: readonly SessionSettings[]): SessionSettings {
+  const explicit: Record<string, unknown> = {};
+  for (const layer of layers)
+    for (const [key, value] of Object.entries(layer))
+      if (value !== undefined) explicit[key] = value;
+  return explicit;
+}
+
 /** The value of the last layer that sets `key` (the item's beats the persona's). */
-function pickLayer<K extends keyof SessionSettings>(
+export function pickLayer<K extends keyof SessionSettings>(
   layers: readonly SessionSettings[],
   key: K,
 ): SessionSettings[K] {

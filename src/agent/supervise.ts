@@ -3,6 +3,8 @@ import type { Clock } from '../lib/clock.js';
 import { watchNames } from '../lib/watch.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../stream/summary.js';
+import type { DecoderFactory } from '../stream/decoder.js';
+import type { SessionCost } from './cost.js';
 import type { StopReason } from './outcome.js';
 import { decide, effectiveStopReason, type SupervisionLimits } from './supervision-policy.js';
 import {
@@ -35,6 +37,12 @@ export interface SuperviseOptions {
     name: string;
   };
   clock: Clock;
+  /** The CLI's stream format. */
+  decoder: DecoderFactory;
+  /** Limits ralph holds the agent to itself (those its CLI has no flag for). */
+  ralphLimits?: { maxTurns?: number; maxCostUsd?: number };
+  /** The session's cost so far, from its summary. */
+  cost?: (summary: StreamSummary) => SessionCost | undefined;
   /** How often the files are read and the limits checked. */
   tickMs?: number;
   onLine?: (parsed: ParsedLine, summary: StreamSummary) => void;
@@ -46,6 +54,7 @@ export interface SuperviseOptions {
 /** Progress figures of a running session. */
 export interface Heartbeat {
   summary: StreamSummary;
+  cost?: SessionCost;
   stdoutBytes: number;
   stderrBytes: number;
   lastActivityAt: number;
@@ -102,7 +111,7 @@ class SessionOutput {
     this.parser = new StreamParser((parsed) => {
       applyToSummary(this.summary, parsed, clock.now());
       options.onLine?.(parsed, this.summary);
-    });
+    }, options.decoder());
   }
 
   /** Reads what the agent wrote since the last read; true when it stopped at `limit`. */
@@ -148,7 +157,13 @@ class SessionOutput {
 
   heartbeat(): Heartbeat {
     const { summary, stdoutBytes, stderrBytes, lastActivityAt } = this;
-    return { summary, stdoutBytes, stderrBytes, lastActivityAt };
+    return {
+      summary,
+      cost: this.options.cost?.(summary),
+      stdoutBytes,
+      stderrBytes,
+      lastActivityAt,
+    };
   }
 
   private touch(): void {
@@ -196,6 +211,7 @@ export function supervise(options: SuperviseOptions): Supervision {
     maxOutputBytes: options.maxOutputBytes,
     heartbeatMs,
     emptyInterruptGraceMs: EMPTY_INTERRUPT_GRACE_MS,
+    ...options.ralphLimits,
   };
   let emptyInterruptSince: number | undefined;
 
@@ -214,6 +230,8 @@ export function supervise(options: SuperviseOptions): Supervision {
         lastActivityAt: out.lastActivityAt,
         resultSeenAt: out.resultSeenAt,
         outputBytes: out.stdoutBytes + out.stderrBytes,
+        turns: out.summary.assistantMessages,
+        costUsd: limits.maxCostUsd === undefined ? undefined : options.cost?.(out.summary)?.usd,
         interrupt,
         emptyInterruptSince,
         diskLow: options.diskLow?.(),

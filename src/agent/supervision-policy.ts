@@ -10,6 +10,10 @@ export interface Observation {
   resultSeenAt?: number;
   /** Bytes of stdout and stderr so far. */
   outputBytes: number;
+  /** The agent's messages and tool calls so far (ralph's count of its turns). */
+  turns: number;
+  /** What the session has cost so far, if that is known. */
+  costUsd?: number;
   /** The interrupt file: an empty one may be half written. */
   interrupt: 'absent' | 'empty' | 'present';
   /** Since when the interrupt file has been there but empty. */
@@ -30,6 +34,10 @@ export interface SupervisionLimits {
   heartbeatMs: number;
   /** How long an empty interrupt file waits for its reason before it counts anyway. */
   emptyInterruptGraceMs: number;
+  /** A turn limit ralph holds the agent to (for a CLI that has none of its own). */
+  maxTurns?: number;
+  /** A USD budget ralph holds the agent to (for a CLI that reports its cost as it goes). */
+  maxCostUsd?: number;
 }
 
 /** What to do now. */
@@ -45,7 +53,7 @@ export interface Decision {
 /**
  * The supervision policy, a pure function of what was observed, the time and the limits: every
  * check of a session's limits is decided here, in this order (a person's pause first, then a
- * finished agent that lingers, a flood, a full disk, the wall clock, silence).
+ * finished agent that lingers, a flood, the turn and budget limits ralph holds, a full disk, the wall clock, silence).
  */
 export function decide(o: Observation, limits: SupervisionLimits): Decision {
   const heartbeat = o.changedSinceHeartbeat && o.now - o.lastHeartbeatAt >= limits.heartbeatMs;
@@ -58,6 +66,10 @@ export function decide(o: Observation, limits: SupervisionLimits): Decision {
   if (o.resultSeenAt !== undefined && o.now - o.resultSeenAt >= limits.afterResultGraceMs)
     return { stop: 'after_result', heartbeat };
   if (o.outputBytes > limits.maxOutputBytes) return { stop: 'output_limit', heartbeat };
+  if (limits.maxTurns !== undefined && o.turns > limits.maxTurns)
+    return { stop: 'max_turns', heartbeat };
+  if (limits.maxCostUsd !== undefined && (o.costUsd ?? 0) > limits.maxCostUsd)
+    return { stop: 'max_budget', heartbeat };
   if (o.diskLow !== undefined) return { stop: 'disk_full', heartbeat };
   if (o.now - o.startedAt >= limits.timeoutMs) return { stop: 'timeout', heartbeat };
   if (o.now - o.lastActivityAt >= limits.idleTimeoutMs) return { stop: 'idle_timeout', heartbeat };

@@ -18,6 +18,10 @@ export const IndexEntrySchema = z.looseObject({
   turns: z.number().optional(),
   toolCalls: z.number(),
   costUsd: z.number(),
+  /** The cost is an estimate from the session's tokens (its CLI reports none). */
+  costEstimated: z.boolean().optional(),
+  /** The agent CLI that ran it (lines of older versions: claude). */
+  cli: z.string().default('claude'),
   persona: z.string().optional(),
   /** Git mode: the item's branch. */
   branch: z.string().optional(),
@@ -46,6 +50,8 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     turns: record.result?.numTurns,
     toolCalls: record.heartbeat.toolCalls,
     costUsd: record.result?.costUsd ?? record.heartbeat.costUsd ?? 0,
+    costEstimated: record.result?.costEstimated,
+    cli: record.cli,
     persona: record.persona,
     branch: record.git?.branch,
   };

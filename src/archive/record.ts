@@ -39,6 +39,7 @@ const Heartbeat = z.object({
   toolCalls: z.number(),
   lastTool: z.string().optional(),
   costUsd: z.number().optional(),
+  costEstimated: z.boolean().optional(),
   stdoutBytes: z.number(),
   stderrBytes: z.number(),
 });
@@ -58,6 +59,8 @@ export const SessionRecordSchema = z.looseObject({
   pid: z.number().optional(),
   processStartTime: z.string().optional(),
   workDir: z.string(),
+  /** The agent CLI that ran it (records of older versions: claude). */
+  cli: z.string().default('claude'),
   /** The command as run, secrets redacted. */
   command: z.array(z.string()),
   resumedFrom: z.string().optional(),
@@ -71,7 +74,8 @@ export const SessionRecordSchema = z.looseObject({
     .object({
       timeoutSeconds: z.number(),
       idleTimeoutSeconds: z.number(),
-      maxBudgetUsd: z.number(),
+      /** Absent when nobody holds the session to a budget while it runs (codex). */
+      maxBudgetUsd: z.number().optional(),
     })
     .optional(),
   heartbeat: Heartbeat,
@@ -85,6 +89,8 @@ export const SessionRecordSchema = z.looseObject({
       numTurns: z.number().optional(),
       durationMs: z.number().optional(),
       costUsd: z.number().optional(),
+      /** The cost is the session's tokens at the configured price, not the CLI's own figure. */
+      costEstimated: z.boolean().optional(),
       usage: z.record(z.string(), z.unknown()).optional(),
       apiErrorStatus: z.number().optional(),
       permissionDenials: z.array(

@@ -1,4 +1,5 @@
 import type { IndexEntry } from './index.js';
+import type { SessionRecord } from './record.js';
 
 /** Sums of a group of sessions. */
 export interface ReportGroup {
@@ -8,6 +9,8 @@ export interface ReportGroup {
   failed: number;
   interrupted: number;
   costUsd: number;
+  /** Some of the cost is an estimate from tokens. */
+  costEstimated: boolean;
   seconds: number;
   failures: { sessionId: string; itemId: string; outcome: string; message?: string }[];
 }
@@ -28,6 +31,7 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
         failed: 0,
         interrupted: 0,
         costUsd: 0,
+        costEstimated: false,
         seconds: 0,
         failures: [],
       };
@@ -35,6 +39,7 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
     }
     g.sessions++;
     g.costUsd += e.costUsd;
+    if (e.costEstimated === true) g.costEstimated = true;
     g.seconds += (e.durationMs ?? 0) / 1000;
     if (SUCCESS.has(e.outcome)) g.done++;
     else if (INTERRUPTED.has(e.outcome)) g.interrupted++;
@@ -51,13 +56,27 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
   return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key));
 }
 
-/** Outcomes, cost and time per day and per item, oldest first (`ralph report --json`). */
+/** Outcomes, cost and time per day, per item and per agent CLI, oldest first (`--json`). */
 export function reportOf(entries: readonly IndexEntry[]): {
   byDay: ReportGroup[];
   byItem: ReportGroup[];
+  byCli: ReportGroup[];
 } {
   return {
     byDay: group(entries, (e) => e.startedAt.slice(0, 10)),
     byItem: group(entries, (e) => e.itemId),
+    byCli: group(entries, (e) => e.cli),
   };
+}
+
+/** A cost for people: `~` marks one that is (partly) an estimate from tokens. */
+export function formatCost(usd: number, estimated: boolean | undefined): string {
+  return `${estimated === true ? '~' : ''}$${usd.toFixed(4)}`;
+}
+
+/** A session's cost for people, saying when it is an estimate. */
+export function costLine(record: SessionRecord): string {
+  const estimated = record.result?.costEstimated === true;
+  const usd = record.result?.costUsd ?? record.heartbeat.costUsd ?? 0;
+  return `${formatCost(usd, estimated)}${estimated ? ' (estimated from its tokens)' : ''}`;
 }

@@ -27,6 +27,8 @@ export interface NewSession {
   startedAt: number;
   runner: { pid: number; startTime?: string };
   workDir: string;
+  /** The agent CLI that runs it. */
+  cli: string;
   /** The command, secrets already masked. */
   command: string[];
   resumedFrom?: string;
@@ -81,6 +83,8 @@ export function runningSession(
 /** Progress figures of a running session, as supervision reports them. */
 export interface Progress {
   summary: StreamSummary;
+  /** The session's cost so far: the CLI's figure, or an estimate from its tokens. */
+  cost?: { usd: number; estimated: boolean };
   stdoutBytes: number;
   stderrBytes: number;
   lastActivityAt: number;
@@ -101,7 +105,8 @@ export function withProgress(record: SessionRecord, progress: Progress): Session
       assistantMessages: s.assistantMessages,
       toolCalls: s.toolCalls,
       lastTool: s.lastTool,
-      costUsd: s.result?.totalCostUsd,
+      costUsd: progress.cost?.usd,
+      costEstimated: progress.cost?.estimated === true ? true : undefined,
       stdoutBytes: progress.stdoutBytes,
       stderrBytes: progress.stderrBytes,
     },
@@ -138,7 +143,8 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
             isError: result.isError,
             numTurns: result.numTurns,
             durationMs: result.durationMs,
-            costUsd: result.totalCostUsd,
+            costUsd: ending.progress.cost?.usd,
+            costEstimated: ending.progress.cost?.estimated === true ? true : undefined,
             usage: result.usage,
             apiErrorStatus: result.apiErrorStatus,
             permissionDenials: summary.permissionDenials.map((d) => ({

@@ -1,6 +1,7 @@
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import type { SessionRecord } from './record.js';
+import { costLine } from './report.js';
 
 /** The human-readable `<id>-summary.md` of a finished session. */
 export function sessionSummaryMarkdown(
@@ -20,10 +21,10 @@ export function sessionSummaryMarkdown(
     }`,
     `- Attempt: ${record.attempt}, iteration ${record.iteration}`,
     `- Started: ${record.startedAt}${seconds === undefined ? '' : `, ran ${formatDuration(seconds)}`}`,
-    `- Cost: $${(result?.costUsd ?? record.heartbeat.costUsd ?? 0).toFixed(4)}${
+    `- Cost: ${costLine(record)}${
       result?.numTurns === undefined ? '' : `, ${plural(result.numTurns, 'turn')}`
     }, ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls`,
-    `- Claude session: ${record.claudeSessionId ?? '(none reported)'}${
+    `- Agent: ${record.cli}, session ${record.claudeSessionId ?? '(none reported)'}${
       record.resumedFrom ? ` (resumed)` : ''
     }${record.model ? `, model ${record.model}` : ''}`,
     `- Work dir: ${record.workDir}`,

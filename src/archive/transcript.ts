@@ -61,8 +61,8 @@ export class TranscriptRenderer {
       case 'init':
         lines.push(
           s.dim(
-            `── claude session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
-              parsed.version ? ` · claude ${parsed.version}` : ''
+            `── ${parsed.cli} session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
+              parsed.version ? ` · ${parsed.cli} ${parsed.version}` : ''
             }${parsed.cwd ? ` · ${parsed.cwd}` : ''}${parsed.permissionMode ? ` · ${parsed.permissionMode}` : ''}`,
           ),
         );

@@ -17,6 +17,7 @@ const FLAG_OF: Record<string, string> = {
   title: 'the title',
   body: '--body',
   maxAttempts: '--max-attempts',
+  cli: '--cli',
   maxTurns: '--max-turns',
   maxBudgetUsd: '--max-budget-usd',
   timeout: '--timeout',
@@ -101,7 +102,15 @@ export async function fieldsFromFlags(
   set('maxAttempts', number('--max-attempts', o.maxAttempts, true));
   set('maxTurns', number('--max-turns', o.maxTurns, true));
   set('maxBudgetUsd', number('--max-budget-usd', o.maxBudgetUsd, false));
-  for (const key of ['timeout', 'idleTimeout', 'model', 'workDir', 'agent', 'permissionMode'])
+  for (const key of [
+    'cli',
+    'timeout',
+    'idleTimeout',
+    'model',
+    'workDir',
+    'agent',
+    'permissionMode',
+  ])
     set(key, o[key]);
   set('tools', list(o.tools));
   set('allowedTools', list(o.allowedTools));

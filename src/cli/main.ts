@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command as CommanderCommand } from 'commander';
+import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
@@ -16,11 +17,14 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--file <path>', 'read the task text from a file ("-" for standard input)')
     .option('--priority <n>', 'higher runs first (default 0)')
     .option('--max-attempts <n>', 'attempts before the item is failed')
-    .option('--max-turns <n>', 'claude --max-turns')
-    .option('--max-budget-usd <usd>', 'claude --max-budget-usd')
+    .addOption(
+      command.createOption('--cli <name>', 'the agent CLI that runs it').choices(CLI_NAMES),
+    )
+    .option('--max-turns <n>', 'turn limit (claude --max-turns)')
+    .option('--max-budget-usd <usd>', 'USD budget of one session (claude --max-budget-usd)')
     .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 15m, 2h')
     .option('--idle-timeout <duration>', 'limit on time without output')
-    .option('--model <model>', 'claude --model')
+    .option('--model <model>', "the CLI's model (claude --model)")
     .option('--work-dir <dir>', "the agent's working directory")
     .option('--agent <id>', 'persona (agents/AGENT_<ID>.md)')
     .option('--tools <list>', 'claude --tools (comma-separated; "" for none)')

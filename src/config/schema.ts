@@ -1,6 +1,7 @@
 import { z } from '../lib/zod.js';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
+import { CLI_NAMES } from './cli-names.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
 /** A duration as written by people (`90s`, `15m`, `2h`, seconds), read as seconds. */
@@ -70,6 +71,8 @@ const GitChoiceShape = {
 
 /** Settings an item, a persona or the workspace may set for a session. */
 export const SessionSettingsSchema = z.strictObject({
+  /** The agent CLI that runs the session. */
+  cli: z.enum(CLI_NAMES).optional(),
   workDir: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   maxTurns: z.int().positive().optional(),
@@ -105,6 +108,7 @@ const DefaultsSchema = z.strictObject({
   disallowedTools: ToolListSchema.default([]),
   maxAttempts: z.int().positive().default(3),
   agent: z.string().min(1).optional(),
+  cli: z.enum(CLI_NAMES).default('claude'),
 });
 
 const ClaudeSchema = z.strictObject({
@@ -127,6 +131,35 @@ const ClaudeSchema = z.strictObject({
   settings: z.string().min(1).optional(),
 });
 
+/** How another agent CLI is started: its executable and any leading arguments. */
+const CliSchema = (name: string) =>
+  z.strictObject({
+    command: z
+      .array(z.string().min(1), {
+        error: `expected an argv array such as ["${name}"] (a string is never split into words: ralph runs no shell)`,
+      })
+      .min(1)
+      .default([name]),
+  });
+
+/** The CLIs besides claude (whose section is `claude`). */
+const ClisSchema = z.strictObject({
+  codex: CliSchema('codex').prefault({}),
+});
+
+/**
+ * A model's price in USD per million tokens: a session's cost is estimated from its tokens when
+ * its CLI reports no cost of its own.
+ */
+const PriceSchema = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** Input tokens read from the provider's cache; priced as input when not given. */
+  cachedInput: z.number().nonnegative().optional(),
+});
+
+export type Price = z.output<typeof PriceSchema>;
+
 const RunSchema = z.strictObject({
   /** Pause between two items. */
   delay: DurationSchema.default(0),
@@ -142,6 +175,11 @@ const RunSchema = z.strictObject({
   retryBackoffCap: DurationSchema.default(1800),
   /** Cap of the backoff between consecutive failures (2 s, 4 s, 8 s, … up to this). */
   failureBackoffCap: DurationSchema.default(300),
+  /**
+   * How long a rate limit that names no reset time holds the night (the other CLIs report a 429
+   * without one); it doubles with each one in a row, up to `maxLimitWait`.
+   */
+  rateLimitBackoff: DurationSchema.default(60),
   /** Margin added to a usage limit's reset time before the next try. */
   limitMargin: DurationSchema.default(30),
   /** Longest a `--drain` run waits for a usage limit to reset; past it the run ends (exit 7). */
@@ -220,6 +258,9 @@ export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
     claude: ClaudeSchema.prefault({}),
+    clis: ClisSchema.prefault({}),
+    /** Prices by model name (or by CLI name for the CLI's default model). */
+    prices: z.record(z.string().min(1), PriceSchema).default({}),
     paths: PathsSchema.prefault({}),
     defaults: DefaultsSchema.prefault({}),
     run: RunSchema.prefault({}),

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
+import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { GateSchema, type SessionSettings } from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
@@ -19,6 +20,8 @@ const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transf
 
 /** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
 export const FrontmatterSchema = z.strictObject({
+  /** The agent CLI that runs the persona's items. */
+  cli: z.enum(CLI_NAMES).optional(),
   /** Tool availability: `--tools`. */
   tools: ToolList.optional(),
   /** Hard denies: `--disallowedTools`. */
@@ -75,6 +78,7 @@ export function parsePersona(id: string, file: string, text: string): Persona {
   if (!parsed.success) throw new InputError(formatIssues(`${file} (frontmatter)`, parsed.error));
   const f = parsed.data;
   const settings: SessionSettings = {
+    cli: f.cli,
     tools: f.tools,
     disallowedTools: f.disallowed_tools,
     allowedTools: f.auto_approve_tools,

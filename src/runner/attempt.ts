@@ -1,3 +1,5 @@
+import { cliNamed, missingHint } from '../agent/clis/index.js';
+import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent, type AgentChild } from '../agent/process.js';
 import { supervise, type SupervisedEnd } from '../agent/supervise.js';
@@ -16,6 +18,7 @@ import { workspaceLowOnSpace } from '../config/workspace.js';
 import { readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/status.js';
+import type { StreamSummary } from '../stream/summary.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
@@ -77,6 +80,7 @@ export class Attempt {
       startedAt: ctx.clock.now(),
       runner: { pid: ctx.runner.pid, startTime: ctx.runner.startTime },
       workDir: prepared.settings.workDir,
+      cli: prepared.settings.cli,
       command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
       resumedFrom: prepared.resume,
       persona: prepared.persona,
@@ -84,7 +88,10 @@ export class Attempt {
       limits: {
         timeoutSeconds: prepared.settings.timeoutSeconds,
         idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,
-        maxBudgetUsd: prepared.settings.maxBudgetUsd,
+        maxBudgetUsd:
+          cliNamed(prepared.settings.cli).enforces.budget === 'none'
+            ? undefined
+            : prepared.settings.maxBudgetUsd,
       },
       files,
     });
@@ -101,6 +108,7 @@ export class Attempt {
       env: prepared.env,
       stdoutFile: files.stdout,
       stderrFile: files.stderr,
+      missingHint: missingHint(prepared.settings.cli),
     });
     if (!spawned.ok) return this.spawnFailed(spawned.message, spawned.code);
     this.record = runningSession(this.record, spawned.child.pid, spawned.child.startTime);
@@ -210,6 +218,7 @@ export class Attempt {
     this.ctx.events.info('session_started', {
       item: item.id,
       session: sessionId,
+      cli: prepared.settings.cli,
       attempt: item.attempts,
       pid: child.pid,
       command: this.record.command,
@@ -229,7 +238,7 @@ export class Attempt {
       queued,
       lastTool: progress?.summary.lastTool,
       toolCalls: progress?.summary.toolCalls ?? 0,
-      costUsd: progress?.summary.result?.totalCostUsd,
+      costUsd: progress?.cost?.usd,
       lastActivityAt:
         progress === undefined ? undefined : new Date(progress.lastActivityAt).toISOString(),
     });
@@ -240,6 +249,7 @@ export class Attempt {
     const { config } = ctx.workspace;
     const { sessionId, files, prepared } = this.init;
     const settings = prepared.settings;
+    const cli = cliNamed(settings.cli);
     const supervision = supervise({
       child,
       sessionId,
@@ -259,6 +269,12 @@ export class Attempt {
         ...ctx.controlFiles.interruptWatch,
       },
       clock: ctx.clock,
+      decoder: cli.decoder,
+      ralphLimits: {
+        maxTurns: cli.enforces.maxTurns === 'ralph' ? settings.maxTurns : undefined,
+        maxCostUsd: cli.enforces.budget === 'ralph' ? settings.maxBudgetUsd : undefined,
+      },
+      cost: (summary) => this.cost(summary),
       tickMs: ctx.timings.tickMs,
       heartbeatMs: ctx.timings.heartbeatMs,
       onHeartbeat: (beat) => {
@@ -275,6 +291,7 @@ export class Attempt {
           });
         else if (
           parsed.kind === 'init' &&
+          cli.takesSessionId &&
           parsed.sessionId !== sessionId &&
           prepared.resume === undefined
         )
@@ -315,7 +332,8 @@ export class Attempt {
     const { ctx, control } = this;
     const { item, sessionId, files, prepared } = this.init;
     const { outcome } = checked;
-    const costUsd = end.summary.result?.totalCostUsd ?? 0;
+    const cost = this.cost(end.summary);
+    const costUsd = cost?.usd ?? 0;
     this.record = {
       ...this.record,
       gate: undefined,
@@ -332,7 +350,7 @@ export class Attempt {
       exit: { code: end.exit.code, signal: end.exit.signal },
       stopReason: end.stopReason,
       killedProcesses: end.killedProcesses,
-      progress: { ...end, lastActivityAt: ctx.clock.now() },
+      progress: { ...end, cost, lastActivityAt: ctx.clock.now() },
       now: ctx.clock.now(),
     });
     await this.writes;
@@ -385,6 +403,15 @@ export class Attempt {
       itemStatus: settled?.status ?? 'running',
       costUsd,
     };
+  }
+
+  /** The session's cost: its CLI's figure, or its tokens at the configured price. */
+  private cost(summary: StreamSummary): SessionCost | undefined {
+    const { settings } = this.init.prepared;
+    return costOf(
+      summary,
+      priceFor(this.ctx.workspace.config.prices, settings.cli, settings.model ?? summary.model),
+    );
   }
 
   /** What a person (or the resumed session) needs to pick the work up again. */

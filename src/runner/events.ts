@@ -53,6 +53,8 @@ export interface RunnerEvents {
   session_started: {
     item: string;
     session: string;
+    /** The agent CLI that runs it. */
+    cli: string;
     attempt: number;
     pid?: number;
     command: string[];

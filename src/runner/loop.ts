@@ -1,3 +1,4 @@
+import type { Outcome } from '../agent/outcome.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { RunnerContext } from './context.js';
@@ -52,6 +53,8 @@ class Night {
   private paused = false;
   private idle = false;
   private consecutiveFailures = 0;
+  /** Rate limits in a row that named no reset time: each waits twice as long as the last. */
+  private consecutiveRateLimits = 0;
   /** Iterations under way (claimed, or claiming), across the workers. */
   private active = 0;
   /** Items claimed: numbers the next one's iteration. */
@@ -235,7 +238,7 @@ class Night {
     if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);
     await this.countFailure(turn);
     if (this.control.requested !== undefined) return 'stop';
-    const waitUntil = outcome.kind === 'rate_limited' ? outcome.waitUntil : undefined;
+    const waitUntil = outcome.kind === 'rate_limited' ? this.limitWaitUntil(outcome) : undefined;
     if (options.once) {
       const pauseReason =
         outcome.kind === 'success' ? undefined : await ctx.controlFiles.pauseReason();
@@ -277,10 +280,26 @@ class Night {
     return 'again';
   }
 
+  /** When a usage or rate limit lets the night go on: its reset, or a growing backoff. */
+  private limitWaitUntil(outcome: Outcome & { kind: 'rate_limited' }): number {
+    if (outcome.waitUntil !== undefined) return outcome.waitUntil;
+    const { run } = this.ctx.workspace.config;
+    this.consecutiveRateLimits++;
+    return (
+      this.ctx.clock.now() +
+      exponentialBackoffMs(
+        this.consecutiveRateLimits,
+        run.rateLimitBackoff * 1000,
+        run.maxLimitWait * 1000,
+      )
+    );
+  }
+
   /** The circuit breaker: too many failures in a row pause the night. */
   private async countFailure({ outcome }: Ran): Promise<void> {
     if (outcome.countsAsFailure) this.consecutiveFailures++;
     else if (outcome.kind === 'success') this.consecutiveFailures = 0;
+    if (outcome.kind !== 'rate_limited') this.consecutiveRateLimits = 0;
     const breaker = this.ctx.workspace.config.run.maxConsecutiveFailures;
     if (breaker > 0 && this.consecutiveFailures >= breaker) {
       await this.pause(

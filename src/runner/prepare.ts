@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { buildArgv, type Argv } from '../agent/argv.js';
+import type { Argv } from '../agent/argv.js';
+import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
   resolveSettings,
@@ -136,6 +137,8 @@ export async function prepareSession(
       scope: 'item',
     };
   }
+  const refusal = cliRefusal(settings, layers);
+  if (refusal !== undefined) return { reason: refusal, scope: 'item' };
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
@@ -178,9 +181,11 @@ export async function prepareSession(
   if (typeof rendered !== 'string') return rendered;
   // Set only while the item waits to be resumed after an interruption.
   const resume = item.claudeSessionId;
+  const cli = cliNamed(settings.cli);
   const { env, secrets } = buildAgentEnv(parentEnv, {
     deny: config.env.deny,
     allow: config.env.allow,
+    credentials: cli.credentials,
     session: {
       sessionId: identity.sessionId,
       itemId: item.id,
@@ -188,16 +193,17 @@ export async function prepareSession(
       interruptFile: paths.interruptFile,
     },
   });
-  const argv = buildArgv({
-    command: config.claude.command,
+  const command = cli.command({
+    command: commandOf(config, cli.name),
     initialPrompt: config.claude.initialPrompt,
-    appendSystemPromptFile: identity.promptFile,
+    promptFile: identity.promptFile,
     sessionId: identity.sessionId,
     resume,
     settings,
     settingsFile: config.claude.settings,
     yolo: config.yolo,
   });
+  Object.assign(env, command.env);
   const context: { name: string; text: string }[] = [];
   for (const name of PROJECT_CONTEXT_FILES) {
     const text = await cache.read(path.join(settings.workDir, name)).catch(() => undefined);
@@ -231,7 +237,7 @@ export async function prepareSession(
     gitSkipped: work.git && checkout === undefined,
     prompt,
     persona: persona?.id,
-    argv,
+    argv: command.argv,
     env,
     secrets,
     resume,

@@ -1,5 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { decoderOf } from '../agent/clis/index.js';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
@@ -50,7 +51,7 @@ async function settleOrphanSession(
   const files = sessionFiles(paths.sessions, record.sessionId);
   // The agent may have died mid-line: the fragment is flagged (`truncated`) and ended with a
   // newline, so the archive is whole lines again.
-  const stream = await readArchivedStream(files.stdout, now);
+  const stream = await readArchivedStream(files.stdout, decoderOf(record.cli), now);
   if (!stream.endsWithNewline) await appendPrivate(files.stdout, '\n');
   const archived = orphanedSession(record, {
     summary: stream.summary,

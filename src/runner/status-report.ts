@@ -6,6 +6,8 @@
 
 /** A running session as the status shows it. */
 export interface RunningSession {
+  /** The agent CLI that runs it. */
+  cli: string;
   itemId: string;
   itemTitle: string;
   sessionId: string;
@@ -18,7 +20,10 @@ export interface RunningSession {
   toolCalls: number;
   lastTool?: string;
   costUsd?: number;
-  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd: number };
+  /** `maxBudgetUsd` is absent when nobody holds the session to a budget while it runs. */
+  limits?: { timeoutSeconds: number; idleTimeoutSeconds: number; maxBudgetUsd?: number };
+  /** The cost so far is an estimate from tokens. */
+  costEstimated?: boolean;
   /** Git mode: the item's branch. */
   branch?: string;
   /** The quality gate the session's work is being checked by, once its agent has finished. */

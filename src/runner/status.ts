@@ -53,6 +53,7 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
   report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
     return {
+      cli: s.cli,
       itemId: s.itemId,
       itemTitle: s.itemTitle,
       sessionId: s.sessionId,
@@ -65,6 +66,7 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
       toolCalls: s.heartbeat.toolCalls,
       lastTool: s.heartbeat.lastTool,
       costUsd: s.heartbeat.costUsd,
+      costEstimated: s.heartbeat.costEstimated,
       limits: s.limits,
       branch: branches.get(s.itemId),
       gate: s.gate,

@@ -1,3 +1,4 @@
+import { decoderOf } from '../agent/clis/index.js';
 import type { Redactor } from '../lib/redact.js';
 import { sessionFiles } from '../archive/paths.js';
 import { formatCursor, type Cursor } from './cursor.js';
@@ -25,7 +26,7 @@ interface OpenSession {
   stream: SessionStream;
 }
 
-type Entry = { event?: unknown; session?: unknown; item?: unknown };
+type Entry = { event?: unknown; session?: unknown; item?: unknown; cli?: unknown };
 
 /** Log events that open and close a session's stream. */
 const OPENS = 'session_started';
@@ -79,7 +80,9 @@ export class NightReader {
     const open = await openSessionsAt(scanned, start.log, start.offset);
     for (const file of [current, rotated]) if (file !== start.log) await file?.close();
     const reader = new NightReader(files, redactor, start.log, start.offset, []);
-    open.forEach(({ id, item }, i) => reader.openSession(id, item, start.streams[i] ?? 0));
+    open.forEach(({ id, item, cli }, i) =>
+      reader.openSession(id, item, cli, start.streams[i] ?? 0),
+    );
     return reader;
   }
 
@@ -150,7 +153,7 @@ export class NightReader {
     if (entry.event === OPENS) {
       // A session id opens once; an entry seen again (a replayed log) reopens nothing.
       if (!this.open.some((o) => o.id === session))
-        this.openSession(session, typeof entry.item === 'string' ? entry.item : '', 0);
+        this.openSession(session, stringOf(entry.item), stringOf(entry.cli), 0);
     } else if (CLOSES.has(String(entry.event))) {
       const index = this.open.findIndex((o) => o.id === session);
       if (index < 0) return;
@@ -159,9 +162,10 @@ export class NightReader {
     }
   }
 
-  private openSession(id: string, item: string, from: number): void {
+  private openSession(id: string, item: string, cli: string, from: number): void {
     const file = sessionFiles(this.files.sessions, id).stdout;
-    this.open.push({ id, item, stream: new SessionStream(file, from, this.redactor) });
+    const stream = new SessionStream(file, from, this.redactor, decoderOf(cli)());
+    this.open.push({ id, item, stream });
   }
 
   private async closeSession(index: number, events: NightEvent[]): Promise<void> {
@@ -207,8 +211,8 @@ async function openSessionsAt(
   files: (LogFile | undefined)[],
   at: LogFile | undefined,
   offset: number,
-): Promise<{ id: string; item: string }[]> {
-  const open: { id: string; item: string }[] = [];
+): Promise<{ id: string; item: string; cli: string }[]> {
+  const open: { id: string; item: string; cli: string }[] = [];
   for (const file of files) {
     if (file === undefined) continue;
     for (const line of await file.linesFrom(0)) {
@@ -219,9 +223,11 @@ async function openSessionsAt(
       if (typeof session !== 'string') continue;
       const index = open.findIndex((o) => o.id === session);
       if (entry?.event === OPENS && index < 0)
-        open.push({ id: session, item: typeof entry.item === 'string' ? entry.item : '' });
+        open.push({ id: session, item: stringOf(entry.item), cli: stringOf(entry.cli) });
       else if (CLOSES.has(String(entry?.event)) && index >= 0) open.splice(index, 1);
     }
   }
   return open;
 }
+
+const stringOf = (value: unknown) => (typeof value === 'string' ? value : '');

@@ -1,5 +1,6 @@
 import fsp, { type FileHandle } from 'node:fs/promises';
 import type { Redactor } from '../lib/redact.js';
+import type { StreamDecoder } from '../stream/decoder.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
 
 const CHUNK = 256 * 1024;
@@ -28,11 +29,12 @@ export class SessionStream {
     /** Where the last complete line ends: every entry read is after it. */
     private committed: number,
     private readonly redactor: Redactor,
+    decoder: StreamDecoder,
   ) {
     this.read = committed;
     this.parser = new StreamParser((parsed) => {
       if (parsed.kind !== 'delta') this.parsed.push(this.redactor.redactValue(parsed));
-    });
+    }, decoder);
   }
 
   /** Offset after the last complete line read. */

@@ -1,4 +1,5 @@
 import fsp from 'node:fs/promises';
+import type { DecoderFactory } from './decoder.js';
 import { StreamParser } from './parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from './summary.js';
 
@@ -13,9 +14,13 @@ export interface ArchivedStream {
 }
 
 /** Reads a session's NDJSON archive from disk in bounded memory, as the supervisor would have. */
-export async function readArchivedStream(file: string, now: number): Promise<ArchivedStream> {
+export async function readArchivedStream(
+  file: string,
+  decoder: DecoderFactory,
+  now: number,
+): Promise<ArchivedStream> {
   const summary = emptySummary();
-  const parser = new StreamParser((parsed) => applyToSummary(summary, parsed, now));
+  const parser = new StreamParser((parsed) => applyToSummary(summary, parsed, now), decoder());
   const buffer = Buffer.allocUnsafe(CHUNK);
   let bytes = 0;
   let last = -1;

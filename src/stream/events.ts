@@ -1,4 +1,5 @@
 import { z } from '../lib/zod.js';
+import type { Decoded, StreamDecoder } from './decoder.js';
 
 /** A tool call the model made. */
 export interface ToolUse {
@@ -50,6 +51,8 @@ export interface ResultInfo {
 export type StreamEvent =
   | {
       kind: 'init';
+      /** The agent CLI whose stream this is. */
+      cli: string;
       sessionId: string;
       model?: string;
       tools: string[];
@@ -78,6 +81,11 @@ export type StreamEvent =
       error?: string;
     }
   | { kind: 'permission_denied'; toolName?: string; toolUseId?: string; message?: string }
+  /**
+   * Tokens of one model request (or of a whole turn, for a CLI that reports no finer), from a
+   * CLI that reports them apart from its messages; `costUsd` when the CLI prices them itself.
+   */
+  | { kind: 'usage'; tokens: TokenUsage; costUsd?: number }
   /** A partial-message delta (`--include-partial-messages`). */
   | { kind: 'delta' }
   /** A line of a type this version does not model: kept in the archive, shown briefly. */
@@ -200,7 +208,7 @@ const ApiRetrySchema = z.looseObject({
   error: z.unknown().optional(),
 });
 
-type Parsed = StreamEvent | StreamIssue;
+type Parsed = Decoded;
 
 function schemaIssue(type: string, error: z.ZodError, bytes: number): StreamIssue {
   const first = error.issues[0];
@@ -234,6 +242,7 @@ function systemEvent(record: Line, subtype: string | undefined, bytes: number): 
     const d = parsed.data;
     return {
       kind: 'init',
+      cli: 'claude',
       sessionId: d.session_id,
       model: d.model,
       tools: d.tools,
@@ -352,8 +361,8 @@ function rateLimitEvent(record: Line, bytes: number): Parsed {
   };
 }
 
-/** Maps one decoded JSON value from the stream to an event, tolerating unknown shapes. */
-export function toEvent(value: unknown, bytes: number): Parsed {
+/** Maps one decoded JSON value of claude's stream-json to an event, tolerating unknown shapes. */
+export function claudeEvent(value: unknown, bytes: number): Parsed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'issue', issue: 'schema', detail: 'a line that is not a JSON object', bytes };
   }
@@ -381,8 +390,12 @@ export function toEvent(value: unknown, bytes: number): Parsed {
   }
 }
 
-/** Decodes one complete line (up to the in-memory limit) and maps it to an event. */
-export function parseLine(bytes: Buffer, text = bytes.toString('utf8')): Parsed | undefined {
+/** Decodes one complete line (up to the in-memory limit) and maps it to events. */
+export function parseLine(
+  decoder: StreamDecoder,
+  bytes: Buffer,
+  text = bytes.toString('utf8'),
+): Decoded | readonly Decoded[] | undefined {
   // Lines start with '{': only an odd line pays for the blank check.
   if (bytes[0] !== 0x7b && text.trim() === '') return undefined;
   let value: unknown;
@@ -397,5 +410,11 @@ export function parseLine(bytes: Buffer, text = bytes.toString('utf8')): Parsed 
       bytes: bytes.length,
     };
   }
-  return toEvent(value, bytes.length);
+  return decoder.decode(value, bytes.length);
 }
+
+/** claude's stream-json: one event per line, no state. */
+const CLAUDE_DECODER: StreamDecoder = { decode: claudeEvent };
+
+/** The decoder of claude's stream-json. */
+export const claudeDecoder = (): StreamDecoder => CLAUDE_DECODER;

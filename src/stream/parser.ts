@@ -1,10 +1,11 @@
 import { isUtf8 } from 'node:buffer';
-import { parseLine, toEvent, type StreamEvent, type StreamIssue } from './events.js';
+import type { Decoded, StreamDecoder } from './decoder.js';
+import { parseLine } from './events.js';
 import { LineSplitter } from './lines.js';
 import { DEFAULT_SKIM_LIMITS, JsonSkimmer, type SkimLimits } from './skim.js';
 
 /** What the parser reports for each line. */
-export type ParsedLine = StreamEvent | StreamIssue;
+export type ParsedLine = Decoded;
 
 /** Options of the stream parser. */
 export interface StreamParserOptions {
@@ -14,7 +15,7 @@ export interface StreamParserOptions {
 }
 
 /**
- * Turns claude's stdout bytes into events: tolerant of unknown types, malformed lines, huge
+ * Turns an agent CLI's stdout bytes into events (through its decoder): tolerant of unknown types, malformed lines, huge
  * lines and a missing last newline, with memory bounded by `maxLineBytes` and the skim limits.
  */
 export class StreamParser {
@@ -23,6 +24,7 @@ export class StreamParser {
 
   constructor(
     private readonly emit: (parsed: ParsedLine) => void,
+    private readonly decoder: StreamDecoder,
     options: StreamParserOptions = {},
   ) {
     const limits = options.skimLimits ?? DEFAULT_SKIM_LIMITS;
@@ -40,8 +42,7 @@ export class StreamParser {
               bytes: bytes.length,
             });
           }
-          const parsed = parseLine(bytes, text);
-          if (parsed !== undefined) this.emit(parsed);
+          this.emitAll(parseLine(decoder, bytes, text));
         },
         longStart: () => {
           this.skimmer = new JsonSkimmer(limits);
@@ -55,8 +56,14 @@ export class StreamParser {
             detail: 'the stream ended without a newline after its last line',
             bytes: bytes.length,
           });
-          const parsed = parseLine(bytes);
-          if (parsed !== undefined && parsed.kind !== 'issue') this.emit(parsed);
+          const parsed = parseLine(decoder, bytes);
+          // Half a line that still parses is used; one that does not was said above.
+          if (
+            parsed === undefined ||
+            (!Array.isArray(parsed) && (parsed as Decoded).kind === 'issue')
+          )
+            return;
+          this.emitAll(parsed);
         },
       },
       options.maxLineBytes,
@@ -71,6 +78,13 @@ export class StreamParser {
   /** The stream has ended. */
   finish(): void {
     this.splitter.finish();
+    this.emitAll(this.decoder.end?.());
+  }
+
+  private emitAll(decoded: Decoded | readonly Decoded[] | undefined): void {
+    if (decoded === undefined) return;
+    if (!Array.isArray(decoded)) this.emit(decoded as Decoded);
+    else for (const one of decoded as readonly Decoded[]) this.emit(one);
   }
 
   private endLong(complete: boolean, totalBytes: number): void {
@@ -102,6 +116,6 @@ export class StreamParser {
       detail: `a line of ${totalBytes} bytes was read in part (${outcome.truncatedStrings} long strings cut); the archive holds it whole`,
       bytes: totalBytes,
     });
-    this.emit(toEvent(outcome.value, totalBytes));
+    this.emitAll(this.decoder.decode(outcome.value, totalBytes));
   }
 }

@@ -1,5 +1,6 @@
+import { unreachable } from '../lib/errors.js';
 import type { ParsedLine } from './parser.js';
-import type { PermissionDenial, ResultInfo } from './events.js';
+import type { PermissionDenial, ResultInfo, TokenUsage } from './events.js';
 
 /** A running account of a session's stream, small enough to write into the heartbeat. */
 export interface StreamSummary {
@@ -20,6 +21,10 @@ export interface StreamSummary {
   permissionDenials: PermissionDenial[];
   issues: Record<string, number>;
   result?: ResultInfo;
+  /** Tokens summed over `usage` events (CLIs that report usage apart from their messages). */
+  tokens?: Required<Pick<TokenUsage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens'>>;
+  /** The cost the CLI itself reported in its `usage` events, summed. */
+  reportedCostUsd?: number;
 }
 
 /** A new, empty summary. */
@@ -96,9 +101,20 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
           addDenial(summary, { toolName: disabled[1], toolUseId: result.toolUseId });
       }
       break;
+    case 'usage': {
+      const tokens = (summary.tokens ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 });
+      tokens.inputTokens += parsed.tokens.inputTokens ?? 0;
+      tokens.outputTokens += parsed.tokens.outputTokens ?? 0;
+      tokens.cacheReadTokens += parsed.tokens.cacheReadTokens ?? 0;
+      if (parsed.costUsd !== undefined)
+        summary.reportedCostUsd = (summary.reportedCostUsd ?? 0) + parsed.costUsd;
+      break;
+    }
     case 'delta':
     case 'other':
       break;
+    default:
+      unreachable(parsed);
   }
 }
 

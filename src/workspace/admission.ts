@@ -5,7 +5,10 @@ import type { Workspace } from '../config/workspace.js';
 import { nextCronTime } from '../lib/cron.js';
 import { InputError } from '../lib/errors.js';
 import { formatIssues } from '../lib/validation.js';
+import { refusalFor } from '../agent/clis/index.js';
+import type { SessionSettings } from '../config/schema.js';
 import { personaFile } from '../persona/file.js';
+import { parsePersona } from '../persona/persona.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { dependencyProblem } from '../queue/dependencies.js';
 import { ItemSchema, type Item } from '../queue/item.js';
@@ -78,11 +81,6 @@ export function validateItem(
   return parsed.data;
 }
 
-const isFile = (file: string) =>
-  fsp.stat(file).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 const isDirectory = (dir: string) =>
   fsp.stat(dir).then(
     (s) => s.isDirectory(),
@@ -111,14 +109,19 @@ export async function checkRunnable(
       `${names('id')} ${item.id}: git mode would work on branch ralph/${item.id}, which git refuses (no "..", no "." or ".lock" at the end); choose another id`,
       names('id'),
     );
+  const layers: SessionSettings[] = [item];
   if (item.agent !== undefined) {
     const file = personaFile(workspace.paths.agents, item.agent);
-    if (!(await isFile(file)))
+    const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined)
       throw new InputError(
         `${names('agent')} ${item.agent}: there is no persona file ${file}`,
         names('agent'),
       );
+    layers.unshift(parsePersona(item.agent, file, text).settings);
   }
+  const refusal = refusalFor(workspace.config, layers);
+  if (refusal !== undefined) throw new InputError(refusal, names('cli'));
   if (item.workDir !== undefined) {
     const dir = path.resolve(workspace.root, item.workDir);
     if (!(await isDirectory(dir)))

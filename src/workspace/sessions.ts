@@ -1,7 +1,9 @@
 import { indexEntryOf, readIndex, type IndexEntry } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import { decoderOf } from '../agent/clis/index.js';
 import { OUTCOME_KINDS } from '../agent/outcome.js';
+import type { StreamDecoder } from '../stream/decoder.js';
 import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
@@ -52,6 +54,15 @@ export async function findSession(workspace: Workspace, ref: string): Promise<Fo
   if (item !== undefined)
     throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
   throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);
+}
+
+/** The decoder of a session's stream, from its record (final or running) or claude's. */
+export async function sessionDecoder(
+  workspace: Workspace,
+  sessionId: string,
+): Promise<StreamDecoder> {
+  const record = await readRecord(workspace, sessionId).catch(() => undefined);
+  return decoderOf(record?.cli)();
 }
 
 /** Reads an archived session record. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { guardedWorkspace } from '../support/guarded.js';
+import { REAL_CODEX } from '../support/real-codex.js';
 import { ralph, tempDir } from '../support/workspace.js';
 
 const withKey = { ANTHROPIC_API_KEY: 'sk-ant-doctor-test-key' };
@@ -25,7 +26,7 @@ describe('ralph doctor', () => {
     ]) {
       expect(stdout).toMatch(new RegExp(`^ok +${check} `, 'm'));
     }
-    expect(stdout).toMatch(/^ok +version +2\.1\.330$/m);
+    expect(stdout).toMatch(/^ok +version +claude 2\.1\.330$/m);
     expect(stdout).toMatch(/^ok +auth +ANTHROPIC_API_KEY is set/m);
     expect(stdout).not.toContain('sk-ant-doctor-test-key');
     expect(stdout.trim().split('\n').at(-1)).toBe('All checks passed.');
@@ -50,7 +51,7 @@ describe('ralph doctor', () => {
     const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
     expect(code).toBe(1);
     expect(stdout).toMatch(
-      /^FAIL +claude +no-such-claude-binary not found \(PATH or "claude.command" in ralph.config.json\)$/m,
+      /^FAIL +claude +no-such-claude-binary not found \(PATH or "claude.command" in ralph.config.json; install: npm install -g @anthropic-ai\/claude-code\)$/m,
     );
   });
 
@@ -63,7 +64,7 @@ describe('ralph doctor', () => {
     });
     expect(code).toBe(1);
     expect(stdout).toMatch(
-      /^FAIL +version +3\.0\.1 is outside the range ralph is tested with \(2\.1\.x\)$/m,
+      /^FAIL +version +claude 3\.0\.1 is outside the range ralph is tested with \(2\.1\.x\)$/m,
     );
   });
 
@@ -80,7 +81,27 @@ describe('ralph doctor', () => {
       /^FAIL +queue +.*queue\.json is invalid:\n {18}item "\.\.\/x" \(items\[0\]\)\.id: an id is 1 to 100/m,
     );
     expect(stdout).toMatch(/^FAIL +template +.*bootstrap\.md: unknown placeholders \{\{TYPO\}\}$/m);
-    expect(stdout).toMatch(/^FAIL +auth +no credentials/m);
+    expect(stdout).toMatch(/^FAIL +auth +claude: no credentials/m);
+  });
+
+  it('checks every CLI the workspace uses: its default and those its items name', async () => {
+    const { root, env } = await guardedWorkspace({ clis: { codex: { command: [REAL_CODEX] } } });
+    await ralph(root, ['add', 'On codex', '--cli', 'codex'], env);
+    const without = await ralph(root, ['doctor'], { ...env, ...withKey, HOME: await tempDir() });
+    expect(without.code).toBe(1);
+    expect(without.stdout).toMatch(/^ok +version +claude 2\.1\.330$/m);
+    expect(without.stdout).toMatch(/^ok +codex +.*node_modules\/\.bin\/codex$/m);
+    expect(without.stdout).toMatch(/^ok +version +codex 0\.169\.0$/m);
+    expect(without.stdout).toMatch(
+      /^FAIL +auth +codex: no credentials: set OPENAI_API_KEY or CODEX_API_KEY, or run "codex login"$/m,
+    );
+    const { code, stdout } = await ralph(root, ['doctor'], {
+      ...env,
+      ...withKey,
+      OPENAI_API_KEY: 'sk-proj-doctor-test-key',
+    });
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ok +auth +OPENAI_API_KEY is set \(passed to codex\)$/m);
   });
 
   it('reports an unwritable workspace and a pause', async () => {

@@ -181,7 +181,7 @@ describe('git mode', () => {
     await ralph(root, ['add', 'Planned', '--id', 'plan', '--body', '#behave: work'], env);
     const dry = await ralph(root, ['run', '--dry-run'], env);
     expect(dry.stdout).toContain(
-      `# plan (Planned) in ${path.join(root, 'worktrees', 'plan')} on branch ralph/plan (from ${git(repo, 'rev-parse', 'HEAD').slice(0, 12)})`,
+      `# plan (Planned) on claude in ${path.join(root, 'worktrees', 'plan')} on branch ralph/plan (from ${git(repo, 'rev-parse', 'HEAD').slice(0, 12)})`,
     );
     expect(dry.stdout).toContain('# gates: npm test');
     expect(fs.existsSync(path.join(root, 'worktrees'))).toBe(false);

@@ -61,7 +61,14 @@ describe('personas in the loop', () => {
 
   it('fails an item whose persona is missing or broken before spawning, and goes on with the rest', async () => {
     const { root, env } = await guardedWorkspace();
-    fs.writeFileSync(path.join(root, 'agents', 'AGENT_broken.md'), '---\nmax_turn: 3\n---\nx');
+    const broken = path.join(root, 'agents', 'AGENT_broken.md');
+    fs.writeFileSync(broken, '---\nmax_turn: 3\n---\nx');
+    // add refuses a broken persona, naming its file and key ...
+    const refused = await ralph(root, ['add', 'Broken', '--agent', 'broken'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/AGENT_broken\.md \(frontmatter\) is invalid/);
+    // ... so this one breaks after its item was added.
+    fs.writeFileSync(broken, 'Fine for now.\n');
     // A persona removed after its item was added (add refuses a missing one).
     const nobody = path.join(root, 'agents', 'AGENT_nobody.md');
     fs.writeFileSync(nobody, 'Soon gone.\n');
@@ -76,6 +83,7 @@ describe('personas in the loop', () => {
       ['add', 'Broken', '--id', 'broken', '--agent', 'broken', '--priority', '1'],
       env,
     );
+    fs.writeFileSync(broken, '---\nmax_turn: 3\n---\nx');
     await ralph(root, ['add', 'Fine', '--id', 'fine'], env);
     expect((await ralph(root, ['run', '--drain'], env)).code).toBe(1);
     const items = new Map(readQueue(root).items.map((i) => [i.id, i]));

@@ -151,7 +151,9 @@ describe('ralph logs', () => {
 describe('ralph sessions, show and report', () => {
   it('lists every session newest first, filtered, and as JSON', async () => {
     const table = (await ralph(root, ['sessions'])).stdout.split('\n');
-    expect(table[0]).toMatch(/^SESSION\s+STARTED\s+ITEM\s+OUTCOME\s+TIME\s+TURNS\s+TOOLS\s+COST$/);
+    expect(table[0]).toMatch(
+      /^SESSION\s+STARTED\s+ITEM\s+OUTCOME\s+TIME\s+TURNS\s+TOOLS\s+COST\s+CLI$/,
+    );
     expect(table).toHaveLength(readSessions(root).length + 1);
     const json = z
       .array(IndexEntrySchema)

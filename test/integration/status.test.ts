@@ -28,7 +28,7 @@ describe('ralph status', () => {
       running: [{ itemId: 'busy', itemTitle: 'Busy', status: 'running' }],
     });
     expect((await ralph(root, ['status'])).stdout).toMatch(
-      /Running: busy "Busy", session [0-9a-f-]{36}\n\s+\d+(\.\d)?s elapsed/,
+      /Running: busy "Busy" on claude, session [0-9a-f-]{36}\n\s+\d+(\.\d)?s elapsed/,
     );
 
     await ralph(root, ['pause', 'lunch']);

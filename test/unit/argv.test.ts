@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { buildArgv, shellQuote, type ClaudeInvocation } from '../../src/agent/argv.js';
+import { shellQuote } from '../../src/agent/argv.js';
+import { claudeArgv } from '../../src/agent/clis/claude.js';
+import type { Invocation } from '../../src/agent/clis/cli.js';
 import { resolveSettings } from '../../src/agent/settings.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 
 const defaults = ConfigSchema.parse({}).defaults;
 
-function invocation(overrides: Partial<ClaudeInvocation> = {}): ClaudeInvocation {
+function invocation(overrides: Partial<Invocation> = {}): Invocation {
   return {
     command: ['claude'],
     initialPrompt: 'Begin.',
-    appendSystemPromptFile: '/ws/docs/sessions/s-prompt.md',
+    promptFile: '/ws/docs/sessions/s-prompt.md',
     sessionId: '11111111-2222-4333-8444-555555555555',
     settings: resolveSettings(defaults, [], (p) => `/ws/${p}`),
     yolo: false,
@@ -17,9 +19,9 @@ function invocation(overrides: Partial<ClaudeInvocation> = {}): ClaudeInvocation
   };
 }
 
-describe('buildArgv', () => {
+describe('claudeArgv', () => {
   it('builds the documented default command', () => {
-    expect(buildArgv(invocation())).toEqual({
+    expect(claudeArgv(invocation())).toEqual({
       file: 'claude',
       args: [
         '-p',
@@ -44,7 +46,7 @@ describe('buildArgv', () => {
   });
 
   it('keeps leading arguments of the configured command', () => {
-    const { file, args } = buildArgv(invocation({ command: ['node', '/opt/claude/cli.js'] }));
+    const { file, args } = claudeArgv(invocation({ command: ['node', '/opt/claude/cli.js'] }));
     expect(file).toBe('node');
     expect(args.slice(0, 2)).toEqual(['/opt/claude/cli.js', '-p']);
   });
@@ -65,7 +67,7 @@ describe('buildArgv', () => {
       ],
       (p) => p,
     );
-    const { args } = buildArgv(invocation({ settings, settingsFile: '/ws/settings.json' }));
+    const { args } = claudeArgv(invocation({ settings, settingsFile: '/ws/settings.json' }));
     const after = (flag: string) => args[args.indexOf(flag) + 1];
     expect(after('--max-turns')).toBe('7');
     expect(after('--max-budget-usd')).toBe('0.5');
@@ -79,26 +81,26 @@ describe('buildArgv', () => {
 
   it('passes an empty tool list as --tools "" (no tools at all)', () => {
     const settings = resolveSettings(defaults, [{ tools: [], allowedTools: [] }], (p) => p);
-    const { args } = buildArgv(invocation({ settings }));
+    const { args } = claudeArgv(invocation({ settings }));
     expect(args[args.indexOf('--tools') + 1]).toBe('');
     expect(args).not.toContain('--allowedTools');
   });
 
   it('resumes instead of starting a session when asked', () => {
-    const { args } = buildArgv(invocation({ resume: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' }));
+    const { args } = claudeArgv(invocation({ resume: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' }));
     expect(args).toContain('--resume');
     expect(args).not.toContain('--session-id');
   });
 
   it('skips permissions only with the explicit yolo opt-in', () => {
-    expect(buildArgv(invocation()).args).not.toContain('--dangerously-skip-permissions');
-    const { args } = buildArgv(invocation({ yolo: true }));
+    expect(claudeArgv(invocation()).args).not.toContain('--dangerously-skip-permissions');
+    const { args } = claudeArgv(invocation({ yolo: true }));
     expect(args).toContain('--dangerously-skip-permissions');
     expect(args).not.toContain('--permission-mode');
   });
 
   it('never lets the item text become a flag: it travels in the prompt file', () => {
-    const { args } = buildArgv(invocation({ initialPrompt: '--output-format text' }));
+    const { args } = claudeArgv(invocation({ initialPrompt: '--output-format text' }));
     expect(args[0]).toBe('-p');
     expect(args[1]).toBe('--output-format text');
     expect(args.filter((a) => a === '--output-format')).toHaveLength(1);

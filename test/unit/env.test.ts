@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { claude } from '../../src/agent/clis/claude.js';
 import { buildAgentEnv } from '../../src/agent/env.js';
 import { Redactor, secretForms } from '../../src/lib/redact.js';
 
@@ -26,7 +27,12 @@ describe('buildAgentEnv', () => {
   };
 
   it('withholds secrets, re-adds claude credentials, removes CLAUDECODE, adds the session', () => {
-    const { env, secrets } = buildAgentEnv(parent, { deny: [], allow: [], session });
+    const { env, secrets } = buildAgentEnv(parent, {
+      deny: [],
+      allow: [],
+      credentials: claude.credentials,
+      session,
+    });
     expect(Object.keys(env).sort()).toEqual(
       [
         'PATH',
@@ -61,7 +67,12 @@ describe('buildAgentEnv', () => {
   });
 
   it('passes configured names and withholds configured patterns', () => {
-    const { env } = buildAgentEnv(parent, { deny: ['AWS_*'], allow: ['GITHUB_TOKEN'], session });
+    const { env } = buildAgentEnv(parent, {
+      deny: ['AWS_*'],
+      allow: ['GITHUB_TOKEN'],
+      credentials: claude.credentials,
+      session,
+    });
     expect(env.GITHUB_TOKEN).toBe('ghp_secret_token_value');
     expect(env.AWS_PROFILE).toBeUndefined();
   });

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classify, type SessionEnd } from '../../src/agent/outcome.js';
+import { claudeDecoder } from '../../src/stream/events.js';
 import { StreamParser } from '../../src/stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 
 function summaryOf(name: string): StreamSummary {
   const summary = emptySummary();
-  const parser = new StreamParser((line) => applyToSummary(summary, line, 0));
+  const parser = new StreamParser((line) => applyToSummary(summary, line, 0), claudeDecoder());
   parser.push(
     fs.readFileSync(
       fileURLToPath(new URL(`../fixtures/transcripts/${name}.ndjson`, import.meta.url)),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildArgv } from '../../src/agent/argv.js';
+import { claudeArgv } from '../../src/agent/clis/claude.js';
 import { resolveSettings } from '../../src/agent/settings.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { FileCache } from '../../src/lib/file-cache.js';
@@ -64,10 +64,10 @@ describe('persona settings', () => {
 
   it('map to the claude flags', () => {
     const settings = resolveSettings(defaults, [persona.settings], (p) => p);
-    const { args } = buildArgv({
+    const { args } = claudeArgv({
       command: ['claude'],
       initialPrompt: 'go',
-      appendSystemPromptFile: 'p.md',
+      promptFile: 'p.md',
       sessionId: 's',
       settings,
       yolo: false,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { claudeDecoder } from '../../src/stream/events.js';
 import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
 import { JsonSkimmer } from '../../src/stream/skim.js';
 import { applyToSummary, emptySummary } from '../../src/stream/summary.js';
@@ -11,7 +12,7 @@ const transcript = (name: string) => fs.readFileSync(path.join(TRANSCRIPTS, `${n
 
 function parse(chunks: Iterable<Buffer>, maxLineBytes?: number): ParsedLine[] {
   const out: ParsedLine[] = [];
-  const parser = new StreamParser((p) => out.push(p), { maxLineBytes });
+  const parser = new StreamParser((p) => out.push(p), claudeDecoder(), { maxLineBytes });
   for (const chunk of chunks) parser.push(chunk);
   parser.finish();
   return out;

@@ -20,6 +20,7 @@ const calm = (changes: Partial<Observation> = {}): Observation => ({
   startedAt: T0,
   lastActivityAt: T0 + 59_000,
   outputBytes: 10,
+  turns: 0,
   interrupt: 'absent',
   changedSinceHeartbeat: false,
   lastHeartbeatAt: T0 + 59_000,
@@ -50,6 +51,15 @@ describe('the supervision policy', () => {
   it('stops a flood past the output cap', () => {
     expect(decide(calm({ outputBytes: 1_000 }), LIMITS).stop).toBeUndefined();
     expect(decide(calm({ outputBytes: 1_001 }), LIMITS).stop).toBe('output_limit');
+  });
+
+  it('holds a CLI without limits of its own to the turns and budget ralph counts', () => {
+    const held = { ...LIMITS, maxTurns: 3, maxCostUsd: 0.5 };
+    expect(decide(calm({ turns: 3, costUsd: 0.5 }), held).stop).toBeUndefined();
+    expect(decide(calm({ turns: 4 }), held).stop).toBe('max_turns');
+    expect(decide(calm({ costUsd: 0.51 }), held).stop).toBe('max_budget');
+    // Without those limits (claude holds itself to them), the counts decide nothing.
+    expect(decide(calm({ turns: 400, costUsd: 50 }), LIMITS).stop).toBeUndefined();
   });
 
   it('stops when the disk runs low', () => {

@@ -73,8 +73,10 @@ function Facts(props: {
         <span>
           {running.costUsd === undefined
             ? 'cost not reported yet'
-            : `cost so far ${money(running.costUsd, 4)}`}
-          {running.limits ? ` (cap ${money(running.limits.maxBudgetUsd)})` : ''}
+            : `cost so far ${money(running.costUsd, 4, running.costEstimated)}`}
+          {running.limits?.maxBudgetUsd === undefined
+            ? ''
+            : ` (cap ${money(running.limits.maxBudgetUsd)})`}
         </span>
       </div>
     </div>

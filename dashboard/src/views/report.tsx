@@ -5,6 +5,7 @@ import { formatDuration, money } from '../format.js';
 interface Report {
   byDay: ReportGroup[];
   byItem: ReportGroup[];
+  byCli: ReportGroup[];
 }
 
 const WIDTH = 720;
@@ -86,7 +87,7 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
             <td>{g.done}</td>
             <td>{g.failed}</td>
             <td>{g.interrupted}</td>
-            <td>{money(g.costUsd, 4)}</td>
+            <td>{money(g.costUsd, 4, g.costEstimated)}</td>
             <td>{formatDuration(g.seconds)}</td>
           </tr>
         ))}
@@ -129,6 +130,7 @@ export function ReportView() {
           </p>
           <Table title="day" groups={report.byDay} />
           <Table title="item" groups={report.byItem} />
+          {report.byCli.length > 1 && <Table title="cli" groups={report.byCli} />}
         </>
       )}
     </section>

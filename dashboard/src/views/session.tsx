@@ -10,8 +10,10 @@ interface Record {
   attempt: number;
   status: string;
   startedAt: string;
+  /** The agent CLI that ran it. */
+  cli: string;
   outcome?: { kind: string; message: string };
-  result?: { costUsd?: number; numTurns?: number };
+  result?: { costUsd?: number; costEstimated?: boolean; numTurns?: number };
 }
 
 interface EventsPage {
@@ -44,14 +46,16 @@ export function Session({ id }: { id: string }) {
       {record && (
         <div class="facts">
           <div>
-            <b>{record.itemId}</b> “{record.itemTitle}” · attempt {record.attempt} · started{' '}
-            {when(record.startedAt)}
+            <b>{record.itemId}</b> “{record.itemTitle}” · on {record.cli} · attempt {record.attempt}{' '}
+            · started {when(record.startedAt)}
           </div>
           <div class={record.outcome?.kind === 'success' ? 'ok' : 'bad'}>
             {record.outcome
               ? `${record.status} · ${record.outcome.kind}: ${record.outcome.message}`
               : `${record.status} (still running)`}
-            {record.result?.costUsd !== undefined ? ` · ${money(record.result.costUsd, 4)}` : ''}
+            {record.result?.costUsd !== undefined
+              ? ` · ${money(record.result.costUsd, 4, record.result.costEstimated)}`
+              : ''}
           </div>
           <div>
             <a href={`/sessions/${id}/raw`}>raw stream-json</a>

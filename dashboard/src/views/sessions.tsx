@@ -23,6 +23,7 @@ function SessionTable({ sessions }: { sessions: SessionEntry[] }) {
           <th>turns</th>
           <th>tools</th>
           <th>cost</th>
+          <th>cli</th>
         </tr>
       </thead>
       <tbody>
@@ -38,7 +39,8 @@ function SessionTable({ sessions }: { sessions: SessionEntry[] }) {
             <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
             <td>{s.turns ?? '-'}</td>
             <td>{s.toolCalls}</td>
-            <td>{money(s.costUsd, 4)}</td>
+            <td>{money(s.costUsd, 4, s.costEstimated)}</td>
+            <td>{s.cli}</td>
           </tr>
         ))}
       </tbody>

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CLAUDE_CREDENTIALS } from '../../agent/env.js';
+import { cliNamed, commandOf } from '../../agent/clis/index.js';
+import type { CliName } from '../../config/cli-names.js';
 import { runToEnd } from '../../agent/process.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { CONFIG_FILE } from '../../config/config-file.js';
@@ -39,9 +40,6 @@ function printable(text: string): string {
     .join(`\n${' '.repeat(16)}`);
 }
 
-/** The claude versions the test suite covers (it pins 2.1.330). */
-export const TESTED_CLAUDE = { major: 2, minor: 1 };
-
 type Verdict = 'ok' | 'warn' | 'FAIL';
 interface Check {
   verdict: Verdict;
@@ -66,22 +64,36 @@ function which(command: string, envPath: string | undefined): string | undefined
   return undefined;
 }
 
-async function checkClaude(
+/** The CLIs the workspace may run: its default and those its unfinished items name. */
+async function clisInUse(workspace: Workspace): Promise<CliName[]> {
+  const names = new Set<CliName>([workspace.config.defaults.cli]);
+  const queue = await new QueueStore(workspace.paths.queue).read().catch(() => undefined);
+  for (const item of queue?.items ?? [])
+    if (item.cli !== undefined && !['done', 'cancelled'].includes(item.status)) names.add(item.cli);
+  return [...names];
+}
+
+/** One agent CLI: found, in the version range ralph is tested with, and able to log in. */
+async function checkCli(
   workspace: Workspace,
+  name: CliName,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Check[]> {
-  const [command, ...leading] = workspace.config.claude.command;
+  const cli = cliNamed(name);
+  const [command, ...leading] = commandOf(workspace.config, name);
+  const setting = name === 'claude' ? 'claude.command' : `clis.${name}.command`;
   const found = command === undefined ? undefined : which(command, env.PATH);
   if (found === undefined) {
     return [
       {
         verdict: 'FAIL',
-        name: 'claude',
-        detail: `${command ?? '(empty)'} not found (PATH or "claude.command" in ${CONFIG_FILE})`,
+        name,
+        detail: `${command ?? '(empty)'} not found (PATH or "${setting}" in ${CONFIG_FILE}; install: ${cli.install})`,
       },
     ];
   }
-  const checks: Check[] = [{ verdict: 'ok', name: 'claude', detail: found }];
+  const checks: Check[] = [{ verdict: 'ok', name, detail: found }];
+  const tested = `${cli.tested.major}.${cli.tested.minor}.x`;
   try {
     const stdout = await runToEnd(found, [...leading, '--version'], {
       timeoutMs: 20_000,
@@ -92,15 +104,15 @@ async function checkClaude(
       checks.push({
         verdict: 'FAIL',
         name: 'version',
-        detail: `no version in ${JSON.stringify(stdout.trim().slice(0, 80))}`,
+        detail: `${name}: no version in ${JSON.stringify(stdout.trim().slice(0, 80))}`,
       });
     } else {
       const inRange =
-        Number(version[1]) === TESTED_CLAUDE.major && Number(version[2]) === TESTED_CLAUDE.minor;
+        Number(version[1]) === cli.tested.major && Number(version[2]) === cli.tested.minor;
       checks.push({
         verdict: inRange ? 'ok' : 'FAIL',
         name: 'version',
-        detail: `${version[0]}${inRange ? '' : ` is outside the range ralph is tested with (${TESTED_CLAUDE.major}.${TESTED_CLAUDE.minor}.x)`}`,
+        detail: `${name} ${version[0]}${inRange ? '' : ` is outside the range ralph is tested with (${tested})`}`,
       });
     }
   } catch (error) {
@@ -110,22 +122,17 @@ async function checkClaude(
       detail: `${found} --version failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     });
   }
-  const credential = CLAUDE_CREDENTIALS.find((name) => (env[name] ?? '') !== '');
-  const home = env.HOME ?? os.homedir();
-  const loggedIn = fs.existsSync(path.join(home, '.claude', '.credentials.json'));
+  const credential = cli.credentials.find((variable) => (env[variable] ?? '') !== '');
+  const login = path.join(env.HOME ?? os.homedir(), cli.login.file);
   checks.push(
     credential !== undefined
-      ? { verdict: 'ok', name: 'auth', detail: `${credential} is set (passed to claude)` }
-      : loggedIn
-        ? {
-            verdict: 'ok',
-            name: 'auth',
-            detail: `logged in (${path.join(home, '.claude', '.credentials.json')})`,
-          }
+      ? { verdict: 'ok', name: 'auth', detail: `${credential} is set (passed to ${name})` }
+      : fs.existsSync(login)
+        ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${login})` }
         : {
             verdict: 'FAIL',
             name: 'auth',
-            detail: `no credentials: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or run "claude" once to log in`,
+            detail: `${name}: no credentials: set ${cli.credentials.join(' or ')}, or ${cli.login.how}`,
           },
   );
   return checks;
@@ -331,7 +338,8 @@ export async function doctorCommand(
   } else {
     checks.push(...(await checkWorkspace(workspace)));
   }
-  checks.push(...(await checkClaude(workspace, env)));
+  for (const name of await clisInUse(workspace))
+    checks.push(...(await checkCli(workspace, name, env)));
   checks.push(...checkWork(workspace, env));
   const redactor = redactorFor(workspace, env);
   for (const check of checks)

@@ -8,7 +8,7 @@ import { StreamParser } from '../../stream/parser.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { findSession, readRecord } from '../../workspace/sessions.js';
+import { findSession, readRecord, sessionDecoder } from '../../workspace/sessions.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { readTail } from '../../lib/fs.js';
@@ -32,10 +32,13 @@ export async function logsCommand(
   const redactor = redactorFor(workspace, env);
   const colour = output.isTTY && env.NO_COLOR === undefined && !options.json;
   const renderer = new TranscriptRenderer(colour ? COLOURS : PLAIN);
-  const parser = new StreamParser((parsed) => {
-    if (options.json) output.out(redactor.redact(JSON.stringify(parsed)));
-    else for (const line of renderer.render(parsed)) output.out(redactor.redact(line));
-  });
+  const parser = new StreamParser(
+    (parsed) => {
+      if (options.json) output.out(redactor.redact(JSON.stringify(parsed)));
+      else for (const line of renderer.render(parsed)) output.out(redactor.redact(line));
+    },
+    await sessionDecoder(workspace, found.sessionId),
+  );
   const fd = fs.openSync(files.stdout, 'r');
   const buffer = Buffer.allocUnsafe(CHUNK);
   let position = 0;
@@ -97,7 +100,7 @@ const STDERR_LINES = 5;
 /** Who ran the session: ralph's ids, which the agent's own stream does not know. */
 function sessionHeader(record: SessionRecord): string {
   return `── ralph session ${record.sessionId} · item ${record.itemId} "${record.itemTitle}" · attempt ${record.attempt}${
-    record.resumedFrom === undefined ? '' : ` · resumes claude session ${record.resumedFrom}`
+    record.resumedFrom === undefined ? '' : ` · resumes ${record.cli} session ${record.resumedFrom}`
   }`;
 }
 

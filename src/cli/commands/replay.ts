@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { shellQuote } from '../../agent/argv.js';
+import { cliOfRecord } from '../../agent/clis/index.js';
 import { buildAgentEnv } from '../../agent/env.js';
 import { runOnTerminal } from '../../agent/process.js';
 import { sessionFiles } from '../../archive/paths.js';
@@ -10,7 +11,7 @@ import { openSession } from '../session-lookup.js';
 import { signalExitCode } from '../signals.js';
 
 /**
- * `ralph replay <session>`: the same claude command with the same appended prompt, to reproduce
+ * `ralph replay <session>`: the same agent command with the same prompt, to reproduce
  * a problem outside the loop. A fresh --session-id replaces the old one
  * (the CLI refuses to reuse one). `--exec` runs it here, on this terminal.
  */
@@ -34,16 +35,21 @@ export async function replayCommand(
   const [file, ...args] = argv;
   if (file === undefined) throw new InputError(`the record of ${sessionId} has no command`);
   const promptFile = sessionFiles(workspace.paths.sessions, sessionId).prompt;
+  const cli = cliOfRecord(record.cli);
+  // A CLI that reads its prompt (codex) reads the archived prompt file on stdin.
+  const stdinFile = cli.name === 'claude' ? undefined : promptFile;
   if (!options.exec) {
-    output.out(`cd ${shellQuote([record.workDir])} && ${shellQuote(argv)} < /dev/null`);
-    output.out(`# appended prompt: ${promptFile}`);
+    output.out(
+      `cd ${shellQuote([record.workDir])} && ${shellQuote(argv)} < ${shellQuote([stdinFile ?? '/dev/null'])}`,
+    );
+    if (stdinFile === undefined) output.out(`# appended prompt: ${promptFile}`);
     return ExitCode.ok;
   }
   const budget = argv[argv.indexOf('--max-budget-usd') + 1];
   const cost = argv.includes('--max-budget-usd') ? `up to $${budget}` : 'money';
   if (
     options.yes !== true &&
-    !(await confirm(`Replaying runs claude again and spends ${cost}. Go on? [y/N] `, output))
+    !(await confirm(`Replaying runs ${cli.name} again and spends ${cost}. Go on? [y/N] `, output))
   )
     throw new InputError(
       process.stdin.isTTY
@@ -53,6 +59,7 @@ export async function replayCommand(
   const { env: childEnv } = buildAgentEnv(env, {
     deny: workspace.config.env.deny,
     allow: workspace.config.env.allow,
+    credentials: cli.credentials,
     session: {
       sessionId: replaySession,
       itemId: record.itemId,
@@ -61,7 +68,7 @@ export async function replayCommand(
     },
   });
   const ended = await runOnTerminal(
-    { file, args },
+    { file, args, stdinFile },
     {
       cwd: record.workDir,
       env: childEnv,

@@ -1,5 +1,5 @@
 import { readIndex } from '../../archive/index.js';
-import { reportOf, type ReportGroup } from '../../archive/report.js';
+import { formatCost, reportOf, type ReportGroup } from '../../archive/report.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -16,11 +16,16 @@ export async function reportCommand(
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const entries = newestFirst((await readIndex(workspace.paths.sessions)).entries, since).reverse();
-  const { byDay, byItem } = reportOf(entries);
+  const { byDay, byItem, byCli } = reportOf(entries);
   if (options.json) {
     output.out(
       JSON.stringify(
-        { since: since === undefined ? undefined : new Date(since).toISOString(), byDay, byItem },
+        {
+          since: since === undefined ? undefined : new Date(since).toISOString(),
+          byDay,
+          byItem,
+          byCli,
+        },
         null,
         2,
       ),
@@ -38,7 +43,7 @@ export async function reportCommand(
       String(g.done),
       String(g.failed),
       String(g.interrupted),
-      `$${g.costUsd.toFixed(4)}`,
+      formatCost(g.costUsd, g.costEstimated),
       formatDuration(g.seconds),
     ]);
     return renderTable(
@@ -52,6 +57,8 @@ export async function reportCommand(
       ...table('DAY', byDay),
       '',
       ...table('ITEM', byItem),
+      // Only a workspace that ran more than one CLI needs the split.
+      ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
       ...(failures.length === 0
         ? []
         : [

@@ -71,10 +71,17 @@ async function dryRun(
         session.checkout === undefined
           ? session.settings.workDir
           : `${session.checkout.worktree} on branch ${session.checkout.branch} (from ${session.checkout.baseCommit.slice(0, 12)})`;
-      output.out(`# ${id} (${title}) in ${where}`);
+      output.out(`# ${id} (${title}) on ${session.settings.cli} in ${where}`);
       if (session.work.gates.length > 0)
         output.out(`# gates: ${session.work.gates.map((g) => g.name).join(', ')}`);
-      output.out(redactor.redact(shellQuote([session.argv.file, ...session.argv.args])));
+      const { file, args, stdinFile } = session.argv;
+      const command = shellQuote([file, ...args]);
+      // The prompt file is written when the session starts: its path says where it will be.
+      output.out(
+        redactor.redact(
+          stdinFile === undefined ? command : `${command} < ${shellQuote([stdinFile])}`,
+        ),
+      );
     }
   }
   if (plan.items.length === 0) output.out('# nothing is runnable now');

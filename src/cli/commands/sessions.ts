@@ -1,3 +1,4 @@
+import { formatCost } from '../../archive/report.js';
 import { readIndex } from '../../archive/index.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
@@ -44,10 +45,14 @@ export async function sessionsCommand(
     e.durationMs === undefined ? '-' : formatDuration(e.durationMs / 1000),
     e.turns === undefined ? '-' : String(e.turns),
     String(e.toolCalls),
-    `$${e.costUsd.toFixed(4)}`,
+    formatCost(e.costUsd, e.costEstimated),
+    e.cli,
   ]);
   output.out(
-    renderTable(['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST'], rows),
+    renderTable(
+      ['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST', 'CLI'],
+      rows,
+    ),
   );
   return ExitCode.ok;
 }

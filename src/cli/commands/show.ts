@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
+import { costLine } from '../../archive/report.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
@@ -64,14 +65,14 @@ export async function showCommand(
     `Status:   ${record.status}${record.outcome ? ` (${record.outcome.kind}: ${record.outcome.message})` : ''}`,
     `Started:  ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}` : ''}`,
     `Attempt:  ${record.attempt}, iteration ${record.iteration}${record.persona ? `, persona ${record.persona}` : ''}`,
-    `Claude:   session ${record.claudeSessionId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
-      record.cliVersion ? `, claude ${record.cliVersion}` : ''
+    `Agent:    ${record.cli}, session ${record.claudeSessionId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
+      record.cliVersion ? `, ${record.cli} ${record.cliVersion}` : ''
     }${record.resumedFrom ? `, resumed from ${record.resumedFrom}` : ''}`,
     `Exit:     ${record.exit ? (record.exit.signal ? `signal ${record.exit.signal}` : `code ${record.exit.code}`) : '-'}${
       record.stopReason ? ` (stopped by ralph: ${record.stopReason})` : ''
     }`,
     `Activity: ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls, ${record.heartbeat.stdoutBytes} bytes of stream`,
-    `Cost:     $${(record.result?.costUsd ?? record.heartbeat.costUsd ?? 0).toFixed(4)}${
+    `Cost:     ${costLine(record)}${
       record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
     `Work dir: ${record.workDir}`,
@@ -86,7 +87,7 @@ export async function showCommand(
     `Stderr${stderr === '' ? ': (empty)' : ' (the end):'}`,
     ...(stderr === '' ? [] : stderr.split('\n').map((l) => `  ${l}`)),
     '',
-    'Appended system prompt:',
+    record.cli === 'claude' ? 'Appended system prompt:' : 'Prompt:',
     prompt,
   ];
   output.out(redactor.redact(lines.join('\n')));

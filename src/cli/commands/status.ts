@@ -1,3 +1,4 @@
+import { formatCost } from '../../archive/report.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
@@ -31,10 +32,10 @@ export function renderStatus(report: StatusReport): string {
     const idle =
       r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
     lines.push(
-      `Running: ${r.itemId} "${r.itemTitle}", session ${r.sessionId}${r.branch === undefined ? '' : `, branch ${r.branch}`}`,
+      `Running: ${r.itemId} "${r.itemTitle}" on ${r.cli}, session ${r.sessionId}${r.branch === undefined ? '' : `, branch ${r.branch}`}`,
       `         ${formatDuration(r.elapsedSeconds)} elapsed${r.gate === undefined ? idle : `, checking its work: gate "${r.gate}"`}, ${r.assistantMessages} assistant messages, ${r.toolCalls} tool calls${
         r.lastTool ? ` (last: ${r.lastTool})` : ''
-      }${r.costUsd === undefined ? '' : `, $${r.costUsd.toFixed(4)}`}`,
+      }${r.costUsd === undefined ? '' : `, ${formatCost(r.costUsd, r.costEstimated)}`}`,
     );
   }
   const run = report.budget.run;

@@ -7,6 +7,7 @@ import { InputError, NotFoundError } from '../../lib/errors.js';
 import { pathExists } from '../../lib/fs.js';
 import { redactingStream } from '../../lib/redact-stream.js';
 import {
+  sessionDecoder,
   checkSessionStatus,
   newestFirst,
   parseSince,
@@ -18,6 +19,7 @@ import { keepStreaming } from '../live-stream.js';
 import { query } from '../request.js';
 import { SessionEventsQuery, SessionParams, SessionsQuery, StreamOffset } from '../schemas.js';
 import { SessionStream } from '../session-stream.js';
+import type { StreamDecoder } from '../../stream/decoder.js';
 
 /** Bytes of a stream one page of `/sessions/:id/events` reads. */
 const PAGE_BYTES = 512 * 1024;
@@ -34,7 +36,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
     const files = sessionFiles(paths.sessions, parsed.data);
     if (!(await pathExists(files.stdout)) && !(await pathExists(files.record)))
       throw new NotFoundError(`no session ${parsed.data}`);
-    return { id: parsed.data, files };
+    return { id: parsed.data, files, decoder: await sessionDecoder(ctx.workspace, parsed.data) };
   };
 
   app.get('/sessions', async (c) => {
@@ -74,10 +76,10 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   });
 
   app.get('/sessions/:id/events', async (c) => {
-    const { files } = await sessionOf(c);
+    const { files, decoder } = await sessionOf(c);
     const q = query(c, SessionEventsQuery);
-    if (q.follow === '1') return follow(c, ctx, files, c.req.header('last-event-id'));
-    const stream = new SessionStream(files.stdout, q.after, ctx.redactor);
+    if (q.follow === '1') return follow(c, ctx, files, decoder, c.req.header('last-event-id'));
+    const stream = new SessionStream(files.stdout, q.after, ctx.redactor, decoder);
     try {
       const ended = await pathExists(files.record);
       const entries = await stream.next(PAGE_BYTES);
@@ -104,11 +106,17 @@ function follow(
   c: Context,
   ctx: ServerContext,
   files: ReturnType<typeof sessionFiles>,
+  decoder: StreamDecoder,
   lastEventId: string | undefined,
 ) {
   const from = StreamOffset.safeParse(lastEventId ?? 0);
   return streamSSE(c, async (sse) => {
-    const stream = new SessionStream(files.stdout, from.success ? from.data : 0, ctx.redactor);
+    const stream = new SessionStream(
+      files.stdout,
+      from.success ? from.data : 0,
+      ctx.redactor,
+      decoder,
+    );
     await keepStreaming(sse, ctx.changes, ctx.heartbeatMs, async (send) => {
       // The final record is written last: once it is there, the stream is whole.
       const ended = await pathExists(files.record);

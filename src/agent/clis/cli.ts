@@ -1,0 +1,63 @@
+import type { CliName } from '../../config/cli-names.js';
+import type { SessionSettings } from '../../config/schema.js';
+import type { DecoderFactory } from '../../stream/decoder.js';
+import type { Argv } from '../argv.js';
+import type { ResolvedSettings } from '../settings.js';
+
+/** Everything that decides an agent CLI's command line for one session. */
+export interface Invocation {
+  /** The executable and any leading arguments from the configuration. */
+  command: readonly string[];
+  /** The assembled prompt (claude appends it to its system prompt; the others read it). */
+  promptFile: string;
+  /** claude's `-p` argument: the item itself travels in the prompt file. */
+  initialPrompt: string;
+  /** ralph's session id (a UUID), for a CLI that takes it as its own. */
+  sessionId: string;
+  /** The CLI's conversation to resume instead of starting a new one. */
+  resume?: string;
+  settings: ResolvedSettings;
+  /** claude's `--settings` file. */
+  settingsFile?: string;
+  /** The user's explicit opt-in to skip every permission check. */
+  yolo: boolean;
+}
+
+/** The command of one session, and variables the CLI needs besides the filtered environment. */
+export interface CliCommand {
+  argv: Argv;
+  env?: Record<string, string>;
+}
+
+/** Who holds a session to one of its limits. */
+export type Enforcer =
+  /** The CLI itself, given the limit as a flag. */
+  | 'cli'
+  /** ralph, from what the stream reports while the session runs. */
+  | 'ralph'
+  /** Nobody while it runs: the CLI reports the figure only at the end. */
+  | 'none';
+
+/** What differs between the agent CLIs ralph drives; everything else is ralph's own. */
+export interface AgentCli {
+  name: CliName;
+  /** The variables holding the CLI's own credentials: passed to it through the secret filter. */
+  credentials: readonly string[];
+  /** Who holds a session to its turn limit and to its USD budget. */
+  enforces: { maxTurns: Enforcer; budget: Enforcer };
+  /** Whether the CLI takes ralph's session id as its own conversation id. */
+  takesSessionId: boolean;
+  /**
+   * Why the settings an item or its persona asks for cannot be honoured by this CLI (nothing:
+   * they can). `explicit` is what the item and persona set, before the workspace defaults.
+   */
+  refusals(settings: ResolvedSettings, explicit: SessionSettings): string[];
+  command(invocation: Invocation): CliCommand;
+  decoder: DecoderFactory;
+  /** How a person gets the CLI, for messages when it is missing. */
+  install: string;
+  /** The versions ralph is tested with (the suite pins one): major and minor. */
+  tested: { major: number; minor: number };
+  /** Where a logged-in CLI keeps its credentials (under HOME), and how one logs in. */
+  login: { file: string; how: string };
+}

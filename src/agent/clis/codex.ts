@@ -1,0 +1,225 @@
+import type { StreamDecoder, Decoded } from '../../stream/decoder.js';
+import type { ResolvedSettings } from '../settings.js';
+import type { AgentCli, Invocation } from './cli.js';
+import {
+  isRateLimit,
+  limitRefusals,
+  resultOf,
+  statusIn,
+  tokensOf,
+  toolRuleRefusals,
+  wantsBypass,
+} from './common.js';
+
+/**
+ * The sandbox of a permission mode: `plan` reads only; every other mode may write in the work
+ * dir (and nowhere else, with no network); bypass is codex's own no-sandbox flag.
+ */
+function sandboxOf(settings: ResolvedSettings): 'read-only' | 'workspace-write' {
+  return settings.permissionMode === 'plan' ? 'read-only' : 'workspace-write';
+}
+
+/** `codex exec --json`: the prompt on stdin, never a question (approval "never"), a sandbox. */
+function codexCommand(invocation: Invocation) {
+  const [file, ...leading] = invocation.command;
+  if (file === undefined) throw new Error('the codex command is empty');
+  const s = invocation.settings;
+  const args = [
+    ...leading,
+    'exec',
+    ...(invocation.resume === undefined ? [] : ['resume']),
+    '--json',
+    '--skip-git-repo-check',
+    '-c',
+    'approval_policy="never"',
+    ...(wantsBypass(s, invocation.yolo)
+      ? ['--dangerously-bypass-approvals-and-sandbox']
+      : ['-c', `sandbox_mode="${sandboxOf(s)}"`]),
+    ...(s.model === undefined ? [] : ['-m', s.model]),
+    ...(invocation.resume === undefined ? [] : [invocation.resume]),
+    // "-": the prompt is read from stdin (no argv size limit, not shown by ps).
+    '-',
+  ];
+  return { argv: { file, args, stdinFile: invocation.promptFile } };
+}
+
+type Line = Record<string, unknown>;
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** Tool names for codex's item types, as the transcript shows them. */
+function toolOf(item: Line): { name: string; input: unknown } | undefined {
+  switch (item.type) {
+    case 'command_execution':
+      return { name: 'shell', input: { command: item.command } };
+    case 'file_change':
+      return { name: 'file_change', input: { changes: item.changes } };
+    case 'mcp_tool_call':
+      return {
+        name: `mcp__${str(item.server) ?? '?'}__${str(item.tool) ?? '?'}`,
+        input: item.arguments,
+      };
+    case 'web_search':
+      return { name: 'web_search', input: { query: item.query } };
+    default:
+      return undefined;
+  }
+}
+
+function toolOutput(item: Line): string {
+  if (item.type === 'command_execution') return str(item.aggregated_output) ?? '';
+  if (item.type === 'mcp_tool_call') return JSON.stringify(item.error ?? item.result ?? '');
+  if (item.type === 'file_change') return JSON.stringify(item.changes ?? '');
+  return '';
+}
+
+function toolFailed(item: Line): boolean {
+  return (
+    item.status === 'failed' ||
+    item.status === 'declined' ||
+    (typeof item.exit_code === 'number' && item.exit_code !== 0)
+  );
+}
+
+/**
+ * codex's `exec --json` events: `thread.started`, `turn.started|completed|failed`,
+ * `item.started|updated|completed` (agent messages, commands, file changes, tool calls) and
+ * `error`. A turn is the whole run; its end is the result (codex prints no cost: tokens only).
+ */
+export function codexDecoder(): StreamDecoder {
+  let threadId: string | undefined;
+  const started = new Set<string>();
+  let lastError: string | undefined;
+  let ended = false;
+
+  const item = (line: Line, phase: 'started' | 'completed'): Decoded[] => {
+    const it = line.item;
+    if (typeof it !== 'object' || it === null) return [];
+    const item = it as Line;
+    const id = str(item.id) ?? '';
+    if (item.type === 'agent_message' && phase === 'completed')
+      return [{ kind: 'assistant', texts: [str(item.text) ?? ''], toolUses: [], synthetic: false }];
+    const tool = toolOf(item);
+    if (tool === undefined)
+      return [{ kind: 'other', type: `item.${phase}`, subtype: str(item.type) }];
+    const events: Decoded[] = [];
+    if (!started.has(id)) {
+      started.add(id);
+      events.push({
+        kind: 'assistant',
+        texts: [],
+        toolUses: [{ id, name: tool.name, input: tool.input }],
+        synthetic: false,
+      });
+    }
+    if (phase === 'completed') {
+      events.push({
+        kind: 'tool_results',
+        results: [{ toolUseId: id, isError: toolFailed(item), text: toolOutput(item) }],
+      });
+      if (item.status === 'declined')
+        events.push({ kind: 'permission_denied', toolName: tool.name, toolUseId: id });
+    }
+    return events;
+  };
+
+  const failed = (message: string): Decoded[] => {
+    ended = true;
+    const status = statusIn(message);
+    const events: Decoded[] = [];
+    if (isRateLimit(message, status)) events.push({ kind: 'rate_limit', status: 'rejected' });
+    events.push({
+      kind: 'result',
+      result: resultOf({
+        subtype: 'error_during_execution',
+        isError: true,
+        text: message,
+        sessionId: threadId,
+        // A 5xx is reported as "high demand" without its status.
+        apiErrorStatus: status ?? (/high demand|server error/i.test(message) ? 500 : undefined),
+        terminalReason: 'api_error',
+        errors: [message],
+      }),
+    });
+    return events;
+  };
+
+  return {
+    decode(value, bytes) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return {
+          kind: 'issue',
+          issue: 'schema',
+          detail: 'a line that is not a JSON object',
+          bytes,
+        };
+      const line = value as Line;
+      switch (line.type) {
+        case 'thread.started':
+          threadId = str(line.thread_id);
+          return threadId === undefined
+            ? { kind: 'issue', issue: 'schema', detail: 'thread.started without thread_id', bytes }
+            : { kind: 'init', cli: 'codex', sessionId: threadId, tools: [] };
+        case 'item.started':
+          return item(line, 'started');
+        case 'item.completed':
+          return item(line, 'completed');
+        case 'turn.completed': {
+          ended = true;
+          const tokens = tokensOf(line.usage, {
+            input: 'input_tokens',
+            output: 'output_tokens',
+            cacheRead: 'cached_input_tokens',
+          });
+          return [
+            ...(tokens === undefined ? [] : [{ kind: 'usage' as const, tokens }]),
+            {
+              kind: 'result',
+              result: resultOf({
+                subtype: 'success',
+                sessionId: threadId,
+                usage: line.usage as Record<string, unknown> | undefined,
+              }),
+            },
+          ];
+        }
+        case 'turn.failed': {
+          const error = line.error as Line | undefined;
+          return failed(str(error?.message) ?? lastError ?? 'the turn failed');
+        }
+        case 'error': {
+          const message = str(line.message) ?? '';
+          if (/^Reconnecting\.\.\./.test(message)) {
+            return { kind: 'api_retry', errorStatus: statusIn(message), error: message };
+          }
+          lastError = message;
+          return { kind: 'other', type: 'error' };
+        }
+        default:
+          return { kind: 'other', type: str(line.type) ?? '(no type)' };
+      }
+    },
+    end() {
+      // A fatal error line with no turn after it: the run ended on it.
+      return !ended && lastError !== undefined ? failed(lastError) : [];
+    },
+  };
+}
+
+/** OpenAI's Codex CLI. */
+export const codex: AgentCli = {
+  name: 'codex',
+  credentials: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  // Each model response shows as a message or a tool call, so ralph counts turns; tokens come
+  // only with the end of the run.
+  enforces: { maxTurns: 'ralph', budget: 'none' },
+  takesSessionId: false,
+  refusals(_settings, explicit) {
+    return [...toolRuleRefusals('codex', explicit), ...limitRefusals(codex, explicit)];
+  },
+  command: codexCommand,
+  decoder: codexDecoder,
+  install: 'npm install -g @openai/codex',
+  // The suite pins 0.169.0.
+  tested: { major: 0, minor: 169 },
+  login: { file: '.codex/auth.json', how: 'run "codex login"' },
+};

@@ -1,0 +1,71 @@
+import type { SessionSettings } from '../../config/schema.js';
+import type { ResultInfo, TokenUsage } from '../../stream/events.js';
+import type { ResolvedSettings } from '../settings.js';
+import type { AgentCli } from './cli.js';
+
+/** Tool rules are claude's syntax: a CLI without per-tool rules refuses an item that sets them. */
+export function toolRuleRefusals(name: string, explicit: SessionSettings): string[] {
+  const set = (['tools', 'allowedTools', 'disallowedTools'] as const).filter(
+    (key) => explicit[key] !== undefined,
+  );
+  return set.length === 0
+    ? []
+    : [
+        `${name} has no per-tool rules, so ${set.join(', ')} cannot be honoured (its permission mode decides what it may do)`,
+      ];
+}
+
+/** A limit the item or persona sets that nobody can hold the CLI to while it runs. */
+export function limitRefusals(
+  cli: Pick<AgentCli, 'name' | 'enforces'>,
+  explicit: SessionSettings,
+): string[] {
+  const refusals: string[] = [];
+  if (cli.enforces.maxTurns === 'none' && explicit.maxTurns !== undefined)
+    refusals.push(`${cli.name} cannot be held to a turn limit, so maxTurns cannot be honoured`);
+  if (cli.enforces.budget === 'none' && explicit.maxBudgetUsd !== undefined)
+    refusals.push(
+      `${cli.name} reports its usage only when it ends, so maxBudgetUsd cannot be honoured while it runs`,
+    );
+  return refusals;
+}
+
+/** "bypassPermissions" needs the workspace's yolo, whichever CLI runs. */
+export function wantsBypass(settings: ResolvedSettings, yolo: boolean): boolean {
+  return yolo || settings.permissionMode === 'bypassPermissions';
+}
+
+/** A synthesized result line for a CLI that prints none of claude's shape. */
+export function resultOf(fields: Partial<ResultInfo> & { subtype: string }): ResultInfo {
+  return { isError: false, permissionDenials: [], errors: [], ...fields };
+}
+
+/** Counts from a record of numbers, under the names ralph uses. */
+export function tokensOf(
+  usage: unknown,
+  names: { input: string; output: string; cacheRead?: string },
+): TokenUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const u = usage as Record<string, unknown>;
+  const count = (name: string | undefined) =>
+    name !== undefined && typeof u[name] === 'number' ? u[name] : undefined;
+  const tokens: TokenUsage = {
+    inputTokens: count(names.input),
+    outputTokens: count(names.output),
+    cacheReadTokens: count(names.cacheRead),
+  };
+  return tokens.inputTokens === undefined && tokens.outputTokens === undefined ? undefined : tokens;
+}
+
+/** The HTTP status an error message names ("unexpected status 401 …", "last status: 429 …"). */
+export function statusIn(message: string): number | undefined {
+  const match = /\b(?:status(?: code)?:?\s*|HTTP\s+)(\d{3})\b/i.exec(message);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+const RATE_LIMITED = /\b429\b|too many requests|rate.?limit|usage limit|quota|resource.?exhausted/i;
+
+/** Whether an error message is a rate or usage limit (waited out, never the item's failure). */
+export function isRateLimit(message: string, status?: number): boolean {
+  return status === 429 || RATE_LIMITED.test(message);
+}

@@ -1,0 +1,57 @@
+import { CLI_NAMES, type CliName } from '../../config/cli-names.js';
+import type { DecoderFactory } from '../../stream/decoder.js';
+import type { Config, SessionSettings } from '../../config/schema.js';
+import { explicitSettings, resolveSettings, type ResolvedSettings } from '../settings.js';
+import type { AgentCli } from './cli.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+
+const CLIS: Record<CliName, AgentCli> = { claude, codex };
+
+/** The CLI a session record names (a record of an unknown CLI, or of an older version: claude). */
+export function cliOfRecord(cli: string | undefined): AgentCli {
+  return (CLI_NAMES as readonly string[]).includes(cli ?? '') ? CLIS[cli as CliName] : CLIS.claude;
+}
+
+/** The decoder of a recorded session's stream. */
+export function decoderOf(cli: string | undefined): DecoderFactory {
+  return cliOfRecord(cli).decoder;
+}
+
+/** The agent CLI of that name. */
+export function cliNamed(name: CliName): AgentCli {
+  return CLIS[name];
+}
+
+export type { AgentCli, CliCommand, Enforcer, Invocation } from './cli.js';
+
+/** What to do about a CLI that is not found. */
+export function missingHint(name: CliName): string {
+  const setting = name === 'claude' ? 'claude.command' : `clis.${name}.command`;
+  return `set "${setting}" in ralph.config.json, or install it: ${CLIS[name].install}`;
+}
+
+/** The command a CLI is started with, from the configuration. */
+export function commandOf(config: Config, name: CliName): readonly string[] {
+  return name === 'claude' ? config.claude.command : config.clis[name].command;
+}
+
+/**
+ * Why the CLI an item runs on cannot honour what the item and its persona ask (undefined: it
+ * can), checked at `ralph add`, `ralph run --dry-run` and before each session.
+ */
+export function cliRefusal(
+  settings: ResolvedSettings,
+  layers: readonly SessionSettings[],
+): string | undefined {
+  const reasons = cliNamed(settings.cli).refusals(settings, explicitSettings(layers));
+  return reasons.length === 0 ? undefined : reasons.join('; ');
+}
+
+/** The same, from the configuration and the layers alone (the work dir plays no part). */
+export function refusalFor(config: Config, layers: readonly SessionSettings[]): string | undefined {
+  return cliRefusal(
+    resolveSettings(config.defaults, layers, (p) => p),
+    layers,
+  );
+}

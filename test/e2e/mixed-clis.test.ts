@@ -1,0 +1,77 @@
+// One night, two agent CLIs: claude and codex items (by flag, by persona, by default) in one
+// queue, both real binaries against the suite's fake APIs, two workers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeEnv, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
+import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
+import {
+  REAL_CLAUDE,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
+
+let anthropic: FakeAnthropic | undefined;
+let openai: FakeOpenAi | undefined;
+afterEach(async () => {
+  await anthropic?.close();
+  await openai?.close();
+});
+
+describe('a queue mixing claude and codex items', () => {
+  it('runs both in one night, and every review command shows each', async () => {
+    anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
+    openai = await startFakeOpenAi(() => ({ kind: 'text', text: 'Done by codex.' }));
+    const root = await makeWorkspace({
+      claude: { command: [REAL_CLAUDE] },
+      clis: { codex: { command: codexCommand(openai) } },
+      prices: { codex: { input: 2, output: 8 } },
+    });
+    const env = {
+      ...claudeEnv(anthropic, await tempDir('ralph-home-')),
+      OPENAI_API_KEY: OPENAI_TEST_KEY,
+    };
+    fs.writeFileSync(path.join(root, 'agents', 'AGENT_coder.md'), '---\ncli: codex\n---\nCode.\n');
+    for (const args of [
+      ['On claude', '--id', 'by-default'],
+      ['On codex', '--id', 'by-flag', '--cli', 'codex'],
+      ['On codex too', '--id', 'by-persona', '--agent', 'coder'],
+    ])
+      expect((await ralph(root, ['add', ...args], env)).code).toBe(0);
+    const dry = await ralph(root, ['run', '--dry-run'], env);
+    expect(dry.stdout).toMatch(/^# by-flag \(On codex\) on codex in /m);
+    expect(dry.stdout).toMatch(/codex .* exec --json .* - < .*-prompt\.md$/m);
+
+    const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done', 'done']);
+    const byItem = new Map(readSessions(root).map((r) => [r.itemId, r]));
+    expect(byItem.get('by-default')).toMatchObject({ cli: 'claude', outcome: { kind: 'success' } });
+    expect(byItem.get('by-flag')).toMatchObject({ cli: 'codex', outcome: { kind: 'success' } });
+    expect(byItem.get('by-persona')).toMatchObject({ cli: 'codex', persona: 'coder' });
+    expect(openai.requests).toHaveLength(2);
+
+    const sessions = (await ralph(root, ['sessions'], env)).stdout;
+    expect(sessions).toMatch(/by-default .* \$\d+\.\d{4} +claude$/m);
+    // 1000 input and 100 output tokens at $2 and $8 per million.
+    expect(sessions).toMatch(/by-flag .* ~\$0\.0028 +codex$/m);
+    const report = await ralph(root, ['report', '--json'], env);
+    const { byCli } = JSON.parse(report.stdout) as { byCli: { key: string; done: number }[] };
+    expect(byCli.map((g) => [g.key, g.done])).toEqual([
+      ['claude', 1],
+      ['codex', 2],
+    ]);
+    expect((await ralph(root, ['report'], env)).stdout).toMatch(/^CLI +SESSIONS/m);
+    const show = (await ralph(root, ['show', 'by-flag'], env)).stdout;
+    expect(show).toMatch(/^Agent: +codex, session [0-9a-f-]{36}/m);
+    expect(show).toContain('~$0.0028 (estimated from its tokens)');
+    const logs = (await ralph(root, ['logs', 'by-persona'], env)).stdout;
+    expect(logs).toMatch(/── codex session [0-9a-f-]{36}/);
+    expect(logs).toContain('Done by codex.');
+    expect((await ralph(root, ['logs', 'by-default'], env)).stdout).toContain('Done by claude.');
+  });
+});
