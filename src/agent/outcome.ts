@@ -89,6 +89,7 @@ export interface SessionEnd {
 }
 
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+const BAD_KEY = /api key not valid|invalid api key|incorrect api key/i;
 
 type PlainKind = Exclude<OutcomeKind, 'rate_limited' | PausingKind>;
 
@@ -242,7 +243,13 @@ function byApiError(result: ResultInfo): Outcome | undefined {
     return undefined;
   const status = result.apiErrorStatus;
   const text = result.text ?? '';
-  if (status === 401 || status === 403 || result.apiErrorType === 'authentication_error')
+  if (
+    status === 401 ||
+    status === 403 ||
+    result.apiErrorType === 'authentication_error' ||
+    // Gemini's API answers a bad key with a 400.
+    BAD_KEY.test(text)
+  )
     return pausing(
       'auth_error',
       `authentication failed (${status ?? result.apiErrorType}): ${text}`,

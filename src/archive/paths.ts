@@ -10,6 +10,8 @@ export interface SessionFiles {
   context: string;
   /** The quality gates' commands and output. */
   gates: string;
+  /** The permission rules ralph wrote for a CLI that reads them from a file (gemini). */
+  policy: string;
 }
 
 /** Paths of a session's files in the sessions directory; `sessionId` is a UUID. */
@@ -23,5 +25,6 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     prompt: at('-prompt.md'),
     context: at('-context.json'),
     gates: at('-gates.log'),
+    policy: at('-policy.toml'),
   };
 }

@@ -145,6 +145,7 @@ const CliSchema = (name: string) =>
 /** The CLIs besides claude (whose section is `claude`). */
 const ClisSchema = z.strictObject({
   codex: CliSchema('codex').prefault({}),
+  gemini: CliSchema('gemini').prefault({}),
 });
 
 /**

@@ -152,9 +152,10 @@ export class Attempt {
 
   private async writePrompt(): Promise<void> {
     const { item, sessionId, files, prepared } = this.init;
-    await persistently(this.ctx, this.control, 'writing the prompt file', () =>
-      writeNewFile(files.prompt, prepared.prompt.text),
-    );
+    await persistently(this.ctx, this.control, 'writing the prompt file', async () => {
+      await writeNewFile(files.prompt, prepared.prompt.text);
+      for (const file of prepared.cliFiles) await writeNewFile(file.path, file.text);
+    });
     for (const cut of prepared.prompt.cuts) {
       this.ctx.events.warn('prompt_cut', {
         item: item.id,

@@ -58,7 +58,7 @@ async function prepareAndRun(
   const prepared = await prepareSession(
     ctx.workspace,
     item,
-    { sessionId, iteration, promptFile: files.prompt },
+    { sessionId, iteration, files },
     ctx.parentEnv,
     ctx.files,
     budgetLeftUsd,

@@ -1,5 +1,5 @@
+import { sessionFiles } from '../archive/paths.js';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Workspace } from '../config/workspace.js';
 import { FileCache } from '../lib/file-cache.js';
 import { unrunnableItems } from '../queue/dependencies.js';
@@ -48,7 +48,7 @@ export async function planRun(
       {
         sessionId,
         iteration: iteration++,
-        promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`),
+        files: sessionFiles(workspace.paths.sessions, sessionId),
       },
       env,
       files,

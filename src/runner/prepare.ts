@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
+import type { SessionFiles } from '../archive/paths.js';
 import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
@@ -40,6 +41,8 @@ export interface PreparedSession {
   prompt: AssembledPrompt;
   persona?: string;
   argv: Argv;
+  /** Files the CLI reads, written with the prompt before it starts (gemini's policy). */
+  cliFiles: { path: string; text: string }[];
   env: Record<string, string>;
   secrets: string[];
   resume?: string;
@@ -54,11 +57,11 @@ export interface PreparationError {
   scope: 'item' | 'workspace';
 }
 
-/** What the session is told about itself. */
+/** What the session is told about itself, and where its files go. */
 export interface SessionIdentity {
   sessionId: string;
   iteration: number;
-  promptFile: string;
+  files: SessionFiles;
 }
 
 async function readBody(item: Item, root: string): Promise<string | PreparationError> {
@@ -196,7 +199,8 @@ export async function prepareSession(
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: config.claude.initialPrompt,
-    promptFile: identity.promptFile,
+    promptFile: identity.files.prompt,
+    policyFile: identity.files.policy,
     sessionId: identity.sessionId,
     resume,
     settings,
@@ -238,6 +242,7 @@ export async function prepareSession(
     prompt,
     persona: persona?.id,
     argv: command.argv,
+    cliFiles: command.files ?? [],
     env,
     secrets,
     resume,

@@ -150,7 +150,8 @@ describe('ralph with the real codex CLI', () => {
   });
 
   it('stops a session past its turn limit (ralph counts the turns)', async () => {
-    const { root, env } = await setup(() => ({ kind: 'shell', command: 'true' }));
+    // A second a turn: ralph checks its count every second, before the CLI gives up on its own.
+    const { root, env } = await setup(() => ({ kind: 'shell', command: 'sleep 1' }));
     await ralph(
       root,
       ['add', 'Loop', '--id', 'turns', '--max-turns', '2', '--max-attempts', '1'],

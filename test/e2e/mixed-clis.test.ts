@@ -1,11 +1,13 @@
-// One night, two agent CLIs: claude and codex items (by flag, by persona, by default) in one
-// queue, both real binaries against the suite's fake APIs, two workers.
+// One night, three agent CLIs: claude, codex and gemini items (by flag, by persona, by default)
+// in one queue, each its real binary against the suite's fake APIs, two workers.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeEnv, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
+import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
+import { geminiCommand, geminiEnv } from '../support/real-gemini.js';
 import {
   REAL_CLAUDE,
   makeWorkspace,
@@ -17,22 +19,28 @@ import {
 
 let anthropic: FakeAnthropic | undefined;
 let openai: FakeOpenAi | undefined;
+let google: FakeGemini | undefined;
 afterEach(async () => {
   await anthropic?.close();
   await openai?.close();
+  await google?.close();
 });
 
-describe('a queue mixing claude and codex items', () => {
-  it('runs both in one night, and every review command shows each', async () => {
+describe('a queue mixing claude, codex and gemini items', () => {
+  it('runs them all in one night, and every review command shows each', async () => {
     anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
     openai = await startFakeOpenAi(() => ({ kind: 'text', text: 'Done by codex.' }));
+    google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
     const root = await makeWorkspace({
       claude: { command: [REAL_CLAUDE] },
-      clis: { codex: { command: codexCommand(openai) } },
+      clis: { codex: { command: codexCommand(openai) }, gemini: { command: geminiCommand() } },
       prices: { codex: { input: 2, output: 8 } },
     });
+    // One HOME for all three: gemini's settings in it, claude's and codex's state beside them.
+    const geminiVars = await geminiEnv(google);
     const env = {
-      ...claudeEnv(anthropic, await tempDir('ralph-home-')),
+      ...claudeEnv(anthropic, geminiVars.HOME!),
+      ...geminiVars,
       OPENAI_API_KEY: OPENAI_TEST_KEY,
     };
     fs.writeFileSync(path.join(root, 'agents', 'AGENT_coder.md'), '---\ncli: codex\n---\nCode.\n');
@@ -40,6 +48,7 @@ describe('a queue mixing claude and codex items', () => {
       ['On claude', '--id', 'by-default'],
       ['On codex', '--id', 'by-flag', '--cli', 'codex'],
       ['On codex too', '--id', 'by-persona', '--agent', 'coder'],
+      ['On gemini', '--id', 'on-gemini', '--cli', 'gemini'],
     ])
       expect((await ralph(root, ['add', ...args], env)).code).toBe(0);
     const dry = await ralph(root, ['run', '--dry-run'], env);
@@ -48,12 +57,14 @@ describe('a queue mixing claude and codex items', () => {
 
     const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
     expect(run.code, run.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done', 'done']);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done', 'done', 'done']);
     const byItem = new Map(readSessions(root).map((r) => [r.itemId, r]));
     expect(byItem.get('by-default')).toMatchObject({ cli: 'claude', outcome: { kind: 'success' } });
     expect(byItem.get('by-flag')).toMatchObject({ cli: 'codex', outcome: { kind: 'success' } });
     expect(byItem.get('by-persona')).toMatchObject({ cli: 'codex', persona: 'coder' });
+    expect(byItem.get('on-gemini')).toMatchObject({ cli: 'gemini', outcome: { kind: 'success' } });
     expect(openai.requests).toHaveLength(2);
+    expect(google.requests).toHaveLength(1);
 
     const sessions = (await ralph(root, ['sessions'], env)).stdout;
     expect(sessions).toMatch(/by-default .* \$\d+\.\d{4} +claude$/m);
@@ -64,6 +75,7 @@ describe('a queue mixing claude and codex items', () => {
     expect(byCli.map((g) => [g.key, g.done])).toEqual([
       ['claude', 1],
       ['codex', 2],
+      ['gemini', 1],
     ]);
     expect((await ralph(root, ['report'], env)).stdout).toMatch(/^CLI +SESSIONS/m);
     const show = (await ralph(root, ['show', 'by-flag'], env)).stdout;
@@ -73,5 +85,8 @@ describe('a queue mixing claude and codex items', () => {
     expect(logs).toMatch(/── codex session [0-9a-f-]{36}/);
     expect(logs).toContain('Done by codex.');
     expect((await ralph(root, ['logs', 'by-default'], env)).stdout).toContain('Done by claude.');
+    const geminiLogs = (await ralph(root, ['logs', 'on-gemini'], env)).stdout;
+    expect(geminiLogs).toMatch(/── gemini session [0-9a-f-]{36}/);
+    expect(geminiLogs).toContain('Done by gemini.');
   });
 });

@@ -9,8 +9,8 @@ export interface OpenAiRequest {
   body: Record<string, unknown>;
 }
 
-/** What the fake API answers to one model request. */
-export type OpenAiReply =
+/** What a fake model API (OpenAI's or Gemini's) answers to one model request. */
+export type ModelReply =
   | { kind: 'text'; text: string }
   /** A call of the CLI's shell tool with this command line. */
   | { kind: 'shell'; command: string }
@@ -57,7 +57,7 @@ export const hasToolOutput = (request: OpenAiRequest) => lastToolOutput(request)
  * like the real API.
  */
 export async function startFakeOpenAi(
-  respond: (request: OpenAiRequest, index: number) => OpenAiReply,
+  respond: (request: OpenAiRequest, index: number) => ModelReply,
 ): Promise<FakeOpenAi> {
   const requests: OpenAiRequest[] = [];
   const open = new Set<http.ServerResponse>();

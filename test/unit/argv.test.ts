@@ -12,6 +12,7 @@ function invocation(overrides: Partial<Invocation> = {}): Invocation {
     command: ['claude'],
     initialPrompt: 'Begin.',
     promptFile: '/ws/docs/sessions/s-prompt.md',
+    policyFile: '/ws/docs/sessions/s-policy.toml',
     sessionId: '11111111-2222-4333-8444-555555555555',
     settings: resolveSettings(defaults, [], (p) => `/ws/${p}`),
     yolo: false,

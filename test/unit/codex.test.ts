@@ -34,6 +34,7 @@ function invocation(overrides: Partial<Invocation> = {}): Invocation {
   return {
     command: ['codex'],
     promptFile: '/ws/docs/sessions/s-prompt.md',
+    policyFile: '/ws/docs/sessions/s-policy.toml',
     initialPrompt: 'Begin.',
     sessionId: '11111111-2222-4333-8444-555555555555',
     settings: resolveSettings(defaults, [{ cli: 'codex' }], (p) => `/ws/${p}`),

@@ -68,6 +68,7 @@ describe('persona settings', () => {
       command: ['claude'],
       initialPrompt: 'go',
       promptFile: 'p.md',
+      policyFile: 'p.toml',
       sessionId: 's',
       settings,
       yolo: false,

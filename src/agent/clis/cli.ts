@@ -10,6 +10,8 @@ export interface Invocation {
   command: readonly string[];
   /** The assembled prompt (claude appends it to its system prompt; the others read it). */
   promptFile: string;
+  /** Where permission rules for the session go, for a CLI that reads them from a file. */
+  policyFile: string;
   /** claude's `-p` argument: the item itself travels in the prompt file. */
   initialPrompt: string;
   /** ralph's session id (a UUID), for a CLI that takes it as its own. */
@@ -27,6 +29,8 @@ export interface Invocation {
 export interface CliCommand {
   argv: Argv;
   env?: Record<string, string>;
+  /** Files the CLI reads (its permission rules), written before it starts. */
+  files?: { path: string; text: string }[];
 }
 
 /** Who holds a session to one of its limits. */

@@ -57,15 +57,21 @@ export function tokensOf(
   return tokens.inputTokens === undefined && tokens.outputTokens === undefined ? undefined : tokens;
 }
 
-/** The HTTP status an error message names ("unexpected status 401 …", "last status: 429 …"). */
+/**
+ * The HTTP status an error message names ("unexpected status 401 …", "last status: 429 …", an
+ * API's JSON error body quoted in it: `"code":500`).
+ */
 export function statusIn(message: string): number | undefined {
-  const match = /\b(?:status(?: code)?:?\s*|HTTP\s+)(\d{3})\b/i.exec(message);
+  const match = /(?:\bstatus(?: code)?:?\s*|\bHTTP\s+|"code":\s*)(\d{3})\b/i.exec(message);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
 const RATE_LIMITED = /\b429\b|too many requests|rate.?limit|usage limit|quota|resource.?exhausted/i;
 
-/** Whether an error message is a rate or usage limit (waited out, never the item's failure). */
-export function isRateLimit(message: string, status?: number): boolean {
-  return status === 429 || RATE_LIMITED.test(message);
+/**
+ * Whether an error is a rate or usage limit (waited out, never the item's failure): a 429, or
+ * words that say so when the message names no status.
+ */
+export function isRateLimit(message: string, status: number | undefined): boolean {
+  return status === undefined ? RATE_LIMITED.test(message) : status === 429;
 }

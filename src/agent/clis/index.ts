@@ -5,8 +5,9 @@ import { explicitSettings, resolveSettings, type ResolvedSettings } from '../set
 import type { AgentCli } from './cli.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
+import { gemini } from './gemini.js';
 
-const CLIS: Record<CliName, AgentCli> = { claude, codex };
+const CLIS: Record<CliName, AgentCli> = { claude, codex, gemini };
 
 /** The CLI a session record names (a record of an unknown CLI, or of an older version: claude). */
 export function cliOfRecord(cli: string | undefined): AgentCli {

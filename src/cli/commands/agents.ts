@@ -1,6 +1,6 @@
+import { sessionFiles } from '../../archive/paths.js';
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { shellQuote } from '../../agent/argv.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { InputError } from '../../lib/errors.js';
@@ -65,7 +65,7 @@ export async function agentShowCommand(
     {
       sessionId,
       iteration: 1,
-      promptFile: path.join(workspace.paths.sessions, `${sessionId}-prompt.md`),
+      files: sessionFiles(workspace.paths.sessions, sessionId),
     },
     env,
     new FileCache(),

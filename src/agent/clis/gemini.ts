@@ -1,0 +1,281 @@
+import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
+import type { ResolvedSettings } from '../settings.js';
+import type { AgentCli, CliCommand, Invocation } from './cli.js';
+import { isRateLimit, limitRefusals, resultOf, statusIn, wantsBypass } from './common.js';
+
+/** gemini's tools for claude's tool names (reading tools need no rule: gemini allows them). */
+const TOOLS: Record<string, readonly string[]> = {
+  Bash: ['run_shell_command'],
+  Edit: ['write_file', 'replace'],
+  Write: ['write_file', 'replace'],
+  MultiEdit: ['replace'],
+  WebFetch: ['web_fetch'],
+  WebSearch: ['google_web_search'],
+  Read: [],
+  Glob: [],
+  Grep: [],
+  LS: [],
+};
+
+/** A claude rule (`Bash`, `Bash(git *)`, `Edit(./**)`) as its tool and its argument. */
+function ruleParts(rule: string): { tool: string; argument?: string } {
+  const match = /^([A-Za-z]+)(?:\((.*)\))?$/.exec(rule.trim());
+  return match === null ? { tool: rule } : { tool: match[1] ?? rule, argument: match[2] };
+}
+
+/** A `Bash(…)` argument as a command prefix: `git *`, `git:*` and `git` all mean "starts with git". */
+const commandPrefix = (argument: string) => argument.replace(/(?::\*|\s\*|\*)$/, '').trim();
+
+/** Why a claude rule cannot be said in gemini's policy, if it cannot. */
+function ruleProblem(rule: string): string | undefined {
+  const { tool, argument } = ruleParts(rule);
+  if (TOOLS[tool] === undefined) return `gemini has no tool for the rule "${rule}"`;
+  if (argument === undefined || tool === 'Bash') return undefined;
+  // gemini's file tools are held to the work dir already; no other path rule can be said.
+  if ((tool === 'Edit' || tool === 'Write') && /^\.\/\*\*$/.test(argument)) return undefined;
+  return `gemini cannot limit ${tool} to "${argument}" (only "./**", its work dir)`;
+}
+
+/** One policy rule in gemini's TOML. */
+function policyRule(rule: string, decision: 'allow' | 'deny', priority: number): string[] {
+  const { tool, argument } = ruleParts(rule);
+  const prefix = tool === 'Bash' && argument !== undefined ? commandPrefix(argument) : undefined;
+  return (TOOLS[tool] ?? []).map((name) =>
+    [
+      '[[rule]]',
+      `toolName = ${JSON.stringify(name)}`,
+      ...(prefix === undefined || prefix === ''
+        ? []
+        : [`commandPrefix = ${JSON.stringify(prefix)}`]),
+      `decision = "${decision}"`,
+      `priority = ${priority}`,
+      // An allowed command may redirect its output (gemini asks about `>` otherwise).
+      ...(name === 'run_shell_command' && decision === 'allow' ? ['allowRedirection = true'] : []),
+      '',
+    ].join('\n'),
+  );
+}
+
+/** The session's allowed and denied tools as a gemini policy file (denials win). */
+export function geminiPolicy(settings: ResolvedSettings): string {
+  return [
+    "# Written by ralph for one session: the item's tool rules in gemini's policy language.",
+    '',
+    ...settings.allowedTools.flatMap((rule) => policyRule(rule, 'allow', 500)),
+    ...settings.disallowedTools.flatMap((rule) => policyRule(rule, 'deny', 900)),
+  ].join('\n');
+}
+
+/** gemini's approval mode for a permission mode: it never asks in headless runs. */
+function approvalMode(settings: ResolvedSettings, yolo: boolean): string {
+  if (wantsBypass(settings, yolo)) return 'yolo';
+  if (settings.permissionMode === 'plan') return 'plan';
+  return settings.permissionMode === 'acceptEdits' ? 'auto_edit' : 'default';
+}
+
+/**
+ * `gemini -o stream-json`: the prompt on stdin (`-p` is appended to it), ralph's session id as
+ * gemini's, the tool rules as a policy file, the work dir trusted for the session.
+ */
+function geminiCommand(invocation: Invocation): CliCommand {
+  const [file, ...leading] = invocation.command;
+  if (file === undefined) throw new Error('the gemini command is empty');
+  const s = invocation.settings;
+  const mode = approvalMode(s, invocation.yolo);
+  const policy = mode === 'default' || mode === 'auto_edit';
+  const args = [
+    ...leading,
+    '-p',
+    invocation.initialPrompt,
+    '-o',
+    'stream-json',
+    '--skip-trust',
+    '--approval-mode',
+    mode,
+    ...(policy ? ['--policy', invocation.policyFile] : []),
+    ...(invocation.resume === undefined
+      ? ['--session-id', invocation.sessionId]
+      : ['--resume', invocation.resume]),
+    ...(s.model === undefined ? [] : ['-m', s.model]),
+  ];
+  return {
+    argv: { file, args, stdinFile: invocation.promptFile },
+    files: policy ? [{ path: invocation.policyFile, text: geminiPolicy(s) }] : [],
+  };
+}
+
+type Line = Record<string, unknown>;
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
+
+/** A tool result that is a refusal: the tool was not offered, or needed an approval nobody gives. */
+const REFUSED_TYPES = /not_registered|denied|policy/i;
+const REFUSED_TEXT = /requires user confirmation|denied by policy|not found\. Did you mean/i;
+
+/**
+ * gemini's stream-json: `init`, `message` (the assistant's text in deltas), `tool_use`,
+ * `tool_result`, `error` (warnings), and `result` with the run's token stats. The deltas of a
+ * message are shown as they come and read as one message when it ends.
+ */
+export function geminiDecoder(): StreamDecoder {
+  let sessionId: string | undefined;
+  let text = '';
+  let model: string | undefined;
+  const tools = new Map<string, string>();
+
+  /** The assistant message under way, as one event, once something else follows it. */
+  const flush = (): Decoded[] => {
+    if (text === '') return [];
+    const message: Decoded = {
+      kind: 'assistant',
+      model,
+      texts: [text],
+      toolUses: [],
+      synthetic: false,
+    };
+    text = '';
+    return [message];
+  };
+
+  const result = (line: Line): Decoded[] => {
+    const stats = (line.stats ?? {}) as Line;
+    const input = num(stats.input_tokens);
+    const output = num(stats.output_tokens);
+    const usage: Decoded[] =
+      input === undefined && output === undefined
+        ? []
+        : [
+            {
+              kind: 'usage',
+              tokens: {
+                inputTokens: input,
+                outputTokens: output,
+                cacheReadTokens: num(stats.cached),
+              },
+            },
+          ];
+    if (line.status === 'success')
+      return [
+        ...usage,
+        {
+          kind: 'result',
+          result: resultOf({ subtype: 'success', sessionId, durationMs: num(stats.duration_ms) }),
+        },
+      ];
+    const error = (line.error ?? {}) as Line;
+    const message = str(error.message) ?? 'the run failed';
+    const status = statusIn(message);
+    return [
+      ...usage,
+      ...(isRateLimit(message, status)
+        ? [{ kind: 'rate_limit' as const, status: 'rejected' }]
+        : []),
+      {
+        kind: 'result',
+        result: resultOf({
+          subtype: 'error_during_execution',
+          isError: true,
+          text: message,
+          sessionId,
+          apiErrorStatus: status,
+          terminalReason: /API Error/i.test(message) ? 'api_error' : undefined,
+          errors: [message],
+        }),
+      },
+    ];
+  };
+
+  return {
+    decode(value, bytes) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return {
+          kind: 'issue',
+          issue: 'schema',
+          detail: 'a line that is not a JSON object',
+          bytes,
+        };
+      const line = value as Line;
+      switch (line.type) {
+        case 'init':
+          sessionId = str(line.session_id);
+          model = str(line.model);
+          return sessionId === undefined
+            ? { kind: 'issue', issue: 'schema', detail: 'init without session_id', bytes }
+            : { kind: 'init', cli: 'gemini', sessionId, model, tools: [] };
+        case 'message': {
+          if (line.role !== 'assistant') return { kind: 'other', type: 'message' };
+          const content = str(line.content) ?? '';
+          if (line.delta === true) {
+            text += content;
+            return { kind: 'delta' };
+          }
+          // A whole message: whatever was under way ends before it.
+          const before = flush();
+          text = content;
+          return [...before, ...flush()];
+        }
+        case 'tool_use': {
+          const id = str(line.tool_id) ?? '';
+          const name = str(line.tool_name) ?? '(unnamed tool)';
+          tools.set(id, name);
+          return [
+            ...flush(),
+            {
+              kind: 'assistant',
+              model,
+              texts: [],
+              toolUses: [{ id, name, input: line.parameters }],
+              synthetic: false,
+            },
+          ];
+        }
+        case 'tool_result': {
+          const id = str(line.tool_id) ?? '';
+          const error = (line.error ?? {}) as Line;
+          const output = str(line.output) ?? str(error.message) ?? '';
+          const failed = line.status !== 'success';
+          const refused =
+            failed && (REFUSED_TYPES.test(str(error.type) ?? '') || REFUSED_TEXT.test(output));
+          return [
+            { kind: 'tool_results', results: [{ toolUseId: id, isError: failed, text: output }] },
+            ...(refused
+              ? [{ kind: 'permission_denied' as const, toolName: tools.get(id), toolUseId: id }]
+              : []),
+          ];
+        }
+        case 'result':
+          return [...flush(), ...result(line)];
+        default:
+          return [...flush(), { kind: 'other', type: str(line.type) ?? '(no type)' }];
+      }
+    },
+    end: flush,
+  };
+}
+
+/** Google's Gemini CLI. */
+export const gemini: AgentCli = {
+  name: 'gemini',
+  credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  // Its turn limit is a setting, not a flag (ralph counts); its tokens come with its result.
+  enforces: { maxTurns: 'ralph', budget: 'none' },
+  takesSessionId: true,
+  refusals(settings, explicit) {
+    const refusals = limitRefusals(gemini, explicit);
+    if (explicit.tools !== undefined)
+      refusals.push(
+        'gemini cannot remove tools, so tools cannot be honoured (use disallowedTools)',
+      );
+    for (const rule of [...settings.allowedTools, ...settings.disallowedTools]) {
+      const problem = ruleProblem(rule);
+      if (problem !== undefined) refusals.push(problem);
+    }
+    return refusals;
+  },
+  command: geminiCommand,
+  decoder: geminiDecoder,
+  install: 'npm install -g @google/gemini-cli',
+  // The suite pins 0.61.0.
+  tested: { major: 0, minor: 61 },
+  login: { file: '.gemini/oauth_creds.json', how: 'run "gemini" once to log in' },
+};
