@@ -14,7 +14,6 @@ import {
   ralph,
   readQueue,
   readSessions,
-  tempDir,
 } from '../support/workspace.js';
 
 let anthropic: FakeAnthropic | undefined;
