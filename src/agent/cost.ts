@@ -22,7 +22,9 @@ export function priceFor(
  */
 export function costOf(summary: StreamSummary, price: Price | undefined): SessionCost | undefined {
   const reported = summary.result?.totalCostUsd ?? summary.reportedCostUsd;
-  if (reported !== undefined) return { usd: reported, estimated: false };
+  // A CLI that knows no price for its model reports $0: the configured price is the better figure.
+  if (reported !== undefined && (reported > 0 || price === undefined))
+    return { usd: reported, estimated: false };
   const tokens = summary.tokens;
   if (tokens === undefined || price === undefined) return undefined;
   const cached = Math.min(tokens.cacheReadTokens, tokens.inputTokens);

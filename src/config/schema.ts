@@ -146,6 +146,7 @@ const CliSchema = (name: string) =>
 const ClisSchema = z.strictObject({
   codex: CliSchema('codex').prefault({}),
   gemini: CliSchema('gemini').prefault({}),
+  opencode: CliSchema('opencode').prefault({}),
 });
 
 /**

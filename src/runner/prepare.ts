@@ -199,6 +199,7 @@ export async function prepareSession(
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: config.claude.initialPrompt,
+    title: `${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
     policyFile: identity.files.policy,
     sessionId: identity.sessionId,
@@ -206,6 +207,7 @@ export async function prepareSession(
     settings,
     settingsFile: config.claude.settings,
     yolo: config.yolo,
+    env,
   });
   Object.assign(env, command.env);
   const context: { name: string; text: string }[] = [];

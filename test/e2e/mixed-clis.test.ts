@@ -1,4 +1,4 @@
-// One night, three agent CLIs: claude, codex and gemini items (by flag, by persona, by default)
+// One night, four agent CLIs: claude, codex, gemini and opencode items (by flag, by persona, by default)
 // in one queue, each its real binary against the suite's fake APIs, two workers.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import { geminiCommand, geminiEnv } from '../support/real-gemini.js';
+import { REAL_OPENCODE, opencodeEnv } from '../support/real-opencode.js';
 import {
   REAL_CLAUDE,
   makeWorkspace,
@@ -25,14 +26,21 @@ afterEach(async () => {
   await google?.close();
 });
 
-describe('a queue mixing claude, codex and gemini items', () => {
+describe('a queue mixing claude, codex, gemini and opencode items', () => {
   it('runs them all in one night, and every review command shows each', async () => {
     anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
-    openai = await startFakeOpenAi(() => ({ kind: 'text', text: 'Done by codex.' }));
+    openai = await startFakeOpenAi((request) => ({
+      kind: 'text',
+      text: request.api === 'chat' ? 'Done by opencode.' : 'Done by codex.',
+    }));
     google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
     const root = await makeWorkspace({
       claude: { command: [REAL_CLAUDE] },
-      clis: { codex: { command: codexCommand(openai) }, gemini: { command: geminiCommand() } },
+      clis: {
+        codex: { command: codexCommand(openai) },
+        gemini: { command: geminiCommand() },
+        opencode: { command: [REAL_OPENCODE] },
+      },
       prices: { codex: { input: 2, output: 8 } },
     });
     // One HOME for all three: gemini's settings in it, claude's and codex's state beside them.
@@ -40,6 +48,8 @@ describe('a queue mixing claude, codex and gemini items', () => {
     const env = {
       ...claudeEnv(anthropic, geminiVars.HOME!),
       ...geminiVars,
+      ...(await opencodeEnv(openai)),
+      HOME: geminiVars.HOME!,
       OPENAI_API_KEY: OPENAI_TEST_KEY,
     };
     fs.writeFileSync(path.join(root, 'agents', 'AGENT_coder.md'), '---\ncli: codex\n---\nCode.\n');
@@ -48,6 +58,7 @@ describe('a queue mixing claude, codex and gemini items', () => {
       ['On codex', '--id', 'by-flag', '--cli', 'codex'],
       ['On codex too', '--id', 'by-persona', '--agent', 'coder'],
       ['On gemini', '--id', 'on-gemini', '--cli', 'gemini'],
+      ['On opencode', '--id', 'on-opencode', '--cli', 'opencode'],
     ])
       expect((await ralph(root, ['add', ...args], env)).code).toBe(0);
     const dry = await ralph(root, ['run', '--dry-run'], env);
@@ -56,13 +67,18 @@ describe('a queue mixing claude, codex and gemini items', () => {
 
     const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
     expect(run.code, run.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => i.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(Array(5).fill('done'));
     const byItem = new Map(readSessions(root).map((r) => [r.itemId, r]));
     expect(byItem.get('by-default')).toMatchObject({ cli: 'claude', outcome: { kind: 'success' } });
     expect(byItem.get('by-flag')).toMatchObject({ cli: 'codex', outcome: { kind: 'success' } });
     expect(byItem.get('by-persona')).toMatchObject({ cli: 'codex', persona: 'coder' });
     expect(byItem.get('on-gemini')).toMatchObject({ cli: 'gemini', outcome: { kind: 'success' } });
-    expect(openai.requests).toHaveLength(2);
+    expect(byItem.get('on-opencode')).toMatchObject({
+      cli: 'opencode',
+      outcome: { kind: 'success' },
+    });
+    expect(openai.requests.filter((r) => r.api === 'responses')).toHaveLength(2);
+    expect(openai.requests.filter((r) => r.api === 'chat')).toHaveLength(1);
     expect(google.requests).toHaveLength(1);
 
     const sessions = (await ralph(root, ['sessions'], env)).stdout;
@@ -75,6 +91,7 @@ describe('a queue mixing claude, codex and gemini items', () => {
       ['claude', 1],
       ['codex', 2],
       ['gemini', 1],
+      ['opencode', 1],
     ]);
     expect((await ralph(root, ['report'], env)).stdout).toMatch(/^CLI +SESSIONS/m);
     const show = (await ralph(root, ['show', 'by-flag'], env)).stdout;
@@ -84,6 +101,7 @@ describe('a queue mixing claude, codex and gemini items', () => {
     expect(logs).toMatch(/── codex session [0-9a-f-]{36}/);
     expect(logs).toContain('Done by codex.');
     expect((await ralph(root, ['logs', 'by-default'], env)).stdout).toContain('Done by claude.');
+    expect((await ralph(root, ['logs', 'on-opencode'], env)).stdout).toContain('Done by opencode.');
     const geminiLogs = (await ralph(root, ['logs', 'on-gemini'], env)).stdout;
     expect(geminiLogs).toMatch(/── gemini session [0-9a-f-]{36}/);
     expect(geminiLogs).toContain('Done by gemini.');

@@ -2,23 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { shellQuote } from '../../src/agent/argv.js';
 import { claudeArgv } from '../../src/agent/clis/claude.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
+import { invocationFor } from '../support/invocation.js';
 import { resolveSettings } from '../../src/agent/settings.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 
 const defaults = ConfigSchema.parse({}).defaults;
 
-function invocation(overrides: Partial<Invocation> = {}): Invocation {
-  return {
-    command: ['claude'],
-    initialPrompt: 'Begin.',
-    promptFile: '/ws/docs/sessions/s-prompt.md',
-    policyFile: '/ws/docs/sessions/s-policy.toml',
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    settings: resolveSettings(defaults, [], (p) => `/ws/${p}`),
-    yolo: false,
-    ...overrides,
-  };
-}
+const invocation = (overrides: Partial<Invocation> = {}) => invocationFor('claude', overrides);
 
 describe('claudeArgv', () => {
   it('builds the documented default command', () => {

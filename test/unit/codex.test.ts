@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { codex, codexDecoder } from '../../src/agent/clis/codex.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
+import { DEFAULTS as defaults, invocationFor } from '../support/invocation.js';
 import { costOf } from '../../src/agent/cost.js';
 import { classify } from '../../src/agent/outcome.js';
 import { explicitSettings, resolveSettings } from '../../src/agent/settings.js';
-import { ConfigSchema } from '../../src/config/schema.js';
 import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 
@@ -28,20 +28,8 @@ function read(name: string): { lines: ParsedLine[]; summary: StreamSummary } {
 }
 
 const exit = (code: number) => ({ code, signal: null });
-const defaults = ConfigSchema.parse({}).defaults;
 
-function invocation(overrides: Partial<Invocation> = {}): Invocation {
-  return {
-    command: ['codex'],
-    promptFile: '/ws/docs/sessions/s-prompt.md',
-    policyFile: '/ws/docs/sessions/s-policy.toml',
-    initialPrompt: 'Begin.',
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    settings: resolveSettings(defaults, [{ cli: 'codex' }], (p) => `/ws/${p}`),
-    yolo: false,
-    ...overrides,
-  };
-}
+const invocation = (overrides: Partial<Invocation> = {}) => invocationFor('codex', overrides);
 
 describe('the codex stream', () => {
   it('reads a text answer: its thread, its tokens, a successful result', () => {

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Invocation } from '../../src/agent/clis/cli.js';
+import { DEFAULTS as defaults, invocationFor, settingsFor } from '../support/invocation.js';
 import { gemini, geminiDecoder, geminiPolicy } from '../../src/agent/clis/gemini.js';
 import { costOf } from '../../src/agent/cost.js';
 import { classify } from '../../src/agent/outcome.js';
 import { explicitSettings, resolveSettings } from '../../src/agent/settings.js';
-import { ConfigSchema, type SessionSettings } from '../../src/config/schema.js';
+import type { SessionSettings } from '../../src/config/schema.js';
 import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 
@@ -27,22 +28,9 @@ function read(name: string): { lines: ParsedLine[]; summary: StreamSummary } {
 }
 
 const exit = (code: number) => ({ code, signal: null });
-const defaults = ConfigSchema.parse({}).defaults;
-const settingsOf = (layer: SessionSettings = {}) =>
-  resolveSettings(defaults, [{ cli: 'gemini', ...layer }], (p) => p);
+const settingsOf = (layer: SessionSettings = {}) => settingsFor('gemini', layer);
 
-function invocation(overrides: Partial<Invocation> = {}): Invocation {
-  return {
-    command: ['gemini'],
-    promptFile: '/ws/s-prompt.md',
-    policyFile: '/ws/s-policy.toml',
-    initialPrompt: 'Begin.',
-    sessionId: '11111111-2222-4333-8444-555555555555',
-    settings: settingsOf(),
-    yolo: false,
-    ...overrides,
-  };
-}
+const invocation = (overrides: Partial<Invocation> = {}) => invocationFor('gemini', overrides);
 
 describe('the gemini stream', () => {
   it('reads a text answer streamed in deltas as one message, with its tokens', () => {
@@ -109,13 +97,15 @@ describe('the gemini command', () => {
         '--approval-mode',
         'default',
         '--policy',
-        '/ws/s-policy.toml',
+        '/ws/docs/sessions/s-policy.toml',
         '--session-id',
         '11111111-2222-4333-8444-555555555555',
       ],
-      stdinFile: '/ws/s-prompt.md',
+      stdinFile: '/ws/docs/sessions/s-prompt.md',
     });
-    expect(files).toEqual([{ path: '/ws/s-policy.toml', text: geminiPolicy(settingsOf()) }]);
+    expect(files).toEqual([
+      { path: '/ws/docs/sessions/s-policy.toml', text: geminiPolicy(settingsOf()) },
+    ]);
   });
 
   it('maps claude rules onto gemini tools: a Bash prefix, edits in the work dir, denials first', () => {

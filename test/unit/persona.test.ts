@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeArgv } from '../../src/agent/clis/claude.js';
+import { invocationFor } from '../support/invocation.js';
 import { resolveSettings } from '../../src/agent/settings.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { FileCache } from '../../src/lib/file-cache.js';
@@ -64,15 +65,7 @@ describe('persona settings', () => {
 
   it('map to the claude flags', () => {
     const settings = resolveSettings(defaults, [persona.settings], (p) => p);
-    const { args } = claudeArgv({
-      command: ['claude'],
-      initialPrompt: 'go',
-      promptFile: 'p.md',
-      policyFile: 'p.toml',
-      sessionId: 's',
-      settings,
-      yolo: false,
-    });
+    const { args } = claudeArgv(invocationFor('claude', { settings }));
     const after = (flag: string) => args[args.indexOf(flag) + 1];
     expect(after('--tools')).toBe('Read');
     expect(after('--disallowedTools')).toBe('Write');

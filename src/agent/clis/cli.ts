@@ -14,6 +14,8 @@ export interface Invocation {
   policyFile: string;
   /** claude's `-p` argument: the item itself travels in the prompt file. */
   initialPrompt: string;
+  /** The item's title and id, for a CLI that names its sessions (saves it asking a model). */
+  title: string;
   /** ralph's session id (a UUID), for a CLI that takes it as its own. */
   sessionId: string;
   /** The CLI's conversation to resume instead of starting a new one. */
@@ -23,6 +25,8 @@ export interface Invocation {
   settingsFile?: string;
   /** The user's explicit opt-in to skip every permission check. */
   yolo: boolean;
+  /** The agent's environment, filtered (a CLI may add to what it finds there). */
+  env: Readonly<Record<string, string>>;
 }
 
 /** The command of one session, and variables the CLI needs besides the filtered environment. */

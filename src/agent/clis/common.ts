@@ -75,3 +75,49 @@ const RATE_LIMITED = /\b429\b|too many requests|rate.?limit|usage limit|quota|re
 export function isRateLimit(message: string, status: number | undefined): boolean {
   return status === undefined ? RATE_LIMITED.test(message) : status === 429;
 }
+
+/** A claude tool rule (`Bash`, `Bash(git *)`, `Edit(./**)`) as its tool and its argument. */
+export function ruleParts(rule: string): { tool: string; argument?: string } {
+  const match = /^([A-Za-z]+)(?:\((.*)\))?$/.exec(rule.trim());
+  return match === null ? { tool: rule } : { tool: match[1] ?? rule, argument: match[2] };
+}
+
+/** A `Bash(…)` argument as a command prefix: `git *`, `git:*` and `git` all mean "starts with git". */
+export const commandPrefix = (argument: string) => argument.replace(/(?::\*|\s\*|\*)$/, '').trim();
+
+/** A CLI's tools (or permission keys) for claude's tool names; reading tools map to none. */
+export type ToolMap = Readonly<Record<string, readonly string[]>>;
+
+const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
+
+/** Why a claude rule cannot be said in another CLI's terms, if it cannot. */
+function ruleProblem(cli: string, tools: ToolMap, rule: string): string | undefined {
+  const { tool, argument } = ruleParts(rule);
+  if (tools[tool] === undefined) return `${cli} has no tool for the rule "${rule}"`;
+  if (argument === undefined || tool === 'Bash') return undefined;
+  // Its file tools are held to the work dir already: no other path can be said.
+  if (EDIT_TOOLS.has(tool) && argument === './**') return undefined;
+  return `${cli} cannot limit ${tool} to "${argument}" (only "./**", its work dir)`;
+}
+
+/**
+ * What a CLI that maps claude's rules onto its own cannot honour: a rule it has no tool for, a
+ * path other than the work dir, and `tools` (it can deny a tool, not remove it).
+ */
+export function mappedRuleRefusals(
+  cli: Pick<AgentCli, 'name' | 'enforces'>,
+  tools: ToolMap,
+  settings: ResolvedSettings,
+  explicit: SessionSettings,
+): string[] {
+  const refusals = limitRefusals(cli, explicit);
+  if (explicit.tools !== undefined)
+    refusals.push(
+      `${cli.name} cannot remove tools, so tools cannot be honoured (use disallowedTools)`,
+    );
+  for (const rule of [...settings.allowedTools, ...settings.disallowedTools]) {
+    const problem = ruleProblem(cli.name, tools, rule);
+    if (problem !== undefined) refusals.push(problem);
+  }
+  return refusals;
+}

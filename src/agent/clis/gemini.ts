@@ -1,10 +1,19 @@
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
-import { isRateLimit, limitRefusals, resultOf, statusIn, wantsBypass } from './common.js';
+import {
+  commandPrefix,
+  isRateLimit,
+  mappedRuleRefusals,
+  resultOf,
+  ruleParts,
+  statusIn,
+  wantsBypass,
+  type ToolMap,
+} from './common.js';
 
 /** gemini's tools for claude's tool names (reading tools need no rule: gemini allows them). */
-const TOOLS: Record<string, readonly string[]> = {
+const TOOLS: ToolMap = {
   Bash: ['run_shell_command'],
   Edit: ['write_file', 'replace'],
   Write: ['write_file', 'replace'],
@@ -16,25 +25,6 @@ const TOOLS: Record<string, readonly string[]> = {
   Grep: [],
   LS: [],
 };
-
-/** A claude rule (`Bash`, `Bash(git *)`, `Edit(./**)`) as its tool and its argument. */
-function ruleParts(rule: string): { tool: string; argument?: string } {
-  const match = /^([A-Za-z]+)(?:\((.*)\))?$/.exec(rule.trim());
-  return match === null ? { tool: rule } : { tool: match[1] ?? rule, argument: match[2] };
-}
-
-/** A `Bash(…)` argument as a command prefix: `git *`, `git:*` and `git` all mean "starts with git". */
-const commandPrefix = (argument: string) => argument.replace(/(?::\*|\s\*|\*)$/, '').trim();
-
-/** Why a claude rule cannot be said in gemini's policy, if it cannot. */
-function ruleProblem(rule: string): string | undefined {
-  const { tool, argument } = ruleParts(rule);
-  if (TOOLS[tool] === undefined) return `gemini has no tool for the rule "${rule}"`;
-  if (argument === undefined || tool === 'Bash') return undefined;
-  // gemini's file tools are held to the work dir already; no other path rule can be said.
-  if ((tool === 'Edit' || tool === 'Write') && /^\.\/\*\*$/.test(argument)) return undefined;
-  return `gemini cannot limit ${tool} to "${argument}" (only "./**", its work dir)`;
-}
 
 /** One policy rule in gemini's TOML. */
 function policyRule(rule: string, decision: 'allow' | 'deny', priority: number): string[] {
@@ -260,18 +250,7 @@ export const gemini: AgentCli = {
   // Its turn limit is a setting, not a flag (ralph counts); its tokens come with its result.
   enforces: { maxTurns: 'ralph', budget: 'none' },
   takesSessionId: true,
-  refusals(settings, explicit) {
-    const refusals = limitRefusals(gemini, explicit);
-    if (explicit.tools !== undefined)
-      refusals.push(
-        'gemini cannot remove tools, so tools cannot be honoured (use disallowedTools)',
-      );
-    for (const rule of [...settings.allowedTools, ...settings.disallowedTools]) {
-      const problem = ruleProblem(rule);
-      if (problem !== undefined) refusals.push(problem);
-    }
-    return refusals;
-  },
+  refusals: (settings, explicit) => mappedRuleRefusals(gemini, TOOLS, settings, explicit),
   command: geminiCommand,
   decoder: geminiDecoder,
   install: 'npm install -g @google/gemini-cli',

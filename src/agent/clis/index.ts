@@ -6,8 +6,9 @@ import type { AgentCli } from './cli.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
+import { opencode } from './opencode.js';
 
-const CLIS: Record<CliName, AgentCli> = { claude, codex, gemini };
+const CLIS: Record<CliName, AgentCli> = { claude, codex, gemini, opencode };
 
 /** The CLI a session record names (a record of an unknown CLI, or of an older version: claude). */
 export function cliOfRecord(cli: string | undefined): AgentCli {
