@@ -1,4 +1,4 @@
 /** The agent CLIs ralph can drive (kept apart from the schema so the CLI starts fast). */
-export const CLI_NAMES = ['claude', 'codex', 'gemini', 'opencode'] as const;
+export const CLI_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'pi'] as const;
 
 export type CliName = (typeof CLI_NAMES)[number];

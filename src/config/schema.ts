@@ -147,6 +147,7 @@ const ClisSchema = z.strictObject({
   codex: CliSchema('codex').prefault({}),
   gemini: CliSchema('gemini').prefault({}),
   opencode: CliSchema('opencode').prefault({}),
+  pi: CliSchema('pi').prefault({}),
 });
 
 /**

@@ -1,4 +1,4 @@
-// One night, four agent CLIs: claude, codex, gemini and opencode items (by flag, by persona, by default)
+// One night, five agent CLIs: claude, codex, gemini, opencode and pi items (by flag, by persona, by default)
 // in one queue, each its real binary against the suite's fake APIs, two workers.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import { geminiCommand, geminiEnv } from '../support/real-gemini.js';
 import { REAL_OPENCODE, opencodeEnv } from '../support/real-opencode.js';
+import { PI_TOOLS, REAL_PI, piEnv } from '../support/real-pi.js';
 import {
   REAL_CLAUDE,
   makeWorkspace,
@@ -26,12 +27,17 @@ afterEach(async () => {
   await google?.close();
 });
 
-describe('a queue mixing claude, codex, gemini and opencode items', () => {
+describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
   it('runs them all in one night, and every review command shows each', async () => {
     anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
     openai = await startFakeOpenAi((request) => ({
       kind: 'text',
-      text: request.api === 'chat' ? 'Done by opencode.' : 'Done by codex.',
+      text:
+        request.api === 'responses'
+          ? 'Done by codex.'
+          : JSON.stringify(request.body).includes('on-pi')
+            ? 'Done by pi.'
+            : 'Done by opencode.',
     }));
     google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
     const root = await makeWorkspace({
@@ -40,11 +46,17 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
         codex: { command: codexCommand(openai) },
         gemini: { command: geminiCommand() },
         opencode: { command: [REAL_OPENCODE] },
+        pi: { command: [REAL_PI] },
       },
       prices: { codex: { input: 2, output: 8 } },
     });
     // One HOME for all three: gemini's settings in it, claude's and codex's state beside them.
     const geminiVars = await geminiEnv(google);
+    const piVars = await piEnv(openai);
+    // pi's configuration, made in a HOME of its own, moves into the shared one.
+    fs.cpSync(path.join(piVars.HOME!, '.pi'), path.join(geminiVars.HOME!, '.pi'), {
+      recursive: true,
+    });
     const env = {
       ...claudeEnv(anthropic, geminiVars.HOME!),
       ...geminiVars,
@@ -59,6 +71,8 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
       ['On codex too', '--id', 'by-persona', '--agent', 'coder'],
       ['On gemini', '--id', 'on-gemini', '--cli', 'gemini'],
       ['On opencode', '--id', 'on-opencode', '--cli', 'opencode'],
+      // pi has no path rules: its items give rules without them.
+      ['On pi', '--id', 'on-pi', '--cli', 'pi', '--allowed-tools', PI_TOOLS.join(',')],
     ])
       expect((await ralph(root, ['add', ...args], env)).code).toBe(0);
     const dry = await ralph(root, ['run', '--dry-run'], env);
@@ -67,7 +81,7 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
 
     const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
     expect(run.code, run.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => i.status)).toEqual(Array(5).fill('done'));
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(Array(6).fill('done'));
     const byItem = new Map(readSessions(root).map((r) => [r.itemId, r]));
     expect(byItem.get('by-default')).toMatchObject({ cli: 'claude', outcome: { kind: 'success' } });
     expect(byItem.get('by-flag')).toMatchObject({ cli: 'codex', outcome: { kind: 'success' } });
@@ -78,7 +92,8 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
       outcome: { kind: 'success' },
     });
     expect(openai.requests.filter((r) => r.api === 'responses')).toHaveLength(2);
-    expect(openai.requests.filter((r) => r.api === 'chat')).toHaveLength(1);
+    expect(byItem.get('on-pi')).toMatchObject({ cli: 'pi', outcome: { kind: 'success' } });
+    expect(openai.requests.filter((r) => r.api === 'chat')).toHaveLength(2);
     expect(google.requests).toHaveLength(1);
 
     const sessions = (await ralph(root, ['sessions'], env)).stdout;
@@ -92,6 +107,7 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
       ['codex', 2],
       ['gemini', 1],
       ['opencode', 1],
+      ['pi', 1],
     ]);
     expect((await ralph(root, ['report'], env)).stdout).toMatch(/^CLI +SESSIONS/m);
     const show = (await ralph(root, ['show', 'by-flag'], env)).stdout;
@@ -102,6 +118,7 @@ describe('a queue mixing claude, codex, gemini and opencode items', () => {
     expect(logs).toContain('Done by codex.');
     expect((await ralph(root, ['logs', 'by-default'], env)).stdout).toContain('Done by claude.');
     expect((await ralph(root, ['logs', 'on-opencode'], env)).stdout).toContain('Done by opencode.');
+    expect((await ralph(root, ['logs', 'on-pi'], env)).stdout).toContain('Done by pi.');
     const geminiLogs = (await ralph(root, ['logs', 'on-gemini'], env)).stdout;
     expect(geminiLogs).toMatch(/── gemini session [0-9a-f-]{36}/);
     expect(geminiLogs).toContain('Done by gemini.');

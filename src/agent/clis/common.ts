@@ -59,10 +59,10 @@ export function tokensOf(
 
 /**
  * The HTTP status an error message names ("unexpected status 401 …", "last status: 429 …", an
- * API's JSON error body quoted in it: `"code":500`).
+ * API's JSON error body quoted in it: `"code":500`, or a message that starts with it: "429 …").
  */
 export function statusIn(message: string): number | undefined {
-  const match = /(?:\bstatus(?: code)?:?\s*|\bHTTP\s+|"code":\s*)(\d{3})\b/i.exec(message);
+  const match = /(?:\bstatus(?: code)?:?\s*|\bHTTP\s+|"code":\s*|^)(\d{3})\b/i.exec(message);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 

@@ -7,8 +7,9 @@ import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { opencode } from './opencode.js';
+import { pi } from './pi.js';
 
-const CLIS: Record<CliName, AgentCli> = { claude, codex, gemini, opencode };
+const CLIS: Record<CliName, AgentCli> = { claude, codex, gemini, opencode, pi };
 
 /** The CLI a session record names (a record of an unknown CLI, or of an older version: claude). */
 export function cliOfRecord(cli: string | undefined): AgentCli {

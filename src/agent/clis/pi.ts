@@ -1,0 +1,265 @@
+import type { SessionSettings } from '../../config/schema.js';
+import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
+import type { ResolvedSettings } from '../settings.js';
+import type { AgentCli, CliCommand, Invocation } from './cli.js';
+import {
+  isRateLimit,
+  limitRefusals,
+  resultOf,
+  ruleParts,
+  statusIn,
+  wantsBypass,
+  type ToolMap,
+} from './common.js';
+
+/** pi's tools for claude's tool names. */
+const TOOLS: ToolMap = {
+  Bash: ['bash'],
+  Read: ['read'],
+  Edit: ['edit', 'write'],
+  Write: ['edit', 'write'],
+  MultiEdit: ['edit'],
+  Glob: ['find', 'ls'],
+  Grep: ['grep'],
+  LS: ['ls'],
+};
+
+const READING = ['read', 'grep', 'find', 'ls'];
+const ALL = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
+
+const toolsOf = (rules: readonly string[]) =>
+  new Set(rules.flatMap((rule) => TOOLS[ruleParts(rule).tool] ?? []));
+
+/**
+ * The tools a session of pi gets: pi asks no permission, so what is not allowed does not
+ * exist. The allowed rules less the disallowed ones (within `tools` when set); `plan` keeps
+ * the reading tools, bypass has them all.
+ */
+export function piTools(settings: ResolvedSettings, yolo: boolean): string[] {
+  if (wantsBypass(settings, yolo)) return ALL;
+  const allowed = toolsOf(settings.allowedTools);
+  const denied = toolsOf(settings.disallowedTools);
+  const offered = settings.tools === undefined ? undefined : toolsOf(settings.tools);
+  return ALL.filter(
+    (tool) =>
+      allowed.has(tool) &&
+      !denied.has(tool) &&
+      (offered === undefined || offered.has(tool)) &&
+      (settings.permissionMode !== 'plan' || READING.includes(tool)),
+  );
+}
+
+/** What pi cannot honour: a rule with an argument (it has no paths or command rules), a tool it lacks. */
+function piRefusals(settings: ResolvedSettings, explicit: SessionSettings): string[] {
+  const refusals = limitRefusals(pi, explicit);
+  const rules = [...settings.allowedTools, ...settings.disallowedTools, ...(settings.tools ?? [])];
+  for (const rule of rules) {
+    const { tool, argument } = ruleParts(rule);
+    if (TOOLS[tool] === undefined) refusals.push(`pi has no tool for the rule "${rule}"`);
+    else if (argument !== undefined)
+      refusals.push(
+        `pi cannot hold ${tool} to "${argument}" (it has no path or command rules): give its items rules without them, such as ${tool}`,
+      );
+  }
+  return refusals;
+}
+
+/** `pi -p --mode json`: the prompt on stdin before a short message, only the allowed tools. */
+function piCommand(invocation: Invocation): CliCommand {
+  const [file, ...leading] = invocation.command;
+  if (file === undefined) throw new Error('the pi command is empty');
+  const s = invocation.settings;
+  const tools = piTools(s, invocation.yolo);
+  return {
+    argv: {
+      file,
+      args: [
+        ...leading,
+        '-p',
+        '--mode',
+        'json',
+        // No check for updates and the like: nothing leaves the machine but the model's calls.
+        '--offline',
+        ...(tools.length === 0 ? ['--no-tools'] : ['--tools', tools.join(',')]),
+        ...(s.model === undefined ? [] : ['--model', s.model]),
+        ...(invocation.resume === undefined ? [] : ['--session', invocation.resume]),
+        invocation.initialPrompt,
+      ],
+      stdinFile: invocation.promptFile,
+    },
+  };
+}
+
+type Line = Record<string, unknown>;
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const obj = (value: unknown) =>
+  typeof value === 'object' && value !== null ? (value as Line) : ({} as Line);
+const parts = (message: Line) =>
+  Array.isArray(message.content) ? (message.content as unknown[]).map(obj) : [];
+
+const NOT_FOUND = /^Tool (\S+) not found/;
+
+/**
+ * pi's JSON events: `session`, `message_start|update|end` (user, assistant and tool result
+ * messages; an assistant message ends with its usage, cost and stop reason), `tool_execution_*`,
+ * `turn_*`, `agent_*` and `auto_retry_*`. pi exits 0 even when its model call failed: the
+ * outcome is the stop reason of its last assistant message once the run has ended.
+ */
+export function piDecoder(): StreamDecoder {
+  let sessionId: string | undefined;
+  let last: Line | undefined;
+  /** An `agent_end` not followed by a retry: the run is over. */
+  let ended = false;
+
+  const assistant = (message: Line): Decoded[] => {
+    last = message;
+    const usage = obj(message.usage);
+    const cached = num(usage.cacheRead) ?? 0;
+    const input = num(usage.input);
+    const texts = parts(message).flatMap((p) => (p.type === 'text' ? [str(p.text) ?? ''] : []));
+    const toolUses = parts(message).flatMap((p) =>
+      p.type === 'toolCall'
+        ? [{ id: str(p.id) ?? '', name: str(p.name) ?? '(unnamed tool)', input: p.arguments }]
+        : [],
+    );
+    return [
+      ...(texts.length > 0 || toolUses.length > 0
+        ? [
+            {
+              kind: 'assistant' as const,
+              model: str(message.model),
+              texts,
+              toolUses,
+              synthetic: false,
+            },
+          ]
+        : []),
+      ...(input === undefined || (input === 0 && num(usage.output) === 0)
+        ? []
+        : [
+            {
+              kind: 'usage' as const,
+              // pi counts cached input apart; ralph's input includes it.
+              tokens: {
+                inputTokens: input + cached,
+                outputTokens: num(usage.output),
+                cacheReadTokens: cached,
+              },
+              costUsd: num(obj(usage.cost).total),
+            },
+          ]),
+    ];
+  };
+
+  const toolResult = (message: Line): Decoded[] => {
+    const id = str(message.toolCallId) ?? '';
+    const text = parts(message)
+      .map((p) => str(p.text) ?? '')
+      .join('');
+    // A tool pi was not given comes back "not found": a refusal.
+    const missing = message.isError === true ? NOT_FOUND.exec(text) : null;
+    return [
+      {
+        kind: 'tool_results',
+        results: [{ toolUseId: id, isError: message.isError === true, text }],
+      },
+      ...(missing === null
+        ? []
+        : [{ kind: 'permission_denied' as const, toolName: missing[1], toolUseId: id }]),
+    ];
+  };
+
+  return {
+    decode(value, bytes) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return {
+          kind: 'issue',
+          issue: 'schema',
+          detail: 'a line that is not a JSON object',
+          bytes,
+        };
+      const line = value as Line;
+      switch (line.type) {
+        case 'session':
+          sessionId = str(line.id);
+          return sessionId === undefined
+            ? { kind: 'issue', issue: 'schema', detail: 'session without id', bytes }
+            : { kind: 'init', cli: 'pi', sessionId, tools: [] };
+        case 'message_update':
+          return { kind: 'delta' };
+        case 'message_end': {
+          const message = obj(line.message);
+          if (message.role === 'assistant') return assistant(message);
+          if (message.role === 'toolResult') return toolResult(message);
+          return { kind: 'other', type: 'message_end', subtype: str(message.role) };
+        }
+        case 'agent_end':
+          ended = true;
+          return { kind: 'other', type: 'agent_end' };
+        case 'auto_retry_start':
+          ended = false;
+          return {
+            kind: 'api_retry',
+            attempt: num(line.attempt),
+            maxRetries: num(line.maxAttempts),
+            retryDelayMs: num(line.delayMs),
+            errorStatus: statusIn(str(line.errorMessage) ?? ''),
+            error: str(line.errorMessage),
+          };
+        default:
+          return { kind: 'other', type: str(line.type) ?? '(no type)' };
+      }
+    },
+    end() {
+      // A run cut short (killed, interrupted) has no result.
+      if (!ended) return [];
+      const reason = last?.stopReason;
+      if (reason === 'stop')
+        return [{ kind: 'result', result: resultOf({ subtype: 'success', sessionId }) }];
+      const message = str(last?.errorMessage) ?? `the model stopped: ${String(reason)}`;
+      const status = statusIn(message);
+      return [
+        ...(isRateLimit(message, status)
+          ? [{ kind: 'rate_limit' as const, status: 'rejected' }]
+          : []),
+        {
+          kind: 'result',
+          result: resultOf({
+            subtype: 'error_during_execution',
+            isError: true,
+            text: message,
+            sessionId,
+            apiErrorStatus: status,
+            terminalReason: status === undefined ? undefined : 'api_error',
+            errors: [message],
+          }),
+        },
+      ];
+    },
+  };
+}
+
+/** pi (Mario Zechner's pi-coding-agent). */
+export const pi: AgentCli = {
+  name: 'pi',
+  // pi speaks to many providers: the keys of the common ones reach it.
+  credentials: [
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'GEMINI_API_KEY',
+    'OPENROUTER_API_KEY',
+    'GROQ_API_KEY',
+    'XAI_API_KEY',
+  ],
+  // Each assistant message reports its tokens and cost as it ends: ralph holds both limits.
+  enforces: { maxTurns: 'ralph', budget: 'ralph' },
+  takesSessionId: false,
+  refusals: (settings, explicit) => piRefusals(settings, explicit),
+  command: piCommand,
+  decoder: piDecoder,
+  install: 'npm install -g @mariozechner/pi-coding-agent',
+  // The suite pins 0.73.1.
+  tested: { major: 0, minor: 73 },
+  login: { file: '.pi/agent/auth.json', how: 'run "pi" and log in with /login' },
+};
