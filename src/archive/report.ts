@@ -76,6 +76,8 @@ export function formatCost(usd: number, estimated: boolean | undefined): string 
 
 /** A session's cost for people, saying when it is an estimate. */
 export function costLine(record: SessionRecord): string {
+  if (record.result !== undefined && record.result.costUsd === undefined)
+    return `unknown: ${record.cli} reported none (a price in "prices" of ralph.config.json estimates it)`;
   const estimated = record.result?.costEstimated === true;
   const usd = record.result?.costUsd ?? record.heartbeat.costUsd ?? 0;
   return `${formatCost(usd, estimated)}${estimated ? ' (estimated from its tokens)' : ''}`;

@@ -126,7 +126,7 @@ export class TranscriptRenderer {
             ? `denied: ${r.permissionDenials.map((d) => d.toolName).join(', ')}`
             : undefined,
         ].filter((f) => f !== undefined);
-        const head = `═ result: ${r.subtype}${r.isError ? ' (error)' : ''} · ${facts.join(' · ')}`;
+        const head = [`═ result: ${r.subtype}${r.isError ? ' (error)' : ''}`, ...facts].join(' · ');
         lines.push(ok ? s.green(head) : s.red(head));
         for (const error of r.errors) lines.push(s.red(`  ${oneLine(error, RESULT_CHARS)}`));
         if (r.text) lines.push(`  ${r.text.trim()}`);

@@ -163,6 +163,9 @@ export function codexDecoder(): StreamDecoder {
           return item(line, 'started');
         case 'item.completed':
           return item(line, 'completed');
+        case 'turn.started':
+          // Its start says nothing the transcript needs.
+          return undefined;
         case 'turn.completed': {
           ended = true;
           const tokens = tokensOf(line.usage, {

@@ -193,7 +193,8 @@ export function geminiDecoder(): StreamDecoder {
             ? { kind: 'issue', issue: 'schema', detail: 'init without session_id', bytes }
             : { kind: 'init', cli: 'gemini', sessionId, model, tools: [] };
         case 'message': {
-          if (line.role !== 'assistant') return { kind: 'other', type: 'message' };
+          // The user's message is the prompt, already archived.
+          if (line.role !== 'assistant') return flush();
           const content = str(line.content) ?? '';
           if (line.delta === true) {
             text += content;

@@ -227,6 +227,9 @@ export function opencodeDecoder(): StreamDecoder {
           return [...init, ...stepFinish(part)];
         case 'error':
           return [...init, ...error(line)];
+        case 'step_start':
+          // A step's start says nothing its finish does not.
+          return init;
         default:
           return [...init, { kind: 'other', type: str(line.type) ?? '(no type)' }];
       }

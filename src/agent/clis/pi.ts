@@ -192,11 +192,21 @@ export function piDecoder(): StreamDecoder {
           const message = obj(line.message);
           if (message.role === 'assistant') return assistant(message);
           if (message.role === 'toolResult') return toolResult(message);
-          return { kind: 'other', type: 'message_end', subtype: str(message.role) };
+          // The user's message is the prompt, already archived.
+          return undefined;
         }
         case 'agent_end':
           ended = true;
-          return { kind: 'other', type: 'agent_end' };
+          return undefined;
+        // Lifecycle markers and the tool's own events: the messages say the same.
+        case 'agent_start':
+        case 'turn_start':
+        case 'turn_end':
+        case 'message_start':
+        case 'tool_execution_start':
+        case 'tool_execution_update':
+        case 'tool_execution_end':
+          return undefined;
         case 'auto_retry_start':
           ended = false;
           return {
