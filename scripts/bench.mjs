@@ -15,6 +15,7 @@ import { markedProcesses } from './bench/lib.mjs';
 import { cliStart } from './bench/startup.mjs';
 import { streamThroughput } from './bench/stream.mjs';
 import { workerFigures } from './bench/workers.mjs';
+import { cliFigures } from './bench/clis.mjs';
 
 const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
@@ -35,6 +36,7 @@ const size = quick
         loop: { items: 40, runs: 3 },
       },
       workers: { items: 20, agentMs: 500, runs: 1, gitItems: 20 },
+      clis: { items: 5, runs: 1 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -51,6 +53,7 @@ const size = quick
         loop: { items: 200, runs: 3 },
       },
       workers: { items: 20, agentMs: 500, runs: 3, gitItems: 40 },
+      clis: { items: 10, runs: 3 },
     };
 
 const benches = [
@@ -63,6 +66,7 @@ const benches = [
   ['sessions', () => sessionsListing(size.sessions)],
   ['serve', () => serveFigures(size.serve)],
   ['workers', () => workerFigures(size.workers)],
+  ['clis', () => cliFigures(size.clis)],
 ];
 
 const rows = [];

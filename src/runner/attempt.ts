@@ -18,7 +18,7 @@ import { workspaceLowOnSpace } from '../config/workspace.js';
 import { readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/status.js';
-import type { StreamSummary } from '../stream/summary.js';
+import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
@@ -115,6 +115,7 @@ export class Attempt {
     await this.writeCurrent();
     this.announce(spawned.child);
     const end = await this.supervise(spawned.child);
+    await this.readAfterRun(end);
     const outcome = await this.classify(end);
     const checked = await checkWork(
       this.ctx,
@@ -307,6 +308,21 @@ export class Attempt {
     );
     if (control.requested !== undefined) supervision.stop('shutdown');
     return supervision.done.finally(unsubscribe);
+  }
+
+  /** What the CLI kept outside its stream (codex's refused commands), into the summary. */
+  private async readAfterRun(end: SupervisedEnd): Promise<void> {
+    const { prepared } = this.init;
+    const events = await cliNamed(prepared.settings.cli)
+      .afterRun?.({ conversationId: end.summary.claudeSessionId, env: prepared.env })
+      .catch((error: unknown) => {
+        this.ctx.events.warn('after_run_unread', {
+          session: this.init.sessionId,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        return [];
+      });
+    for (const event of events ?? []) applyToSummary(end.summary, event, this.ctx.clock.now());
   }
 
   private async classify(end: SupervisedEnd): Promise<Outcome> {

@@ -75,6 +75,8 @@ export interface RunnerEvents {
   session_record_write_failed: { error: string };
   stream_issue: { session: string; issue: StreamIssue['issue']; detail: string };
   session_id_mismatch: { session: string; reported: string };
+  /** What a CLI keeps outside its stream (codex's refused commands) could not be read. */
+  after_run_unread: { session: string; reason: string };
   resume_failed: { item: string; session: string; resumed?: string };
   session_ended: {
     item: string;

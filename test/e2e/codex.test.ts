@@ -118,6 +118,27 @@ describe('ralph with the real codex CLI', () => {
     expect(logs.stdout).toContain('Made the file.');
   });
 
+  it("records a command its sandbox refused as a refusal, not a success (from codex's own log)", async () => {
+    const forbidden = `/usr/ralph-forbidden-${process.pid}`;
+    const { root, env } = await setup((request) =>
+      hasToolOutput(request)
+        ? { kind: 'text', text: 'I could not write it.' }
+        : { kind: 'shell', command: `touch ${forbidden}` },
+    );
+    const work = await tempDir('ralph-work-');
+    await ralph(root, ['add', 'Write outside', '--id', 'outside', '--work-dir', work], env);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code).toBe(1);
+    expect(fs.existsSync(forbidden)).toBe(false);
+    const [record] = readSessions(root);
+    expect(record).toMatchObject({
+      status: 'failed',
+      outcome: { kind: 'permission_denied', retryable: false },
+      result: { subtype: 'success', permissionDenials: [{ toolName: 'shell' }] },
+    });
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'failed' });
+  });
+
   it('keeps a read-only item from writing: "plan" is codex\'s read-only sandbox', async () => {
     const { root, env, api } = await setup((request) =>
       hasToolOutput(request)
@@ -131,11 +152,12 @@ describe('ralph with the real codex CLI', () => {
       env,
     );
     const run = await ralph(root, ['run', '--drain'], env);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code).toBe(1);
     expect(fs.existsSync(path.join(work, 'forbidden.txt'))).toBe(false);
     expect(lastToolOutput(api.requests[1]!)).toMatch(/read-only file system/i);
     const [record] = readSessions(root);
     expect(record?.command).toEqual(expect.arrayContaining(['sandbox_mode="read-only"']));
+    expect(record).toMatchObject({ outcome: { kind: 'permission_denied' } });
   });
 
   it('refuses at `ralph add` what codex cannot honour', async () => {

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { codex, codexDecoder } from '../../src/agent/clis/codex.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
 import { DEFAULTS as defaults, invocationFor } from '../support/invocation.js';
+import { tempDir } from '../support/workspace.js';
 import { costOf } from '../../src/agent/cost.js';
 import { classify } from '../../src/agent/outcome.js';
 import { explicitSettings, resolveSettings } from '../../src/agent/settings.js';
@@ -99,6 +101,40 @@ describe('the codex stream', () => {
         result: expect.objectContaining({ apiErrorStatus: 503 }) as object,
       }),
     ]);
+  });
+});
+
+describe("codex's own log", () => {
+  it('has the commands its sandbox or approval policy refused, which its stream leaves out', async () => {
+    const home = await tempDir('codex-home-');
+    const day = path.join(home, '.codex', 'sessions', '2026', '11', '23');
+    fs.mkdirSync(day, { recursive: true });
+    const output = (callId: string, text: string) =>
+      JSON.stringify({
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: callId, output: text },
+      });
+    fs.writeFileSync(
+      path.join(day, 'rollout-2026-11-23T01-00-00-thread-1.jsonl'),
+      [
+        output('ok', 'Process exited with code 0\nOutput:\nfine\n'),
+        output(
+          'ro',
+          "Process exited with code 1\nOutput:\ntouch: cannot touch '/usr/x': Read-only file system\n",
+        ),
+        output(
+          'never',
+          'approval policy is Never; reject command — you cannot ask for escalated permissions',
+        ),
+        'not json',
+      ].join('\n'),
+    );
+    const events = await codex.afterRun?.({ conversationId: 'thread-1', env: { HOME: home } });
+    expect(events?.map((e) => (e.kind === 'permission_denied' ? e.toolUseId : e.kind))).toEqual([
+      'ro',
+      'never',
+    ]);
+    expect(await codex.afterRun?.({ conversationId: 'thread-2', env: { HOME: home } })).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { CliName } from '../../config/cli-names.js';
 import type { SessionSettings } from '../../config/schema.js';
-import type { DecoderFactory } from '../../stream/decoder.js';
+import type { Decoded, DecoderFactory } from '../../stream/decoder.js';
 import type { Argv } from '../argv.js';
 import type { ResolvedSettings } from '../settings.js';
 
@@ -62,6 +62,14 @@ export interface AgentCli {
   refusals(settings: ResolvedSettings, explicit: SessionSettings): string[];
   command(invocation: Invocation): CliCommand;
   decoder: DecoderFactory;
+  /**
+   * Events the CLI keeps outside its stream, read once it has exited: codex reports no command
+   * its sandbox or approval policy refused, but its own session log has them.
+   */
+  afterRun?(run: {
+    conversationId?: string;
+    env: Readonly<Record<string, string>>;
+  }): Promise<Decoded[]>;
   /** How a person gets the CLI, for messages when it is missing. */
   install: string;
   /** The versions ralph is tested with (the suite pins one): major and minor. */

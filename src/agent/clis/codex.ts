@@ -1,3 +1,6 @@
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { StreamDecoder, Decoded } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, Invocation } from './cli.js';
@@ -208,6 +211,60 @@ export function codexDecoder(): StreamDecoder {
   };
 }
 
+/** A command output that says codex's sandbox or its approval policy refused the command. */
+const REFUSED =
+  /approval policy is never; reject command|Process exited with code [1-9][0-9]*[\s\S]*(?:Read-only file system|Operation not permitted)/i;
+
+/** codex's own log of a thread: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl`. */
+async function rolloutOf(
+  threadId: string,
+  env: Readonly<Record<string, string>>,
+): Promise<string | undefined> {
+  const home = env.CODEX_HOME ?? path.join(env.HOME ?? os.homedir(), '.codex');
+  const sessions = path.join(home, 'sessions');
+  const names = async (dir: string) =>
+    (await fsp.readdir(dir).catch(() => [] as string[])).sort().reverse();
+  // The newest days first: a thread's log is under the day it started.
+  for (const year of await names(sessions))
+    for (const month of await names(path.join(sessions, year)))
+      for (const day of (await names(path.join(sessions, year, month))).slice(0, 3)) {
+        const dir = path.join(sessions, year, month, day);
+        const file = (await names(dir)).find((name) => name.endsWith(`-${threadId}.jsonl`));
+        if (file !== undefined) return path.join(dir, file);
+      }
+  return undefined;
+}
+
+/** The commands of a thread that codex's sandbox or approval policy refused, from its log. */
+async function refusedCommands(run: {
+  conversationId?: string;
+  env: Readonly<Record<string, string>>;
+}): Promise<Decoded[]> {
+  if (run.conversationId === undefined) return [];
+  const file = await rolloutOf(run.conversationId, run.env);
+  if (file === undefined) return [];
+  const refusals: Decoded[] = [];
+  for (const text of (await fsp.readFile(file, 'utf8')).split('\n')) {
+    if (!text.includes('function_call_output')) continue;
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch {
+      continue;
+    }
+    const payload = (line.payload ?? {}) as Line;
+    const output = str(payload.output);
+    if (payload.type === 'function_call_output' && output !== undefined && REFUSED.test(output))
+      refusals.push({
+        kind: 'permission_denied',
+        toolName: 'shell',
+        toolUseId: str(payload.call_id),
+        message: output.slice(-500),
+      });
+  }
+  return refusals;
+}
+
 /** OpenAI's Codex CLI. */
 export const codex: AgentCli = {
   name: 'codex',
@@ -221,6 +278,7 @@ export const codex: AgentCli = {
   },
   command: codexCommand,
   decoder: codexDecoder,
+  afterRun: refusedCommands,
   install: 'npm install -g @openai/codex',
   // The suite pins 0.169.0.
   tested: { major: 0, minor: 169 },

@@ -1,0 +1,193 @@
+// Rows: ralph's cost above each agent CLI run bare. For every CLI, its real binary (the pinned
+// devDependency) against a fake model API on 127.0.0.1: `ralph run --drain` over N items,
+// against the command ralph ran for the first item run N times by a bare loop (stdout to a
+// file, the prompt on stdin where the CLI reads it there). CLIs differ widely in start-up, so
+// the figure is per CLI: the ratio, and the milliseconds ralph adds to each item.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIN, benchEnv, elapsed, fillQueue, run, stats, workspace } from './lib.mjs';
+import { startModelApis } from './fixtures/model-apis.mjs';
+
+const bin = (name) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
+
+function home() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-home-'));
+}
+
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value));
+}
+
+/** Each CLI's configuration and environment, pointed at the fake API at `url`. */
+const SETUPS = {
+  claude: (url) => ({
+    config: { claude: { command: [bin('claude')] } },
+    env: {
+      HOME: home(),
+      ANTHROPIC_BASE_URL: url,
+      ANTHROPIC_API_KEY: 'sk-ant-bench-dummy-key-0123456789',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+    },
+  }),
+  codex: (url) => ({
+    config: {
+      clis: {
+        codex: {
+          command: [
+            bin('codex'),
+            '-c',
+            'model_provider="bench"',
+            '-c',
+            'model_providers.bench.name="bench"',
+            '-c',
+            `model_providers.bench.base_url="${url}/v1"`,
+            '-c',
+            'model_providers.bench.env_key="OPENAI_API_KEY"',
+          ],
+        },
+      },
+    },
+    env: { HOME: home(), OPENAI_API_KEY: 'sk-bench-dummy-key-0123456789' },
+  }),
+  gemini: (url) => {
+    const dir = home();
+    writeJson(path.join(dir, '.gemini', 'settings.json'), {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+    });
+    return {
+      config: { clis: { gemini: { command: [bin('gemini'), '-m', 'gemini-2.5-flash'] } } },
+      env: { HOME: dir, GEMINI_API_KEY: 'bench-dummy-key-0123456789', GOOGLE_GEMINI_BASE_URL: url },
+    };
+  },
+  opencode: (url) => ({
+    config: { clis: { opencode: { command: [bin('opencode')] } } },
+    env: {
+      HOME: home(),
+      OPENAI_API_KEY: 'sk-bench-dummy-key-0123456789',
+      OPENCODE_DISABLE_MODELS_FETCH: 'true',
+      OPENCODE_DISABLE_AUTOUPDATE: 'true',
+      OPENCODE_CONFIG_CONTENT: JSON.stringify({
+        provider: {
+          bench: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'bench',
+            options: { baseURL: `${url}/v1`, apiKey: '{env:OPENAI_API_KEY}' },
+            models: { m: { name: 'm' } },
+          },
+        },
+        model: 'bench/m',
+      }),
+    },
+  }),
+  pi: (url) => {
+    const dir = home();
+    writeJson(path.join(dir, '.pi', 'agent', 'models.json'), {
+      providers: {
+        bench: {
+          baseUrl: `${url}/v1`,
+          api: 'openai-completions',
+          apiKey: 'OPENAI_API_KEY',
+          compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+          models: [{ id: 'm' }],
+        },
+      },
+    });
+    writeJson(path.join(dir, '.pi', 'agent', 'settings.json'), {
+      defaultProvider: 'bench',
+      defaultModel: 'm',
+    });
+    return {
+      // pi holds no path rules: its items get rules without them.
+      config: {
+        clis: { pi: { command: [bin('pi')] } },
+        defaults: { allowedTools: ['Bash', 'Read', 'Edit', 'Glob', 'Grep'] },
+      },
+      env: { HOME: dir, OPENAI_API_KEY: 'sk-bench-dummy-key-0123456789' },
+    };
+  },
+};
+
+/** The first session's record: the command ralph ran, where, and its prompt file. */
+function firstSession(root) {
+  const dir = path.join(root, 'docs', 'sessions');
+  const records = fs
+    .readdirSync(dir)
+    .filter((name) => /^[0-9a-f-]{36}\.json$/.test(name))
+    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')))
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const record = records[0];
+  return { ...record, prompt: path.join(dir, `${record.sessionId}-prompt.md`) };
+}
+
+async function oneCli(name, { items, runs }, url) {
+  const ralph = [];
+  const bare = [];
+  for (let r = 0; r < runs; r++) {
+    const { config, env: cliEnv } = SETUPS[name](url);
+    const root = workspace([bin('claude')], {
+      ...config,
+      defaults: { cli: name, ...config.defaults },
+    });
+    fillQueue(root, items);
+    const env = benchEnv(cliEnv);
+    ralph.push(
+      await elapsed(() => run(process.execPath, [BIN, '-C', root, 'run', '--drain'], { env })),
+    );
+    const queue = JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8'));
+    const done = queue.items.filter((i) => i.status === 'done').length;
+    if (done !== items) throw new Error(`${name} benchmark: ${done} of ${items} items done`);
+    const session = firstSession(root);
+    const [file, ...args] = session.command;
+    const out = path.join(root, 'bare.ndjson');
+    bare.push(
+      await elapsed(async () => {
+        for (let i = 0; i < items; i++) {
+          // A CLI that takes ralph's session id refuses one it has seen.
+          const fresh = args.map((arg, k) => (args[k - 1] === '--session-id' ? randomUUID() : arg));
+          const stdin = name === 'claude' ? 'ignore' : fs.openSync(session.prompt, 'r');
+          const stdout = fs.openSync(out, 'w');
+          await run(file, fresh, { cwd: session.workDir, env, stdio: [stdin, stdout, 'ignore'] });
+          fs.closeSync(stdout);
+          if (stdin !== 'ignore') fs.closeSync(stdin);
+        }
+      }),
+    );
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(cliEnv.HOME, { recursive: true, force: true });
+  }
+  const r = stats(ralph);
+  const b = stats(bare);
+  const ratio = r.median / b.median;
+  return {
+    name: `${name} loop overhead (${items} items)`,
+    value: ratio,
+    unit: 'x bare CLI',
+    target: '<= 1.25',
+    ok: ratio <= 1.25,
+    detail: `ralph ${r.median.toFixed(0)} ms, ${name} bare ${b.median.toFixed(0)} ms (${(b.median / items).toFixed(0)} ms a run); ralph adds ${((r.median - b.median) / items).toFixed(0)} ms an item`,
+  };
+}
+
+/** One row per agent CLI (RALPH_BENCH_CLI=<name>: that one only). */
+const only = process.env.RALPH_BENCH_CLI;
+export async function cliFigures(size) {
+  const api = await startModelApis();
+  try {
+    const rows = [];
+    for (const name of Object.keys(SETUPS).filter((n) => only === undefined || n === only)) {
+      process.stderr.write(`bench: clis: ${name}…\n`);
+      rows.push(await oneCli(name, size, api.url));
+    }
+    return rows;
+  } finally {
+    await api.close();
+  }
+}
