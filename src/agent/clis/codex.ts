@@ -5,13 +5,16 @@ import type { StreamDecoder, Decoded } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, Invocation } from './cli.js';
 import {
-  isRateLimit,
   limitRefusals,
   resultOf,
   statusIn,
   tokensOf,
   toolRuleRefusals,
   wantsBypass,
+  failedRun,
+  lineOf,
+  str,
+  type Line,
 } from './common.js';
 
 /**
@@ -45,9 +48,6 @@ function codexCommand(invocation: Invocation) {
   ];
   return { argv: { file, args, stdinFile: invocation.promptFile } };
 }
-
-type Line = Record<string, unknown>;
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** Tool names for codex's item types, as the transcript shows them. */
 function toolOf(item: Line): { name: string; input: unknown } | undefined {
@@ -127,35 +127,16 @@ export function codexDecoder(): StreamDecoder {
 
   const failed = (message: string): Decoded[] => {
     ended = true;
-    const status = statusIn(message);
-    const events: Decoded[] = [];
-    if (isRateLimit(message, status)) events.push({ kind: 'rate_limit', status: 'rejected' });
-    events.push({
-      kind: 'result',
-      result: resultOf({
-        subtype: 'error_during_execution',
-        isError: true,
-        text: message,
-        sessionId: threadId,
-        // A 5xx is reported as "high demand" without its status.
-        apiErrorStatus: status ?? (/high demand|server error/i.test(message) ? 500 : undefined),
-        terminalReason: 'api_error',
-        errors: [message],
-      }),
-    });
-    return events;
+    // A 5xx is reported as "high demand" without its status.
+    const status =
+      statusIn(message) ?? (/high demand|server error/i.test(message) ? 500 : undefined);
+    return failedRun(message, { sessionId: threadId, status, apiError: true });
   };
 
   return {
     decode(value, bytes) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return {
-          kind: 'issue',
-          issue: 'schema',
-          detail: 'a line that is not a JSON object',
-          bytes,
-        };
-      const line = value as Line;
+      const line = lineOf(value, bytes);
+      if ('kind' in line) return line as Decoded;
       switch (line.type) {
         case 'thread.started':
           threadId = str(line.thread_id);

@@ -1,4 +1,5 @@
 import type { SessionSettings } from '../../config/schema.js';
+import type { Decoded } from '../../stream/decoder.js';
 import type { ResultInfo, TokenUsage } from '../../stream/events.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli } from './cli.js';
@@ -120,4 +121,45 @@ export function mappedRuleRefusals(
     if (problem !== undefined) refusals.push(problem);
   }
   return refusals;
+}
+
+/** A line of a CLI's stream, read field by field. */
+export type Line = Record<string, unknown>;
+export const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+export const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
+export const obj = (value: unknown): Line =>
+  typeof value === 'object' && value !== null ? (value as Line) : {};
+
+/** The line as an object, or the issue of one that is not. */
+export function lineOf(value: unknown, bytes: number): Line | Decoded {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Line)
+    : { kind: 'issue', issue: 'schema', detail: 'a line that is not a JSON object', bytes };
+}
+
+/**
+ * A run that ended on an error: a rate limit when the error is one, and the failed result
+ * (`apiError`: the model's API failed, which classification reads as retryable or pausing).
+ */
+export function failedRun(
+  message: string,
+  fields: { sessionId?: string; status?: number; apiErrorType?: string; apiError: boolean },
+): Decoded[] {
+  const status = fields.status ?? statusIn(message);
+  return [
+    ...(isRateLimit(message, status) ? [{ kind: 'rate_limit' as const, status: 'rejected' }] : []),
+    {
+      kind: 'result',
+      result: resultOf({
+        subtype: 'error_during_execution',
+        isError: true,
+        text: message,
+        sessionId: fields.sessionId,
+        apiErrorStatus: status,
+        apiErrorType: fields.apiErrorType,
+        terminalReason: fields.apiError ? 'api_error' : undefined,
+        errors: [message],
+      }),
+    },
+  ];
 }

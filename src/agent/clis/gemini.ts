@@ -3,13 +3,17 @@ import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
 import {
   commandPrefix,
-  isRateLimit,
   mappedRuleRefusals,
   resultOf,
   ruleParts,
-  statusIn,
   wantsBypass,
   type ToolMap,
+  failedRun,
+  lineOf,
+  obj,
+  str,
+  num,
+  type Line,
 } from './common.js';
 
 /** gemini's tools for claude's tool names (reading tools need no rule: gemini allows them). */
@@ -94,10 +98,6 @@ function geminiCommand(invocation: Invocation): CliCommand {
   };
 }
 
-type Line = Record<string, unknown>;
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
-
 /** A tool result that is a refusal: the tool was not offered, or needed an approval nobody gives. */
 const REFUSED_TYPES = /not_registered|denied|policy/i;
 const REFUSED_TEXT = /requires user confirmation|denied by policy|not found\. Did you mean/i;
@@ -152,39 +152,14 @@ export function geminiDecoder(): StreamDecoder {
           result: resultOf({ subtype: 'success', sessionId, durationMs: num(stats.duration_ms) }),
         },
       ];
-    const error = (line.error ?? {}) as Line;
-    const message = str(error.message) ?? 'the run failed';
-    const status = statusIn(message);
-    return [
-      ...usage,
-      ...(isRateLimit(message, status)
-        ? [{ kind: 'rate_limit' as const, status: 'rejected' }]
-        : []),
-      {
-        kind: 'result',
-        result: resultOf({
-          subtype: 'error_during_execution',
-          isError: true,
-          text: message,
-          sessionId,
-          apiErrorStatus: status,
-          terminalReason: /API Error/i.test(message) ? 'api_error' : undefined,
-          errors: [message],
-        }),
-      },
-    ];
+    const message = str(obj(line.error).message) ?? 'the run failed';
+    return [...usage, ...failedRun(message, { sessionId, apiError: /API Error/i.test(message) })];
   };
 
   return {
     decode(value, bytes) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return {
-          kind: 'issue',
-          issue: 'schema',
-          detail: 'a line that is not a JSON object',
-          bytes,
-        };
-      const line = value as Line;
+      const line = lineOf(value, bytes);
+      if ('kind' in line) return line as Decoded;
       switch (line.type) {
         case 'init':
           sessionId = str(line.session_id);

@@ -3,13 +3,17 @@ import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
 import {
   commandPrefix,
-  isRateLimit,
   mappedRuleRefusals,
   resultOf,
   ruleParts,
-  statusIn,
   wantsBypass,
   type ToolMap,
+  failedRun,
+  lineOf,
+  obj,
+  str,
+  num,
+  type Line,
 } from './common.js';
 
 /** opencode's permission keys for claude's tool names (reading tools are allowed as they are). */
@@ -111,12 +115,6 @@ function opencodeCommand(invocation: Invocation): CliCommand {
   };
 }
 
-type Line = Record<string, unknown>;
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
-const obj = (value: unknown) =>
-  typeof value === 'object' && value !== null ? (value as Line) : ({} as Line);
-
 const UNAVAILABLE = /unavailable tool '([^']+)'/;
 const REJECTED = /rejected permission/i;
 
@@ -178,37 +176,18 @@ export function opencodeDecoder(): StreamDecoder {
     const err = obj(line.error);
     const data = obj(err.data);
     const message = str(data.message) ?? str(err.message) ?? str(err.name) ?? 'the run failed';
-    const status = num(data.statusCode) ?? statusIn(message);
-    return [
-      ...(isRateLimit(message, status)
-        ? [{ kind: 'rate_limit' as const, status: 'rejected' }]
-        : []),
-      {
-        kind: 'result',
-        result: resultOf({
-          subtype: 'error_during_execution',
-          isError: true,
-          text: message,
-          sessionId,
-          apiErrorStatus: status,
-          apiErrorType: str(err.name),
-          terminalReason: err.name === 'APIError' ? 'api_error' : undefined,
-          errors: [message],
-        }),
-      },
-    ];
+    return failedRun(message, {
+      sessionId,
+      status: num(data.statusCode),
+      apiErrorType: str(err.name),
+      apiError: err.name === 'APIError',
+    });
   };
 
   return {
     decode(value, bytes) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return {
-          kind: 'issue',
-          issue: 'schema',
-          detail: 'a line that is not a JSON object',
-          bytes,
-        };
-      const line = value as Line;
+      const line = lineOf(value, bytes);
+      if ('kind' in line) return line as Decoded;
       const part = obj(line.part);
       const init: Decoded[] = [];
       if (sessionId === undefined && typeof line.sessionID === 'string') {

@@ -3,13 +3,18 @@ import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
 import {
-  isRateLimit,
   limitRefusals,
   resultOf,
   ruleParts,
   statusIn,
   wantsBypass,
   type ToolMap,
+  failedRun,
+  lineOf,
+  obj,
+  str,
+  num,
+  type Line,
 } from './common.js';
 
 /** pi's tools for claude's tool names. */
@@ -90,11 +95,6 @@ function piCommand(invocation: Invocation): CliCommand {
   };
 }
 
-type Line = Record<string, unknown>;
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
-const obj = (value: unknown) =>
-  typeof value === 'object' && value !== null ? (value as Line) : ({} as Line);
 const parts = (message: Line) =>
   Array.isArray(message.content) ? (message.content as unknown[]).map(obj) : [];
 
@@ -172,14 +172,8 @@ export function piDecoder(): StreamDecoder {
 
   return {
     decode(value, bytes) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return {
-          kind: 'issue',
-          issue: 'schema',
-          detail: 'a line that is not a JSON object',
-          bytes,
-        };
-      const line = value as Line;
+      const line = lineOf(value, bytes);
+      if ('kind' in line) return line as Decoded;
       switch (line.type) {
         case 'session':
           sessionId = str(line.id);
@@ -228,24 +222,7 @@ export function piDecoder(): StreamDecoder {
       if (reason === 'stop')
         return [{ kind: 'result', result: resultOf({ subtype: 'success', sessionId }) }];
       const message = str(last?.errorMessage) ?? `the model stopped: ${String(reason)}`;
-      const status = statusIn(message);
-      return [
-        ...(isRateLimit(message, status)
-          ? [{ kind: 'rate_limit' as const, status: 'rejected' }]
-          : []),
-        {
-          kind: 'result',
-          result: resultOf({
-            subtype: 'error_during_execution',
-            isError: true,
-            text: message,
-            sessionId,
-            apiErrorStatus: status,
-            terminalReason: status === undefined ? undefined : 'api_error',
-            errors: [message],
-          }),
-        },
-      ];
+      return failedRun(message, { sessionId, apiError: statusIn(message) !== undefined });
     },
   };
 }
