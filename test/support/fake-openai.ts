@@ -53,22 +53,6 @@ export function lastToolOutput(request: OpenAiRequest): string | undefined {
   return typeof output === 'string' ? output : JSON.stringify(output);
 }
 
-/**
- * A test of whether a request belongs to the first ralph session the fake has seen (its prompt
- * names the session): for a CLI that retries a failing API itself, however often it does.
- */
-export function inFirstSession(): (request: OpenAiRequest) => boolean {
-  let first: string | undefined;
-  return (request) => {
-    const session = /Session: ([0-9a-f-]{36})/.exec(JSON.stringify(inputItems(request)))?.[1];
-    first ??= session;
-    return session === first;
-  };
-}
-
-/** Whether the request carries the output of a tool call (the model's tool ran). */
-export const hasToolOutput = (request: OpenAiRequest) => lastToolOutput(request) !== undefined;
-
 type Send = (data: Record<string, unknown>, event?: string) => void;
 
 /** A reply as Responses API events (codex's shell tool is `exec_command`). */
