@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readTranscript } from '../support/transcripts.js';
 import { codex, codexDecoder } from '../../src/agent/clis/codex.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
 import { DEFAULTS as defaults, invocationFor } from '../support/invocation.js';
@@ -9,25 +9,8 @@ import { tempDir } from '../support/workspace.js';
 import { costOf } from '../../src/agent/cost.js';
 import { classify } from '../../src/agent/outcome.js';
 import { explicitSettings, resolveSettings } from '../../src/agent/settings.js';
-import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
-import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 
-const fixture = (name: string) =>
-  fs.readFileSync(
-    fileURLToPath(new URL(`../fixtures/transcripts/codex/${name}.ndjson`, import.meta.url)),
-  );
-
-function read(name: string): { lines: ParsedLine[]; summary: StreamSummary } {
-  const summary = emptySummary();
-  const lines: ParsedLine[] = [];
-  const parser = new StreamParser((line) => {
-    lines.push(line);
-    applyToSummary(summary, line, 0);
-  }, codexDecoder());
-  parser.push(fixture(name));
-  parser.finish();
-  return { lines, summary };
-}
+const read = (name: string) => readTranscript('codex', name);
 
 const exit = (code: number) => ({ code, signal: null });
 

@@ -1,31 +1,14 @@
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readTranscript } from '../support/transcripts.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
-import { pi, piDecoder, piTools } from '../../src/agent/clis/pi.js';
+import { pi, piTools } from '../../src/agent/clis/pi.js';
 import { costOf } from '../../src/agent/cost.js';
 import { classify } from '../../src/agent/outcome.js';
 import { explicitSettings, resolveSettings } from '../../src/agent/settings.js';
 import type { SessionSettings } from '../../src/config/schema.js';
-import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
-import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 import { DEFAULTS, invocationFor, settingsFor } from '../support/invocation.js';
 
-function read(name: string): { lines: ParsedLine[]; summary: StreamSummary } {
-  const summary = emptySummary();
-  const lines: ParsedLine[] = [];
-  const parser = new StreamParser((line) => {
-    lines.push(line);
-    applyToSummary(summary, line, 0);
-  }, piDecoder());
-  parser.push(
-    fs.readFileSync(
-      fileURLToPath(new URL(`../fixtures/transcripts/pi/${name}.ndjson`, import.meta.url)),
-    ),
-  );
-  parser.finish();
-  return { lines, summary };
-}
+const read = (name: string) => readTranscript('pi', name);
 
 const exit = (code: number) => ({ code, signal: null });
 const RULES = ['Bash', 'Read', 'Edit', 'Glob', 'Grep'];
