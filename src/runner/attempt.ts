@@ -1,4 +1,4 @@
-import { cliNamed, missingHint } from '../agent/clis/index.js';
+import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent, type AgentChild } from '../agent/process.js';
@@ -89,9 +89,7 @@ export class Attempt {
         timeoutSeconds: prepared.settings.timeoutSeconds,
         idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,
         maxBudgetUsd:
-          cliNamed(prepared.settings.cli).enforces.budget === 'none'
-            ? undefined
-            : prepared.settings.maxBudgetUsd,
+          prepared.cli.enforces.budget === 'none' ? undefined : prepared.settings.maxBudgetUsd,
       },
       files,
     });
@@ -108,7 +106,7 @@ export class Attempt {
       env: prepared.env,
       stdoutFile: files.stdout,
       stderrFile: files.stderr,
-      missingHint: missingHint(prepared.settings.cli),
+      missingHint: missingHint(prepared.cli.name),
     });
     if (!spawned.ok) return this.spawnFailed(spawned.message, spawned.code);
     this.record = runningSession(this.record, spawned.child.pid, spawned.child.startTime);
@@ -251,7 +249,7 @@ export class Attempt {
     const { config } = ctx.workspace;
     const { sessionId, files, prepared } = this.init;
     const settings = prepared.settings;
-    const cli = cliNamed(settings.cli);
+    const { cli } = prepared;
     const supervision = supervise({
       child,
       sessionId,
@@ -313,7 +311,7 @@ export class Attempt {
   /** What the CLI kept outside its stream (codex's refused commands), into the summary. */
   private async readAfterRun(end: SupervisedEnd): Promise<void> {
     const { prepared } = this.init;
-    const events = await cliNamed(prepared.settings.cli)
+    const events = await prepared.cli
       .afterRun?.({ conversationId: end.summary.claudeSessionId, env: prepared.env })
       .catch((error: unknown) => {
         this.ctx.events.warn('after_run_unread', {

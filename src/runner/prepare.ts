@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
 import type { SessionFiles } from '../archive/paths.js';
-import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
+import { cliNamed, cliRefusal, commandOf, type AgentCli } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
   resolveSettings,
@@ -40,6 +40,8 @@ export interface PreparedSession {
   /** The appended system prompt, assembled and capped. */
   prompt: AssembledPrompt;
   persona?: string;
+  /** The agent CLI that runs it. */
+  cli: AgentCli;
   argv: Argv;
   /** Files the CLI reads, written with the prompt before it starts (gemini's policy). */
   cliFiles: { path: string; text: string }[];
@@ -243,6 +245,7 @@ export async function prepareSession(
     gitSkipped: work.git && checkout === undefined,
     prompt,
     persona: persona?.id,
+    cli,
     argv: command.argv,
     cliFiles: command.files ?? [],
     env,

@@ -41,6 +41,7 @@ export const claude: AgentCli = {
   name: 'claude',
   credentials: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
   enforces: { maxTurns: 'cli', budget: 'cli' },
+  promptOnStdin: false,
   takesSessionId: true,
   refusals: () => [],
   command: (invocation) => ({ argv: claudeArgv(invocation) }),

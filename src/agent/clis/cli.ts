@@ -53,6 +53,8 @@ export interface AgentCli {
   credentials: readonly string[];
   /** Who holds a session to its turn limit and to its USD budget. */
   enforces: { maxTurns: Enforcer; budget: Enforcer };
+  /** Whether the CLI reads the prompt file on stdin (claude has it appended to its system prompt). */
+  promptOnStdin: boolean;
   /** Whether the CLI takes ralph's session id as its own conversation id. */
   takesSessionId: boolean;
   /**

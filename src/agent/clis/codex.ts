@@ -253,6 +253,7 @@ export const codex: AgentCli = {
   // Each model response shows as a message or a tool call, so ralph counts turns; tokens come
   // only with the end of the run.
   enforces: { maxTurns: 'ralph', budget: 'none' },
+  promptOnStdin: true,
   takesSessionId: false,
   refusals(_settings, explicit) {
     return [...toolRuleRefusals('codex', explicit), ...limitRefusals(codex, explicit)];

@@ -225,6 +225,7 @@ export const gemini: AgentCli = {
   credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
   // Its turn limit is a setting, not a flag (ralph counts); its tokens come with its result.
   enforces: { maxTurns: 'ralph', budget: 'none' },
+  promptOnStdin: true,
   takesSessionId: true,
   refusals: (settings, explicit) => mappedRuleRefusals(gemini, TOOLS, settings, explicit),
   command: geminiCommand,

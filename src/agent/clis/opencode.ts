@@ -235,6 +235,7 @@ export const opencode: AgentCli = {
   ],
   // Each step reports its tokens and cost as it ends: ralph holds both limits.
   enforces: { maxTurns: 'ralph', budget: 'ralph' },
+  promptOnStdin: true,
   takesSessionId: false,
   refusals: (settings, explicit) => mappedRuleRefusals(opencode, PERMISSIONS, settings, explicit),
   command: opencodeCommand,

@@ -241,6 +241,7 @@ export const pi: AgentCli = {
   ],
   // Each assistant message reports its tokens and cost as it ends: ralph holds both limits.
   enforces: { maxTurns: 'ralph', budget: 'ralph' },
+  promptOnStdin: true,
   takesSessionId: false,
   refusals: (settings, explicit) => piRefusals(settings, explicit),
   command: piCommand,

@@ -36,8 +36,7 @@ export async function replayCommand(
   if (file === undefined) throw new InputError(`the record of ${sessionId} has no command`);
   const promptFile = sessionFiles(workspace.paths.sessions, sessionId).prompt;
   const cli = cliOfRecord(record.cli);
-  // A CLI that reads its prompt (codex) reads the archived prompt file on stdin.
-  const stdinFile = cli.name === 'claude' ? undefined : promptFile;
+  const stdinFile = cli.promptOnStdin ? promptFile : undefined;
   if (!options.exec) {
     output.out(
       `cd ${shellQuote([record.workDir])} && ${shellQuote(argv)} < ${shellQuote([stdinFile ?? '/dev/null'])}`,
