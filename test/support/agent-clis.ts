@@ -105,7 +105,8 @@ export const HARNESSES: CliHarness[] = [
     resumeFlag: '--resume',
     // gemini keeps no call it was interrupted in: the conversation has the prompts.
     keepsInterruptedCall: false,
-    idleTimeout: '3s',
+    // gemini takes seconds to start: the limit leaves it room to run a command first.
+    idleTimeout: '8s',
   },
   {
     name: 'opencode',
@@ -141,7 +142,7 @@ export const HARNESSES: CliHarness[] = [
     holdsBudget: true,
     resumeFlag: '--session',
     keepsInterruptedCall: true,
-    idleTimeout: '4s',
+    idleTimeout: '6s',
   },
 ];
 
