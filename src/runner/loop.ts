@@ -63,6 +63,8 @@ class Night {
   private ended = false;
   /** Aborted (and renewed) when a session or a worker ends: it wakes the workers sleeping. */
   private iterationEnded = new AbortController();
+  /** Counts the ends of sessions and workers: a claim that found nothing knows whether it is stale. */
+  private ends = 0;
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
@@ -85,6 +87,7 @@ class Night {
       if (next === 'stop') break;
       if (next === 'again') continue;
       this.active++;
+      const endsBefore = this.ends;
       let turn: IterationResult;
       try {
         turn = await runIteration(
@@ -96,6 +99,8 @@ class Night {
       } finally {
         this.active--;
       }
+      // A session that ended while this claim looked may have freed what it found taken.
+      if (turn.kind === 'idle' && this.ends !== endsBefore) continue;
       // Another worker may be waiting for this one: for the item it freed, or to end the run.
       if (turn.kind !== 'idle') this.wakeOthers();
       if ((await this.after(turn)) === 'stop') break;
@@ -106,6 +111,7 @@ class Night {
   }
 
   private wakeOthers(): void {
+    this.ends++;
     this.iterationEnded.abort();
     this.iterationEnded = new AbortController();
   }

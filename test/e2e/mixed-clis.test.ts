@@ -81,7 +81,10 @@ describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
 
     const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
     expect(run.code, run.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => i.status)).toEqual(Array(6).fill('done'));
+    expect(
+      readQueue(root).items.map((i) => i.status),
+      run.stdout + run.stderr,
+    ).toEqual(Array(6).fill('done'));
     const byItem = new Map(readSessions(root).map((r) => [r.itemId, r]));
     expect(byItem.get('by-default')).toMatchObject({ cli: 'claude', outcome: { kind: 'success' } });
     expect(byItem.get('by-flag')).toMatchObject({ cli: 'codex', outcome: { kind: 'success' } });
