@@ -1,3 +1,5 @@
+import { QUEUE_DATABASE_VARIABLE } from '../config/database-url.js';
+
 /** Variable names withheld from the agent: the usual names of secrets. `*` matches any run. */
 export const DENIED_VARIABLES = [
   '*_SECRET',
@@ -7,7 +9,7 @@ export const DENIED_VARIABLES = [
   '*_KEY',
   '*_TOKEN',
   '*_API_KEY',
-  'DATABASE_URL',
+  '*DATABASE_URL',
   'REDIS_URL',
 ];
 
@@ -58,6 +60,7 @@ export function buildAgentEnv(
     if (value === undefined || ALWAYS_REMOVED.includes(name)) continue;
     const isSecret = denied.some((pattern) => pattern.test(name));
     if (isSecret) secrets.push(value);
+    if (name === QUEUE_DATABASE_VARIABLE) continue;
     if (!isSecret || allowed.has(name)) env[name] = value;
   }
   const { sessionId, itemId, iteration, interruptFile } = options.session;

@@ -1,4 +1,5 @@
 import { buildAgentEnv } from './env.js';
+import { databaseSecrets, databaseUrl } from '../config/database-url.js';
 import type { Workspace } from '../config/workspace.js';
 import { Redactor } from '../lib/redact.js';
 
@@ -7,12 +8,13 @@ export function secretsOf(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
 ): string[] {
-  return buildAgentEnv(env, {
+  const { secrets } = buildAgentEnv(env, {
     deny: workspace.config.env.deny,
     allow: workspace.config.env.allow,
     credentials: [],
     session: { sessionId: '', itemId: '', iteration: 0, interruptFile: '' },
-  }).secrets;
+  });
+  return [...secrets, ...databaseSecrets(databaseUrl(workspace.config, env))];
 }
 
 /** A redactor for what a command shows people. */

@@ -87,17 +87,41 @@ function queueCommands(program: CommanderCommand, app: App): void {
       .option('--replace', 'replace an item with the same id that is not running'),
   ).action(async (words: string[], options: Record<string, unknown>) => {
     const { addCommand } = await import('./commands/add.js');
-    app.done(await addCommand(app.root(), words.join(' '), options, app.output));
+    app.done(await addCommand(app.root(), words.join(' '), options, app.output, app.env));
   });
 
-  program
+  const queue = program
     .command('queue')
     .alias('ls')
     .description('list the queue')
     .option('--json', 'print the items as JSON')
     .action(async (options: { json?: boolean }) => {
       const { queueCommand } = await import('./commands/queue.js');
-      app.done(await queueCommand(app.root(), options, app.output));
+      app.done(await queueCommand(app.root(), options, app.output, app.env));
+    });
+  queue
+    .command('import <file>')
+    .description("add every item of a queue file (another workspace's, or an export), all or none")
+    .action(async (file: string) => {
+      const { importCommand } = await import('./commands/queue.js');
+      app.done(await importCommand(app.root(), file, app.output, app.env));
+    });
+  queue
+    .command('export [file]')
+    .description('write the queue as a queue file (to stdout without a file)')
+    .action(async (file: string | undefined) => {
+      const { exportCommand } = await import('./commands/queue.js');
+      app.done(await exportCommand(app.root(), file, app.output, app.env));
+    });
+
+  program
+    .command('db')
+    .description("the queue's Postgres database")
+    .command('migrate')
+    .description('bring the schema up to this version of ralph (under a lock; safe to repeat)')
+    .action(async () => {
+      const { migrateCommand } = await import('./commands/db.js');
+      app.done(await migrateCommand(app.root(), app.output, app.env));
     });
 
   program
@@ -107,7 +131,7 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .option('--status <statuses>', 'every item of these statuses (comma-separated)')
     .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
       const { retryCommand } = await import('./commands/items.js');
-      app.done(await retryCommand(app.root(), { ids, ...options }, app.output));
+      app.done(await retryCommand(app.root(), { ids, ...options }, app.output, app.env));
     });
 
   program
@@ -117,7 +141,7 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .option('--status <statuses>', 'every item of these statuses (comma-separated)')
     .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
       const { cancelCommand } = await import('./commands/items.js');
-      app.done(await cancelCommand(app.root(), { ids, ...options }, app.output));
+      app.done(await cancelCommand(app.root(), { ids, ...options }, app.output, app.env));
     });
 
   program
@@ -127,7 +151,7 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .option('--branch', "also delete the item's git branch ralph/<id>")
     .action(async (ids: string[], options: { force?: boolean; branch?: boolean }) => {
       const { removeCommand } = await import('./commands/items.js');
-      app.done(await removeCommand(app.root(), { ids, ...options }, app.output));
+      app.done(await removeCommand(app.root(), { ids, ...options }, app.output, app.env));
     });
 
   itemOptions(
@@ -137,7 +161,7 @@ function queueCommands(program: CommanderCommand, app: App): void {
       .option('--title <title>', 'the title'),
   ).action(async (id: string, options: Record<string, unknown>) => {
     const { editCommand } = await import('./commands/edit.js');
-    app.done(await editCommand(app.root(), id, options, app.output));
+    app.done(await editCommand(app.root(), id, options, app.output, app.env));
   });
 }
 
@@ -270,7 +294,7 @@ function controlCommands(program: CommanderCommand, app: App): void {
     .option('--watch', 'refresh every 2 seconds')
     .action(async (options: { json?: boolean; watch?: boolean }) => {
       const { statusCommand } = await import('./commands/status.js');
-      app.done(await statusCommand(app.root(), options, app.output));
+      app.done(await statusCommand(app.root(), options, app.output, app.env));
     });
 
   program

@@ -27,6 +27,7 @@ const SHOWN: ReadonlySet<EventName> = new Set([
   'items_cannot_run',
   'gate_ended',
   'pushed',
+  'queue_reachable',
 ]);
 
 /** How `ralph run` reports: every event as it happens, and the end. */

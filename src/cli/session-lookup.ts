@@ -7,8 +7,9 @@ import { openWorkspace } from './open-workspace.js';
 export async function openSession(
   root: string,
   ref: string,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ workspace: Workspace; sessionId: string; record: SessionRecord }> {
   const workspace = await openWorkspace(root);
-  const { sessionId } = await findSession(workspace, ref);
+  const { sessionId } = await findSession(workspace, ref, env);
   return { workspace, sessionId, record: await readRecord(workspace, sessionId) };
 }

@@ -220,6 +220,42 @@ const RunSchema = z.strictObject({
   workers: z.int().min(1).max(16).default(1),
 });
 
+/** Where the queue is: `state/queue.json`, or a Postgres database a fleet of runners shares. */
+const QueueSchema = z
+  .strictObject({
+    backend: z.enum(['file', 'postgres']).default('file'),
+    /**
+     * The database's URL (`postgres://…`); a secret: `RALPH_DATABASE_URL` is the better place,
+     * and wins over this.
+     */
+    url: z.string().min(1).optional(),
+    /** The queue's name in the database: one database may hold several queues. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-"')
+      .default('default'),
+    /** TLS to the database: files of the CA, and of a client certificate and its key. */
+    tls: z
+      .strictObject({
+        ca: z.string().min(1).optional(),
+        cert: z.string().min(1).optional(),
+        key: z.string().min(1).optional(),
+        /** Off only for a test database with a self-signed certificate. */
+        rejectUnauthorized: z.boolean().default(true),
+      })
+      .optional(),
+    /** How long a running item's lease lasts unless its runner renews it. */
+    lease: DurationSchema.default(60),
+  })
+  .superRefine((queue, ctx) => {
+    if (queue.backend === 'file' && (queue.url !== undefined || queue.tls !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backend'],
+        message: '"url" and "tls" are for "backend": "postgres"',
+      });
+  });
+
 /** Git mode: each item on a branch of its own, in a worktree of its own. */
 const GitSchema = z.strictObject({
   enabled: z.boolean().default(false),
@@ -270,6 +306,7 @@ export const ConfigSchema = z
     env: EnvSchema.prefault({}),
     log: LogSchema.prefault({}),
     git: GitSchema.prefault({}),
+    queue: QueueSchema.prefault({}),
     /** Commands a successful session's work must pass before its item is done. */
     gates: z.array(GateSchema).default([]),
     /** The `{{RIG}}` placeholder: a name for this workspace in prompts. */

@@ -51,6 +51,14 @@ export class ContentionError extends RalphError {
   }
 }
 
+/** A service ralph needs is away (the queue's database): waited out, never a failed item. */
+export class UnavailableError extends RalphError {
+  constructor(message: string) {
+    super(message, ExitCode.unavailable);
+    this.name = 'UnavailableError';
+  }
+}
+
 /** Narrows `unknown` errors to Node's errno errors. */
 export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';

@@ -10,6 +10,8 @@ export const ExitCode = {
   paused: 6,
   /** `run --drain` / `--once`: a usage limit resets later than the run may wait. */
   limited: 7,
+  /** The queue's database cannot be reached: EX_UNAVAILABLE. */
+  unavailable: 69,
   /** The file system refused (read-only, full, permissions): EX_IOERR. */
   ioError: 74,
   /** A bug in ralph, or a runner wedged past its watchdog (EX_SOFTWARE). */

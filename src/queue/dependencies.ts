@@ -73,3 +73,16 @@ export function unrunnableItems(items: readonly Item[]): { id: string; reason: s
 export function dependentsOf(id: string, items: readonly Item[]): string[] {
   return items.filter((item) => item.dependsOn.includes(id)).map((item) => item.id);
 }
+
+/** The items `ids` name and every item they depend on, directly or not (those in `byId`). */
+export function closureOf(ids: readonly string[], byId: ReadonlyMap<string, Item>): Item[] {
+  const found = new Map<string, Item>();
+  const visit = (id: string) => {
+    const item = byId.get(id);
+    if (item === undefined || found.has(id)) return;
+    found.set(id, item);
+    item.dependsOn.forEach(visit);
+  };
+  ids.forEach(visit);
+  return [...found.values()];
+}

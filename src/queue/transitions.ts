@@ -153,3 +153,20 @@ export function reclaim(item: Item, reason: string, maxAttempts: number, now: nu
     finishedAt: exhausted ? iso(now) : item.finishedAt,
   };
 }
+
+/** A failed, cancelled or interrupted item back to pending, its attempts renewed. */
+export function retried(item: Item, now: number): Item {
+  return {
+    ...item,
+    status: 'pending',
+    attempts: 0,
+    retryAfter: undefined,
+    finishedAt: undefined,
+    updatedAt: iso(now),
+  };
+}
+
+/** An item never to run; it stays in the queue. */
+export function cancelled(item: Item, now: number): Item {
+  return { ...item, status: 'cancelled', updatedAt: iso(now), claudeSessionId: undefined };
+}

@@ -146,7 +146,7 @@ export class Attempt {
       base: checkout.baseCommit,
       reused: checkout.reused,
     });
-    await recordCheckout(ctx, control, item.id, checkout);
+    await recordCheckout(ctx, control, item, checkout);
   }
 
   private async writePrompt(): Promise<void> {
@@ -188,7 +188,7 @@ export class Attempt {
     await settleItem(
       ctx,
       control,
-      item.id,
+      item,
       unavailable
         ? { kind: 'released', reason, costUsd: 0 }
         : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
@@ -372,7 +372,7 @@ export class Attempt {
     const settled = await settleItem(
       ctx,
       control,
-      item.id,
+      item,
       settlementFor(outcome, costUsd, end.summary.claudeSessionId, checked.gateFailure),
     );
     await persistently(ctx, control, 'recording the spend', () =>

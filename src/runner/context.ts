@@ -3,7 +3,7 @@ import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
 import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
-import type { QueueStore } from '../queue/store.js';
+import type { Lease, Queue } from '../queue/queue.js';
 import type { RunEvents } from './events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
@@ -25,7 +25,7 @@ export const DEFAULT_TIMINGS: RunnerTimings = {
 /** What every part of the loop shares: the workspace, its stores, the log and the clock. */
 export interface RunnerContext {
   workspace: Workspace;
-  queue: QueueStore;
+  queue: Queue;
   /** The interrupt file, the wait and the running session's record. */
   controlFiles: ControlFiles;
   /** Everything the runner does, for the log file, the terminal and the server. */
@@ -40,6 +40,8 @@ export interface RunnerContext {
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */
   files: FileCache;
+  /** The leases of the items this runner runs, by session: renewed while they run. */
+  leases: Map<string, Lease>;
   /** Work dirs held by items running without a worktree: no second item may run there. */
   workDirsInUse: Set<string>;
   /** Set when another runner took the workspace lock (this one stalled past its stale time). */

@@ -100,6 +100,18 @@ export interface RunnerEvents {
   };
   orphan_session_unreadable: { file: string };
   items_requeued_after_crash: { items: string[]; sessions: string[] };
+  /** The leases of the running items could not be renewed (the queue's database away). */
+  lease_renewal_failed: { error: string };
+  /** Items whose runner stopped renewing their leases, back in the queue with the attempt counted. */
+  leases_expired: { items: string[] };
+  /** A settle refused: the session's lease on its item was lost (expired, claimed again). */
+  settle_fenced: {
+    item: string;
+    session: string;
+    attempt: number;
+    settlement: string;
+    reason: string;
+  };
   /** Git mode asked for, but the work dir is not in a git repository: the item runs without it. */
   git_skipped: { item: string; workDir: string };
   worktree_ready: { item: string; branch: string; worktree: string; base: string; reused: boolean };
@@ -119,6 +131,9 @@ export interface RunnerEvents {
     durationMs: number;
   };
   state_recovered: { operation: string };
+  /** The queue's database cannot be reached: no claim, settlements kept, until it can. */
+  queue_unreachable: { operation: string; error: string };
+  queue_reachable: { operation: string };
   state_contention: { operation: string; error: string };
   queue_quarantined: { operation: string; copy?: string; lastGood?: string; error?: string };
   command_failed: { command: string; pid: number; error: string };

@@ -2,25 +2,20 @@ import path from 'node:path';
 import type { Outcome } from '../agent/outcome.js';
 import { unreachable } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
-import { nextWakeTime, selectNext } from '../queue/select.js';
-import { claim, settle, type Settlement } from '../queue/transitions.js';
+import { leaseOf, type Claim as QueueClaim } from '../queue/queue.js';
+import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
 import { tidyWorktree } from './worktrees.js';
 
-/** The claimed item, or when something becomes runnable if nothing is now. */
-export interface Claim {
-  item?: Item;
+/** The claimed item (with the work dir it holds), or when something becomes runnable. */
+export interface Claim extends QueueClaim {
   /** The work dir the item holds until its session ends (or until it has a worktree). */
   workDir?: string;
-  /** How many other items wait to run (for "item N of M"). */
-  queued?: number;
-  wakeAt?: number;
-  retryAt?: number;
 }
 
-/** Claims the next runnable item under the queue lock; the attempt is counted here. */
+/** Claims the next runnable item; the attempt is counted here. */
 export async function claimNext(
   ctx: RunnerContext,
   control: StopControl,
@@ -30,56 +25,55 @@ export async function claimNext(
   const { root, config } = ctx.workspace;
   const dirOf = (item: Item) => path.resolve(root, item.workDir ?? config.defaults.workDir ?? '.');
   const claimed = await persistently(ctx, control, 'claiming the next item', () =>
-    ctx.queue.update<Claim>((items) => {
-      const next = selectNext(items, now, (item) => ctx.workDirsInUse.has(dirOf(item)));
-      if (next === undefined) {
-        const wakeAt = nextWakeTime(items, now);
-        const retryAt = nextWakeTime(items, now, { retriesOnly: true });
-        return { value: { wakeAt, retryAt } };
-      }
-      const claimed = claim(next, sessionId, now);
-      const queued =
-        items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
-      return {
-        items: items.map((i) => (i.id === next.id ? claimed : i)),
-        value: { item: claimed, queued, workDir: dirOf(claimed) },
-      };
+    ctx.queue.claim({
+      sessionId,
+      now,
+      busy: (item) => ctx.workDirsInUse.has(dirOf(item)),
+      maxAttempts: config.defaults.maxAttempts,
     }),
   );
+  if (claimed.expired !== undefined && claimed.expired.length > 0)
+    ctx.events.warn('leases_expired', { items: claimed.expired });
+  if (claimed.item === undefined) return claimed;
+  ctx.leases.set(sessionId, leaseOf(claimed.item));
   // Two items in one work dir never run at once (unless each has a worktree of its own).
-  if (claimed.workDir !== undefined) ctx.workDirsInUse.add(claimed.workDir);
-  return claimed;
+  const workDir = dirOf(claimed.item);
+  ctx.workDirsInUse.add(workDir);
+  return { ...claimed, workDir };
 }
 
-/** Applies a settlement to the item (re-read under the lock: never a stale copy). */
+/**
+ * Applies a settlement to the item `claimed` (re-read where it is kept: never a stale copy).
+ * A settle whose lease was lost (expired and claimed by another runner) writes nothing and is
+ * logged: the other runner's attempt owns the item now.
+ */
 export async function settleItem(
   ctx: RunnerContext,
   control: StopControl,
-  itemId: string,
+  claimed: Item,
   settlement: Settlement,
 ): Promise<Item | undefined> {
-  const now = ctx.clock.now();
-  const maxAttemptsDefault = ctx.workspace.config.defaults.maxAttempts;
-  const settled = await persistently(ctx, control, `settling item ${itemId}`, () =>
-    ctx.queue.update((items) => {
-      const index = items.findIndex((i) => i.id === itemId);
-      const current = items[index];
-      // Removed or cancelled by hand while it ran: leave the person's decision alone.
-      if (current === undefined || current.status !== 'running') return { value: current };
-      const next = settle(
-        current,
-        settlement,
-        current.maxAttempts ?? maxAttemptsDefault,
-        now,
-        ctx.workspace.config.run.retryBackoffCap * 1000,
-      );
-      const copy = items.slice();
-      copy[index] = next;
-      return { items: copy, value: next };
-    }),
+  const policy = {
+    maxAttempts: ctx.workspace.config.defaults.maxAttempts,
+    retryBackoffCapMs: ctx.workspace.config.run.retryBackoffCap * 1000,
+    now: ctx.clock.now(),
+  };
+  const lease = leaseOf(claimed);
+  const settled = await persistently(ctx, control, `settling item ${claimed.id}`, () =>
+    ctx.queue.settle(lease, settlement, policy),
   );
-  await tidyWorktree(ctx, itemId, settled);
-  return settled;
+  ctx.leases.delete(lease.sessionId);
+  if (settled.kind === 'fenced') {
+    ctx.events.warn('settle_fenced', {
+      item: claimed.id,
+      session: lease.sessionId,
+      attempt: lease.attempt,
+      settlement: settlement.kind,
+      reason: settled.reason,
+    });
+  }
+  await tidyWorktree(ctx, claimed.id, settled.item);
+  return settled.item;
 }
 
 /** What an outcome means for its item. */
@@ -140,18 +134,10 @@ export function settlementFor(
 export async function recordCheckout(
   ctx: RunnerContext,
   control: StopControl,
-  itemId: string,
+  claimed: Item,
   checkout: { branch: string; baseCommit: string },
 ): Promise<void> {
-  await persistently(ctx, control, `recording the branch of ${itemId}`, () =>
-    ctx.queue.update((items) => {
-      const index = items.findIndex((i) => i.id === itemId);
-      const current = items[index];
-      if (current === undefined || current.baseCommit === checkout.baseCommit)
-        return { value: undefined };
-      const copy = items.slice();
-      copy[index] = { ...current, branch: checkout.branch, baseCommit: checkout.baseCommit };
-      return { items: copy, value: undefined };
-    }),
+  await persistently(ctx, control, `recording the branch of ${claimed.id}`, () =>
+    ctx.queue.recordCheckout(leaseOf(claimed), checkout),
   );
 }

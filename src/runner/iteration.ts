@@ -90,12 +90,12 @@ async function refuse(
 ): Promise<IterationResult> {
   const reason = ctx.redactor.redact(error.reason);
   if (error.scope === 'workspace') {
-    await settleItem(ctx, control, item.id, { kind: 'released', reason, costUsd: 0 });
+    await settleItem(ctx, control, item, { kind: 'released', reason, costUsd: 0 });
     ctx.events.error('workspace_fault', { item: item.id, reason });
     await pauseNight(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
     return { kind: 'workspace_fault', itemId: item.id, reason };
   }
-  await settleItem(ctx, control, item.id, { kind: 'rejected', error: reason, outcome: 'rejected' });
+  await settleItem(ctx, control, item, { kind: 'rejected', error: reason, outcome: 'rejected' });
   ctx.events.error('item_rejected', { item: item.id, reason });
   return { kind: 'rejected', itemId: item.id, reason };
 }

@@ -61,10 +61,13 @@ class Night {
   private claimed = 0;
   /** Set when one worker found the run over: no worker claims again. */
   private ended = false;
-  /** Aborted (and renewed) when a session or a worker ends: it wakes the workers sleeping. */
-  private iterationEnded = new AbortController();
-  /** Counts the ends of sessions and workers: a claim that found nothing knows whether it is stale. */
-  private ends = 0;
+  /**
+   * Aborted (and renewed) when something may have made an item claimable: a session or a
+   * worker ended, or the queue's store announced a change. It wakes the workers sleeping.
+   */
+  private changed = new AbortController();
+  /** Counts those changes: a claim that found nothing knows whether it is stale. */
+  private changes = 0;
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
@@ -87,7 +90,7 @@ class Night {
       if (next === 'stop') break;
       if (next === 'again') continue;
       this.active++;
-      const endsBefore = this.ends;
+      const changesBefore = this.changes;
       let turn: IterationResult;
       try {
         turn = await runIteration(
@@ -100,20 +103,21 @@ class Night {
         this.active--;
       }
       // A session that ended while this claim looked may have freed what it found taken.
-      if (turn.kind === 'idle' && this.ends !== endsBefore) continue;
+      if (turn.kind === 'idle' && this.changes !== changesBefore) continue;
       // Another worker may be waiting for this one: for the item it freed, or to end the run.
-      if (turn.kind !== 'idle') this.wakeOthers();
+      if (turn.kind !== 'idle') this.wake();
       if ((await this.after(turn)) === 'stop') break;
     }
     // Whatever ended this worker ends the claiming of all of them.
     this.ended = true;
-    this.wakeOthers();
+    this.wake();
   }
 
-  private wakeOthers(): void {
-    this.ends++;
-    this.iterationEnded.abort();
-    this.iterationEnded = new AbortController();
+  /** Wakes the workers that sleep: something may be claimable now. */
+  wake(): void {
+    this.changes++;
+    this.changed.abort();
+    this.changed = new AbortController();
   }
 
   private get draining(): boolean {
@@ -322,7 +326,7 @@ class Night {
   /** Sleeps until the queue or the interrupt file changes, another worker's item ends, or `ms` pass. */
   private async sleep(ms: number): Promise<void> {
     const { dir, names } = this.ctx.controlFiles.watched;
-    const signal = AbortSignal.any([this.control.signal, this.iterationEnded.signal]);
+    const signal = AbortSignal.any([this.control.signal, this.changed.signal]);
     await this.ctx.wait({ ms, watchDir: dir, names, signal });
   }
 
@@ -378,6 +382,12 @@ export async function runLoop(
   firstIteration: number,
 ): Promise<LoopResult> {
   const night = new Night(ctx, options, control);
-  await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
+  // A queue in a database announces new items and retries: the workers wake at once.
+  const unsubscribe = ctx.queue.subscribe(() => night.wake());
+  try {
+    await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
+  } finally {
+    unsubscribe();
+  }
   return night.result;
 }

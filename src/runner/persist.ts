@@ -1,15 +1,21 @@
-import { ContentionError, CorruptStateError, isErrnoException } from '../lib/errors.js';
+import {
+  ContentionError,
+  CorruptStateError,
+  UnavailableError,
+  isErrnoException,
+} from '../lib/errors.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 
 /** Failures of the file system that a person can fix: the night holds instead of crashing. */
 const FIXABLE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES', 'EPERM']);
 
-type Fault = 'corrupt' | 'disk' | 'contention';
+type Fault = 'corrupt' | 'disk' | 'contention' | 'unavailable';
 
 function faultOf(error: unknown): Fault | undefined {
   if (error instanceof CorruptStateError) return 'corrupt';
   if (error instanceof ContentionError) return 'contention';
+  if (error instanceof UnavailableError) return 'unavailable';
   if (isErrnoException(error) && FIXABLE_CODES.has(error.code ?? '')) return 'disk';
   return undefined;
 }
@@ -22,7 +28,9 @@ function messageOf(error: unknown): string {
  * Runs one state or archive operation of the loop (a claim, a settlement, an archive write)
  * until it succeeds, under the watchdog. A full disk, a read-only mount or a queue file that
  * someone broke pauses the night with the reason and waits for the operator; contention on a
- * lock is waited out. Anything else is a bug and is thrown. Ends early only when the runner
+ * lock and a queue database that cannot be reached are waited out (no claim meanwhile, and a
+ * finished session's settlement kept until it can be written). Anything else is a bug and is
+ * thrown. Ends early only when the runner
  * is stopped, by throwing the last error.
  */
 export async function persistently<T>(
@@ -31,16 +39,19 @@ export async function persistently<T>(
   operation: string,
   run: () => Promise<T>,
 ): Promise<T> {
-  for (let held = false; ;) {
+  for (let held: Fault | undefined; ;) {
     try {
       const value = await underWatchdog(ctx, operation, run());
-      if (held) ctx.events.info('state_recovered', { operation });
+      if (held === 'unavailable') {
+        ctx.events.info('queue_reachable', { operation });
+        await ctx.controlFiles.clearWaiting().catch(() => undefined);
+      } else if (held !== undefined) ctx.events.info('state_recovered', { operation });
       return value;
     } catch (error) {
       const fault = faultOf(error);
       if (fault === undefined || control.requested !== undefined) throw error;
-      held = true;
-      await hold(ctx, control, operation, fault, error);
+      await hold(ctx, control, operation, fault, error, held === fault);
+      held = fault;
     }
   }
 }
@@ -67,10 +78,27 @@ async function hold(
   operation: string,
   fault: Fault,
   error: unknown,
+  /** The same fault held this operation before: said once, not at every try. */
+  again: boolean,
 ): Promise<void> {
   const message = messageOf(error);
   const { paths, config } = ctx.workspace;
   const pollMs = config.run.pollInterval * 1000;
+  if (fault === 'unavailable') {
+    if (!again) {
+      ctx.events.warn('queue_unreachable', { operation, error: message });
+      // For `ralph status` on this machine, which cannot ask the database either.
+      await ctx.controlFiles
+        .writeWaiting({
+          until: new Date(ctx.clock.now()).toISOString(),
+          reason: message,
+          event: 'queue_unreachable',
+        })
+        .catch(() => undefined);
+    }
+    await ctx.wait({ ms: pollMs, signal: control.signal });
+    return;
+  }
   if (fault === 'contention') {
     ctx.events.warn('state_contention', { operation, error: message });
     await ctx.wait({ ms: pollMs, signal: control.signal });
@@ -78,12 +106,13 @@ async function hold(
   }
   let reason = `ralph: ${operation} failed: ${message}`;
   const corruptFile = error instanceof CorruptStateError ? error.file : undefined;
-  if (fault === 'corrupt' && corruptFile !== undefined && corruptFile !== ctx.queue.file) {
+  const queueFile = ctx.queue.quarantine !== undefined ? ctx.queue.where : undefined;
+  if (fault === 'corrupt' && corruptFile !== undefined && corruptFile !== queueFile) {
     reason += `\nRepair or remove ${corruptFile}, then run "ralph resume".`;
   } else if (fault === 'corrupt') {
-    const kept: { copy?: string; lastGood?: string; error?: string } = await ctx.queue
-      .quarantine(paths.quarantine, ctx.clock.now())
-      .catch((error: unknown) => ({ error: messageOf(error) }));
+    const kept: { copy?: string; lastGood?: string; error?: string } = await (
+      ctx.queue.quarantine?.(paths.quarantine, ctx.clock.now()) ?? Promise.resolve({})
+    ).catch((error: unknown) => ({ error: messageOf(error) }));
     ctx.events.error('queue_quarantined', { operation, ...kept });
     const where = [
       kept.copy === undefined ? '' : `a copy of the bad file is ${kept.copy}`,

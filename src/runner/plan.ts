@@ -4,7 +4,7 @@ import type { Workspace } from '../config/workspace.js';
 import { FileCache } from '../lib/file-cache.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
-import { QueueStore } from '../queue/store.js';
+import { withQueue } from '../queue/open.js';
 import { readBudget } from './budget.js';
 import { prepareSession, type PreparationError, type PreparedSession } from './prepare.js';
 
@@ -31,7 +31,7 @@ export async function planRun(
   env: Readonly<Record<string, string | undefined>>,
   now: number,
 ): Promise<Plan> {
-  const { items } = await new QueueStore(workspace.paths.queue).read();
+  const items = await withQueue(workspace, env, (queue) => queue.list());
   const simulated = items.map((item) => ({ ...item }));
   const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;

@@ -9,7 +9,6 @@ import { orphanedSession } from '../archive/session.js';
 import type { SessionRecord } from '../archive/record.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
-import { reclaim } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { persistently } from './persist.js';
@@ -102,25 +101,15 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
     await removeDeadWritersTempFiles(dir);
 
   const orphanSessions = await settleOrphanSessions(ctx, control, now);
-  const defaultMax = ctx.workspace.config.defaults.maxAttempts;
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>
-    ctx.queue.update((items) => {
-      const ids: string[] = [];
-      const next = items.map((item) => {
-        if (item.status !== 'running') return item;
-        ids.push(item.id);
-        return reclaim(
-          item,
-          'the runner died while the item ran',
-          item.maxAttempts ?? defaultMax,
-          now,
-        );
-      });
-      return ids.length > 0 ? { items: next, value: ids } : { value: ids };
+    ctx.queue.requeueOrphans('the runner died while the item ran', {
+      maxAttempts: ctx.workspace.config.defaults.maxAttempts,
+      retryBackoffCapMs: ctx.workspace.config.run.retryBackoffCap * 1000,
+      now,
     }),
   );
   if (requeued.length > 0) {
     ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphanSessions });
   }
-  await settleWorktrees(ctx, (await ctx.queue.read()).items);
+  await settleWorktrees(ctx, await ctx.queue.list());
 }

@@ -6,7 +6,8 @@ import { FileCache } from '../lib/file-cache.js';
 import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
 import type { Redactor } from '../lib/redact.js';
 import { unrunnableItems } from '../queue/dependencies.js';
-import { QueueStore } from '../queue/store.js';
+import { openQueue } from '../queue/open.js';
+import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
 import type { StopControl } from './control.js';
@@ -52,11 +53,16 @@ async function checkDirectories(workspace: Workspace): Promise<void> {
   }
 }
 
-function contextOf(options: RunnerOptions, lock: RunnerLock, redactor: Redactor): RunnerContext {
+function contextOf(
+  options: RunnerOptions,
+  lock: RunnerLock,
+  redactor: Redactor,
+  queue: Queue,
+): RunnerContext {
   const { workspace, events } = options;
   return {
     workspace,
-    queue: new QueueStore(workspace.paths.queue),
+    queue,
     controlFiles: new ControlFiles(workspace.paths),
     events,
     clock: options.clock,
@@ -66,6 +72,7 @@ function contextOf(options: RunnerOptions, lock: RunnerLock, redactor: Redactor)
     timings: options.timings,
     wait: options.wait,
     files: new FileCache(),
+    leases: new Map(),
     workDirsInUse: new Set(),
     lockLost: () => lock.compromised(),
     onWedged: (operation, afterMs) => {
@@ -75,6 +82,25 @@ function contextOf(options: RunnerOptions, lock: RunnerLock, redactor: Redactor)
       );
     },
   };
+}
+
+/**
+ * Renews the leases of the running items three times per lease, so that a runner's items stay
+ * its own while it lives. A renewal that fails (the database away) is logged; the next one
+ * tries again, and the settle's fencing covers a lease that expired meanwhile.
+ */
+function renewLeases(ctx: RunnerContext): NodeJS.Timeout {
+  const everyMs = (ctx.workspace.config.queue.lease * 1000) / 3;
+  const timer = setInterval(() => {
+    if (ctx.leases.size === 0) return;
+    ctx.queue
+      .renew([...ctx.leases.values()])
+      .catch((error: unknown) =>
+        ctx.events.warn('lease_renewal_failed', { error: ctx.redactor.redact(String(error)) }),
+      );
+  }, everyMs);
+  timer.unref();
+  return timer;
 }
 
 /**
@@ -93,8 +119,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     const unsubscribe = events.subscribe(
       logFile(paths.iterationLog, workspace.config.log.maxBytes),
     );
+    // A connection for each worker's claim or settle, one for the lease renewal, one to spare.
+    const queue = await openQueue(workspace, options.env, loop.workers + 2);
     try {
-      const ctx = contextOf(options, lock, redactor);
+      const ctx = contextOf(options, lock, redactor, queue);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
       if (workspace.config.yolo)
@@ -104,7 +132,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         });
       // A queue broken before the run is the operator's to fix now (exit 4, file untouched);
       // one broken during the run is quarantined and waited for: nothing is overwritten.
-      await underWatchdog(ctx, 'reading the queue', ctx.queue.read());
+      await underWatchdog(ctx, 'reading the queue', ctx.queue.list());
       await recoverAfterCrash(ctx, options.control);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
@@ -119,12 +147,16 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         maxIterations: loop.maxIterations,
         workers: loop.once ? 1 : loop.workers,
       });
-      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1);
+      const renewal = renewLeases(ctx);
+      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1).finally(() =>
+        clearInterval(renewal),
+      );
       events.info('run_finished', { ...result, stoppedBy: options.control.requested?.signal });
-      const unrunnable = loop.drain ? unrunnableItems((await ctx.queue.read()).items) : [];
+      const unrunnable = loop.drain ? unrunnableItems(await ctx.queue.list()) : [];
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
+      await queue.close();
       unsubscribe();
     }
   } finally {

@@ -3,7 +3,7 @@ import { isSameProcessAlive } from '../agent/procfs.js';
 import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/status.js';
-import { QueueStore } from '../queue/store.js';
+import type { Queue } from '../queue/queue.js';
 import { readBudget } from './budget.js';
 import { liveRunner } from './lock.js';
 import type { StatusReport } from './status-report.js';
@@ -19,12 +19,16 @@ export async function liveServer(stateDir: string): Promise<ServerInfo | undefin
 }
 
 /** Gathers the state of a workspace without changing anything. */
-export async function gatherStatus(workspace: Workspace, now: number): Promise<StatusReport> {
+export async function gatherStatus(
+  workspace: Workspace,
+  queue: Queue,
+  now: number,
+): Promise<StatusReport> {
   const { paths } = workspace;
   const control = new ControlFiles(paths);
   const [{ items, version }, budget, runner, paused, afterCurrent, waiting, server] =
     await Promise.all([
-      new QueueStore(paths.queue).read(),
+      queue.snapshot(),
       readBudget(paths.budget),
       liveRunner(paths.runnerLock),
       control.pauseReason(),
@@ -32,11 +36,11 @@ export async function gatherStatus(workspace: Workspace, now: number): Promise<S
       control.readWaiting(),
       liveServer(paths.state),
     ]);
-  const queue = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
-  for (const item of items) queue[item.status] = (queue[item.status] ?? 0) + 1;
+  const counts = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
   const report: StatusReport = {
     root: workspace.root,
-    queue,
+    queue: counts,
     queueVersion: version,
     running: [],
     budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },

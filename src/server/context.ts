@@ -1,5 +1,6 @@
 import type { Workspace } from '../config/workspace.js';
 import type { Redactor } from '../lib/redact.js';
+import type { Queue } from '../queue/queue.js';
 import type { Changes } from './changes.js';
 import type { IndexCache } from './index-cache.js';
 import type { StatusFeed } from './status-feed.js';
@@ -7,6 +8,8 @@ import type { StatusFeed } from './status-feed.js';
 /** What every route of a server shares. */
 export interface ServerContext {
   workspace: Workspace;
+  /** The workspace's queue, open for the server's life. */
+  queue: Queue;
   /** Masks the environment's secrets in everything served. */
   redactor: Redactor;
   readOnly: boolean;

@@ -9,6 +9,7 @@ import { removeServerInfo, writeServerInfo } from '../control/server-file.js';
 import { RalphError, isErrnoException } from '../lib/errors.js';
 import { createApp } from './app.js';
 import { Changes } from './changes.js';
+import { openQueue } from '../queue/open.js';
 import type { ServerContext } from './context.js';
 import { allowedHosts } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -66,7 +67,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const token = options.token ?? (await loadToken(workspace.paths.state));
   const redactor = redactorFor(workspace, options.env);
   const changes = new Changes([workspace.paths.state, workspace.paths.sessions]);
-  const state = { workspace, redactor, readOnly: options.readOnly };
+  const queue = await openQueue(workspace, options.env);
+  const state = { workspace, queue, redactor, readOnly: options.readOnly };
   const ctx: ServerContext = {
     ...state,
     changes,
@@ -87,8 +89,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ),
   );
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  const port = await listen(server, options.port, host).catch((error: unknown) => {
+  const port = await listen(server, options.port, host).catch(async (error: unknown) => {
     changes.close();
+    await queue.close();
     throw error;
   });
   const url = `http://${urlHost(host)}:${port}/`;
@@ -107,6 +110,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // Event streams never end by themselves: close their connections with the server.
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.close();
       await removeServerInfo(workspace.paths.state, process.pid);
     },
   };

@@ -12,7 +12,7 @@ import { parsePersona } from '../persona/persona.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { dependencyProblem } from '../queue/dependencies.js';
 import { ItemSchema, type Item } from '../queue/item.js';
-import { QueueStore } from '../queue/store.js';
+import type { Queue } from '../queue/queue.js';
 
 /**
  * How errors name an item's field: the command line speaks of its flags (`--max-turns`), the
@@ -132,10 +132,10 @@ export async function checkRunnable(
   }
 }
 
-/** Refuses dependencies that can never be met; `items` is the queue the item goes into. */
-export function checkDependencies(item: Item, items: readonly Item[], names: FieldNames): void {
+/** Refuses dependencies that can never be met; `closure` is what the item depends on in its queue. */
+export function checkDependencies(item: Item, closure: readonly Item[], names: FieldNames): void {
   if (item.dependsOn.length === 0) return;
-  const byId = new Map(items.map((i) => [i.id, i]));
+  const byId = new Map(closure.map((i) => [i.id, i]));
   byId.set(item.id, item);
   const problem = dependencyProblem(item, byId);
   if (problem !== undefined)
@@ -146,30 +146,20 @@ export function checkDependencies(item: Item, items: readonly Item[], names: Fie
 }
 
 /**
- * Adds a validated item under the queue lock, after the checks of `checkRunnable` and
+ * Adds a validated item to the queue, after the checks of `checkRunnable` and
  * `checkDependencies`; an item with the same id is replaced only when `replace` says so and it
  * is not running.
  */
 export async function addItem(
   workspace: Workspace,
+  queue: Queue,
   item: Item,
   options: { replace: boolean; names: FieldNames },
 ): Promise<void> {
   await checkRunnable(workspace, item, options.names);
-  await new QueueStore(workspace.paths.queue).update((items) => {
-    const index = items.findIndex((i) => i.id === item.id);
-    const others = index === -1 ? items : items.filter((_, i) => i !== index);
-    checkDependencies(item, others, options.names);
-    if (index === -1) return { items: [...items, item], value: undefined };
-    const existing = items[index] as Item;
-    if (!options.replace) {
-      throw new InputError(
-        `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.names('replace')})`,
-      );
-    }
-    if (existing.status === 'running') {
-      throw new InputError(`item ${JSON.stringify(item.id)} is running; it cannot be replaced now`);
-    }
-    return { items: items.with(index, item), value: undefined };
+  await queue.add(item, {
+    replace: options.replace,
+    replaceFlag: options.names('replace'),
+    check: (added, closure) => checkDependencies(added, closure, options.names),
   });
 }

@@ -10,7 +10,7 @@ import {
 import { NotFoundError, RalphError } from '../lib/errors.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import { QueueStore } from '../queue/store.js';
+import { withQueue } from '../queue/open.js';
 
 /** The repository an item works in: its worktree's, or its work dir's. */
 async function repositoryOf(workspace: Workspace, item: Item): Promise<string | undefined> {
@@ -63,8 +63,12 @@ export interface ItemBranch {
 }
 
 /** The branch of an item in the queue, with its base and repository. */
-export async function itemBranch(workspace: Workspace, id: string): Promise<ItemBranch> {
-  const { items } = await new QueueStore(workspace.paths.queue).read();
+export async function itemBranch(
+  workspace: Workspace,
+  id: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ItemBranch> {
+  const items = await withQueue(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === id);
   if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
   if (item.branch === undefined || item.baseCommit === undefined)

@@ -9,7 +9,7 @@ import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
 import { pathExists, readIfExists } from '../lib/fs.js';
 import { ControlFiles } from '../control/files.js';
-import { QueueStore } from '../queue/store.js';
+import { withQueue } from '../queue/open.js';
 
 /** A session found by id, id prefix or item id. */
 export interface FoundSession {
@@ -27,7 +27,11 @@ export async function readRunning(workspace: Workspace): Promise<SessionRecord[]
  * Finds a session: a full session id, a unique prefix of at least 4 characters, or an item id
  * (its latest session, the running one first).
  */
-export async function findSession(workspace: Workspace, ref: string): Promise<FoundSession> {
+export async function findSession(
+  workspace: Workspace,
+  ref: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<FoundSession> {
   const live = (await readRunning(workspace)).find(
     (record) => record.sessionId.startsWith(ref) || record.itemId === ref,
   );
@@ -50,7 +54,8 @@ export async function findSession(workspace: Workspace, ref: string): Promise<Fo
     if (matches.length > 1)
       throw new InputError(`"${ref}" matches ${matches.length} sessions; give more of the id`);
   }
-  const item = (await new QueueStore(workspace.paths.queue).read()).items.find((i) => i.id === ref);
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const item = items.find((i) => i.id === ref);
   if (item !== undefined)
     throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
   throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);

@@ -22,6 +22,7 @@ function loopContext(): RunnerContext {
       paths: { state: tmp, sessions: tmp },
       config: { run: { pollInterval: 60, delay: 1, minFreeBytes: 0, maxConsecutiveFailures: 0 } },
     },
+    queue: { subscribe: () => () => undefined },
     controlFiles: {
       watched: { dir: tmp, names: [] },
       pendingPauseReason: () => Promise.resolve(undefined),

@@ -2,6 +2,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { addItem, idFromTitle } from '../../workspace/admission.js';
 import { fieldsFromFlags, flagOf, validateItem } from '../item-flags.js';
+import { withQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -25,10 +26,13 @@ export async function addCommand(
   title: string,
   options: Record<string, unknown>,
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const item = await itemFromFlags(title, options, Date.now());
-  await addItem(workspace, item, { replace: options.replace === true, names: flagOf });
+  await withQueue(workspace, env, (queue) =>
+    addItem(workspace, queue, item, { replace: options.replace === true, names: flagOf }),
+  );
   output.out(item.id);
   return ExitCode.ok;
 }

@@ -18,7 +18,7 @@ export async function diffCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { repo, branch, base } = await itemBranch(workspace, id);
+  const { repo, branch, base } = await itemBranch(workspace, id, env);
   const args = ['diff', ...(options.stat === true ? ['--stat'] : []), `${base}...${branch}`, '--'];
   if (!output.isTTY) {
     output.raw(Buffer.from(await git(repo, args)));

@@ -18,7 +18,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
-import { QueueStore } from '../../queue/store.js';
+import { withQueue } from '../../queue/open.js';
 import { liveRunner, readBudget } from '../../runner/state.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
@@ -65,10 +65,13 @@ function which(command: string, envPath: string | undefined): string | undefined
 }
 
 /** The CLIs the workspace may run: its default and those its unfinished items name. */
-async function clisInUse(workspace: Workspace): Promise<CliName[]> {
+async function clisInUse(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CliName[]> {
   const names = new Set<CliName>([workspace.config.defaults.cli]);
-  const queue = await new QueueStore(workspace.paths.queue).read().catch(() => undefined);
-  for (const item of queue?.items ?? [])
+  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  for (const item of items)
     if (item.cli !== undefined && !['done', 'cancelled'].includes(item.status)) names.add(item.cli);
   return [...names];
 }
@@ -168,7 +171,10 @@ function checkScope(workspace: Workspace): Check[] {
   return checks;
 }
 
-async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
+async function checkWorkspace(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Check[]> {
   const { paths, config } = workspace;
   const checks: Check[] = [];
   for (const dir of [paths.state, paths.sessions]) {
@@ -190,9 +196,12 @@ async function checkWorkspace(workspace: Workspace): Promise<Check[]> {
   );
   let itemVars = new Set<string>();
   try {
-    const { items } = await new QueueStore(paths.queue).read();
+    const { where, items } = await withQueue(workspace, env, async (queue) => ({
+      where: queue.where,
+      items: await queue.list(),
+    }));
     itemVars = new Set(items.flatMap((item) => Object.keys(item.vars)));
-    checks.push({ verdict: 'ok', name: 'queue', detail: `${paths.queue}: ${items.length} items` });
+    checks.push({ verdict: 'ok', name: 'queue', detail: `${where}: ${items.length} items` });
   } catch (error) {
     checks.push({
       verdict: 'FAIL',
@@ -336,9 +345,9 @@ export async function doctorCommand(
       detail: `${workspace.root} is not a ralph workspace (run "ralph init")`,
     });
   } else {
-    checks.push(...(await checkWorkspace(workspace)));
+    checks.push(...(await checkWorkspace(workspace, env)));
   }
-  for (const name of await clisInUse(workspace))
+  for (const name of await clisInUse(workspace, env))
     checks.push(...(await checkCli(workspace, name, env)));
   checks.push(...checkWork(workspace, env));
   const redactor = redactorFor(workspace, env);

@@ -1,7 +1,7 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
-import { QueueStore } from '../../queue/store.js';
+import { withQueue } from '../../queue/open.js';
 import { checkDependencies, checkRunnable } from '../../workspace/admission.js';
 import { fieldsFromFlags, flagOf, validateItem } from '../item-flags.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -20,6 +20,7 @@ export async function editCommand(
   id: string,
   options: Record<string, unknown>,
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const cleared = CLEARED_BY_EMPTY.filter((key) => options[key] === '');
@@ -31,9 +32,6 @@ export async function editCommand(
     throw new InputError(
       'nothing to change: give the flags of the fields to change (ralph help edit)',
     );
-  const store = new QueueStore(workspace.paths.queue);
-  const current = (await store.read()).items.find((item) => item.id === id);
-  if (current === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
   const edit = (item: Item): Item => {
     const next: Record<string, unknown> = {
       ...item,
@@ -43,24 +41,11 @@ export async function editCommand(
     for (const key of cleared) delete next[key];
     return validateItem(next, `item ${JSON.stringify(id)}`);
   };
-  await checkRunnable(workspace, edit(current), flagOf);
-  const edited = await store.update((items) => {
-    const index = items.findIndex((item) => item.id === id);
-    const item = items[index];
-    if (item === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
-    if (item.status === 'running')
-      throw new InputError(
-        `item ${JSON.stringify(id)} is running; pause the runner first ("ralph pause")`,
-      );
-    const next = edit(item);
-    checkDependencies(
-      next,
-      items.filter((_, i) => i !== index),
-      flagOf,
-    );
-    const copy = items.slice();
-    copy[index] = next;
-    return { items: copy, value: next };
+  const edited = await withQueue(workspace, env, async (queue) => {
+    const current = (await queue.list()).find((item) => item.id === id);
+    if (current === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
+    await checkRunnable(workspace, edit(current), flagOf);
+    return queue.edit(id, edit, (next, closure) => checkDependencies(next, closure, flagOf));
   });
   output.out(`${edited.id}: edited (${[...Object.keys(fields), ...cleared].join(', ')})`);
   return ExitCode.ok;

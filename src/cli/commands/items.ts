@@ -1,7 +1,7 @@
 import { ExitCode } from '../../lib/exit-codes.js';
 import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
-import { cancelItems, removeItems, retryItems, type Selection } from '../../workspace/items.js';
-import { QueueStore } from '../../queue/store.js';
+import { withQueue } from '../../queue/open.js';
+import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -16,9 +16,11 @@ export async function retryCommand(
   root: string,
   selection: Selection,
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { paths } = await openWorkspace(root);
-  return report(output, await retryItems(paths.queue, selection), 'pending');
+  const workspace = await openWorkspace(root);
+  const ids = await withQueue(workspace, env, (queue) => queue.retry(selection));
+  return report(output, ids, 'pending');
 }
 
 /** `ralph cancel`: the items stay in the file, never to run. */
@@ -26,9 +28,10 @@ export async function cancelCommand(
   root: string,
   selection: Selection,
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const ids = await cancelItems(workspace.paths.queue, selection);
+  const ids = await withQueue(workspace, env, (queue) => queue.cancel(selection));
   await dropWorktrees(workspace, ids, 'cancelled');
   return report(output, ids, 'cancelled');
 }
@@ -41,10 +44,13 @@ export async function removeCommand(
   root: string,
   selection: { ids: string[]; force?: boolean; branch?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const before = (await new QueueStore(workspace.paths.queue).read()).items;
-  const ids = await removeItems(workspace.paths.queue, selection.ids, selection.force === true);
+  const { before, ids } = await withQueue(workspace, env, async (queue) => ({
+    before: await queue.list(),
+    ids: await queue.remove(selection.ids, selection.force === true),
+  }));
   await dropWorktrees(workspace, ids, 'removed');
   const code = report(output, ids, 'removed');
   if (selection.branch === true) {

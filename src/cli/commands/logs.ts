@@ -27,7 +27,7 @@ export async function logsCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const found = await findSession(workspace, ref);
+  const found = await findSession(workspace, ref, env);
   const files = sessionFiles(workspace.paths.sessions, found.sessionId);
   const redactor = redactorFor(workspace, env);
   const colour = output.isTTY && env.NO_COLOR === undefined && !options.json;

@@ -1,7 +1,11 @@
+import path from 'node:path';
+import { InputError } from '../../lib/errors.js';
+import { writeFileAtomically } from '../../lib/fs.js';
+import { QueueStore } from '../../queue/store.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
 import { blockedReason } from '../../queue/select.js';
-import { QueueStore } from '../../queue/store.js';
+import { withQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
@@ -11,9 +15,10 @@ export async function queueCommand(
   root: string,
   options: { json?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { items } = await new QueueStore(workspace.paths.queue).read();
+  const items = await withQueue(workspace, env, (queue) => queue.list());
   if (options.json) {
     output.out(JSON.stringify(items, null, 2));
     return ExitCode.ok;
@@ -43,5 +48,60 @@ export async function queueCommand(
     ];
   });
   output.out(renderTable(['ID', 'STATUS', 'PRIO', 'TRIES', 'COST', 'TITLE'], rows));
+  return ExitCode.ok;
+}
+
+/**
+ * `ralph queue import <file>`: every item of a queue file (another workspace's
+ * `state/queue.json`, or an export) into this workspace's queue, all or none. Running items
+ * are refused (their runner still owns them), and so are dependencies found in neither.
+ */
+export async function importCommand(
+  root: string,
+  file: string,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { items } = await new QueueStore(path.resolve(file)).read();
+  const running = items.filter((item) => item.status === 'running').map((item) => item.id);
+  if (running.length > 0)
+    throw new InputError(
+      `${file}: ${running.join(', ')} ${running.length === 1 ? 'is' : 'are'} running: stop the runner of that queue first (ralph pause, or wait for it to end); nothing was imported`,
+    );
+  const ids = new Set(items.map((item) => item.id));
+  const outside = [...new Set(items.flatMap((item) => item.dependsOn))].filter(
+    (id) => !ids.has(id),
+  );
+  await withQueue(workspace, env, async (queue) => {
+    const found = new Set((await queue.dependencyClosure(outside)).map((item) => item.id));
+    for (const item of items) {
+      const missing = item.dependsOn.find((id) => !ids.has(id) && !found.has(id));
+      if (missing !== undefined)
+        throw new InputError(
+          `${file}: ${item.id} depends on ${missing}, which is neither in the file nor in the queue; nothing was imported`,
+        );
+    }
+    await queue.importItems(items);
+    output.out(`${items.length} item${items.length === 1 ? '' : 's'} imported into ${queue.where}`);
+  });
+  return ExitCode.ok;
+}
+
+/** `ralph queue export [file]`: the queue as a queue file, on stdout or into `file`. */
+export async function exportCommand(
+  root: string,
+  file: string | undefined,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const { items, version } = await withQueue(workspace, env, (queue) => queue.snapshot());
+  const text = `${JSON.stringify({ version, items }, null, 2)}\n`;
+  if (file === undefined) output.out(text.trimEnd());
+  else {
+    await writeFileAtomically(path.resolve(file), text);
+    output.err(`${items.length} item${items.length === 1 ? '' : 's'} exported to ${file}`);
+  }
   return ExitCode.ok;
 }

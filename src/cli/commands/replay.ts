@@ -22,7 +22,7 @@ export async function replayCommand(
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { workspace, sessionId, record } = await openSession(root, ref);
+  const { workspace, sessionId, record } = await openSession(root, ref, env);
   if (record.command.some((arg) => arg.includes('***'))) {
     throw new InputError(
       `the recorded command of ${sessionId} had secrets masked; it cannot be replayed as it is`,

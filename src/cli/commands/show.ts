@@ -43,7 +43,7 @@ export async function showCommand(
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { workspace, sessionId, record } = await openSession(root, ref);
+  const { workspace, sessionId, record } = await openSession(root, ref, env);
   const files = sessionFiles(workspace.paths.sessions, sessionId);
   const redactor = redactorFor(workspace, env);
   if (options.json) {

@@ -2,6 +2,7 @@ import { formatCost } from '../../archive/report.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
+import { openQueue, withQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
@@ -59,10 +60,13 @@ export async function statusCommand(
   root: string,
   options: { json?: boolean; watch?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  if (options.watch) return watchStatus(workspace, output, { json: options.json === true });
-  const report = await gatherStatus(workspace, Date.now());
+  if (options.watch) return watchStatus(workspace, output, env, { json: options.json === true });
+  const report = await withQueue(workspace, env, (queue) =>
+    gatherStatus(workspace, queue, Date.now()),
+  );
   output.out(options.json ? JSON.stringify(report, null, 2) : renderStatus(report));
   return ExitCode.ok;
 }
@@ -74,11 +78,14 @@ export async function statusCommand(
 export async function watchStatus(
   workspace: Workspace,
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
   options: { json?: boolean; everyMs?: number; beforeEach?: () => Promise<void> },
 ): Promise<never> {
+  // Open until the watch is interrupted: the process's end closes it.
+  const queue = await openQueue(workspace, env);
   for (;;) {
     await options.beforeEach?.();
-    const report = await gatherStatus(workspace, Date.now());
+    const report = await gatherStatus(workspace, queue, Date.now());
     if (options.json === true) output.out(JSON.stringify(report, null, 2));
     else output.out(`${output.isTTY ? '\x1b[H\x1b[2J' : ''}${renderStatus(report)}`);
     await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 2000));

@@ -43,7 +43,7 @@ export async function watchCommand(
   const tmux = new Tmux(env);
   const session = tmuxSessionName(workspace.root);
   if (options.sync === true)
-    return watchStatus(workspace, output, {
+    return watchStatus(workspace, output, env, {
       everyMs: 1000,
       beforeEach: () =>
         syncWindows(workspace, tmux, session).catch((error: unknown) =>

@@ -5,7 +5,6 @@ import type { z } from '../../lib/zod.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
 import type { Item } from '../../queue/item.js';
 import { blockedReason } from '../../queue/select.js';
-import { QueueStore } from '../../queue/store.js';
 import {
   addItem,
   checkBody,
@@ -15,7 +14,6 @@ import {
   validateItem,
 } from '../../workspace/admission.js';
 import { dropWorktrees } from '../../workspace/branches.js';
-import { cancelItems, removeItems, retryItems } from '../../workspace/items.js';
 import type { ServerContext } from '../context.js';
 import { body, query } from '../request.js';
 import { ItemParams, ItemsQuery, NewItemSchema, RemoveQuery } from '../schemas.js';
@@ -58,7 +56,6 @@ function listed(
 /** `/items`: the queue, read and changed under the same lock as the CLI's. */
 export function itemRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
-  const store = () => new QueueStore(ctx.workspace.paths.queue);
   const idOf = (params: unknown) => {
     const parsed = ItemParams.safeParse(params);
     if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
@@ -67,7 +64,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
 
   app.get('/items', async (c) => {
     const { status } = query(c, ItemsQuery);
-    const { items } = await store().read();
+    const items = await ctx.queue.list();
     const byId = new Map(items.map((item) => [item.id, item]));
     const stuck = new Map(unrunnableItems(items).map(({ id, reason }) => [id, reason]));
     const now = Date.now();
@@ -91,7 +88,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
 
   app.get('/items/:id', async (c) => {
     const id = idOf(c.req.param());
-    const item = (await store().read()).items.find((i) => i.id === id);
+    const item = (await ctx.queue.list()).find((i) => i.id === id);
     if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
     return c.json(ctx.redactor.redactValue(item));
   });
@@ -99,24 +96,27 @@ export function itemRoutes(ctx: ServerContext): Hono {
   app.post('/items', async (c) => {
     const input = await body(c, NewItemSchema);
     const item = newItem(input, Date.now());
-    await addItem(ctx.workspace, item, { replace: input.replace === true, names: fieldName });
+    await addItem(ctx.workspace, ctx.queue, item, {
+      replace: input.replace === true,
+      names: fieldName,
+    });
     return c.json(ctx.redactor.redactValue(item), 201);
   });
 
   app.post('/items/:id/retry', async (c) => {
-    const ids = await retryItems(ctx.workspace.paths.queue, { ids: [idOf(c.req.param())] });
+    const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())] });
     return c.json({ items: ids, status: 'pending' });
   });
 
   app.post('/items/:id/cancel', async (c) => {
-    const ids = await cancelItems(ctx.workspace.paths.queue, { ids: [idOf(c.req.param())] });
+    const ids = await ctx.queue.cancel({ ids: [idOf(c.req.param())] });
     await dropWorktrees(ctx.workspace, ids, 'cancelled');
     return c.json({ items: ids, status: 'cancelled' });
   });
 
   app.delete('/items/:id', async (c) => {
     const { force } = query(c, RemoveQuery);
-    const ids = await removeItems(ctx.workspace.paths.queue, [idOf(c.req.param())], force === '1');
+    const ids = await ctx.queue.remove([idOf(c.req.param())], force === '1');
     await dropWorktrees(ctx.workspace, ids, 'removed');
     return c.json({ items: ids, removed: true });
   });

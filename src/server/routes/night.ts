@@ -19,9 +19,9 @@ import { EmptyBody, PauseBody, ReportQuery } from '../schemas.js';
  * the seconds that change by themselves: a client counts those from the times given).
  */
 export async function health(
-  ctx: Pick<ServerContext, 'workspace' | 'redactor' | 'readOnly'>,
+  ctx: Pick<ServerContext, 'workspace' | 'queue' | 'redactor' | 'readOnly'>,
 ): Promise<Record<string, unknown>> {
-  const { running, ...report } = await gatherStatus(ctx.workspace, Date.now());
+  const { running, ...report } = await gatherStatus(ctx.workspace, ctx.queue, Date.now());
   const live = running.map(({ elapsedSeconds: _e, idleSeconds: _i, ...rest }) => rest);
   return ctx.redactor.redactValue({
     version: VERSION,

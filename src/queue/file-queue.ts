@@ -1,0 +1,225 @@
+import { NotFoundError, InputError } from '../lib/errors.js';
+import { closureOf, dependentsOf } from './dependencies.js';
+import type { Item } from './item.js';
+import {
+  fenceReason,
+  type AddOptions,
+  type Claim,
+  type ClaimRequest,
+  type Lease,
+  type Queue,
+  type Selection,
+  type SettlePolicy,
+  type Settled,
+} from './queue.js';
+import { nextWakeTime, selectNext } from './select.js';
+import {
+  CANCELLABLE,
+  RETRYABLE,
+  chosenOf,
+  refuseQueued,
+  refuseOrphaningRemoval,
+  refuseRetryOfPending,
+  refuseRunning,
+} from './selection.js';
+import type { ItemStatus } from './status.js';
+import { QueueStore } from './store.js';
+import { cancelled, claim, reclaim, retried, settle, type Settlement } from './transitions.js';
+
+const byIdOf = (items: readonly Item[]) => new Map(items.map((item) => [item.id, item]));
+
+/**
+ * The queue in `state/queue.json`: every operation a read-modify-write of the whole file under
+ * its lock (`QueueStore`). One runner holds a workspace, so a lease is the runner's lock: it
+ * needs no renewal, and the items a dead runner left running are all orphans.
+ */
+export class FileQueue implements Queue {
+  readonly store: QueueStore;
+
+  constructor(file: string) {
+    this.store = new QueueStore(file);
+  }
+
+  get where(): string {
+    return this.store.file;
+  }
+
+  async list(): Promise<Item[]> {
+    return (await this.store.read()).items;
+  }
+
+  snapshot(): Promise<{ items: Item[]; version: number }> {
+    return this.store.read();
+  }
+
+  async dependencyClosure(ids: readonly string[]): Promise<Item[]> {
+    return closureOf(ids, byIdOf(await this.list()));
+  }
+
+  add(item: Item, options: AddOptions): Promise<void> {
+    return this.store.update((items) => {
+      const index = items.findIndex((i) => i.id === item.id);
+      const others = index === -1 ? items : items.filter((_, i) => i !== index);
+      options.check(item, closureOf(item.dependsOn, byIdOf(others)));
+      if (index === -1) return { items: [...items, item], value: undefined };
+      const existing = items[index] as Item;
+      if (!options.replace)
+        throw new InputError(
+          `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.replaceFlag})`,
+        );
+      if (existing.status === 'running')
+        throw new InputError(
+          `item ${JSON.stringify(item.id)} is running; it cannot be replaced now`,
+        );
+      return { items: items.with(index, item), value: undefined };
+    });
+  }
+
+  importItems(added: readonly Item[]): Promise<void> {
+    return this.store.update((items) => {
+      refuseQueued(added, new Set(items.map((item) => item.id)));
+      return { items: [...items, ...added], value: undefined };
+    });
+  }
+
+  edit(
+    id: string,
+    change: (item: Item) => Item,
+    check: (item: Item, closure: readonly Item[]) => void,
+  ): Promise<Item> {
+    return this.store.update((items) => {
+      const index = items.findIndex((item) => item.id === id);
+      const item = items[index];
+      if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+      refuseRunning(item);
+      const next = change(item);
+      check(next, closureOf(next.dependsOn, byIdOf(items.filter((_, i) => i !== index))));
+      return { items: items.with(index, next), value: next };
+    });
+  }
+
+  claim({ sessionId, now, busy }: ClaimRequest): Promise<Claim> {
+    return this.store.update<Claim>((items) => {
+      const next = selectNext(items, now, busy);
+      if (next === undefined) {
+        const wakeAt = nextWakeTime(items, now);
+        const retryAt = nextWakeTime(items, now, { retriesOnly: true });
+        return { value: { wakeAt, retryAt } };
+      }
+      const claimed = claim(next, sessionId, now);
+      const queued =
+        items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
+      return {
+        items: items.map((i) => (i.id === next.id ? claimed : i)),
+        value: { item: claimed, queued },
+      };
+    });
+  }
+
+  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled> {
+    return this.store.update<Settled>((items) => {
+      const index = items.findIndex((i) => i.id === lease.itemId);
+      const current = items[index];
+      const fenced = fenceReason(current, lease);
+      if (fenced !== undefined || current === undefined)
+        return { value: { kind: 'fenced', reason: fenced ?? '', item: current } };
+      const next = settle(
+        current,
+        settlement,
+        current.maxAttempts ?? policy.maxAttempts,
+        policy.now,
+        policy.retryBackoffCapMs,
+      );
+      return { items: items.with(index, next), value: { kind: 'settled', item: next } };
+    });
+  }
+
+  /** The runner's workspace lock is the lease: nothing to renew. */
+  renew(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void> {
+    return this.store.update((items) => {
+      const index = items.findIndex((i) => i.id === lease.itemId);
+      const current = items[index];
+      if (current === undefined || fenceReason(current, lease) !== undefined)
+        return { value: undefined };
+      if (current.baseCommit === checkout.baseCommit) return { value: undefined };
+      return { items: items.with(index, { ...current, ...checkout }), value: undefined };
+    });
+  }
+
+  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]> {
+    return this.store.update((items) => {
+      const ids: string[] = [];
+      const next = items.map((item) => {
+        if (item.status !== 'running') return item;
+        ids.push(item.id);
+        return reclaim(item, reason, item.maxAttempts ?? policy.maxAttempts, policy.now);
+      });
+      return ids.length > 0 ? { items: next, value: ids } : { value: ids };
+    });
+  }
+
+  retry(selection: Selection): Promise<string[]> {
+    return this.change(selection, RETRYABLE, (item, now) => {
+      refuseRetryOfPending(item);
+      return retried(item, now);
+    });
+  }
+
+  cancel(selection: Selection): Promise<string[]> {
+    return this.change(selection, CANCELLABLE, (item, now) => cancelled(item, now));
+  }
+
+  remove(ids: readonly string[], force: boolean): Promise<string[]> {
+    const going = new Set(ids);
+    return this.change({ ids }, [], (item, _now, items) => {
+      refuseOrphaningRemoval(item.id, dependentsOf(item.id, items), going, force);
+      return undefined;
+    });
+  }
+
+  quarantine(dir: string, now: number): Promise<{ copy?: string; lastGood?: string }> {
+    return this.store.quarantine(dir, now);
+  }
+
+  subscribe(): () => void {
+    return () => undefined;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Applies `change` to the selected items under the queue lock, all or none: one refusal leaves
+   * the queue as it was. `change` returns the new item, or undefined to remove it.
+   */
+  private change(
+    selection: Selection,
+    eligible: readonly ItemStatus[],
+    change: (item: Item, now: number, items: readonly Item[]) => Item | undefined,
+  ): Promise<string[]> {
+    const chosen = chosenOf(selection, eligible);
+    return this.store.update((items) => {
+      const ids =
+        'ids' in chosen
+          ? chosen.ids
+          : items.filter((item) => chosen.statuses.includes(item.status)).map((item) => item.id);
+      const now = Date.now();
+      let copy = items.slice();
+      for (const id of ids) {
+        const index = copy.findIndex((i) => i.id === id);
+        const item = copy[index];
+        if (item === undefined)
+          throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+        refuseRunning(item);
+        const next = change(item, now, items);
+        copy = next === undefined ? copy.filter((_, i) => i !== index) : copy.with(index, next);
+      }
+      return ids.length === 0 ? { value: [...ids] } : { items: copy, value: [...ids] };
+    });
+  }
+}

@@ -1,0 +1,132 @@
+import type pg from 'pg';
+import { RalphError } from '../../lib/errors.js';
+
+/** One step of the schema; applied once, in order, in a transaction of its own. */
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'items, fleet control and runners',
+    sql: `
+      CREATE SEQUENCE ralph_changes;
+      CREATE TABLE ralph_items (
+        queue text NOT NULL,
+        id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        status text NOT NULL,
+        priority integer NOT NULL,
+        created_at timestamptz NOT NULL,
+        not_before timestamptz,
+        retry_after timestamptz,
+        depends_on text[] NOT NULL,
+        work_dir text NOT NULL,
+        attempts integer NOT NULL,
+        lease_session text,
+        lease_runner text,
+        lease_workspace text,
+        lease_until timestamptz,
+        changed bigint NOT NULL,
+        doc jsonb NOT NULL,
+        PRIMARY KEY (queue, id)
+      );
+      CREATE INDEX ralph_items_runnable ON ralph_items
+        (queue, (status = 'interrupted') DESC, priority DESC, created_at, seq)
+        WHERE status IN ('pending', 'interrupted');
+      CREATE INDEX ralph_items_leases ON ralph_items (queue, lease_until) WHERE status = 'running';
+      CREATE INDEX ralph_items_dependents ON ralph_items USING gin (depends_on);
+      CREATE TABLE ralph_control (
+        queue text PRIMARY KEY,
+        paused text,
+        paused_at timestamptz,
+        paused_by text
+      );
+      CREATE TABLE ralph_runners (
+        id text PRIMARY KEY,
+        queue text NOT NULL,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        workspace text NOT NULL,
+        workers integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        heartbeat_at timestamptz NOT NULL
+      );
+    `,
+  },
+];
+
+/** The schema version this ralph knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/** Taken while migrating: two ralphs starting at once never apply a step twice. */
+const MIGRATION_LOCK = 0x7261_6c70; // "ralp"
+
+/** The database's schema version; 0 before the first migration. */
+export async function schemaVersion(db: pg.Pool | pg.PoolClient): Promise<number> {
+  const { rows } = await db.query<{ exists: boolean }>(
+    "SELECT to_regclass('ralph_migrations') IS NOT NULL AS exists",
+  );
+  if (rows[0]?.exists !== true) return 0;
+  const result = await db.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM ralph_migrations',
+  );
+  return result.rows[0]?.version ?? 0;
+}
+
+/** Refuses a database whose schema this ralph does not know, or that is behind it. */
+export function checkSchema(version: number, where: string): void {
+  if (version > SCHEMA_VERSION)
+    throw new RalphError(
+      `the queue's database ${where} has schema version ${version}, newer than this ralph knows (${SCHEMA_VERSION}): upgrade ralph on this machine`,
+    );
+  if (version < SCHEMA_VERSION)
+    throw new RalphError(
+      `the queue's database ${where} has schema version ${version}; this ralph needs ${SCHEMA_VERSION}: run "ralph db migrate"`,
+    );
+}
+
+/**
+ * Applies the steps the database lacks, under an advisory lock, each in its own transaction.
+ * Returns the versions before and after.
+ */
+export async function migrate(
+  pool: pg.Pool,
+  where: string,
+): Promise<{ from: number; to: number; applied: string[] }> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS ralph_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const from = await schemaVersion(client);
+      if (from > SCHEMA_VERSION) checkSchema(from, where);
+      const applied: string[] = [];
+      for (const step of MIGRATIONS.filter((m) => m.version > from)) {
+        await client.query('BEGIN');
+        try {
+          await client.query(step.sql);
+          await client.query('INSERT INTO ralph_migrations (version, name) VALUES ($1, $2)', [
+            step.version,
+            step.name,
+          ]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+        applied.push(`${step.version}: ${step.name}`);
+      }
+      return { from, to: Math.max(from, SCHEMA_VERSION), applied };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    }
+  } finally {
+    client.release();
+  }
+}

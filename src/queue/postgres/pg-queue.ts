@@ -1,0 +1,517 @@
+import type pg from 'pg';
+import { InputError, NotFoundError } from '../../lib/errors.js';
+import type { Item } from '../item.js';
+import {
+  fenceReason,
+  type AddOptions,
+  type Claim,
+  type ClaimRequest,
+  type Lease,
+  type Queue,
+  type Selection,
+  type SettlePolicy,
+  type Settled,
+} from '../queue.js';
+import {
+  CANCELLABLE,
+  RETRYABLE,
+  chosenOf,
+  refuseOrphaningRemoval,
+  refuseQueued,
+  refuseRetryOfPending,
+  refuseRunning,
+} from '../selection.js';
+import type { ItemStatus } from '../status.js';
+import { cancelled, claim, reclaim, retried, settle, type Settlement } from '../transitions.js';
+import { inTransaction, queueError } from './connection.js';
+import { ITEM_COLUMNS, itemOf, itemValues, workDirKey } from './rows.js';
+
+/** Who holds the leases this queue's claims take: one runner process of one workspace. */
+export interface LeaseHolder {
+  /** Unique per runner process. */
+  runner: string;
+  /** The workspace (host and root): its next runner requeues what a dead one left. */
+  workspace: string;
+}
+
+export interface PgQueueOptions {
+  /** The queue's name in the database. */
+  name: string;
+  /** How long a lease lasts without renewal, in seconds. */
+  leaseSeconds: number;
+  holder: LeaseHolder;
+  /** The URL, for error messages (never shown with its password). */
+  url: string;
+  /** Where the queue is, for messages. */
+  where: string;
+  /** A connection of its own, for listening to the queue's notifications. */
+  listener: () => pg.Client;
+}
+
+/** Rows of one INSERT of an import (Postgres takes at most 65,535 parameters a statement). */
+const IMPORT_BATCH = 1000;
+
+/** The wait before listening again after the listening connection broke. */
+const RELISTEN_MS = 2_000;
+
+/** The channel every change of a queue is announced on (its payload: the queue's name). */
+export const CHANGES_CHANNEL = 'ralph_queue';
+
+const ITEM_PLACEHOLDERS = ITEM_COLUMNS.split(', ')
+  .map((_, i) => `$${i + 3}`)
+  .join(', ');
+const ITEM_ASSIGNMENTS = ITEM_COLUMNS.split(', ')
+  .map((column, i) => `${column} = $${i + 3}`)
+  .join(', ');
+
+type Db = pg.Pool | pg.PoolClient;
+
+/**
+ * The queue in a Postgres database that runners on many machines share. Every change is one
+ * transaction over row locks: a claim takes the first runnable row with `FOR UPDATE SKIP
+ * LOCKED` (two claimers never wait for, nor take, the same item), and the item itself changes
+ * only through the pure transitions the file store applies. A claim gives a lease that the
+ * runner renews; an expired one is taken back by the next claim, and the lost runner's settle,
+ * fenced by the attempt and session, is refused.
+ */
+export class PgQueue implements Queue {
+  readonly where: string;
+  private readonly listeners = new Set<() => void>();
+  private listening: pg.Client | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PgQueueOptions,
+  ) {
+    this.where = options.where;
+  }
+
+  list(): Promise<Item[]> {
+    return this.run(async (db) => this.items(db, 'TRUE ORDER BY seq', []));
+  }
+
+  snapshot(): Promise<{ items: Item[]; version: number }> {
+    return this.run(async (db) => {
+      const items = await this.items(db, 'TRUE ORDER BY seq', []);
+      const { rows } = await db.query<{ version: string }>(
+        'SELECT last_value AS version FROM ralph_changes',
+      );
+      return { items, version: Number(rows[0]?.version ?? 0) };
+    });
+  }
+
+  dependencyClosure(ids: readonly string[]): Promise<Item[]> {
+    return this.run((db) => this.closure(db, ids, ''));
+  }
+
+  add(item: Item, options: AddOptions): Promise<void> {
+    return this.transaction(async (db) => {
+      const [existing] = await this.items(db, 'id = $2 FOR UPDATE', [item.id]);
+      options.check(item, await this.closure(db, item.dependsOn, item.id));
+      if (existing === undefined) {
+        await db
+          .query(
+            `INSERT INTO ralph_items (queue, id, ${ITEM_COLUMNS}, changed) VALUES ($1, $2, ${ITEM_PLACEHOLDERS}, nextval('ralph_changes'))`,
+            [this.options.name, item.id, ...itemValues(item)],
+          )
+          .catch((error: unknown) => {
+            // Another `ralph add` of the same id won the race.
+            if ((error as { code?: string }).code === '23505')
+              throw new InputError(
+                `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.replaceFlag})`,
+              );
+            throw error;
+          });
+      } else {
+        if (!options.replace)
+          throw new InputError(
+            `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.replaceFlag})`,
+          );
+        if (existing.status === 'running')
+          throw new InputError(
+            `item ${JSON.stringify(item.id)} is running; it cannot be replaced now`,
+          );
+        await this.write(db, item);
+      }
+      await this.announce(db);
+    });
+  }
+
+  importItems(added: readonly Item[]): Promise<void> {
+    return this.transaction(async (db) => {
+      const { rows } = await db.query<{ id: string }>(
+        'SELECT id FROM ralph_items WHERE queue = $1 AND id = ANY($2::text[])',
+        [this.options.name, added.map((item) => item.id)],
+      );
+      refuseQueued(added, new Set(rows.map((row) => row.id)));
+      const columns = ITEM_COLUMNS.split(', ').length + 1;
+      for (let start = 0; start < added.length; start += IMPORT_BATCH) {
+        const batch = added.slice(start, start + IMPORT_BATCH);
+        const tuples = batch.map(
+          (_, row) =>
+            `($1, ${Array.from({ length: columns }, (_, c) => `$${2 + row * columns + c}`).join(', ')}, nextval('ralph_changes'))`,
+        );
+        await db.query(
+          `INSERT INTO ralph_items (queue, id, ${ITEM_COLUMNS}, changed) VALUES ${tuples.join(', ')}`,
+          [this.options.name, ...batch.flatMap((item) => [item.id, ...itemValues(item)])],
+        );
+      }
+      await this.announce(db);
+    });
+  }
+
+  edit(
+    id: string,
+    change: (item: Item) => Item,
+    check: (item: Item, closure: readonly Item[]) => void,
+  ): Promise<Item> {
+    return this.transaction(async (db) => {
+      const [item] = await this.items(db, 'id = $2 FOR UPDATE', [id]);
+      if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+      refuseRunning(item);
+      const next = change(item);
+      check(next, await this.closure(db, next.dependsOn, id));
+      await this.write(db, next);
+      await this.announce(db);
+      return next;
+    });
+  }
+
+  async claim(request: ClaimRequest): Promise<Claim> {
+    const expired = await this.takeBackExpired(request);
+    const claimed = await this.transaction(async (db) => {
+      const passedOver: string[] = [];
+      for (;;) {
+        const { rows } = await db.query<{ doc: unknown }>(
+          `SELECT doc FROM ralph_items i
+           WHERE queue = $1 AND status IN ('pending', 'interrupted')
+             AND (not_before IS NULL OR not_before <= $2)
+             AND (retry_after IS NULL OR retry_after <= $2)
+             AND NOT (work_dir = ANY($3::text[]))
+             AND NOT EXISTS (
+               SELECT 1 FROM unnest(i.depends_on) AS d(id)
+               WHERE NOT EXISTS (
+                 SELECT 1 FROM ralph_items x
+                 WHERE x.queue = i.queue AND x.id = d.id AND x.status = 'done'))
+           ORDER BY (status = 'interrupted') DESC, priority DESC, created_at, seq
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED`,
+          [this.options.name, new Date(request.now), passedOver],
+        );
+        if (rows[0] === undefined) return undefined;
+        const item = itemOf(rows[0].doc, this.where);
+        // Its work dir is in use here: pass over every item of that dir.
+        if (request.busy(item)) {
+          passedOver.push(workDirKey(item));
+          continue;
+        }
+        const next = claim(item, request.sessionId, request.now);
+        await this.write(db, next, request.sessionId);
+        return next;
+      }
+    });
+    const waits = claimed === undefined ? await this.wakeTimes(request.now) : {};
+    return { ...waits, item: claimed, queued: await this.waiting(claimed), expired };
+  }
+
+  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled> {
+    return this.transaction(async (db) => {
+      const [current] = await this.items(db, 'id = $2 FOR UPDATE', [lease.itemId]);
+      const fenced = fenceReason(current, lease);
+      if (fenced !== undefined || current === undefined)
+        return { kind: 'fenced', reason: fenced ?? '', item: current };
+      const next = settle(
+        current,
+        settlement,
+        current.maxAttempts ?? policy.maxAttempts,
+        policy.now,
+        policy.retryBackoffCapMs,
+      );
+      await this.write(db, next);
+      await this.announce(db);
+      return { kind: 'settled', item: next };
+    });
+  }
+
+  async renew(leases: readonly Lease[]): Promise<void> {
+    if (leases.length === 0) return;
+    await this.run((db) =>
+      db.query(
+        `UPDATE ralph_items SET lease_until = now() + make_interval(secs => $4::double precision)
+         WHERE queue = $1 AND status = 'running'
+           AND (id, lease_session) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+        [
+          this.options.name,
+          leases.map((l) => l.itemId),
+          leases.map((l) => l.sessionId),
+          this.options.leaseSeconds,
+        ],
+      ),
+    );
+  }
+
+  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void> {
+    return this.transaction(async (db) => {
+      const [current] = await this.items(db, 'id = $2 FOR UPDATE', [lease.itemId]);
+      if (current === undefined || fenceReason(current, lease) !== undefined) return;
+      if (current.baseCommit === checkout.baseCommit) return;
+      await this.write(db, { ...current, ...checkout }, lease.sessionId);
+    });
+  }
+
+  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]> {
+    return this.transaction(async (db) => {
+      const orphans = await this.items(
+        db,
+        "status = 'running' AND lease_workspace = $2 AND lease_runner <> $3 FOR UPDATE",
+        [this.options.holder.workspace, this.options.holder.runner],
+      );
+      for (const item of orphans)
+        await this.write(
+          db,
+          reclaim(item, reason, item.maxAttempts ?? policy.maxAttempts, policy.now),
+        );
+      if (orphans.length > 0) await this.announce(db);
+      return orphans.map((item) => item.id);
+    });
+  }
+
+  retry(selection: Selection): Promise<string[]> {
+    return this.change(selection, RETRYABLE, async (db, item, now) => {
+      refuseRetryOfPending(item);
+      await this.write(db, retried(item, now));
+    });
+  }
+
+  cancel(selection: Selection): Promise<string[]> {
+    return this.change(selection, CANCELLABLE, (db, item, now) =>
+      this.write(db, cancelled(item, now)),
+    );
+  }
+
+  remove(ids: readonly string[], force: boolean): Promise<string[]> {
+    const going = new Set(ids);
+    return this.change({ ids }, [], async (db, item) => {
+      const { rows } = await db.query<{ id: string }>(
+        'SELECT id FROM ralph_items WHERE queue = $1 AND $2 = ANY(depends_on) ORDER BY seq',
+        [this.options.name, item.id],
+      );
+      refuseOrphaningRemoval(
+        item.id,
+        rows.map((r) => r.id),
+        going,
+        force,
+      );
+      await db.query('DELETE FROM ralph_items WHERE queue = $1 AND id = $2', [
+        this.options.name,
+        item.id,
+      ]);
+      await db.query("SELECT nextval('ralph_changes')");
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.listening === undefined) void this.listen();
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    await this.listening?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  /**
+   * Keeps a connection listening for the queue's notifications while anyone subscribes; one
+   * that breaks (the database restarted) is opened again, and the listeners told, since
+   * changes may have been missed meanwhile. Their poll is the fallback all along.
+   */
+  private async listen(): Promise<void> {
+    while (!this.closed && this.listeners.size > 0) {
+      const client = this.options.listener();
+      this.listening = client;
+      const ended = new Promise<void>((resolve) => {
+        // Every error, not just the first: an unheard one would end the process.
+        client.on('error', () => resolve());
+        client.once('end', () => resolve());
+      });
+      client.on('notification', ({ channel, payload }) => {
+        if (channel === CHANGES_CHANNEL && payload === this.options.name) this.tell();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+        this.tell();
+        await ended;
+      } catch {
+        // Unreachable now: try again after a pause.
+      }
+      await client.end().catch(() => undefined);
+      if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RELISTEN_MS).unref());
+    }
+    this.listening = undefined;
+  }
+
+  private tell(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Items whose lease expired go back to the queue (their attempt counted); returns their ids. */
+  private takeBackExpired(request: ClaimRequest): Promise<string[]> {
+    return this.transaction(async (db) => {
+      const { rows } = await db.query<{ doc: unknown; lease_runner: string }>(
+        `SELECT doc, lease_runner FROM ralph_items
+         WHERE queue = $1 AND status = 'running' AND lease_until < now()
+         FOR UPDATE SKIP LOCKED`,
+        [this.options.name],
+      );
+      for (const row of rows) {
+        const item = itemOf(row.doc, this.where);
+        await this.write(
+          db,
+          reclaim(
+            item,
+            `its runner (${row.lease_runner}) stopped renewing its lease`,
+            item.maxAttempts ?? request.maxAttempts,
+            request.now,
+          ),
+        );
+      }
+      if (rows.length > 0) await this.announce(db);
+      return rows.map((row) => itemOf(row.doc, this.where).id);
+    });
+  }
+
+  /** When a waiting item becomes runnable, and when a retry does (see `nextWakeTime`). */
+  private async wakeTimes(now: number): Promise<{ wakeAt?: number; retryAt?: number }> {
+    const { rows } = await this.run((db) =>
+      db.query<{ wake_at: Date | null; retry_at: Date | null }>(
+        `SELECT
+           min(greatest(coalesce(not_before, '-infinity'), coalesce(retry_after, '-infinity')))
+             FILTER (WHERE greatest(coalesce(not_before, '-infinity'), coalesce(retry_after, '-infinity')) > $2) AS wake_at,
+           min(retry_after) FILTER (WHERE retry_after > $2) AS retry_at
+         FROM ralph_items WHERE queue = $1 AND status IN ('pending', 'interrupted')`,
+        [this.options.name, new Date(now)],
+      ),
+    );
+    const row = rows[0];
+    return { wakeAt: row?.wake_at?.getTime(), retryAt: row?.retry_at?.getTime() };
+  }
+
+  /** How many other items wait to run. */
+  private async waiting(claimed: Item | undefined): Promise<number | undefined> {
+    if (claimed === undefined) return undefined;
+    const { rows } = await this.run((db) =>
+      db.query<{ count: string }>(
+        "SELECT count(*) AS count FROM ralph_items WHERE queue = $1 AND status IN ('pending', 'interrupted')",
+        [this.options.name],
+      ),
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  /**
+   * Applies `change` to the selected items in one transaction, all or none: one refusal leaves
+   * the queue as it was.
+   */
+  private change(
+    selection: Selection,
+    eligible: readonly ItemStatus[],
+    change: (db: Db, item: Item, now: number) => Promise<unknown>,
+  ): Promise<string[]> {
+    const chosen = chosenOf(selection, eligible);
+    return this.transaction(async (db) => {
+      const items =
+        'ids' in chosen
+          ? await this.items(db, 'id = ANY($2::text[]) ORDER BY seq FOR UPDATE', [[...chosen.ids]])
+          : await this.items(db, 'status = ANY($2::text[]) ORDER BY seq FOR UPDATE', [
+              [...chosen.statuses],
+            ]);
+      const byId = new Map(items.map((item) => [item.id, item]));
+      const ids = 'ids' in chosen ? chosen.ids : items.map((item) => item.id);
+      const now = Date.now();
+      for (const id of ids) {
+        const item = byId.get(id);
+        if (item === undefined)
+          throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+        refuseRunning(item);
+        await change(db, item, now);
+      }
+      if (ids.length > 0) await this.announce(db);
+      return [...ids];
+    });
+  }
+
+  /** The items `ids` name and what they depend on, transitively, leaving out `except`. */
+  private async closure(db: Db, ids: readonly string[], except: string): Promise<Item[]> {
+    if (ids.length === 0) return [];
+    return this.items(
+      db,
+      `id <> $3 AND id IN (
+         WITH RECURSIVE closure(id) AS (
+           SELECT unnest($2::text[])
+           UNION
+           SELECT unnest(i.depends_on) FROM ralph_items i
+           JOIN closure c ON i.queue = $1 AND i.id = c.id AND i.id <> $3)
+         SELECT id FROM closure)`,
+      [[...ids], except],
+    );
+  }
+
+  /** Items of this queue matching `where` (its parameters from `$2` on). */
+  private async items(db: Db, where: string, params: unknown[]): Promise<Item[]> {
+    const { rows } = await db.query<{ doc: unknown }>(
+      `SELECT doc FROM ralph_items WHERE queue = $1 AND ${where}`,
+      [this.options.name, ...params],
+    );
+    return rows.map((row) => itemOf(row.doc, this.where));
+  }
+
+  /** Writes an item back; `session` leases it (a running item), else its lease is cleared. */
+  private async write(db: Db, item: Item, session?: string): Promise<void> {
+    const leased = item.status === 'running' && session !== undefined;
+    const { holder, leaseSeconds } = this.options;
+    const n = ITEM_COLUMNS.split(', ').length + 3;
+    await db.query(
+      `UPDATE ralph_items SET ${ITEM_ASSIGNMENTS}, changed = nextval('ralph_changes'),
+         lease_session = $${n}::text, lease_runner = $${n + 1}::text,
+         lease_workspace = $${n + 2}::text,
+         lease_until = CASE WHEN $${n}::text IS NULL THEN NULL
+                            ELSE now() + make_interval(secs => $${n + 3}::double precision) END
+       WHERE queue = $1 AND id = $2`,
+      [
+        this.options.name,
+        item.id,
+        ...itemValues(item),
+        leased ? session : null,
+        leased ? holder.runner : null,
+        leased ? holder.workspace : null,
+        leaseSeconds,
+      ],
+    );
+  }
+
+  /** Wakes the runners that listen: delivered when the transaction commits. */
+  private async announce(db: Db): Promise<void> {
+    await db.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, this.options.name]);
+  }
+
+  private async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.pool);
+    } catch (error) {
+      throw queueError(error, this.options.url);
+    }
+  }
+
+  private async transaction<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, work);
+    } catch (error) {
+      throw queueError(error, this.options.url);
+    }
+  }
+}

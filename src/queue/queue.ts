@@ -1,0 +1,141 @@
+import type { Item } from './item.js';
+import type { ItemStatus } from './status.js';
+import type { Settlement } from './transitions.js';
+
+/**
+ * The queue, whatever holds it: `state/queue.json` (the default) or a Postgres database shared
+ * by a fleet of runners. Both apply the same pure transitions (`transitions.ts`) and give the
+ * same answers; only where the items live and how changes are made atomic differ.
+ */
+export interface Queue {
+  /** Where the queue is, for messages (a file's path, or the database without its password). */
+  readonly where: string;
+  /** Every item, in queue order. */
+  list(): Promise<Item[]>;
+  /** Every item, and the queue's version (it moves with every change). */
+  snapshot(): Promise<{ items: Item[]; version: number }>;
+  /** The items `ids` name and every item they depend on, directly or not. */
+  dependencyClosure(ids: readonly string[]): Promise<Item[]>;
+  /**
+   * Adds an item; one with the same id is replaced only with `replace` and when not running.
+   * `check` sees the new item's dependency closure and throws to refuse it.
+   */
+  add(item: Item, options: AddOptions): Promise<void>;
+  /**
+   * Adds many items at once, all or none (`ralph queue import`): an id already queued refuses
+   * the whole batch. The caller has checked the items and their dependencies.
+   */
+  importItems(items: readonly Item[]): Promise<void>;
+  /**
+   * Changes an item that is not running; `check` sees the changed item's dependency closure
+   * among the others and throws to refuse the change.
+   */
+  edit(
+    id: string,
+    change: (item: Item) => Item,
+    check: (item: Item, closure: readonly Item[]) => void,
+  ): Promise<Item>;
+  /** Claims the next runnable item for a session, counting its attempt. */
+  claim(request: ClaimRequest): Promise<Claim>;
+  /** Settles a claimed item: a no-op (`fenced`) when its lease is no longer this session's. */
+  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled>;
+  /** Keeps the leases of running items from expiring (a runner's heartbeat). */
+  renew(leases: readonly Lease[]): Promise<void>;
+  /** Records an item's git branch and base at its first checkout. */
+  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void>;
+  /** Requeues the items a dead runner of this workspace left running, their attempt counted. */
+  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]>;
+  /** Failed, cancelled or interrupted items back to pending, attempts renewed. */
+  retry(selection: Selection): Promise<string[]>;
+  /** Items never to run (they stay in the queue). */
+  cancel(selection: Selection): Promise<string[]>;
+  /** Removes items; one others depend on only with `force` (or when they go too). */
+  remove(ids: readonly string[], force: boolean): Promise<string[]>;
+  /**
+   * A queue file found malformed: a copy of it (and the last valid queue this process saw) set
+   * aside in `dir`, the file untouched. Only a queue held in a file has one.
+   */
+  quarantine?(dir: string, now: number): Promise<{ copy?: string; lastGood?: string }>;
+  /**
+   * Calls `listener` when another process announces a change of the queue (a database's
+   * notification); returns the unsubscribe function. A file queue announces nothing: its
+   * directory is watched instead.
+   */
+  subscribe(listener: () => void): () => void;
+  /** Releases what the queue holds open (a database pool). */
+  close(): Promise<void>;
+}
+
+export interface AddOptions {
+  replace: boolean;
+  /** Throws to refuse the item, given its dependency closure in the queue it joins. */
+  check: (item: Item, closure: readonly Item[]) => void;
+  /** The flag or field that allows replacing, for the refusal's message. */
+  replaceFlag: string;
+}
+
+/** Which items a queue command acts on: ids, or every item (of some statuses). */
+export interface Selection {
+  ids: readonly string[];
+  all?: boolean;
+  status?: string;
+}
+
+/** A resolved selection: ids, or every item of these statuses. */
+export type Chosen = { ids: readonly string[] } | { statuses: readonly ItemStatus[] };
+
+/** The claim's fencing token: a settle for an older attempt of the item is refused. */
+export interface Lease {
+  itemId: string;
+  sessionId: string;
+  /** The item's attempt number when claimed. */
+  attempt: number;
+}
+
+export interface ClaimRequest {
+  sessionId: string;
+  now: number;
+  /** Items passed over now (their work dir is held by another item this runner runs). */
+  busy: (item: Item) => boolean;
+  /** Attempts of an item that sets none (an item whose lease expired may have used its last). */
+  maxAttempts: number;
+}
+
+/** The claimed item, or when something becomes runnable if nothing is now. */
+export interface Claim {
+  item?: Item;
+  /** How many other items wait to run (for "item N of M"). */
+  queued?: number;
+  wakeAt?: number;
+  retryAt?: number;
+  /** Items taken back from runners that stopped renewing their leases, before this claim. */
+  expired?: string[];
+}
+
+export interface SettlePolicy {
+  /** Attempts of an item that sets none. */
+  maxAttempts: number;
+  retryBackoffCapMs: number;
+  now: number;
+}
+
+export type Settled =
+  | { kind: 'settled'; item: Item }
+  /** The lease was lost (expired and claimed again, requeued, removed): nothing was written. */
+  | { kind: 'fenced'; reason: string; item?: Item };
+
+/** The lease a claim gives. */
+export function leaseOf(item: Item): Lease {
+  const sessionId = item.sessions.at(-1);
+  if (sessionId === undefined) throw new Error(`item ${item.id} was never claimed`);
+  return { itemId: item.id, sessionId, attempt: item.attempts };
+}
+
+/** Why a settle of `lease` may not touch `current`; undefined when it may. */
+export function fenceReason(current: Item | undefined, lease: Lease): string | undefined {
+  if (current === undefined) return 'the item is no longer in the queue';
+  if (current.status !== 'running') return `the item is ${current.status} now`;
+  if (current.sessions.at(-1) !== lease.sessionId || current.attempts !== lease.attempt)
+    return `attempt ${current.attempts} of the item is another session's (${String(current.sessions.at(-1))})`;
+  return undefined;
+}

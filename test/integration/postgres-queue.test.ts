@@ -1,0 +1,212 @@
+// What only the Postgres queue has: leases that expire and fence, the schema's versions, the
+// notifications that wake runners, a database that goes away and comes back, and the
+// commands that move a workspace onto it.
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { loadWorkspace } from '../../src/config/workspace.js';
+import { UnavailableError } from '../../src/lib/errors.js';
+import type { Item } from '../../src/queue/item.js';
+import { openQueue } from '../../src/queue/open.js';
+import { leaseOf, type Queue } from '../../src/queue/queue.js';
+import { openPool } from '../../src/queue/postgres/connection.js';
+import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
+import { calls, guardedWorkspace } from '../support/guarded.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { eventually } from '../support/wait.js';
+import { makeWorkspace, ralph } from '../support/workspace.js';
+
+const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
+
+function item(id: string): Item {
+  return {
+    id,
+    title: `Item ${id}`,
+    priority: 0,
+    status: 'pending',
+    attempts: 0,
+    dependsOn: [],
+    vars: {},
+    sessions: [],
+    costUsd: 0,
+  };
+}
+
+let postgres: Postgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+});
+afterAll(() => postgres.close());
+
+async function migrated(url: string): Promise<void> {
+  const pool = openPool(url, { backend: 'postgres', name: 'default', lease: 60 }, 1);
+  await migrate(pool, 'test');
+  await pool.end();
+}
+
+/** A Postgres workspace on a new database: its root, its env, and a way to open its queue. */
+async function postgresWorkspace(queueConfig: Record<string, unknown> = {}) {
+  const url = await postgres.database();
+  await migrated(url);
+  const root = await makeWorkspace({ queue: { backend: 'postgres', ...queueConfig } });
+  const env = { RALPH_DATABASE_URL: url };
+  const open = async (): Promise<Queue> => {
+    const queue = await openQueue(await loadWorkspace(root), env, 2);
+    onTestFinished(() => queue.close());
+    return queue;
+  };
+  return { root, env, url, open };
+}
+
+const claimNow = (queue: Queue) =>
+  queue.claim({
+    sessionId: crypto.randomUUID(),
+    now: Date.now(),
+    busy: () => false,
+    maxAttempts: 3,
+  });
+
+describe('the Postgres queue', () => {
+  it('takes an item back when its lease expires, counts the attempt, and fences the late settle', async () => {
+    const { open } = await postgresWorkspace({ lease: 1 });
+    const [lost, next] = [await open(), await open()];
+    await lost.importItems([item('a')]);
+    const first = await claimNow(lost);
+    expect(first.item).toMatchObject({ id: 'a', attempts: 1 });
+    // Renewed, the lease holds past its length.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await lost.renew([leaseOf(first.item!)]);
+      expect((await claimNow(next)).item).toBeUndefined();
+    }
+    // Its runner gone quiet, the next claim takes it back.
+    let again: Awaited<ReturnType<typeof claimNow>> | undefined;
+    await eventually(
+      async () => {
+        again = await claimNow(next);
+        return again.item !== undefined;
+      },
+      20_000,
+      'the expired lease taken back',
+    );
+    expect(again).toMatchObject({ expired: ['a'], item: { id: 'a', attempts: 2 } });
+    const late = await lost.settle(leaseOf(first.item!), { kind: 'succeeded', costUsd: 0 }, POLICY);
+    expect(late.kind).toBe('fenced');
+    const settled = await next.settle(
+      leaseOf(again!.item!),
+      { kind: 'succeeded', costUsd: 0 },
+      POLICY,
+    );
+    expect(settled).toMatchObject({ kind: 'settled', item: { status: 'done', attempts: 2 } });
+  });
+
+  it('migrates under a lock once however many start at once, and refuses a schema it does not know', async () => {
+    const url = await postgres.database();
+    const config = { backend: 'postgres' as const, name: 'default', lease: 60 };
+    const pools = Array.from({ length: 4 }, () => openPool(url, config, 1));
+    const results = await Promise.all(pools.map((pool) => migrate(pool, 'test')));
+    expect(results.flatMap((r) => r.applied)).toHaveLength(SCHEMA_VERSION);
+    await Promise.all(pools.map((pool) => pool.end()));
+
+    const root = await makeWorkspace({ queue: { backend: 'postgres' } });
+    const env = { RALPH_DATABASE_URL: url };
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    await admin.query(
+      "INSERT INTO ralph_migrations (version, name) VALUES (99, 'from the future')",
+    );
+    const newer = await ralph(root, ['queue'], env);
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toContain(
+      `has schema version 99, newer than this ralph knows (${SCHEMA_VERSION}): upgrade ralph`,
+    );
+    await admin.query('DELETE FROM ralph_migrations');
+    const older = await ralph(root, ['queue'], env);
+    expect(older.stderr).toContain(
+      `has schema version 0; this ralph needs ${SCHEMA_VERSION}: run "ralph db migrate"`,
+    );
+  });
+
+  it('tells a subscriber at once when another process changes the queue', async () => {
+    const { open } = await postgresWorkspace();
+    const [runner, adder] = [await open(), await open()];
+    let told = 0;
+    runner.subscribe(() => told++);
+    await eventually(() => told >= 1, 20_000, 'a notification'); // Said once on listening: changes may have been missed before.
+    const before = told;
+    await adder.add(item('new'), {
+      replace: false,
+      replaceFlag: '--replace',
+      check: () => undefined,
+    });
+    await eventually(() => told > before, 20_000, 'a notification');
+  });
+
+  it('says the database cannot be reached, without its password, and works again once it is back', async () => {
+    const { open, url } = await postgresWorkspace();
+    const queue = await open();
+    await queue.importItems([item('a')]);
+    let told = 0;
+    queue.subscribe(() => told++);
+    await eventually(() => told >= 1, 20_000, 'a notification');
+    postgres.stop();
+    try {
+      const error = await claimNow(queue).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnavailableError);
+      const password = decodeURIComponent(new URL(url).password);
+      expect((error as Error).message).toContain(
+        "the queue's database postgres://ralph:***@127.0.0.1",
+      );
+      expect((error as Error).message).not.toContain(password);
+    } finally {
+      postgres.start();
+    }
+    const before = told;
+    expect((await claimNow(queue)).item?.id).toBe('a');
+    // The listener connected again, and said so (changes may have been missed meanwhile).
+    await eventually(() => told > before, 20_000, 'a notification');
+  });
+
+  it('moves a workspace onto Postgres: db migrate, queue import, a drained run, queue export', async () => {
+    const { root, env } = await guardedWorkspace();
+    for (const id of ['one', 'two'])
+      expect((await ralph(root, ['add', `Item ${id}`, '--id', id], env)).code).toBe(0);
+    const url = await postgres.database();
+    const config = path.join(root, 'ralph.config.json');
+    const current = JSON.parse(fs.readFileSync(config, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(config, JSON.stringify({ ...current, queue: { backend: 'postgres' } }));
+    const pgEnv = { ...env, RALPH_DATABASE_URL: url };
+
+    const migration = await ralph(root, ['db', 'migrate'], pgEnv);
+    expect(migration.code, migration.stderr).toBe(0);
+    expect(migration.stdout).toMatch(/schema version 0 → \d+/);
+    expect((await ralph(root, ['db', 'migrate'], pgEnv)).stdout).toMatch(/up to date/);
+    const imported = await ralph(
+      root,
+      ['queue', 'import', path.join(root, 'state', 'queue.json')],
+      pgEnv,
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(
+      /^2 items imported into postgres:\/\/ralph:\*\*\*@127\.0\.0\.1:\d+\/\w+ \(queue "default"\)$/,
+    );
+    const run = await ralph(root, ['run', '--drain'], pgEnv);
+    expect(run.code, run.stderr).toBe(0);
+    const exported = await ralph(root, ['queue', 'export'], pgEnv);
+    const { items } = JSON.parse(exported.stdout) as { items: Item[] };
+    expect(items.map((i) => [i.id, i.status, i.attempts])).toEqual([
+      ['one', 'done', 1],
+      ['two', 'done', 1],
+    ]);
+    // The database URL is a secret: never in the agent's environment, nor in what ralph wrote.
+    for (const call of calls(root)) expect(call).not.toContain('RALPH_DATABASE_URL');
+    const password = decodeURIComponent(new URL(url).password);
+    for (const out of [migration, imported, run, exported])
+      expect(out.stdout + out.stderr).not.toContain(password);
+    expect(fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8')).not.toContain(
+      password,
+    );
+  });
+});

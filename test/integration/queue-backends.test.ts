@@ -1,0 +1,281 @@
+// One behavioural suite, two backends: the queue file and a real Postgres (started by the suite)
+// answer every operation the same way.
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { loadWorkspace } from '../../src/config/workspace.js';
+import type { Item } from '../../src/queue/item.js';
+import { openQueue } from '../../src/queue/open.js';
+import { leaseOf, type Queue } from '../../src/queue/queue.js';
+import { migrate } from '../../src/queue/postgres/migrations.js';
+import { openPool } from '../../src/queue/postgres/connection.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { makeWorkspace } from '../support/workspace.js';
+
+const NOW = Date.parse('2026-11-23T22:00:00.000Z');
+const POLICY = { maxAttempts: 3, retryBackoffCapMs: 30 * 60_000, now: NOW };
+
+function item(id: string, fields: Partial<Item> = {}): Item {
+  return {
+    id,
+    title: `Item ${id}`,
+    priority: 0,
+    status: 'pending',
+    attempts: 0,
+    dependsOn: [],
+    vars: {},
+    sessions: [],
+    costUsd: 0,
+    createdAt: new Date(NOW - 60_000).toISOString(),
+    ...fields,
+  };
+}
+
+const noCheck = { replace: false, replaceFlag: '--replace', check: () => undefined };
+
+let postgres: Postgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+});
+afterAll(() => postgres.close());
+
+/** A workspace on `backend`, its queue open (a database of its own for Postgres). */
+async function backendQueue(
+  backend: 'file' | 'postgres',
+  queueConfig: Record<string, unknown> = {},
+): Promise<{ queue: Queue; reopen: () => Promise<Queue>; url?: string }> {
+  const url = backend === 'postgres' ? await postgres.database() : undefined;
+  const root = await makeWorkspace({ queue: { backend, ...queueConfig } });
+  const workspace = await loadWorkspace(root);
+  const env = { RALPH_DATABASE_URL: url };
+  if (url !== undefined) {
+    const pool = openPool(url, workspace.config.queue, 1);
+    await migrate(pool, 'test');
+    await pool.end();
+  }
+  const opened: Queue[] = [];
+  const reopen = async () => {
+    const queue = await openQueue(workspace, env, 4);
+    opened.push(queue);
+    return queue;
+  };
+  const queue = await reopen();
+  onTestFinished(() => Promise.all(opened.map((q) => q.close())).then(() => undefined));
+  return { queue, reopen, url };
+}
+
+const claimAt = (queue: Queue, now = NOW, busy: (item: Item) => boolean = () => false) =>
+  queue.claim({ sessionId: crypto.randomUUID(), now, busy, maxAttempts: 3 });
+
+describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
+  it('adds, lists in order, refuses a second item of one id unless replaced', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.add(item('a'), noCheck);
+    await queue.add(item('b'), noCheck);
+    await expect(queue.add(item('a'), noCheck)).rejects.toThrow(
+      'an item with id "a" is already queued (use --replace)',
+    );
+    await queue.add(item('a', { title: 'Again' }), { ...noCheck, replace: true });
+    expect((await queue.list()).map((i) => [i.id, i.title])).toEqual([
+      ['a', 'Again'],
+      ['b', 'Item b'],
+    ]);
+    const before = (await queue.snapshot()).version;
+    await queue.add(item('c'), noCheck);
+    expect((await queue.snapshot()).version).toBeGreaterThan(before);
+  });
+
+  it('claims interrupted items first, then by priority, then oldest, then in queue order', async () => {
+    const { queue } = await backendQueue(backend);
+    const at = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
+    await queue.importItems([
+      item('old-low', { createdAt: at(30) }),
+      item('new-high', { priority: 5, createdAt: at(1) }),
+      item('old-high', { priority: 5, createdAt: at(20) }),
+      item('same-1', { createdAt: at(40) }),
+      item('same-2', { createdAt: at(40) }),
+      item('back', { status: 'interrupted', createdAt: at(0) }),
+    ]);
+    const order: string[] = [];
+    for (;;) {
+      const claim = await claimAt(queue);
+      if (claim.item === undefined) break;
+      order.push(claim.item.id);
+    }
+    expect(order).toEqual(['back', 'old-high', 'new-high', 'same-1', 'same-2', 'old-low']);
+  });
+
+  it('counts the attempt at the claim and says how many others wait', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([item('a'), item('b'), item('c')]);
+    const claim = await claimAt(queue);
+    expect(claim.item).toMatchObject({ id: 'a', status: 'running', attempts: 1 });
+    expect(claim.item?.sessions).toHaveLength(1);
+    expect(claim.queued).toBe(2);
+  });
+
+  it('holds an item until what it depends on is done', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([item('later', { priority: 9, dependsOn: ['first'] }), item('first')]);
+    const first = await claimAt(queue);
+    expect(first.item?.id).toBe('first');
+    expect((await claimAt(queue)).item).toBeUndefined();
+    await queue.settle(leaseOf(first.item!), { kind: 'succeeded', costUsd: 0.5 }, POLICY);
+    expect((await claimAt(queue)).item?.id).toBe('later');
+  });
+
+  it('waits for notBefore and a retry backoff, and says when each comes', async () => {
+    const { queue } = await backendQueue(backend);
+    const soon = new Date(NOW + 60_000).toISOString();
+    const later = new Date(NOW + 120_000).toISOString();
+    await queue.importItems([
+      item('scheduled', { notBefore: later }),
+      item('retry', { retryAfter: soon }),
+    ]);
+    const none = await claimAt(queue);
+    expect(none).toMatchObject({ wakeAt: NOW + 60_000, retryAt: NOW + 60_000 });
+    expect(none.item).toBeUndefined();
+    expect((await claimAt(queue, NOW + 60_000)).item?.id).toBe('retry');
+    expect((await claimAt(queue, NOW + 60_000)).item).toBeUndefined();
+    expect((await claimAt(queue, NOW + 120_000)).item?.id).toBe('scheduled');
+  });
+
+  it('passes over items whose work dir is busy here', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([
+      item('here-1', { priority: 3 }),
+      item('here-2', { priority: 2 }),
+      item('there', { workDir: '/elsewhere' }),
+    ]);
+    const claim = await claimAt(queue, NOW, (i) => i.workDir === undefined);
+    expect(claim.item?.id).toBe('there');
+  });
+
+  it('settles by the pure transitions: retry with backoff, fail when attempts run out, reschedule', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([
+      item('flaky', { maxAttempts: 2 }),
+      item('nightly', { schedule: '0 3 * * *' }),
+    ]);
+    const failed = {
+      kind: 'failed',
+      error: 'boom',
+      outcome: 'api_error',
+      costUsd: 0.1,
+      retryable: true,
+    } as const;
+    const first = await claimAt(queue);
+    const once = await queue.settle(leaseOf(first.item!), failed, POLICY);
+    expect(once).toMatchObject({
+      kind: 'settled',
+      item: {
+        id: 'flaky',
+        status: 'pending',
+        attempts: 1,
+        lastError: 'boom',
+        retryAfter: new Date(NOW + 60_000).toISOString(),
+      },
+    });
+    const nightly = await claimAt(queue);
+    expect(nightly.item?.id).toBe('nightly');
+    const done = await queue.settle(
+      leaseOf(nightly.item!),
+      { kind: 'succeeded', costUsd: 1 },
+      POLICY,
+    );
+    expect(done).toMatchObject({
+      item: { status: 'pending', attempts: 0, notBefore: '2026-11-24T03:00:00.000Z' },
+    });
+    const second = await claimAt(queue, NOW + 60_000);
+    expect(second.item).toMatchObject({ id: 'flaky', attempts: 2 });
+    const twice = await queue.settle(leaseOf(second.item!), failed, POLICY);
+    expect(twice).toMatchObject({ item: { status: 'failed', attempts: 2, costUsd: 0.2 } });
+  });
+
+  it("refuses a settle whose lease is no longer the session's, writing nothing", async () => {
+    const { queue, reopen } = await backendQueue(backend);
+    await queue.importItems([item('a')]);
+    const claim = await claimAt(queue);
+    const lease = leaseOf(claim.item!);
+    // The next runner of this workspace (a restart) takes back what the dead one held.
+    const restarted = await reopen();
+    expect(await restarted.requeueOrphans('the runner died', POLICY)).toEqual(['a']);
+    const again = await claimAt(queue);
+    expect(again.item).toMatchObject({ id: 'a', attempts: 2 });
+    const late = await queue.settle(lease, { kind: 'succeeded', costUsd: 0 }, POLICY);
+    expect(late).toMatchObject({ kind: 'fenced', item: { status: 'running', attempts: 2 } });
+    if (late.kind === 'fenced')
+      expect(late.reason).toMatch(/attempt 2 of the item is another session's/);
+    expect((await queue.list())[0]).toMatchObject({ status: 'running', attempts: 2 });
+  });
+
+  it('retries, cancels and removes by id or status, all or none, never a running item', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([
+      item('broken', { status: 'failed', attempts: 3 }),
+      item('base'),
+      item('child', { dependsOn: ['base'] }),
+      item('busy', { workDir: '/elsewhere' }),
+    ]);
+    await claimAt(queue, NOW, (i) => i.workDir === undefined);
+    expect(await queue.retry({ ids: [], all: true })).toEqual(['broken']);
+    expect((await queue.list())[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    await expect(queue.retry({ ids: ['broken'] })).rejects.toThrow(
+      'item "broken" is already pending',
+    );
+    await expect(queue.cancel({ ids: ['base', 'busy'] })).rejects.toThrow('item "busy" is running');
+    expect((await queue.list()).find((i) => i.id === 'base')?.status).toBe('pending');
+    expect(await queue.cancel({ ids: [], status: 'pending' })).toEqual(['broken', 'base', 'child']);
+    await expect(queue.remove(['base'], false)).rejects.toThrow('base is a dependency of child');
+    expect(await queue.remove(['base', 'child'], false)).toEqual(['base', 'child']);
+    await expect(queue.remove(['nope'], false)).rejects.toThrow('no item "nope" in the queue');
+    expect((await queue.list()).map((i) => i.id)).toEqual(['broken', 'busy']);
+  });
+
+  it('checks an edit and an add against the dependencies they would have', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([item('a'), item('b', { dependsOn: ['a'] })]);
+    const refuse = (next: Item, closure: readonly Item[]) => {
+      if (closure.some((i) => i.dependsOn.includes(next.id)))
+        throw new Error(`cycle through ${next.id}`);
+    };
+    await expect(queue.edit('a', (i) => ({ ...i, dependsOn: ['b'] }), refuse)).rejects.toThrow(
+      'cycle through a',
+    );
+    expect((await queue.list())[0]?.dependsOn).toEqual([]);
+    const seen: string[][] = [];
+    await queue.add(item('c', { dependsOn: ['b'] }), {
+      ...noCheck,
+      check: (_, closure) => seen.push(closure.map((i) => i.id).sort()),
+    });
+    expect(seen).toEqual([['a', 'b']]);
+    expect((await queue.dependencyClosure(['c'])).map((i) => i.id).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('imports all or none', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([item('a')]);
+    await expect(queue.importItems([item('b'), item('a')])).rejects.toThrow(
+      'already queued: a; nothing was imported',
+    );
+    expect((await queue.list()).map((i) => i.id)).toEqual(['a']);
+  });
+
+  it('never lets two concurrent claims take one item', async () => {
+    const { queue, reopen } = await backendQueue(backend);
+    await queue.importItems(
+      Array.from({ length: 40 }, (_, i) => item(`i${String(i).padStart(2, '0')}`)),
+    );
+    const claimers = [queue, await reopen(), await reopen(), await reopen()];
+    const taken: string[] = [];
+    await Promise.all(
+      claimers.map(async (claimer) => {
+        for (;;) {
+          const claim = await claimAt(claimer);
+          if (claim.item === undefined) return;
+          taken.push(claim.item.id);
+        }
+      }),
+    );
+    expect(taken.sort()).toEqual((await queue.list()).map((i) => i.id).sort());
+    expect(new Set(taken).size).toBe(40);
+  });
+});
