@@ -12,6 +12,10 @@ const counts = {
   HUGE_LINE_MB: '50',
   WORKERS_CHAOS_ITEMS: '150',
   WORKERS_CHAOS_KILLS: '60',
+  FLEET_ITEMS: '300',
+  FLEET_KILLS: '60',
+  FLEET_OUTAGE_MS: '20000',
+  FLEET_ADDS: '30',
 };
 
 export default defineConfig({

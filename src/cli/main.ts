@@ -321,18 +321,20 @@ function controlCommands(program: CommanderCommand, app: App): void {
     .command('pause [reason...]')
     .description('pause the night: stop the running agents and start nothing until resumed')
     .option('--after-current', 'let the running items finish first')
-    .action(async (words: string[], options: { afterCurrent?: boolean }) => {
+    .option('--fleet', 'pause every runner of the shared (Postgres) queue')
+    .action(async (words: string[], options: { afterCurrent?: boolean; fleet?: boolean }) => {
       const { pauseCommand } = await import('./commands/pause.js');
       const reason = words.length > 0 ? words.join(' ') : undefined;
-      app.done(await pauseCommand(app.root(), reason, options, app.output));
+      app.done(await pauseCommand(app.root(), reason, options, app.output, app.env));
     });
 
   program
     .command('resume')
     .description('remove the interrupt file so the runner goes on')
-    .action(async () => {
+    .option('--fleet', 'lift the pause of every runner of the shared (Postgres) queue')
+    .action(async (options: { fleet?: boolean }) => {
       const { resumeCommand } = await import('./commands/pause.js');
-      app.done(await resumeCommand(app.root(), app.output));
+      app.done(await resumeCommand(app.root(), options, app.output, app.env));
     });
 }
 

@@ -64,6 +64,48 @@ export interface Queue {
   subscribe(listener: () => void): () => void;
   /** Releases what the queue holds open (a database pool). */
   close(): Promise<void>;
+  /** The fleet of runners sharing the queue: only a queue in a database has one. */
+  readonly fleet?: Fleet;
+}
+
+/** A runner of the fleet, as the runners table shows it. */
+export interface FleetRunner {
+  id: string;
+  host: string;
+  pid: number;
+  /** The workspace's root on its host. */
+  workspace: string;
+  workers: number;
+  startedAt: string;
+  heartbeatAt: string;
+  /** The items it runs now (those it holds a lease on). */
+  items: string[];
+}
+
+/** The fleet's pause: every runner of the queue pauses as if its interrupt file were there. */
+export interface FleetPause {
+  reason: string;
+  at: string;
+  /** Who paused it (`user@host`). */
+  by: string;
+}
+
+/**
+ * What runners on many machines sharing one queue have in common: a pause for all of them and
+ * the table of who runs.
+ */
+export interface Fleet {
+  pauseState(): Promise<FleetPause | undefined>;
+  pause(reason: string, by: string): Promise<void>;
+  /** Lifts the fleet's pause; returns the one lifted. */
+  resume(): Promise<FleetPause | undefined>;
+  /** Joins this runner (the queue's lease holder) to the table. */
+  join(runner: { host: string; pid: number; workspace: string; workers: number }): Promise<void>;
+  /** Says this runner is alive (with its leases' renewal). */
+  heartbeat(): Promise<void>;
+  leave(): Promise<void>;
+  /** Every runner of the queue whose heartbeat is recent, with the items each runs. */
+  runners(): Promise<FleetRunner[]>;
 }
 
 export interface AddOptions {

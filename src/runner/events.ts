@@ -100,6 +100,9 @@ export interface RunnerEvents {
   };
   orphan_session_unreadable: { file: string };
   items_requeued_after_crash: { items: string[]; sessions: string[] };
+  /** The fleet was paused (`ralph pause --fleet`): this runner pauses as for its interrupt file. */
+  fleet_paused: { reason: string; by: string };
+  fleet_resumed: Record<string, never>;
   /** The leases of the running items could not be renewed (the queue's database away). */
   lease_renewal_failed: { error: string };
   /** Items whose runner stopped renewing their leases, back in the queue with the attempt counted. */

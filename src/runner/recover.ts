@@ -111,5 +111,6 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   if (requeued.length > 0) {
     ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphanSessions });
   }
-  await settleWorktrees(ctx, await ctx.queue.list());
+  const items = await persistently(ctx, control, 'reading the queue', () => ctx.queue.list());
+  await settleWorktrees(ctx, items);
 }

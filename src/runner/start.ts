@@ -4,6 +4,7 @@ import { ControlFiles } from '../control/files.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
 import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
+import { UnavailableError } from '../lib/errors.js';
 import type { Redactor } from '../lib/redact.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { openQueue } from '../queue/open.js';
@@ -12,6 +13,7 @@ import { startRun } from './budget.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
 import type { StopControl } from './control.js';
 import type { RunEvents } from './events.js';
+import { keepUp } from './fleet.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
 import { runLoop, type LoopOptions, type LoopResult } from './loop.js';
@@ -85,22 +87,21 @@ function contextOf(
 }
 
 /**
- * Renews the leases of the running items three times per lease, so that a runner's items stay
- * its own while it lives. A renewal that fails (the database away) is logged; the next one
- * tries again, and the settle's fencing covers a lease that expired meanwhile.
+ * The workspace's queue, waited for while its database cannot be reached (said once in the
+ * log): a runner started during an outage starts working when it ends.
  */
-function renewLeases(ctx: RunnerContext): NodeJS.Timeout {
-  const everyMs = (ctx.workspace.config.queue.lease * 1000) / 3;
-  const timer = setInterval(() => {
-    if (ctx.leases.size === 0) return;
-    ctx.queue
-      .renew([...ctx.leases.values()])
-      .catch((error: unknown) =>
-        ctx.events.warn('lease_renewal_failed', { error: ctx.redactor.redact(String(error)) }),
-      );
-  }, everyMs);
-  timer.unref();
-  return timer;
+async function openWhenReachable(options: RunnerOptions, poolSize: number): Promise<Queue> {
+  const { workspace, events, control } = options;
+  for (let said = false; ; said = true) {
+    try {
+      return await openQueue(workspace, options.env, poolSize);
+    } catch (error) {
+      if (!(error instanceof UnavailableError) || control.requested !== undefined) throw error;
+      if (!said)
+        events.warn('queue_unreachable', { operation: 'opening the queue', error: error.message });
+      await options.wait({ ms: workspace.config.run.pollInterval * 1000, signal: control.signal });
+    }
+  }
 }
 
 /**
@@ -120,7 +121,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       logFile(paths.iterationLog, workspace.config.log.maxBytes),
     );
     // A connection for each worker's claim or settle, one for the lease renewal, one to spare.
-    const queue = await openQueue(workspace, options.env, loop.workers + 2);
+    const queue = await openWhenReachable(options, loop.workers + 2);
     try {
       const ctx = contextOf(options, lock, redactor, queue);
       if (lock.reclaimedFrom !== undefined)
@@ -147,12 +148,19 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         maxIterations: loop.maxIterations,
         workers: loop.once ? 1 : loop.workers,
       });
-      const renewal = renewLeases(ctx);
-      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1).finally(() =>
-        clearInterval(renewal),
+      const stopUpkeep = await keepUp(ctx, loop.once ? 1 : loop.workers);
+      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1).finally(
+        stopUpkeep,
       );
       events.info('run_finished', { ...result, stoppedBy: options.control.requested?.signal });
-      const unrunnable = loop.drain ? unrunnableItems(await ctx.queue.list()) : [];
+      // Only said when the queue can be read now: the database may be away.
+      const items = loop.drain
+        ? await ctx.queue.list().catch((error: unknown) => {
+            if (error instanceof UnavailableError) return [];
+            throw error;
+          })
+        : [];
+      const unrunnable = unrunnableItems(items);
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {

@@ -30,6 +30,19 @@ export interface RunningSession {
   gate?: string;
 }
 
+/** A runner of a fleet sharing the queue, as the runners table shows it. */
+export interface FleetRunnerStatus {
+  id: string;
+  host: string;
+  pid: number;
+  workspace: string;
+  workers: number;
+  startedAt: string;
+  heartbeatAt: string;
+  /** The items it runs now. */
+  items: string[];
+}
+
 /** The state of a workspace: what `ralph status --json` prints and the server's health says. */
 export interface StatusReport {
   root: string;
@@ -40,6 +53,14 @@ export interface StatusReport {
   queue: Record<string, number>;
   /** Goes up with every write of the queue file. */
   queueVersion: number;
+  /** A queue shared in a database: where it is, the fleet's pause and runners. */
+  fleet?: {
+    queue: string;
+    /** Why the database cannot be read now (the queue's figures above are then empty). */
+    unreachable?: string;
+    paused?: { reason: string; at: string; by: string };
+    runners: FleetRunnerStatus[];
+  };
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /** Where a `ralph serve` of this workspace listens (its address, without the token). */

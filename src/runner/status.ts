@@ -3,6 +3,8 @@ import { isSameProcessAlive } from '../agent/procfs.js';
 import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/status.js';
+import { UnavailableError } from '../lib/errors.js';
+import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { readBudget } from './budget.js';
 import { liveRunner } from './lock.js';
@@ -18,17 +20,41 @@ export async function liveServer(stateDir: string): Promise<ServerInfo | undefin
     : undefined;
 }
 
-/** Gathers the state of a workspace without changing anything. */
+/** The queue's items and, for a shared queue, its fleet; what cannot be read is said. */
+async function readQueue(
+  queue: Queue | UnavailableError,
+): Promise<{ items: Item[]; version: number; fleet?: StatusReport['fleet'] }> {
+  if (queue instanceof UnavailableError)
+    return { items: [], version: 0, fleet: { queue: '', unreachable: queue.message, runners: [] } };
+  try {
+    const { items, version } = await queue.snapshot();
+    if (queue.fleet === undefined) return { items, version };
+    const [paused, runners] = await Promise.all([queue.fleet.pauseState(), queue.fleet.runners()]);
+    return { items, version, fleet: { queue: queue.where, paused, runners } };
+  } catch (error) {
+    if (!(error instanceof UnavailableError)) throw error;
+    return {
+      items: [],
+      version: 0,
+      fleet: { queue: queue.where, unreachable: error.message, runners: [] },
+    };
+  }
+}
+
+/**
+ * Gathers the state of a workspace without changing anything; `queue` is the error that kept
+ * it from being opened when its database cannot be reached.
+ */
 export async function gatherStatus(
   workspace: Workspace,
-  queue: Queue,
+  queue: Queue | UnavailableError,
   now: number,
 ): Promise<StatusReport> {
   const { paths } = workspace;
   const control = new ControlFiles(paths);
-  const [{ items, version }, budget, runner, paused, afterCurrent, waiting, server] =
+  const [{ items, version, fleet }, budget, runner, paused, afterCurrent, waiting, server] =
     await Promise.all([
-      queue.snapshot(),
+      readQueue(queue),
       readBudget(paths.budget),
       liveRunner(paths.runnerLock),
       control.pauseReason(),
@@ -42,6 +68,7 @@ export async function gatherStatus(
     root: workspace.root,
     queue: counts,
     queueVersion: version,
+    fleet,
     running: [],
     budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
   };

@@ -1,4 +1,9 @@
+import os from 'node:os';
+import type { Workspace } from '../../config/workspace.js';
 import { ControlFiles } from '../../control/files.js';
+import { InputError, RalphError } from '../../lib/errors.js';
+import { withQueue } from '../../queue/open.js';
+import type { Fleet } from '../../queue/queue.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { liveRunner } from '../../runner/state.js';
 import { pauseNight } from '../../workspace/control.js';
@@ -13,9 +18,25 @@ import type { Output } from '../output.js';
 export async function pauseCommand(
   root: string,
   reason: string | undefined,
-  options: { afterCurrent?: boolean },
+  options: { afterCurrent?: boolean; fleet?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  if (options.fleet === true) {
+    if (options.afterCurrent === true)
+      throw new InputError('--fleet pauses every runner now; --after-current is for one machine');
+    const workspace = await openWorkspace(root);
+    return withFleet(workspace, env, async (fleet, where) => {
+      await fleet.pause(
+        reason ?? `paused by hand at ${new Date().toISOString()}`,
+        `${os.userInfo().username}@${os.hostname()}`,
+      );
+      output.out(
+        `Paused the fleet of ${where}: every runner stops its agents and waits until "ralph resume --fleet".`,
+      );
+      return ExitCode.ok;
+    });
+  }
   const { paths } = await openWorkspace(root);
   const runner = await liveRunner(paths.runnerLock);
   const when = await pauseNight(
@@ -34,9 +55,41 @@ export async function pauseCommand(
 }
 
 /** `ralph resume`: removes the interrupt file (and a pending `--after-current` pause). */
-export async function resumeCommand(root: string, output: Output): Promise<number> {
+export async function resumeCommand(
+  root: string,
+  options: { fleet?: boolean },
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  if (options.fleet === true) {
+    const workspace = await openWorkspace(root);
+    return withFleet(workspace, env, async (fleet) => {
+      const was = await fleet.resume();
+      output.out(
+        was === undefined
+          ? 'The fleet is not paused.'
+          : `Resumed the fleet (was paused by ${was.by}: ${was.reason}).`,
+      );
+      return ExitCode.ok;
+    });
+  }
   const { paths } = await openWorkspace(root);
   const reason = await new ControlFiles(paths).resume();
   output.out(reason === undefined ? 'Not paused.' : `Resumed (was paused: ${reason}).`);
   return ExitCode.ok;
+}
+
+/** Runs `use` with the fleet of the workspace's queue; a file queue has none. */
+function withFleet(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  use: (fleet: Fleet, where: string) => Promise<number>,
+): Promise<number> {
+  return withQueue(workspace, env, (queue) => {
+    if (queue.fleet === undefined)
+      throw new RalphError(
+        `--fleet: the queue is a file (${queue.where}), run by one runner: use "ralph pause" / "ralph resume"`,
+      );
+    return use(queue.fleet, queue.where);
+  });
 }

@@ -2,13 +2,14 @@ import { formatCost } from '../../archive/report.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
-import { openQueue, withQueue } from '../../queue/open.js';
+import { UnavailableError } from '../../lib/errors.js';
+import { openQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
 /** The report as people read it. */
-export function renderStatus(report: StatusReport): string {
+export function renderStatus(report: StatusReport, now = Date.now()): string {
   const lines = [`Workspace ${report.root}`];
   lines.push(
     report.runner
@@ -24,11 +25,25 @@ export function renderStatus(report: StatusReport): string {
     lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);
   if (report.waiting)
     lines.push(`Waiting: ${report.waiting.reason}, until ${report.waiting.until}`);
-  lines.push(
-    `Queue:   ${Object.entries(report.queue)
-      .map(([status, n]) => `${n} ${status}`)
-      .join(', ')}`,
-  );
+  const { fleet } = report;
+  if (fleet?.unreachable !== undefined) lines.push(`Queue:   cannot be read: ${fleet.unreachable}`);
+  else
+    lines.push(
+      `Queue:   ${Object.entries(report.queue)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ')}${fleet === undefined ? '' : ` (${fleet.queue})`}`,
+    );
+  if (fleet?.paused)
+    lines.push(
+      `Fleet:   paused by ${fleet.paused.by} at ${fleet.paused.at}: ${fleet.paused.reason} (ralph resume --fleet to go on)`,
+    );
+  if (fleet !== undefined && fleet.unreachable === undefined) {
+    lines.push(`Fleet:   ${fleet.runners.length} runner${fleet.runners.length === 1 ? '' : 's'}`);
+    for (const r of fleet.runners)
+      lines.push(
+        `         ${r.host} pid ${r.pid}, ${r.workers} worker${r.workers === 1 ? '' : 's'}, ${r.workspace}: ${r.items.length === 0 ? 'idle' : `running ${r.items.join(', ')}`}, heartbeat ${formatDuration(Math.max(0, (now - Date.parse(r.heartbeatAt)) / 1000))} ago`,
+      );
+  }
   for (const r of report.running) {
     const idle =
       r.idleSeconds === undefined ? '' : `, last activity ${formatDuration(r.idleSeconds)} ago`;
@@ -64,8 +79,12 @@ export async function statusCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   if (options.watch) return watchStatus(workspace, output, env, { json: options.json === true });
-  const report = await withQueue(workspace, env, (queue) =>
-    gatherStatus(workspace, queue, Date.now()),
+  const queue = await openQueue(workspace, env).catch((error: unknown) => {
+    if (error instanceof UnavailableError) return error;
+    throw error;
+  });
+  const report = await gatherStatus(workspace, queue, Date.now()).finally(() =>
+    queue instanceof UnavailableError ? undefined : queue.close(),
   );
   output.out(options.json ? JSON.stringify(report, null, 2) : renderStatus(report));
   return ExitCode.ok;
@@ -82,7 +101,10 @@ export async function watchStatus(
   options: { json?: boolean; everyMs?: number; beforeEach?: () => Promise<void> },
 ): Promise<never> {
   // Open until the watch is interrupted: the process's end closes it.
-  const queue = await openQueue(workspace, env);
+  const queue = await openQueue(workspace, env).catch((error: unknown) => {
+    if (error instanceof UnavailableError) return error;
+    throw error;
+  });
   for (;;) {
     await options.beforeEach?.();
     const report = await gatherStatus(workspace, queue, Date.now());

@@ -24,6 +24,7 @@ import {
 import type { ItemStatus } from '../status.js';
 import { cancelled, claim, reclaim, retried, settle, type Settlement } from '../transitions.js';
 import { inTransaction, queueError } from './connection.js';
+import { PgFleet } from './fleet.js';
 import { ITEM_COLUMNS, itemOf, itemValues, workDirKey } from './rows.js';
 
 /** Who holds the leases this queue's claims take: one runner process of one workspace. */
@@ -79,12 +80,20 @@ export class PgQueue implements Queue {
   private readonly listeners = new Set<() => void>();
   private listening: pg.Client | undefined;
   private closed = false;
+  readonly fleet: PgFleet;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: PgQueueOptions,
   ) {
     this.where = options.where;
+    this.fleet = new PgFleet({
+      name: options.name,
+      runner: options.holder.runner,
+      leaseSeconds: options.leaseSeconds,
+      run: (work) => this.run(work),
+      announce: (db) => this.announce(db),
+    });
   }
 
   list(): Promise<Item[]> {
