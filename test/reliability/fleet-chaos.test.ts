@@ -147,7 +147,7 @@ async function keepRunning(
   await during;
   stopping = true;
   for (const runner of runners) runner?.child.kill('SIGTERM');
-  await Promise.all(runners.map((runner) => runner?.exited));
+  await Promise.all(runners.flatMap((runner) => (runner === undefined ? [] : [runner.exited])));
   return { kills, exits };
 }
 
