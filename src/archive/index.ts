@@ -25,6 +25,9 @@ export const IndexEntrySchema = z.looseObject({
   persona: z.string().optional(),
   /** Git mode: the item's branch. */
   branch: z.string().optional(),
+  /** A fleet's index: the machine that ran it, and where its archive is there. */
+  host: z.string().optional(),
+  archive: z.string().optional(),
 });
 
 export type IndexEntry = z.output<typeof IndexEntrySchema>;

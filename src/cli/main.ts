@@ -200,7 +200,7 @@ function reviewCommands(program: CommanderCommand, app: App): void {
     .option('--json', 'print JSON')
     .action(async (options: { item?: string; status?: string; since?: string; json?: boolean }) => {
       const { sessionsCommand } = await import('./commands/sessions.js');
-      app.done(await sessionsCommand(app.root(), options, app.output));
+      app.done(await sessionsCommand(app.root(), options, app.output, app.env));
     });
 
   program
@@ -239,7 +239,7 @@ function reviewCommands(program: CommanderCommand, app: App): void {
     .option('--json', 'print JSON')
     .action(async (options: { since?: string; json?: boolean }) => {
       const { reportCommand } = await import('./commands/report.js');
-      app.done(await reportCommand(app.root(), options, app.output));
+      app.done(await reportCommand(app.root(), options, app.output, app.env));
     });
 
   program

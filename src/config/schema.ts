@@ -246,13 +246,18 @@ const QueueSchema = z
       .optional(),
     /** How long a running item's lease lasts unless its runner renews it. */
     lease: DurationSchema.default(60),
+    /** What the whole fleet may spend in a day (UTC), in USD; past it no runner claims. */
+    maxDailyCostUsd: z.number().positive().optional(),
   })
   .superRefine((queue, ctx) => {
-    if (queue.backend === 'file' && (queue.url !== undefined || queue.tls !== undefined))
+    if (
+      queue.backend === 'file' &&
+      (queue.url !== undefined || queue.tls !== undefined || queue.maxDailyCostUsd !== undefined)
+    )
       ctx.addIssue({
         code: 'custom',
         path: ['backend'],
-        message: '"url" and "tls" are for "backend": "postgres"',
+        message: '"url", "tls" and "maxDailyCostUsd" are for "backend": "postgres"',
       });
   });
 

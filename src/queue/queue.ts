@@ -106,6 +106,24 @@ export interface Fleet {
   leave(): Promise<void>;
   /** Every runner of the queue whose heartbeat is recent, with the items each runs. */
   runners(): Promise<FleetRunner[]>;
+  /** Adds a finished session to the fleet's index (its `host` and `archive` say where it is). */
+  recordSession(entry: FleetSession): Promise<void>;
+  /** The fleet's sessions, oldest first. */
+  sessions(): Promise<FleetSession[]>;
+  /** Adds a session's cost to the fleet's spend of its day (UTC). */
+  recordSpend(costUsd: number, now: number): Promise<void>;
+  /** What the fleet has spent on the day (UTC) of `now`. */
+  spentOn(now: number): Promise<number>;
+}
+
+/** A line of a sessions index, with the machine that ran it and its archive there. */
+export interface FleetSession {
+  sessionId: string;
+  itemId: string;
+  startedAt: string;
+  host: string;
+  archive: string;
+  [field: string]: unknown;
 }
 
 export interface AddOptions {

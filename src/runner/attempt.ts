@@ -3,7 +3,7 @@ import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent, type AgentChild } from '../agent/process.js';
 import { supervise, type SupervisedEnd } from '../agent/supervise.js';
-import { archiveSession, type PreservedContext } from '../archive/finish.js';
+import type { PreservedContext } from '../archive/finish.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import {
@@ -22,6 +22,7 @@ import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
+import { archive } from './archive.js';
 import { recordCheckout, settleItem, settlementFor } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
@@ -182,9 +183,7 @@ export class Attempt {
     const reason = ctx.redactor.redact(message);
     this.record = spawnFailed(this.record, reason, !unavailable, ctx.clock.now());
     await this.writes;
-    await persistently(ctx, control, `archiving session ${sessionId}`, () =>
-      archiveSession(files, ctx.workspace.paths.sessions, this.record, ctx.redactor),
-    );
+    await archive(ctx, control, files, this.record);
     await settleItem(
       ctx,
       control,
@@ -382,6 +381,11 @@ export class Attempt {
         now: ctx.clock.now(),
       }),
     );
+    const { fleet } = ctx.queue;
+    if (fleet !== undefined)
+      await persistently(ctx, control, "recording the fleet's spend", () =>
+        fleet.recordSpend(costUsd, ctx.clock.now()),
+      );
     if (outcome.kind === 'resume_failed')
       ctx.events.warn('resume_failed', {
         item: item.id,
@@ -392,9 +396,7 @@ export class Attempt {
       lastText: end.summary.lastText,
       context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
     };
-    await persistently(ctx, control, `archiving session ${sessionId}`, () =>
-      archiveSession(files, ctx.workspace.paths.sessions, this.record, ctx.redactor, extras),
-    );
+    await archive(ctx, control, files, this.record, extras);
     await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.info('session_ended', {
       item: item.id,

@@ -30,7 +30,8 @@ export async function keepUp(ctx: RunnerContext, workers: number): Promise<() =>
   timer.unref();
   const unsubscribe =
     fleet === undefined ? () => undefined : ctx.queue.subscribe(() => void followPause(ctx));
-  if (fleet !== undefined) tick();
+  // Before the first claim: a pause lifted while no runner ran must not hold this one.
+  if (fleet !== undefined) await followPause(ctx).catch(() => undefined);
   return async () => {
     clearInterval(timer);
     unsubscribe();
@@ -52,7 +53,9 @@ async function followPause(ctx: RunnerContext): Promise<void> {
   const local = await ctx.controlFiles.pauseReason();
   if (pause !== undefined && local === undefined) {
     await ctx.controlFiles.pause(
-      ctx.redactor.redact(`${FLEET_PAUSE} (by ${pause.by}): ${pause.reason}`),
+      ctx.redactor.redact(
+        `${FLEET_PAUSE} (by ${pause.by}): ${pause.reason}; "ralph resume --fleet" lifts it`,
+      ),
     );
     ctx.events.warn('fleet_paused', { reason: pause.reason, by: pause.by });
   } else if (pause === undefined && local?.startsWith(FLEET_PAUSE) === true) {

@@ -6,7 +6,7 @@ import type { StopControl } from './control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
-import { pauseNight } from './persist.js';
+import { pauseNight, persistently } from './persist.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -36,6 +36,12 @@ export interface LoopResult {
   paused?: string;
   /** Set when a `--drain` or `--once` run ended on a usage limit that resets too late. */
   limited?: { until: number; message: string };
+}
+
+/** The start of the next UTC day: when a fleet's daily cap opens again. */
+function nextUtcDay(now: number): number {
+  const day = new Date(now);
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1);
 }
 
 /** The gap after consecutive failures: 2 s, 4 s, 8 s, … */
@@ -169,9 +175,36 @@ class Night {
       await this.waitUntil(check.until, check.reason, 'window_wait');
       return 'again';
     }
+    const daily = await this.fleetDailyLeft();
+    if (daily !== undefined && daily.left <= 0) {
+      if (this.draining) {
+        ctx.events.info('run_limit_reached', { reason: daily.reason });
+        result.ended = daily.reason;
+        return 'stop';
+      }
+      await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
+      return 'again';
+    }
     // Each worker's session may spend its share of what is left: together they stay within it.
-    const left = check.budgetLeftUsd;
-    return { budgetLeftUsd: left === undefined ? undefined : left / this.workers };
+    const lefts = [check.budgetLeftUsd, daily?.left].filter((l) => l !== undefined);
+    return {
+      budgetLeftUsd: lefts.length === 0 ? undefined : Math.min(...lefts) / this.workers,
+    };
+  }
+
+  /** What the fleet may still spend today, when its queue has a daily cap. */
+  private async fleetDailyLeft(): Promise<{ left: number; reason: string } | undefined> {
+    const { ctx, control } = this;
+    const cap = ctx.workspace.config.queue.maxDailyCostUsd;
+    const { fleet } = ctx.queue;
+    if (cap === undefined || fleet === undefined) return undefined;
+    const spent = await persistently(ctx, control, "reading the fleet's spend", () =>
+      fleet.spentOn(ctx.clock.now()),
+    );
+    return {
+      left: cap - spent,
+      reason: `the fleet has spent $${spent.toFixed(4)} today (UTC) of its $${cap} daily cap (queue.maxDailyCostUsd)`,
+    };
   }
 
   /** A worker that may not claim while others run: it waits for one of them to end. */

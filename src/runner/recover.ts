@@ -4,13 +4,13 @@ import { decoderOf } from '../agent/clis/index.js';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
-import { archiveSession } from '../archive/finish.js';
 import { orphanedSession } from '../archive/session.js';
 import type { SessionRecord } from '../archive/record.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
+import { archive } from './archive.js';
 import { persistently } from './persist.js';
 import { settleWorktrees } from './worktrees.js';
 
@@ -58,9 +58,7 @@ async function settleOrphanSession(
     killedProcesses: killed,
     now,
   });
-  await persistently(ctx, control, `archiving session ${record.sessionId}`, () =>
-    archiveSession(files, paths.sessions, archived, ctx.redactor),
-  );
+  await archive(ctx, control, files, archived);
   ctx.events.warn('orphan_session_recovered', {
     session: record.sessionId,
     item: record.itemId,

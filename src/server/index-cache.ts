@@ -1,5 +1,7 @@
 import fsp from 'node:fs/promises';
 import { indexFile, parseIndexLines, type IndexEntry } from '../archive/index.js';
+import { fleetIndex } from '../workspace/sessions.js';
+import type { ServerContext } from './context.js';
 
 /**
  * The session index (`docs/sessions/index.jsonl`) kept in memory and read on from where it was
@@ -42,4 +44,11 @@ export class IndexCache {
       await handle.close();
     }
   }
+}
+
+/** The sessions the server shows: this workspace's index, or its fleet's. */
+export function indexOf(
+  ctx: Pick<ServerContext, 'index' | 'queue'>,
+): Promise<{ entries: readonly IndexEntry[]; skipped: number }> {
+  return ctx.queue.fleet === undefined ? ctx.index.current() : fleetIndex(ctx.queue);
 }

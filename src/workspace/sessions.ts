@@ -1,4 +1,5 @@
-import { indexEntryOf, readIndex, type IndexEntry } from '../archive/index.js';
+import os from 'node:os';
+import { IndexEntrySchema, indexEntryOf, readIndex, type IndexEntry } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { decoderOf } from '../agent/clis/index.js';
@@ -10,12 +11,40 @@ import { InputError } from '../lib/errors.js';
 import { pathExists, readIfExists } from '../lib/fs.js';
 import { ControlFiles } from '../control/files.js';
 import { withQueue } from '../queue/open.js';
+import type { Queue } from '../queue/queue.js';
 
 /** A session found by id, id prefix or item id. */
 export interface FoundSession {
   sessionId: string;
   /** Running now (`state/running/`). */
   live: boolean;
+}
+
+/**
+ * The sessions index: this workspace's, or with a shared queue the fleet's (every machine's
+ * sessions, each with its host and archive path). Oldest first; unreadable lines counted.
+ */
+export async function sessionIndex(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ entries: IndexEntry[]; skipped: number }> {
+  if (workspace.config.queue.backend === 'file') return readIndex(workspace.paths.sessions);
+  return withQueue(workspace, env, (queue) => fleetIndex(queue));
+}
+
+/** The fleet's index entries of a shared queue (the local index for a file queue's). */
+export async function fleetIndex(
+  queue: Queue,
+): Promise<{ entries: IndexEntry[]; skipped: number }> {
+  if (queue.fleet === undefined) throw new Error('fleetIndex: the queue has no fleet');
+  const entries: IndexEntry[] = [];
+  let skipped = 0;
+  for (const line of await queue.fleet.sessions()) {
+    const parsed = IndexEntrySchema.safeParse(line);
+    if (parsed.success) entries.push(parsed.data);
+    else skipped++;
+  }
+  return { entries, skipped };
 }
 
 /** The running sessions' records, oldest first. */
@@ -37,28 +66,42 @@ export async function findSession(
   );
   if (live !== undefined) return { sessionId: live.sessionId, live: true };
   const { entries } = await readIndex(workspace.paths.sessions);
-  const exact = entries.find((e) => e.sessionId === ref);
-  if (exact) return { sessionId: exact.sessionId, live: false };
-  if (/^[0-9a-f-]{36}$/.test(ref)) {
+  if (workspace.config.queue.backend !== 'file') {
+    // The fleet's latest may have run elsewhere: its archive stays on that machine.
+    const found = resolveSession((await sessionIndex(workspace, env)).entries, ref);
+    if (found !== undefined && !entries.some((e) => e.sessionId === found.sessionId))
+      throw new InputError(
+        `session ${found.sessionId} ran on ${found.host ?? 'another machine'}${found.host === os.hostname() ? ', in another workspace' : ''}: its archive is there, ${found.archive ?? 'in that workspace'}; run "ralph logs ${found.sessionId}" in that workspace`,
+      );
+  }
+  if (/^[0-9a-f-]{36}$/.test(ref) && !entries.some((e) => e.sessionId === ref)) {
     if (await pathExists(sessionFiles(workspace.paths.sessions, ref).record))
       return { sessionId: ref, live: false };
   }
-  const byItem = entries.filter((e) => e.itemId === ref);
-  const latest = byItem.at(-1);
-  if (latest) return { sessionId: latest.sessionId, live: false };
-  if (ref.length >= 4) {
-    const matches = [
-      ...new Set(entries.filter((e) => e.sessionId.startsWith(ref)).map((e) => e.sessionId)),
-    ];
-    if (matches.length === 1) return { sessionId: matches[0] as string, live: false };
-    if (matches.length > 1)
-      throw new InputError(`"${ref}" matches ${matches.length} sessions; give more of the id`);
-  }
+  const found = resolveSession(entries, ref);
+  if (found !== undefined) return { sessionId: found.sessionId, live: false };
   const items = await withQueue(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === ref);
   if (item !== undefined)
     throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
   throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);
+}
+
+/**
+ * The entry a reference names: a full session id, an item id (its latest session) or a unique
+ * prefix of at least 4 characters of a session id.
+ */
+function resolveSession(entries: readonly IndexEntry[], ref: string): IndexEntry | undefined {
+  const exact = entries.find((e) => e.sessionId === ref);
+  if (exact !== undefined) return exact;
+  const latest = entries.filter((e) => e.itemId === ref).at(-1);
+  if (latest !== undefined) return latest;
+  if (ref.length < 4) return undefined;
+  const matches = [...new Set(entries.filter((e) => e.sessionId.startsWith(ref)))];
+  const ids = new Set(matches.map((e) => e.sessionId));
+  if (ids.size > 1)
+    throw new InputError(`"${ref}" matches ${ids.size} sessions; give more of the id`);
+  return matches[0];
 }
 
 /** The decoder of a session's stream, from its record (final or running) or claude's. */

@@ -2,6 +2,7 @@
 // notifications that wake runners, a database that goes away and comes back, and the
 // commands that move a workspace onto it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -13,6 +14,7 @@ import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { calls, guardedWorkspace } from '../support/guarded.js';
+import { startRunner } from '../support/runner.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
 import { makeWorkspace, ralph } from '../support/workspace.js';
@@ -209,4 +211,99 @@ describe('the Postgres queue', () => {
       password,
     );
   });
+
+  it("shows the fleet: its runners in status, every machine's sessions, where another's archive is", async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const [a, b] = [
+      await guardedWorkspace(postgresConfig()),
+      await guardedWorkspace(postgresConfig()),
+    ];
+    const envA = { ...a.env, RALPH_DATABASE_URL: url };
+    const envB = { ...b.env, RALPH_DATABASE_URL: url };
+    expect((await ralph(a.root, ['add', 'First', '--id', 'first'], envA)).code).toBe(0);
+    expect((await ralph(a.root, ['run', '--drain'], envA)).code).toBe(0);
+    expect((await ralph(b.root, ['add', 'Second', '--id', 'second'], envB)).code).toBe(0);
+    // A runner of B, left running (idle) to be seen in the runners table.
+    const runner = startRunner(b.root, envB);
+    onTestFinished(() => void runner.child.kill('SIGKILL'));
+    await eventually(
+      async () => {
+        const report = JSON.parse((await ralph(a.root, ['status', '--json'], envA)).stdout) as {
+          queue: { done: number };
+          fleet: { runners: { items: string[] }[] };
+        };
+        return report.queue.done === 2 && report.fleet.runners.length === 1;
+      },
+      20_000,
+      "B's item done, and B's runner in the runners table",
+    );
+    const status = await ralph(a.root, ['status'], envA);
+    expect(status.stdout).toMatch(
+      /^Queue: +0 pending, 0 running, 2 done, .* \(postgres:\/\/ralph:\*\*\*@127\.0\.0\.1:\d+\/\w+ \(queue "default"\)\)$/m,
+    );
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `^Fleet: +1 runner\n +${os.hostname()} pid \\d+, 1 worker, ${b.root}: idle, heartbeat`,
+        'm',
+      ),
+    );
+    const sessions = await ralph(a.root, ['sessions'], envA);
+    expect(sessions.stdout).toMatch(/^SESSION .* CLI +HOST$/m);
+    expect(sessions.stdout.match(new RegExp(` claude +${os.hostname()}$`, 'gm'))).toHaveLength(2);
+    const report = JSON.parse((await ralph(b.root, ['report', '--json'], envB)).stdout) as {
+      byItem: { key: string }[];
+    };
+    expect(report.byItem.map((g) => g.key).sort()).toEqual(['first', 'second']);
+    const elsewhere = await ralph(a.root, ['logs', 'second'], envA);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(
+      new RegExp(
+        `ran on ${os.hostname()}, in another workspace: its archive is there, ${b.root}/docs/sessions/[0-9a-f-]{36}\\.ndjson`,
+      ),
+    );
+    expect((await ralph(a.root, ['logs', 'first'], envA)).code).toBe(0);
+  });
+
+  it('pauses and resumes every runner of the fleet, and holds the fleet to its daily cap', async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const { root, env } = await guardedWorkspace(postgresConfig({ maxDailyCostUsd: 0.015 }));
+    const pgEnv = { ...env, RALPH_DATABASE_URL: url };
+    for (const id of ['one', 'two', 'three'])
+      expect(
+        (
+          await ralph(
+            root,
+            ['add', `Item ${id}`, '--id', id, '--body', '#behave: slow ms=300'],
+            pgEnv,
+          )
+        ).code,
+      ).toBe(0);
+    const paused = await ralph(root, ['pause', '--fleet', 'maintenance'], pgEnv);
+    expect(paused.stdout).toMatch(/^Paused the fleet of postgres:\/\/ralph:\*\*\*@/);
+    // A drained run on a paused fleet ends at once, saying so (exit 6).
+    const held = await ralph(root, ['run', '--drain'], pgEnv);
+    expect(held.code).toBe(6);
+    expect(held.stderr).toMatch(
+      /the night is paused: ralph: the fleet is paused \(by .*@.*\): maintenance/,
+    );
+    expect((await ralph(root, ['resume', '--fleet'], pgEnv)).stdout).toMatch(
+      /^Resumed the fleet \(was paused by .*: maintenance\)/,
+    );
+    // The resume lifted the pause the fleet had written here, once a runner sees it.
+    const run = await ralph(root, ['run', '--drain'], pgEnv);
+    expect(run.code, run.stderr).toBe(0);
+    // $0.01 a session: the second one reaches the cap of $0.015, and nothing more starts today.
+    const items = JSON.parse((await ralph(root, ['queue', '--json'], pgEnv)).stdout) as Item[];
+    expect(items.map((i) => i.status)).toEqual(['done', 'done', 'pending']);
+    expect(fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8')).toContain(
+      'the fleet has spent $0.0200 today (UTC) of its $0.015 daily cap',
+    );
+  });
 });
+
+/** The workspace configuration of a Postgres queue (and quick guards for the fake agent). */
+function postgresConfig(queue: Record<string, unknown> = {}) {
+  return { queue: { backend: 'postgres', lease: '3s', ...queue } };
+}

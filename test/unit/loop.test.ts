@@ -20,7 +20,10 @@ function loopContext(): RunnerContext {
   return {
     workspace: {
       paths: { state: tmp, sessions: tmp },
-      config: { run: { pollInterval: 60, delay: 1, minFreeBytes: 0, maxConsecutiveFailures: 0 } },
+      config: {
+        run: { pollInterval: 60, delay: 1, minFreeBytes: 0, maxConsecutiveFailures: 0 },
+        queue: {},
+      },
     },
     queue: { subscribe: () => () => undefined },
     controlFiles: {

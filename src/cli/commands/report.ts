@@ -1,21 +1,21 @@
-import { readIndex } from '../../archive/index.js';
 import { formatCost, reportOf, type ReportGroup } from '../../archive/report.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
-import { newestFirst, parseSince } from '../../workspace/sessions.js';
+import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.js';
 
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
   root: string,
   options: { since?: string; json?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
-  const entries = newestFirst((await readIndex(workspace.paths.sessions)).entries, since).reverse();
+  const entries = newestFirst((await sessionIndex(workspace, env)).entries, since).reverse();
   const { byDay, byItem, byCli } = reportOf(entries);
   if (options.json) {
     output.out(

@@ -1,5 +1,5 @@
+import os from 'node:os';
 import { formatCost } from '../../archive/report.js';
-import { readIndex } from '../../archive/index.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -9,6 +9,7 @@ import {
   checkSessionStatus,
   newestFirst,
   parseSince,
+  sessionIndex,
   withRunning,
 } from '../../workspace/sessions.js';
 
@@ -17,11 +18,12 @@ export async function sessionsCommand(
   root: string,
   options: { item?: string; status?: string; since?: string; json?: boolean },
   output: Output,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   if (options.status !== undefined) checkSessionStatus(options.status);
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
-  const { entries, skipped } = await readIndex(workspace.paths.sessions);
+  const { entries, skipped } = await sessionIndex(workspace, env);
   const shown = newestFirst(await withRunning(workspace, entries), since).filter(
     (e) =>
       (options.item === undefined || e.itemId === options.item) &&
@@ -37,6 +39,8 @@ export async function sessionsCommand(
     output.out('No sessions.');
     return ExitCode.ok;
   }
+  // A fleet's index: each session's machine.
+  const fleet = workspace.config.queue.backend !== 'file';
   const rows = shown.map((e) => [
     e.sessionId,
     e.startedAt.slice(0, 19).replace('T', ' '),
@@ -47,10 +51,14 @@ export async function sessionsCommand(
     String(e.toolCalls),
     formatCost(e.costUsd, e.costEstimated),
     e.cli,
+    ...(fleet ? [e.host ?? os.hostname()] : []),
   ]);
   output.out(
     renderTable(
-      ['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST', 'CLI'],
+      [
+        ...['SESSION', 'STARTED', 'ITEM', 'OUTCOME', 'TIME', 'TURNS', 'TOOLS', 'COST', 'CLI'],
+        ...(fleet ? ['HOST'] : []),
+      ],
       rows,
     ),
   );

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Fleet, FleetPause, FleetRunner } from '../queue.js';
+import type { Fleet, FleetPause, FleetRunner, FleetSession } from '../queue.js';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -128,4 +128,55 @@ export class PgFleet implements Fleet {
       }));
     });
   }
+
+  async recordSession(entry: FleetSession): Promise<void> {
+    await this.options.run((db) =>
+      db.query(
+        `INSERT INTO ralph_sessions (queue, session_id, item_id, host, started_at, entry)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (queue, session_id) DO UPDATE SET entry = $6`,
+        [
+          this.options.name,
+          entry.sessionId,
+          entry.itemId,
+          entry.host,
+          entry.startedAt,
+          JSON.stringify(entry),
+        ],
+      ),
+    );
+  }
+
+  sessions(): Promise<FleetSession[]> {
+    return this.options.run(async (db) => {
+      const { rows } = await db.query<{ entry: FleetSession }>(
+        'SELECT entry FROM ralph_sessions WHERE queue = $1 ORDER BY started_at, session_id',
+        [this.options.name],
+      );
+      return rows.map((row) => row.entry);
+    });
+  }
+
+  async recordSpend(costUsd: number, now: number): Promise<void> {
+    await this.options.run((db) =>
+      db.query(
+        `INSERT INTO ralph_spend (queue, day, cost_usd, sessions) VALUES ($1, $2, $3, 1)
+         ON CONFLICT (queue, day) DO UPDATE
+           SET cost_usd = ralph_spend.cost_usd + $3, sessions = ralph_spend.sessions + 1`,
+        [this.options.name, dayOf(now), costUsd],
+      ),
+    );
+  }
+
+  spentOn(now: number): Promise<number> {
+    return this.options.run(async (db) => {
+      const { rows } = await db.query<{ cost_usd: number }>(
+        'SELECT cost_usd FROM ralph_spend WHERE queue = $1 AND day = $2',
+        [this.options.name, dayOf(now)],
+      );
+      return rows[0]?.cost_usd ?? 0;
+    });
+  }
 }
+
+/** The UTC day of a time, as Postgres takes a date. */
+const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);

@@ -57,6 +57,29 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'the fleet sessions index and daily spend',
+    sql: `
+      CREATE TABLE ralph_sessions (
+        queue text NOT NULL,
+        session_id text NOT NULL,
+        item_id text NOT NULL,
+        host text NOT NULL,
+        started_at timestamptz NOT NULL,
+        entry jsonb NOT NULL,
+        PRIMARY KEY (queue, session_id)
+      );
+      CREATE INDEX ralph_sessions_started ON ralph_sessions (queue, started_at);
+      CREATE TABLE ralph_spend (
+        queue text NOT NULL,
+        day date NOT NULL,
+        cost_usd double precision NOT NULL,
+        sessions integer NOT NULL,
+        PRIMARY KEY (queue, day)
+      );
+    `,
+  },
 ];
 
 /** The schema version this ralph knows. */

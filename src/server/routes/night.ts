@@ -7,6 +7,7 @@ import { gatherStatus, liveRunner } from '../../runner/state.js';
 import { pauseNight } from '../../workspace/control.js';
 import { newestFirst, parseSince } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
+import { indexOf } from '../index-cache.js';
 import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
@@ -43,7 +44,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
   app.get('/report', async (c) => {
     const q = query(c, ReportQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
-    const { entries } = await ctx.index.current();
+    const { entries } = await indexOf(ctx);
     const report = reportOf(newestFirst(entries, since).reverse());
     return c.json(
       ctx.redactor.redactValue({

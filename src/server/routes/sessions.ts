@@ -15,6 +15,7 @@ import {
   withRunning,
 } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
+import { indexOf } from '../index-cache.js';
 import { keepStreaming } from '../live-stream.js';
 import { query } from '../request.js';
 import { SessionEventsQuery, SessionParams, SessionsQuery, StreamOffset } from '../schemas.js';
@@ -43,7 +44,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
     const q = query(c, SessionsQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
     if (q.status !== undefined) checkSessionStatus(q.status, 'status');
-    const { entries, skipped } = await ctx.index.current();
+    const { entries, skipped } = await indexOf(ctx);
     const shown = newestFirst(await withRunning(ctx.workspace, entries), since).filter(
       (e) =>
         (q.item === undefined || e.itemId === q.item) &&
