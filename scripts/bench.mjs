@@ -16,6 +16,7 @@ import { cliStart } from './bench/startup.mjs';
 import { streamThroughput } from './bench/stream.mjs';
 import { workerFigures } from './bench/workers.mjs';
 import { cliFigures } from './bench/clis.mjs';
+import { fleetClaims } from './bench/fleet.mjs';
 
 const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
@@ -37,6 +38,7 @@ const size = quick
       },
       workers: { items: 20, agentMs: 500, runs: 1, gitItems: 20 },
       clis: { items: 5, runs: 1 },
+      fleet: { items: 100_000, claims: 400, fileClaims: 8 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -54,6 +56,7 @@ const size = quick
       },
       workers: { items: 20, agentMs: 500, runs: 3, gitItems: 40 },
       clis: { items: 10, runs: 3 },
+      fleet: { items: 100_000, claims: 2000, fileClaims: 24 },
     };
 
 const benches = [
@@ -67,6 +70,7 @@ const benches = [
   ['serve', () => serveFigures(size.serve)],
   ['workers', () => workerFigures(size.workers)],
   ['clis', () => cliFigures(size.clis)],
+  ['fleet', () => fleetClaims(size.fleet)],
 ];
 
 const rows = [];

@@ -52,6 +52,9 @@ export interface PgQueueOptions {
 /** Rows of one INSERT of an import (Postgres takes at most 65,535 parameters a statement). */
 const IMPORT_BATCH = 1000;
 
+/** How long a count of the waiting items is told again (counted down) before a new count. */
+const WAITING_COUNT_MS = 5_000;
+
 /** The wait before listening again after the listening connection broke. */
 const RELISTEN_MS = 2_000;
 
@@ -80,6 +83,7 @@ export class PgQueue implements Queue {
   private readonly listeners = new Set<() => void>();
   private listening: pg.Client | undefined;
   private closed = false;
+  private waitingCount: { at: number; count: number } | undefined;
   readonly fleet: PgFleet;
 
   constructor(
@@ -410,16 +414,26 @@ export class PgQueue implements Queue {
     return { wakeAt: row?.wake_at?.getTime(), retryAt: row?.retry_at?.getTime() };
   }
 
-  /** How many other items wait to run. */
+  /**
+   * How many other items wait to run, for people ("item N of M"). Counting a large queue costs
+   * far more than the claim itself, so the count is taken at most every few seconds and
+   * counted down by this process's claims in between.
+   */
   private async waiting(claimed: Item | undefined): Promise<number | undefined> {
     if (claimed === undefined) return undefined;
+    const now = Date.now();
+    if (this.waitingCount !== undefined && now - this.waitingCount.at < WAITING_COUNT_MS) {
+      this.waitingCount.count = Math.max(0, this.waitingCount.count - 1);
+      return this.waitingCount.count;
+    }
     const { rows } = await this.run((db) =>
       db.query<{ count: string }>(
         "SELECT count(*) AS count FROM ralph_items WHERE queue = $1 AND status IN ('pending', 'interrupted')",
         [this.options.name],
       ),
     );
-    return Number(rows[0]?.count ?? 0);
+    this.waitingCount = { at: now, count: Number(rows[0]?.count ?? 0) };
+    return this.waitingCount.count;
   }
 
   /**
