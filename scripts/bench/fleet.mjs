@@ -1,6 +1,7 @@
 // The shared queue's claims: claims per second with 1, 4 and 16 concurrent claimers on a queue
 // of 100,000 items in Postgres (a cluster of the bench's own), a claim's latency (median, p99),
 // against the queue file's figures measured in the same run with the same claimers.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,7 +43,7 @@ async function claimRace(queues, total) {
         made++;
         const start = process.hrtime.bigint();
         const claim = await queue.claim({
-          sessionId: crypto.randomUUID(),
+          sessionId: randomUUID(),
           now: Date.now(),
           busy: () => false,
           maxAttempts: 3,
