@@ -1,3 +1,4 @@
+import { plural } from '../../src/lib/text.js';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, post } from './api.js';
@@ -72,6 +73,9 @@ function Header() {
           title={connected ? 'live' : 'reconnecting'}
         />
         {health?.runner ? `runner pid ${health.runner.pid}` : 'no runner'}
+        {health?.fleet && health.fleet.unreachable === undefined
+          ? ` here · fleet: ${plural(health.fleet.runners.length, 'runner')}`
+          : ''}
         {health?.readOnly ? ' · read-only' : ''}
       </div>
       <Controls />
@@ -86,6 +90,17 @@ function Header() {
       {health?.waiting && (
         <div class="banner">
           Waiting: {health.waiting.reason}, until {health.waiting.until}
+        </div>
+      )}
+      {health?.fleet?.unreachable !== undefined && (
+        <div class="banner paused" id="queue-unreachable">
+          The queue cannot be read: {health.fleet.unreachable}
+        </div>
+      )}
+      {health?.fleet?.paused && (
+        <div class="banner paused" id="fleet-paused">
+          The fleet is paused by {health.fleet.paused.by}: {health.fleet.paused.reason} (ralph
+          resume --fleet)
         </div>
       )}
     </header>

@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ContentionError, InputError, NotFoundError, RalphError } from '../lib/errors.js';
+import {
+  ContentionError,
+  InputError,
+  NotFoundError,
+  RalphError,
+  UnavailableError,
+} from '../lib/errors.js';
 import type { ServerContext } from './context.js';
 import { guard, refusal, type GuardOptions } from './guard.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -54,7 +60,8 @@ export function createApp(
     const message = ctx.redactor.redact(error.message);
     if (error instanceof NotFoundError) return c.json({ error: message }, 404);
     if (error instanceof InputError) return c.json({ error: message, field: error.field }, 400);
-    if (error instanceof ContentionError) return c.json({ error: message }, 503);
+    if (error instanceof ContentionError || error instanceof UnavailableError)
+      return c.json({ error: message }, 503);
     if (error instanceof RalphError) return c.json({ error: message }, 409);
     onError(error);
     return c.json({ error: 'internal error (the server has logged it)' }, 500);

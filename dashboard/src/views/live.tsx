@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { plural } from '../../../src/lib/text.js';
-import type { RunningSession } from '../api.js';
+import type { Health, RunningSession } from '../api.js';
 import { formatDuration, money, since } from '../format.js';
 import { useLive, useTick, type LiveSession } from '../live.js';
 import { Transcript } from '../transcript.js';
@@ -116,7 +116,43 @@ export function Live() {
           onSelect={() => choose(r.sessionId)}
         />
       ))}
+      {health?.fleet && <Fleet fleet={health.fleet} now={now} />}
       {shown && <Transcript events={shown.events} />}
     </section>
+  );
+}
+
+/** The runners of a queue shared in a database: who runs where, and what. */
+function Fleet(props: { fleet: NonNullable<Health['fleet']>; now: number }) {
+  const { fleet, now } = props;
+  if (fleet.unreachable !== undefined) return null;
+  return (
+    <table id="fleet">
+      <caption>
+        Fleet: {plural(fleet.runners.length, 'runner')} on {fleet.queue}
+      </caption>
+      <thead>
+        <tr>
+          <th>host</th>
+          <th>pid</th>
+          <th>workers</th>
+          <th>workspace</th>
+          <th>running</th>
+          <th>heartbeat</th>
+        </tr>
+      </thead>
+      <tbody>
+        {fleet.runners.map((r) => (
+          <tr key={r.id}>
+            <td>{r.host}</td>
+            <td>{r.pid}</td>
+            <td>{r.workers}</td>
+            <td class="dim">{r.workspace}</td>
+            <td>{r.items.length === 0 ? 'idle' : r.items.join(', ')}</td>
+            <td>{formatDuration(Math.max(0, (now - Date.parse(r.heartbeatAt)) / 1000))} ago</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -35,8 +35,15 @@ export function sessionRoutes(ctx: ServerContext): Hono {
     const parsed = SessionParams.shape.id.safeParse(c.req.param('id'));
     if (!parsed.success) throw new InputError('id: not a session id (a UUID)', 'id');
     const files = sessionFiles(paths.sessions, parsed.data);
-    if (!(await pathExists(files.stdout)) && !(await pathExists(files.record)))
-      throw new NotFoundError(`no session ${parsed.data}`);
+    if (!(await pathExists(files.stdout)) && !(await pathExists(files.record))) {
+      // A fleet's session of another machine: its archive stayed there.
+      const elsewhere = (await indexOf(ctx)).entries.find((e) => e.sessionId === parsed.data);
+      throw new NotFoundError(
+        elsewhere?.host === undefined
+          ? `no session ${parsed.data}`
+          : `session ${parsed.data} ran on ${elsewhere.host}; its archive is there, ${elsewhere.archive ?? 'in that workspace'}`,
+      );
+    }
     return { id: parsed.data, files, decoder: await sessionDecoder(ctx.workspace, parsed.data) };
   };
 
