@@ -2,6 +2,7 @@
 // notifications that wake runners, a database that goes away and comes back, and the
 // commands that move a workspace onto it.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -301,9 +302,99 @@ describe('the Postgres queue', () => {
       'the fleet has spent $0.0200 today (UTC) of its $0.015 daily cap',
     );
   });
+
+  it('fences a runner cut off past its lease: another runs the item, the late settle is refused and logged', async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const proxy = await startProxy(Number(new URL(url).port));
+    onTestFinished(() => proxy.close());
+    const throughProxy = new URL(url);
+    throughProxy.port = String(proxy.port);
+    const [a, b] = [
+      await guardedWorkspace(postgresConfig({ lease: '2s' })),
+      await guardedWorkspace(postgresConfig({ lease: '2s' })),
+    ];
+    const envA = { ...a.env, RALPH_DATABASE_URL: throughProxy.toString() };
+    const envB = { ...b.env, RALPH_DATABASE_URL: url };
+    expect(
+      (await ralph(a.root, ['add', 'Slow', '--id', 'x', '--body', '#behave: slow ms=5000'], envA))
+        .code,
+    ).toBe(0);
+    const runnerA = startRunner(a.root, envA, '--drain');
+    onTestFinished(() => void runnerA.child.kill('SIGKILL'));
+    const item = async () => {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        return (await db.query<{ doc: Item }>("SELECT doc FROM ralph_items WHERE id = 'x'")).rows[0]
+          ?.doc;
+      } finally {
+        await db.end();
+      }
+    };
+    await eventually(async () => (await item())?.status === 'running', 20_000, 'A claims x');
+    // A loses the network: its lease runs out, and B takes the item over.
+    proxy.cut();
+    const runnerB = startRunner(b.root, envB, '--drain');
+    onTestFinished(() => void runnerB.child.kill('SIGKILL'));
+    await eventually(async () => (await item())?.attempts === 2, 30_000, 'B claims x again');
+    // A's session ends meanwhile; its settle waits for the database, then is refused.
+    await eventually(
+      () =>
+        fs
+          .readFileSync(path.join(a.root, 'state', 'iteration.log'), 'utf8')
+          .includes('"event":"queue_unreachable"'),
+      30_000,
+      'A waiting for the database',
+    );
+    proxy.restore();
+    expect(await runnerA.exited).toBe(0);
+    expect(await runnerB.exited).toBe(0);
+    const fenced = fs
+      .readFileSync(path.join(a.root, 'state', 'iteration.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"event":"settle_fenced"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(fenced).toMatchObject([{ item: 'x', attempt: 1, settlement: 'succeeded' }]);
+    expect(await item()).toMatchObject({ status: 'done', attempts: 2 });
+  });
 });
 
 /** The workspace configuration of a Postgres queue (and quick guards for the fake agent). */
 function postgresConfig(queue: Record<string, unknown> = {}) {
   return { queue: { backend: 'postgres', lease: '3s', ...queue } };
+}
+
+/** A TCP relay to the database that can be cut (every connection dropped, new ones refused). */
+async function startProxy(target: number) {
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const server = net.createServer((client) => {
+    if (cut) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(target, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      cut = false;
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
 }

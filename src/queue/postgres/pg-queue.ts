@@ -398,20 +398,31 @@ export class PgQueue implements Queue {
     });
   }
 
-  /** When a waiting item becomes runnable, and when a retry does (see `nextWakeTime`). */
+  /**
+   * When a waiting item becomes runnable, and when a retry may (see `nextWakeTime`): an item
+   * another runner runs may come back too, at the latest when its lease runs out, so a drained
+   * run waits for the fleet's running items as a runner's workers wait for each other's.
+   */
   private async wakeTimes(now: number): Promise<{ wakeAt?: number; retryAt?: number }> {
     const { rows } = await this.run((db) =>
-      db.query<{ wake_at: Date | null; retry_at: Date | null }>(
+      db.query<{ wake_at: Date | null; retry_at: Date | null; lease_at: Date | null }>(
         `SELECT
            min(greatest(coalesce(not_before, '-infinity'), coalesce(retry_after, '-infinity')))
-             FILTER (WHERE greatest(coalesce(not_before, '-infinity'), coalesce(retry_after, '-infinity')) > $2) AS wake_at,
-           min(retry_after) FILTER (WHERE retry_after > $2) AS retry_at
-         FROM ralph_items WHERE queue = $1 AND status IN ('pending', 'interrupted')`,
+             FILTER (WHERE status <> 'running' AND greatest(coalesce(not_before, '-infinity'), coalesce(retry_after, '-infinity')) > $2) AS wake_at,
+           min(retry_after) FILTER (WHERE status <> 'running' AND retry_after > $2) AS retry_at,
+           min(lease_until) FILTER (WHERE status = 'running') AS lease_at
+         FROM ralph_items WHERE queue = $1 AND status IN ('pending', 'interrupted', 'running')`,
         [this.options.name, new Date(now)],
       ),
     );
     const row = rows[0];
-    return { wakeAt: row?.wake_at?.getTime(), retryAt: row?.retry_at?.getTime() };
+    const retries = [row?.retry_at, row?.lease_at]
+      .filter((at): at is Date => at instanceof Date)
+      .map((at) => Math.max(at.getTime(), now + 1));
+    return {
+      wakeAt: row?.wake_at?.getTime(),
+      retryAt: retries.length === 0 ? undefined : Math.min(...retries),
+    };
   }
 
   /**
