@@ -6,28 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startPostgres } from '../postgres-cluster.mjs';
-import { BIN, workspace } from './lib.mjs';
+import { BIN, bigQueueItems, workspace } from './lib.mjs';
 
 const built = (module) => import(pathToFileURL(path.join(path.dirname(BIN), module)).href);
-
-/** 100,000 items as a bigger workspace's queue holds them: a quarter done, three priorities. */
-function items(count) {
-  const now = Date.parse('2026-11-22T00:00:00Z');
-  return Array.from({ length: count }, (_, i) => ({
-    id: `item-${i}`,
-    title: `Queued task number ${i}`,
-    body: 'Fix the thing described in the ticket, then run the tests.',
-    priority: i % 3,
-    status: i % 4 === 0 ? 'done' : 'pending',
-    attempts: 0,
-    dependsOn: [],
-    vars: {},
-    createdAt: new Date(now + i).toISOString(),
-    updatedAt: new Date(now + i).toISOString(),
-    sessions: [],
-    costUsd: 0,
-  }));
-}
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
@@ -79,7 +60,7 @@ export async function fleetClaims({ items: count, claims, fileClaims }) {
     const pool = openPool(url, ws.config.queue, 1);
     await migrate(pool, 'bench');
     await pool.end();
-    const all = items(count);
+    const all = bigQueueItems(count);
     const first = await openQueue(ws, env, 1);
     open.push(first);
     await first.importItems(all);

@@ -20,6 +20,25 @@ export function workspace(command, config = {}) {
   return root;
 }
 
+/** `count` items as a big workspace's queue holds them: a quarter done, three priorities. */
+export function bigQueueItems(count) {
+  const now = Date.parse('2026-11-22T00:00:00Z');
+  return Array.from({ length: count }, (_, i) => ({
+    id: `item-${i}`,
+    title: `Queued task number ${i}`,
+    body: 'Fix the thing described in the ticket, then run the tests.',
+    priority: i % 3,
+    status: i % 4 === 0 ? 'done' : 'pending',
+    attempts: 0,
+    dependsOn: [],
+    vars: {},
+    createdAt: new Date(now + i).toISOString(),
+    updatedAt: new Date(now + i).toISOString(),
+    sessions: [],
+    costUsd: 0,
+  }));
+}
+
 /** Writes a queue of `count` items straight into the file. */
 export function fillQueue(root, count, fields = {}) {
   const now = Date.now();

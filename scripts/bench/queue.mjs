@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, elapsed, run, stats, workspace } from './lib.mjs';
+import { BIN, bigQueueItems, elapsed, run, stats, workspace } from './lib.mjs';
 
 const PLAIN = `
 const fs = require('node:fs');
@@ -16,22 +16,10 @@ fs.renameSync(file + '.tmp', file);
 `;
 
 function bigQueue(file, count) {
-  const now = Date.parse('2026-11-22T00:00:00Z');
-  const items = Array.from({ length: count }, (_, i) => ({
-    id: `item-${i}`,
-    title: `Queued task number ${i}`,
-    body: 'Fix the thing described in the ticket, then run the tests.',
-    priority: i % 3,
-    status: i % 4 === 0 ? 'done' : 'pending',
-    attempts: 0,
-    dependsOn: [],
-    vars: {},
-    createdAt: new Date(now + i).toISOString(),
-    updatedAt: new Date(now + i).toISOString(),
-    sessions: [],
-    costUsd: 0,
-  }));
-  fs.writeFileSync(file, `${JSON.stringify({ version: 1, items }, null, 2)}\n`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ version: 1, items: bigQueueItems(count) }, null, 2)}\n`,
+  );
 }
 
 export async function queueAtScale({ items, runs }) {

@@ -16,25 +16,14 @@ import { openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { calls, guardedWorkspace } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
+import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
 import { makeWorkspace, ralph } from '../support/workspace.js';
 
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
 
-function item(id: string): Item {
-  return {
-    id,
-    title: `Item ${id}`,
-    priority: 0,
-    status: 'pending',
-    attempts: 0,
-    dependsOn: [],
-    vars: {},
-    sessions: [],
-    costUsd: 0,
-  };
-}
+const item = (id: string) => queueItem(id);
 
 let postgres: Postgres;
 beforeAll(async () => {

@@ -7,27 +7,15 @@ import { openQueue } from '../../src/queue/open.js';
 import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { migrate } from '../../src/queue/postgres/migrations.js';
 import { openPool } from '../../src/queue/postgres/connection.js';
+import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { makeWorkspace } from '../support/workspace.js';
 
 const NOW = Date.parse('2026-11-23T22:00:00.000Z');
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 30 * 60_000, now: NOW };
 
-function item(id: string, fields: Partial<Item> = {}): Item {
-  return {
-    id,
-    title: `Item ${id}`,
-    priority: 0,
-    status: 'pending',
-    attempts: 0,
-    dependsOn: [],
-    vars: {},
-    sessions: [],
-    costUsd: 0,
-    createdAt: new Date(NOW - 60_000).toISOString(),
-    ...fields,
-  };
-}
+const item = (id: string, fields: Partial<Item> = {}) =>
+  queueItem(id, { createdAt: new Date(NOW - 60_000).toISOString(), ...fields });
 
 const noCheck = { replace: false, replaceFlag: '--replace', check: () => undefined };
 
