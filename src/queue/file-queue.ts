@@ -8,6 +8,7 @@ import {
   type ClaimRequest,
   type Lease,
   type Queue,
+  type QueueTally,
   type Selection,
   type SettlePolicy,
   type Settled,
@@ -50,6 +51,17 @@ export class FileQueue implements Queue {
 
   snapshot(): Promise<{ items: Item[]; version: number }> {
     return this.store.read();
+  }
+
+  async tally(): Promise<QueueTally> {
+    const { items, version } = await this.store.read();
+    const counts: QueueTally['counts'] = {};
+    const branches: Record<string, string> = {};
+    for (const item of items) {
+      counts[item.status] = (counts[item.status] ?? 0) + 1;
+      if (item.status === 'running' && item.branch !== undefined) branches[item.id] = item.branch;
+    }
+    return { counts, version, branches };
   }
 
   async dependencyClosure(ids: readonly string[]): Promise<Item[]> {

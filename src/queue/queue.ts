@@ -14,6 +14,8 @@ export interface Queue {
   list(): Promise<Item[]>;
   /** Every item, and the queue's version (it moves with every change). */
   snapshot(): Promise<{ items: Item[]; version: number }>;
+  /** The queue at a glance, for a status asked for every second: no item is read whole. */
+  tally(): Promise<QueueTally>;
   /** The items `ids` name and every item they depend on, directly or not. */
   dependencyClosure(ids: readonly string[]): Promise<Item[]>;
   /**
@@ -124,6 +126,14 @@ export interface FleetSession {
   host: string;
   archive: string;
   [field: string]: unknown;
+}
+
+export interface QueueTally {
+  /** How many items have each status (a status no item has is absent). */
+  counts: Partial<Record<ItemStatus, number>>;
+  version: number;
+  /** Git mode: the branches of the running items, by item id. */
+  branches: Record<string, string>;
 }
 
 export interface AddOptions {

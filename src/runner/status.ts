@@ -4,8 +4,7 @@ import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/status.js';
 import { UnavailableError } from '../lib/errors.js';
-import type { Item } from '../queue/item.js';
-import type { Queue } from '../queue/queue.js';
+import type { Queue, QueueTally } from '../queue/queue.js';
 import { readBudget } from './budget.js';
 import { liveRunner } from './lock.js';
 import type { StatusReport } from './status-report.js';
@@ -23,19 +22,19 @@ export async function liveServer(stateDir: string): Promise<ServerInfo | undefin
 /** The queue's items and, for a shared queue, its fleet; what cannot be read is said. */
 async function readQueue(
   queue: Queue | UnavailableError,
-): Promise<{ items: Item[]; version: number; fleet?: StatusReport['fleet'] }> {
+): Promise<QueueTally & { fleet?: StatusReport['fleet'] }> {
+  const none = { counts: {}, version: 0, branches: {} };
   if (queue instanceof UnavailableError)
-    return { items: [], version: 0, fleet: { queue: '', unreachable: queue.message, runners: [] } };
+    return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
   try {
-    const { items, version } = await queue.snapshot();
-    if (queue.fleet === undefined) return { items, version };
+    const tally = await queue.tally();
+    if (queue.fleet === undefined) return tally;
     const [paused, runners] = await Promise.all([queue.fleet.pauseState(), queue.fleet.runners()]);
-    return { items, version, fleet: { queue: queue.where, paused, runners } };
+    return { ...tally, fleet: { queue: queue.where, paused, runners } };
   } catch (error) {
     if (!(error instanceof UnavailableError)) throw error;
     return {
-      items: [],
-      version: 0,
+      ...none,
       fleet: { queue: queue.where, unreachable: error.message, runners: [] },
     };
   }
@@ -52,18 +51,24 @@ export async function gatherStatus(
 ): Promise<StatusReport> {
   const { paths } = workspace;
   const control = new ControlFiles(paths);
-  const [{ items, version, fleet }, budget, runner, paused, afterCurrent, waiting, server] =
-    await Promise.all([
-      readQueue(queue),
-      readBudget(paths.budget),
-      liveRunner(paths.runnerLock),
-      control.pauseReason(),
-      control.pendingPauseReason(),
-      control.readWaiting(),
-      liveServer(paths.state),
-    ]);
-  const counts = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<string, number>;
-  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  const [
+    { counts: tallied, version, branches, fleet },
+    budget,
+    runner,
+    paused,
+    afterCurrent,
+    waiting,
+    server,
+  ] = await Promise.all([
+    readQueue(queue),
+    readBudget(paths.budget),
+    liveRunner(paths.runnerLock),
+    control.pauseReason(),
+    control.pendingPauseReason(),
+    control.readWaiting(),
+    liveServer(paths.state),
+  ]);
+  const counts = Object.fromEntries(ITEM_STATUSES.map((s) => [s, tallied[s] ?? 0]));
   const report: StatusReport = {
     root: workspace.root,
     queue: counts,
@@ -79,7 +84,6 @@ export async function gatherStatus(
     report.server = { pid: server.pid, url: server.url, readOnly: server.readOnly };
   if (runner === undefined) return report;
   if (waiting !== undefined) report.waiting = waiting;
-  const branches = new Map(items.map((item) => [item.id, item.branch]));
   const { records } = await control.readRunningSessions();
   report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
@@ -99,7 +103,7 @@ export async function gatherStatus(
       costUsd: s.heartbeat.costUsd,
       costEstimated: s.heartbeat.costEstimated,
       limits: s.limits,
-      branch: branches.get(s.itemId),
+      branch: branches[s.itemId],
       gate: s.gate,
     };
   });

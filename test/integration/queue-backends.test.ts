@@ -100,6 +100,22 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect(claim.queued).toBe(2);
   });
 
+  it('tallies the items by status, with the branches of the running ones', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([
+      item('a', { branch: 'ralph/a' }),
+      item('b'),
+      item('c', { status: 'done', branch: 'ralph/c' }),
+    ]);
+    await claimAt(queue);
+    const { version } = await queue.snapshot();
+    expect(await queue.tally()).toEqual({
+      counts: { running: 1, pending: 1, done: 1 },
+      version,
+      branches: { a: 'ralph/a' },
+    });
+  });
+
   it('holds an item until what it depends on is done', async () => {
     const { queue } = await backendQueue(backend);
     await queue.importItems([item('later', { priority: 9, dependsOn: ['first'] }), item('first')]);

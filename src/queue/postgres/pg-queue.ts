@@ -8,6 +8,7 @@ import {
   type ClaimRequest,
   type Lease,
   type Queue,
+  type QueueTally,
   type Selection,
   type SettlePolicy,
   type Settled,
@@ -111,6 +112,27 @@ export class PgQueue implements Queue {
         'SELECT last_value AS version FROM ralph_changes',
       );
       return { items, version: Number(rows[0]?.version ?? 0) };
+    });
+  }
+
+  tally(): Promise<QueueTally> {
+    return this.run(async (db) => {
+      const [counts, running, version] = await Promise.all([
+        db.query<{ status: ItemStatus; count: string }>(
+          'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
+          [this.options.name],
+        ),
+        db.query<{ id: string; branch: string }>(
+          "SELECT id, doc->>'branch' AS branch FROM ralph_items WHERE queue = $1 AND status = 'running' AND doc ? 'branch'",
+          [this.options.name],
+        ),
+        db.query<{ version: string }>('SELECT last_value AS version FROM ralph_changes'),
+      ]);
+      return {
+        counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.count)])),
+        version: Number(version.rows[0]?.version ?? 0),
+        branches: Object.fromEntries(running.rows.map((r) => [r.id, r.branch])),
+      };
     });
   }
 
