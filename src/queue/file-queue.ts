@@ -25,7 +25,15 @@ import {
 } from './selection.js';
 import type { ItemStatus } from './status.js';
 import { QueueStore } from './store.js';
-import { cancelled, claim, reclaim, retried, settle, type Settlement } from './transitions.js';
+import {
+  cancelled,
+  checkedOut,
+  claim,
+  reclaim,
+  retried,
+  settle,
+  type Settlement,
+} from './transitions.js';
 
 const byIdOf = (items: readonly Item[]) => new Map(items.map((item) => [item.id, item]));
 
@@ -158,7 +166,7 @@ export class FileQueue implements Queue {
       if (current === undefined || fenceReason(current, lease) !== undefined)
         return { value: undefined };
       if (current.baseCommit === checkout.baseCommit) return { value: undefined };
-      return { items: items.with(index, { ...current, ...checkout }), value: undefined };
+      return { items: items.with(index, checkedOut(current, checkout)), value: undefined };
     });
   }
 

@@ -170,3 +170,8 @@ export function retried(item: Item, now: number): Item {
 export function cancelled(item: Item, now: number): Item {
   return { ...item, status: 'cancelled', updatedAt: iso(now), claudeSessionId: undefined };
 }
+
+/** Git mode: the item's branch and the commit it was made from, at its first checkout. */
+export function checkedOut(item: Item, checkout: { branch: string; baseCommit: string }): Item {
+  return { ...item, branch: checkout.branch, baseCommit: checkout.baseCommit };
+}

@@ -116,6 +116,24 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     });
   });
 
+  it('records a checkout on the item its lease holds: the branch and its base, nothing else', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([item('a')]);
+    const claim = await claimAt(queue);
+    // What a checkout knows besides (its worktree, its repository) is not the item's.
+    const checkout = {
+      branch: 'ralph/a',
+      baseCommit: 'abc123',
+      worktree: '/w/a',
+      repo: '/r',
+      reused: false,
+    };
+    await queue.recordCheckout(leaseOf(claim.item!), checkout);
+    const [recorded] = await queue.list();
+    expect(recorded).toMatchObject({ branch: 'ralph/a', baseCommit: 'abc123' });
+    expect(recorded).not.toHaveProperty('worktree');
+  });
+
   it('holds an item until what it depends on is done', async () => {
     const { queue } = await backendQueue(backend);
     await queue.importItems([item('later', { priority: 9, dependsOn: ['first'] }), item('first')]);

@@ -23,7 +23,15 @@ import {
   refuseRunning,
 } from '../selection.js';
 import type { ItemStatus } from '../status.js';
-import { cancelled, claim, reclaim, retried, settle, type Settlement } from '../transitions.js';
+import {
+  cancelled,
+  checkedOut,
+  claim,
+  reclaim,
+  retried,
+  settle,
+  type Settlement,
+} from '../transitions.js';
 import { inTransaction, queueError } from './connection.js';
 import { PgFleet } from './fleet.js';
 import { ITEM_COLUMNS, itemOf, itemValues, workDirKey } from './rows.js';
@@ -291,7 +299,7 @@ export class PgQueue implements Queue {
       const [current] = await this.items(db, 'id = $2 FOR UPDATE', [lease.itemId]);
       if (current === undefined || fenceReason(current, lease) !== undefined) return;
       if (current.baseCommit === checkout.baseCommit) return;
-      await this.write(db, { ...current, ...checkout }, lease.sessionId);
+      await this.write(db, checkedOut(current, checkout), lease.sessionId);
     });
   }
 
