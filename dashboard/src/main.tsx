@@ -89,7 +89,9 @@ function Header() {
       )}
       {health?.waiting && (
         <div class="banner">
-          Waiting: {health.waiting.reason}, until {health.waiting.until}
+          {health.waiting.event === 'queue_unreachable'
+            ? `Waiting since ${health.waiting.until} for the queue: ${health.waiting.reason}`
+            : `Waiting: ${health.waiting.reason}, until ${health.waiting.until}`}
         </div>
       )}
       {health?.fleet?.unreachable !== undefined && (

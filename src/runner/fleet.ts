@@ -29,7 +29,9 @@ export async function keepUp(ctx: RunnerContext, workers: number): Promise<() =>
   const timer = setInterval(tick, (ctx.workspace.config.queue.lease * 1000) / 3);
   timer.unref();
   const unsubscribe =
-    fleet === undefined ? () => undefined : ctx.queue.subscribe(() => void followPause(ctx));
+    fleet === undefined
+      ? () => undefined
+      : ctx.queue.subscribe(() => void followPause(ctx).catch(() => undefined));
   // Before the first claim: a pause lifted while no runner ran must not hold this one.
   if (fleet !== undefined) await followPause(ctx).catch(() => undefined);
   return async () => {
@@ -47,9 +49,14 @@ async function upkeep(ctx: RunnerContext): Promise<void> {
   await followPause(ctx);
 }
 
-/** The fleet's pause, mirrored into the interrupt file: every guard of a local pause applies. */
+/**
+ * The fleet's pause, mirrored into the interrupt file: every guard of a local pause applies.
+ * Throws when the database cannot say (an outage lifts no pause).
+ */
 async function followPause(ctx: RunnerContext): Promise<void> {
-  const pause = await ctx.queue.fleet?.pauseState().catch(() => undefined);
+  const { fleet } = ctx.queue;
+  if (fleet === undefined) return;
+  const pause = await fleet.pauseState();
   const local = await ctx.controlFiles.pauseReason();
   if (pause !== undefined && local === undefined) {
     await ctx.controlFiles.pause(

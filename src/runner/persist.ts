@@ -87,7 +87,8 @@ async function hold(
   if (fault === 'unavailable') {
     if (!again) {
       ctx.events.warn('queue_unreachable', { operation, error: message });
-      // For `ralph status` on this machine, which cannot ask the database either.
+      // For `ralph status` on this machine, which cannot ask the database either (`until`
+      // says since when, for this event).
       await ctx.controlFiles
         .writeWaiting({
           until: new Date(ctx.clock.now()).toISOString(),

@@ -24,7 +24,11 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
   if (report.pauseAfterCurrent)
     lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);
   if (report.waiting)
-    lines.push(`Waiting: ${report.waiting.reason}, until ${report.waiting.until}`);
+    lines.push(
+      report.waiting.event === 'queue_unreachable'
+        ? `Waiting: since ${report.waiting.until}, for the queue: ${report.waiting.reason}`
+        : `Waiting: ${report.waiting.reason}, until ${report.waiting.until}`,
+    );
   const { fleet } = report;
   if (fleet?.unreachable !== undefined) lines.push(`Queue:   cannot be read: ${fleet.unreachable}`);
   else
