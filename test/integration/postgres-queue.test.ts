@@ -61,14 +61,14 @@ const claimNow = (queue: Queue) =>
 
 describe('the Postgres queue', () => {
   it('takes an item back when its lease expires, counts the attempt, and fences the late settle', async () => {
-    const { open } = await postgresWorkspace({ lease: 1 });
+    const { open } = await postgresWorkspace({ lease: 3 });
     const [lost, next] = [await open(), await open()];
     await lost.importItems([item('a')]);
     const first = await claimNow(lost);
     expect(first.item).toMatchObject({ id: 'a', attempts: 1 });
-    // Renewed, the lease holds past its length.
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+    // Renewed every half second, the lease of 3 s holds past its length.
+    for (let i = 0; i < 8; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
       await lost.renew([leaseOf(first.item!)]);
       expect((await claimNow(next)).item).toBeUndefined();
     }
