@@ -1,4 +1,5 @@
 import type { StreamSummary } from '../stream/summary.js';
+import { formatUsd } from '../lib/text.js';
 import type { SessionFiles } from './paths.js';
 import { canTransition, type SessionRecord, type SessionStatus } from './record.js';
 
@@ -124,10 +125,33 @@ export interface Ending {
   now: number;
 }
 
+/** What the agent's result line said, with the session's cost. */
+function agentResult(
+  summary: StreamSummary,
+  cost: { usd: number; estimated: boolean } | undefined,
+): SessionRecord['result'] {
+  const result = summary.result;
+  if (result === undefined) return undefined;
+  return {
+    subtype: result.subtype,
+    isError: result.isError,
+    numTurns: result.numTurns,
+    durationMs: result.durationMs,
+    costUsd: cost?.usd,
+    costEstimated: cost?.estimated === true ? true : undefined,
+    usage: result.usage,
+    apiErrorStatus: result.apiErrorStatus,
+    permissionDenials: summary.permissionDenials.map((d) => ({
+      toolName: d.toolName,
+      toolUseId: d.toolUseId,
+    })),
+    text: result.text,
+  };
+}
+
 /** The agent has exited: completing, then the final state with everything it left. */
 export function endedSession(record: SessionRecord, ending: Ending): SessionRecord {
   const { summary } = ending.progress;
-  const result = summary.result;
   return {
     ...withProgress(moveTo(moveTo(record, 'completing'), ending.status), ending.progress),
     statusReason: ending.outcome.message,
@@ -135,24 +159,7 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     exit: ending.exit,
     stopReason: ending.stopReason,
     outcome: ending.outcome,
-    result:
-      result === undefined
-        ? undefined
-        : {
-            subtype: result.subtype,
-            isError: result.isError,
-            numTurns: result.numTurns,
-            durationMs: result.durationMs,
-            costUsd: ending.progress.cost?.usd,
-            costEstimated: ending.progress.cost?.estimated === true ? true : undefined,
-            usage: result.usage,
-            apiErrorStatus: result.apiErrorStatus,
-            permissionDenials: summary.permissionDenials.map((d) => ({
-              toolName: d.toolName,
-              toolUseId: d.toolUseId,
-            })),
-            text: result.text,
-          },
+    result: agentResult(summary, ending.progress.cost),
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
   };
@@ -161,10 +168,22 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
 /** The runner died while the session ran: what a new runner found of it. */
 export function orphanedSession(
   record: SessionRecord,
-  found: { summary: StreamSummary; stdoutBytes: number; killedProcesses: number[]; now: number },
+  found: {
+    summary: StreamSummary;
+    /** What the agent's own result line says it cost, when it got that far. */
+    cost?: { usd: number; estimated: boolean };
+    stdoutBytes: number;
+    killedProcesses: number[];
+    now: number;
+  },
 ): SessionRecord {
-  const reason = 'the runner died while the session ran';
-  const { summary } = found;
+  const { summary, cost } = found;
+  const result = summary.result;
+  // The agent may have finished before the runner died: what it reported is kept.
+  const reason =
+    result === undefined
+      ? 'the runner died while the session ran'
+      : `the runner died after the agent ended (${result.subtype}${cost === undefined ? '' : `, $${formatUsd(cost.usd)}`}), before its work was checked`;
   // A record left at its final state (the crash came after the end) keeps it.
   const base = canTransition(record.status, 'killed') ? moveTo(record, 'killed') : record;
   return {
@@ -172,6 +191,7 @@ export function orphanedSession(
     statusReason: reason,
     endedAt: iso(found.now),
     outcome: { kind: 'runner_died', message: reason, retryable: true },
+    result: agentResult(summary, cost) ?? record.result,
     killedProcesses: found.killedProcesses,
     claudeSessionId: record.claudeSessionId ?? summary.claudeSessionId,
     streamIssues: summary.issues,
@@ -181,6 +201,7 @@ export function orphanedSession(
       assistantMessages: summary.assistantMessages,
       toolCalls: summary.toolCalls,
       stdoutBytes: found.stdoutBytes,
+      costUsd: cost?.usd ?? record.heartbeat.costUsd,
     },
   };
 }

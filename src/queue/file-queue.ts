@@ -170,13 +170,23 @@ export class FileQueue implements Queue {
     });
   }
 
-  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]> {
+  requeueOrphans(
+    reason: string,
+    policy: SettlePolicy,
+    spent: ReadonlyMap<string, number> = new Map(),
+  ): Promise<string[]> {
     return this.store.update((items) => {
       const ids: string[] = [];
       const next = items.map((item) => {
         if (item.status !== 'running') return item;
         ids.push(item.id);
-        return reclaim(item, reason, item.maxAttempts ?? policy.maxAttempts, policy.now);
+        return reclaim(
+          item,
+          reason,
+          item.maxAttempts ?? policy.maxAttempts,
+          policy.now,
+          spent.get(item.id) ?? 0,
+        );
       });
       return ids.length > 0 ? { items: next, value: ids } : { value: ids };
     });

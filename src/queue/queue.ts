@@ -45,8 +45,15 @@ export interface Queue {
   renew(leases: readonly Lease[]): Promise<void>;
   /** Records an item's git branch and base at its first checkout. */
   recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void>;
-  /** Requeues the items a dead runner of this workspace left running, their attempt counted. */
-  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]>;
+  /**
+   * Requeues the items a dead runner of this workspace left running, their attempt counted and
+   * the cost their sessions reported (`spent`, by item id) added.
+   */
+  requeueOrphans(
+    reason: string,
+    policy: SettlePolicy,
+    spent?: ReadonlyMap<string, number>,
+  ): Promise<string[]>;
   /** Failed, cancelled or interrupted items back to pending, attempts renewed. */
   retry(selection: Selection): Promise<string[]>;
   /** Items never to run (they stay in the queue). */

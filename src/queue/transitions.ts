@@ -36,7 +36,7 @@ export type Settlement =
   /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
   | { kind: 'interrupted'; reason: string; costUsd: number; claudeSessionId?: string }
   /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
-  | { kind: 'released'; reason: string; costUsd: number; retryAfter?: number };
+  | { kind: 'released'; costUsd: number; retryAfter?: number };
 
 /** The wait before a failed item's second attempt; it doubles with each further one. */
 const RETRY_BACKOFF_BASE_MS = 60_000;
@@ -129,23 +129,34 @@ export function settle(
         claudeSessionId: settlement.claudeSessionId ?? item.claudeSessionId,
       };
     case 'released':
+      // The attempt is given back, so it is no previous attempt: `lastError` (the next
+      // prompt's "Previous attempt") keeps what the last counted attempt said.
       return {
         ...base,
         status: 'pending',
         attempts: Math.max(0, item.attempts - 1),
         costUsd: item.costUsd + settlement.costUsd,
-        lastError: settlement.reason,
         retryAfter: settlement.retryAfter === undefined ? undefined : iso(settlement.retryAfter),
         claudeSessionId: undefined,
       };
   }
 }
 
-/** Requeues an item whose runner died while it ran: its attempt stays counted. */
-export function reclaim(item: Item, reason: string, maxAttempts: number, now: number): Item {
+/**
+ * Requeues an item whose runner died while it ran: its attempt stays counted, and what its
+ * session reported it cost (found in its archive) is added.
+ */
+export function reclaim(
+  item: Item,
+  reason: string,
+  maxAttempts: number,
+  now: number,
+  costUsd = 0,
+): Item {
   const exhausted = item.attempts >= maxAttempts;
   return {
     ...item,
+    costUsd: item.costUsd + costUsd,
     status: exhausted ? 'failed' : 'pending',
     lastError: reason,
     lastOutcome: 'runner_died',

@@ -15,7 +15,7 @@ import {
   type Progress,
 } from '../archive/session.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
-import { readTail, writeNewFile } from '../lib/fs.js';
+import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/status.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
@@ -154,6 +154,7 @@ export class Attempt {
     const { item, sessionId, files, prepared } = this.init;
     await persistently(this.ctx, this.control, 'writing the prompt file', async () => {
       await writeNewFile(files.prompt, prepared.prompt.text);
+      for (const dir of prepared.cliDirs) await ensurePrivateDir(dir);
       for (const file of prepared.cliFiles) await writeNewFile(file.path, file.text);
     });
     for (const cut of prepared.prompt.cuts) {
@@ -189,7 +190,7 @@ export class Attempt {
       control,
       item,
       unavailable
-        ? { kind: 'released', reason, costUsd: 0 }
+        ? { kind: 'released', costUsd: 0 }
         : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
     );
     await ctx.controlFiles.clearRunningSession(sessionId);

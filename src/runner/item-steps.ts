@@ -92,7 +92,6 @@ export function settlementFor(
   });
   const released = (retryAfter?: number): Settlement => ({
     kind: 'released',
-    reason: outcome.message,
     costUsd,
     retryAfter,
   });

@@ -90,7 +90,7 @@ async function refuse(
 ): Promise<IterationResult> {
   const reason = ctx.redactor.redact(error.reason);
   if (error.scope === 'workspace') {
-    await settleItem(ctx, control, item, { kind: 'released', reason, costUsd: 0 });
+    await settleItem(ctx, control, item, { kind: 'released', costUsd: 0 });
     ctx.events.error('workspace_fault', { item: item.id, reason });
     await pauseNight(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
     return { kind: 'workspace_fault', itemId: item.id, reason };

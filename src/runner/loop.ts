@@ -27,6 +27,10 @@ export interface LoopResult {
   succeeded: number;
   failed: number;
   rejected: number;
+  /** Items whose last session of this run did not succeed and that wait to run again. */
+  awaitingRetry: number;
+  /** Sessions by outcome (`success`, `gate_failed`, `no_result`, …). */
+  outcomes: Record<string, number>;
   costUsd: number;
   /** Why the loop ended early (deadline, budget), if it did. */
   ended?: string;
@@ -55,7 +59,17 @@ type Next = 'stop' | 'again' | { budgetLeftUsd?: number };
  * pause, the run's limits, the circuit breaker, usage-limit waits and backoffs between them.
  */
 class Night {
-  readonly result: LoopResult = { sessions: 0, succeeded: 0, failed: 0, rejected: 0, costUsd: 0 };
+  readonly result: LoopResult = {
+    sessions: 0,
+    succeeded: 0,
+    failed: 0,
+    rejected: 0,
+    awaitingRetry: 0,
+    outcomes: {},
+    costUsd: 0,
+  };
+  /** Items whose last session did not succeed and that run again (the run's exit says so). */
+  private readonly retrying = new Set<string>();
   private paused = false;
   private idle = false;
   private consecutiveFailures = 0;
@@ -276,8 +290,16 @@ class Night {
     this.idle = false;
     result.sessions++;
     result.costUsd += turn.costUsd;
+    result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;
+    if (
+      outcome.kind !== 'success' &&
+      (turn.itemStatus === 'pending' || turn.itemStatus === 'interrupted')
+    )
+      this.retrying.add(turn.itemId);
+    else this.retrying.delete(turn.itemId);
+    result.awaitingRetry = this.retrying.size;
     if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);
     await this.countFailure(turn);
     if (this.control.requested !== undefined) return 'stop';

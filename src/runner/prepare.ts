@@ -45,6 +45,8 @@ export interface PreparedSession {
   argv: Argv;
   /** Files the CLI reads, written with the prompt before it starts (gemini's policy). */
   cliFiles: { path: string; text: string }[];
+  /** Directories the CLI needs, made before it starts. */
+  cliDirs: string[];
   env: Record<string, string>;
   secrets: string[];
   resume?: string;
@@ -248,6 +250,7 @@ export async function prepareSession(
     cli,
     argv: command.argv,
     cliFiles: command.files ?? [],
+    cliDirs: command.dirs ?? [],
     env,
     secrets,
     resume,

@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { decoderOf } from '../agent/clis/index.js';
+import { costOf, priceFor } from '../agent/cost.js';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
 import { reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
@@ -11,6 +12,7 @@ import { readArchivedStream } from '../stream/archive-file.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { archive } from './archive.js';
+import { recordSpend } from './budget.js';
 import { persistently } from './persist.js';
 import { settleWorktrees } from './worktrees.js';
 
@@ -37,7 +39,7 @@ async function settleOrphanSession(
   control: StopControl,
   record: SessionRecord,
   now: number,
-): Promise<void> {
+): Promise<number> {
   const { paths } = ctx.workspace;
   // Never signal a pid that now belongs to another process: the start time must match.
   if (record.pid !== undefined && (await isSameProcessAlive(record.pid, record.processStartTime)))
@@ -52,8 +54,13 @@ async function settleOrphanSession(
   // newline, so the archive is whole lines again.
   const stream = await readArchivedStream(files.stdout, decoderOf(record.cli), now);
   if (!stream.endsWithNewline) await appendPrivate(files.stdout, '\n');
+  const cost = costOf(
+    stream.summary,
+    priceFor(ctx.workspace.config.prices, record.cli, record.model ?? stream.summary.model),
+  );
   const archived = orphanedSession(record, {
     summary: stream.summary,
+    cost,
     stdoutBytes: stream.bytes,
     killedProcesses: killed,
     now,
@@ -66,14 +73,18 @@ async function settleOrphanSession(
     killedProcesses: killed.length,
   });
   await ctx.controlFiles.clearRunningSession(record.sessionId);
+  return cost?.usd ?? 0;
 }
 
-/** Settles every session a dead runner left running; returns their ids. */
+/**
+ * Settles every session a dead runner left running. Returns the cost each unsettled item's
+ * session reported: a session whose item was settled had its spend recorded by its runner.
+ */
 async function settleOrphanSessions(
   ctx: RunnerContext,
   control: StopControl,
   now: number,
-): Promise<string[]> {
+): Promise<{ sessions: string[]; spent: Map<string, number> }> {
   const { records, unreadable } = await ctx.controlFiles.readRunningSessions();
   for (const name of unreadable) {
     ctx.events.warn('orphan_session_unreadable', {
@@ -81,8 +92,24 @@ async function settleOrphanSessions(
     });
     await ctx.controlFiles.removeRunningFile(name);
   }
-  for (const record of records) await settleOrphanSession(ctx, control, record, now);
-  return records.map((r) => r.sessionId);
+  const items = records.length === 0 ? [] : await ctx.queue.list();
+  const spent = new Map<string, number>();
+  for (const record of records) {
+    const costUsd = await settleOrphanSession(ctx, control, record, now);
+    const item = items.find((i) => i.id === record.itemId);
+    const unsettled = item?.status === 'running' && item.sessions.at(-1) === record.sessionId;
+    if (!unsettled || costUsd === 0) continue;
+    spent.set(record.itemId, costUsd);
+    await persistently(ctx, control, 'recording the spend', () =>
+      recordSpend(ctx.workspace.paths.budget, { costUsd, outcome: 'runner_died', now }),
+    );
+    const { fleet } = ctx.queue;
+    if (fleet !== undefined)
+      await persistently(ctx, control, "recording the fleet's spend", () =>
+        fleet.recordSpend(costUsd, now),
+      );
+  }
+  return { sessions: records.map((r) => r.sessionId), spent };
 }
 
 /**
@@ -98,16 +125,20 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   for (const dir of [paths.state, paths.sessions, paths.running])
     await removeDeadWritersTempFiles(dir);
 
-  const orphanSessions = await settleOrphanSessions(ctx, control, now);
+  const orphans = await settleOrphanSessions(ctx, control, now);
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>
-    ctx.queue.requeueOrphans('the runner died while the item ran', {
-      maxAttempts: ctx.workspace.config.defaults.maxAttempts,
-      retryBackoffCapMs: ctx.workspace.config.run.retryBackoffCap * 1000,
-      now,
-    }),
+    ctx.queue.requeueOrphans(
+      'the runner died while the item ran',
+      {
+        maxAttempts: ctx.workspace.config.defaults.maxAttempts,
+        retryBackoffCapMs: ctx.workspace.config.run.retryBackoffCap * 1000,
+        now,
+      },
+      orphans.spent,
+    ),
   );
   if (requeued.length > 0) {
-    ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphanSessions });
+    ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphans.sessions });
   }
   const items = await persistently(ctx, control, 'reading the queue', () => ctx.queue.list());
   await settleWorktrees(ctx, items);

@@ -12,11 +12,23 @@ export class IndexCache {
   private entries: IndexEntry[] = [];
   private read = 0;
   private skipped = 0;
+  /** The read under way: requests at once share it, so none reads the same bytes twice. */
+  private inFlight: Promise<void> | undefined;
 
   constructor(private readonly sessionsDir: string) {}
 
   /** Every entry, oldest first, and how many lines could not be read. */
   async current(): Promise<{ entries: readonly IndexEntry[]; skipped: number }> {
+    while (this.inFlight !== undefined) await this.inFlight;
+    const refresh = this.refresh().finally(() => {
+      if (this.inFlight === refresh) this.inFlight = undefined;
+    });
+    this.inFlight = refresh;
+    await refresh;
+    return { entries: this.entries, skipped: this.skipped };
+  }
+
+  private async refresh(): Promise<void> {
     const file = indexFile(this.sessionsDir);
     const size = (await fsp.stat(file).catch(() => undefined))?.size ?? 0;
     if (size < this.read) {
@@ -25,7 +37,6 @@ export class IndexCache {
       this.skipped = 0;
     }
     if (size > this.read) await this.readOn(file, size);
-    return { entries: this.entries, skipped: this.skipped };
   }
 
   private async readOn(file: string, size: number): Promise<void> {

@@ -3,6 +3,7 @@ import { IndexEntrySchema, indexEntryOf, readIndex, type IndexEntry } from '../a
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { decoderOf } from '../agent/clis/index.js';
+import { isSameProcessAlive } from '../agent/procfs.js';
 import { OUTCOME_KINDS } from '../agent/outcome.js';
 import type { StreamDecoder } from '../stream/decoder.js';
 import type { Workspace } from '../config/workspace.js';
@@ -12,6 +13,19 @@ import { pathExists, readIfExists } from '../lib/fs.js';
 import { ControlFiles } from '../control/files.js';
 import { withQueue } from '../queue/open.js';
 import type { Queue } from '../queue/queue.js';
+
+/**
+ * Whether a session's stream can still grow: its final record is not written yet, and its
+ * runner or its agent (pid and start time both matching) is alive. A session a killed runner
+ * left is complete as it stands until the next run settles it.
+ */
+export async function sessionMayGrow(workspace: Workspace, sessionId: string): Promise<boolean> {
+  if (await pathExists(sessionFiles(workspace.paths.sessions, sessionId).record)) return false;
+  const record = (await readRunning(workspace)).find((r) => r.sessionId === sessionId);
+  if (record === undefined) return false;
+  if (await isSameProcessAlive(record.runner.pid, record.runner.startTime)) return true;
+  return record.pid !== undefined && isSameProcessAlive(record.pid, record.processStartTime);
+}
 
 /** A session found by id, id prefix or item id. */
 export interface FoundSession {

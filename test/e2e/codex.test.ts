@@ -35,3 +35,38 @@ describe('ralph with the real codex CLI, its sandbox', () => {
     expect(record).toMatchObject({ outcome: { kind: 'permission_denied' } });
   });
 });
+
+/** A PATH of the same programs as this one's, but without bubblewrap. */
+async function pathWithoutBwrap(): Promise<string> {
+  const bin = await tempDir('ralph-nobwrap-');
+  for (const dir of (process.env.PATH ?? '').split(':').filter((d) => d !== '')) {
+    for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+      const link = path.join(bin, name);
+      if (name !== 'bwrap' && !fs.existsSync(link)) fs.symlinkSync(path.join(dir, name), link);
+    }
+  }
+  return bin;
+}
+
+describe('ralph with the real codex CLI, with and without bubblewrap installed', () => {
+  codex.closeAfterEach();
+
+  // codex's bubblewrap sandbox hides its temp dir; a home inside it (as here, under /tmp) used
+  // to hide codex's own helper too, and every shell command failed.
+  it.each([
+    ['with bwrap on the PATH (where installed)', () => Promise.resolve(process.env.PATH ?? '')],
+    ['without bwrap on the PATH', pathWithoutBwrap],
+  ])('runs a shell command in a work dir under the temp dir %s', async (_name, pathOf) => {
+    const { root, env } = await codex.setup((request) =>
+      codex.toolOutput(request) !== undefined
+        ? { kind: 'text', text: 'Made it.' }
+        : { kind: 'shell', command: 'echo made > made.txt' },
+    );
+    const work = await tempDir('ralph-work-');
+    const withPath = { ...env, PATH: await pathOf() };
+    await ralph(root, ['add', 'Make a file', '--id', 'make', '--work-dir', work], withPath);
+    const run = await ralph(root, ['run', '--drain'], withPath);
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(work, 'made.txt'), 'utf8').trim()).toBe('made');
+  });
+});

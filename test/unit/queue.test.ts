@@ -182,12 +182,7 @@ describe('transitions', () => {
       claudeSessionId: 'c',
     });
     expect(
-      settle(
-        running,
-        { kind: 'released', reason: 'limit', costUsd: 0, retryAfter: T0 + 5000 },
-        3,
-        T0,
-      ),
+      settle(running, { kind: 'released', costUsd: 0, retryAfter: T0 + 5000 }, 3, T0),
     ).toMatchObject({
       status: 'pending',
       attempts: 0,

@@ -35,6 +35,8 @@ export interface CliCommand {
   env?: Record<string, string>;
   /** Files the CLI reads (its permission rules), written before it starts. */
   files?: { path: string; text: string }[];
+  /** Directories the CLI needs (a temp dir of its own), made private before it starts. */
+  dirs?: string[];
 }
 
 /** Who holds a session to one of its limits. */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { StreamDecoder, Decoded } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
-import type { AgentCli, Invocation } from './cli.js';
+import type { AgentCli, CliCommand, Invocation } from './cli.js';
 import {
   limitRefusals,
   resultOf,
@@ -25,8 +25,27 @@ function sandboxOf(settings: ResolvedSettings): 'read-only' | 'workspace-write' 
   return settings.permissionMode === 'plan' ? 'read-only' : 'workspace-write';
 }
 
+/** Where codex keeps its state: `$CODEX_HOME`, else `~/.codex`. */
+function codexHome(env: Readonly<Record<string, string | undefined>>): string {
+  return env.CODEX_HOME ?? path.join(env.HOME ?? os.homedir(), '.codex');
+}
+
+/**
+ * codex's bubblewrap sandbox (taken whenever `bwrap` is installed) mounts an empty `$TMPDIR`
+ * (else `/tmp`) over the real one, which hides codex's own helper (`codex-linux-sandbox`, linked
+ * under `$CODEX_HOME/tmp`) when its home lies inside: every shell command then fails with
+ * "bwrap: execvp codex-linux-sandbox: No such file or directory". Such a session gets a temp
+ * dir of its own, in codex's home, so that the real temp dir (and the helper) stay visible.
+ */
+function ownTempDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const home = path.resolve(codexHome(env));
+  const temp = path.resolve(env.TMPDIR ?? '/tmp');
+  const inside = home === temp || home.startsWith(`${temp}${path.sep}`);
+  return inside ? path.join(home, 'ralph-tmp') : undefined;
+}
+
 /** `codex exec --json`: the prompt on stdin, never a question (approval "never"), a sandbox. */
-function codexCommand(invocation: Invocation) {
+function codexCommand(invocation: Invocation): CliCommand {
   const [file, ...leading] = invocation.command;
   if (file === undefined) throw new Error('the codex command is empty');
   const s = invocation.settings;
@@ -46,7 +65,9 @@ function codexCommand(invocation: Invocation) {
     // "-": the prompt is read from stdin (no argv size limit, not shown by ps).
     '-',
   ];
-  return { argv: { file, args, stdinFile: invocation.promptFile } };
+  const argv = { file, args, stdinFile: invocation.promptFile };
+  const temp = wantsBypass(s, invocation.yolo) ? undefined : ownTempDir(invocation.env);
+  return temp === undefined ? { argv } : { argv, env: { TMPDIR: temp }, dirs: [temp] };
 }
 
 /** Tool names for codex's item types, as the transcript shows them. */
@@ -201,8 +222,7 @@ async function rolloutOf(
   threadId: string,
   env: Readonly<Record<string, string>>,
 ): Promise<string | undefined> {
-  const home = env.CODEX_HOME ?? path.join(env.HOME ?? os.homedir(), '.codex');
-  const sessions = path.join(home, 'sessions');
+  const sessions = path.join(codexHome(env), 'sessions');
   const names = async (dir: string) =>
     (await fsp.readdir(dir).catch(() => [] as string[])).sort().reverse();
   // The newest days first: a thread's log is under the day it started.

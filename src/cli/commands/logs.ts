@@ -8,7 +8,12 @@ import { StreamParser } from '../../stream/parser.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { findSession, readRecord, sessionDecoder } from '../../workspace/sessions.js';
+import {
+  findSession,
+  readRecord,
+  sessionDecoder,
+  sessionMayGrow,
+} from '../../workspace/sessions.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { readTail } from '../../lib/fs.js';
@@ -58,10 +63,10 @@ export async function logsCommand(
   try {
     drain();
     if (options.follow && found.live) {
-      // The final record is written last: once it exists, the stream is complete.
-      const ended = () => fs.existsSync(files.record);
+      // The final record is written last: once it exists, the stream is complete. So is the
+      // stream of a session whose runner and agent are both dead.
       const names = [path.basename(files.stdout), path.basename(files.record)];
-      while (!ended()) {
+      while (await sessionMayGrow(workspace, found.sessionId)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, 250);
           const watcher = watchNames(workspace.paths.sessions, names, done);
@@ -89,7 +94,10 @@ export async function logsCommand(
         ? header
         : await readRecord(workspace, found.sessionId).catch(() => undefined);
     const stderr = await readTail(files.stderr, STDERR_TAIL);
-    for (const line of verdict(record, stderr.text, colour)) output.out(redactor.redact(line));
+    const grows =
+      record?.outcome === undefined && (await sessionMayGrow(workspace, found.sessionId));
+    for (const line of verdict(record, grows, stderr.text, colour))
+      output.out(redactor.redact(line));
   }
   return ExitCode.ok;
 }
@@ -108,10 +116,21 @@ function sessionHeader(record: SessionRecord): string {
  * ralph's verdict on the session, which is not the agent's `result` (a refused tool still says
  * "success"): its status and outcome, how the process ended, and the end of its stderr.
  */
-function verdict(record: SessionRecord | undefined, stderr: string, colour: boolean): string[] {
+function verdict(
+  record: SessionRecord | undefined,
+  grows: boolean,
+  stderr: string,
+  colour: boolean,
+): string[] {
   const style = colour ? COLOURS : PLAIN;
   if (record === undefined || record.outcome === undefined)
-    return [style.dim('── still running (ralph logs --follow follows it to its end)')];
+    return [
+      style.dim(
+        grows
+          ? '── still running (ralph logs --follow follows it to its end)'
+          : '── its runner died before settling it: the next ralph run settles it',
+      ),
+    ];
   const exit =
     record.exit === undefined
       ? undefined

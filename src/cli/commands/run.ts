@@ -128,7 +128,10 @@ function conclude(
     );
     return ExitCode.limited;
   }
-  return result.failed > 0 || result.rejected > 0 ? ExitCode.itemsFailed : ExitCode.ok;
+  // An item whose last session failed and waits for a retry did not succeed either (--once).
+  return result.failed > 0 || result.rejected > 0 || result.awaitingRetry > 0
+    ? ExitCode.itemsFailed
+    : ExitCode.ok;
 }
 
 /** `--serve`: the server inside the runner, loaded only when asked for (a run starts faster). */

@@ -303,7 +303,11 @@ export class PgQueue implements Queue {
     });
   }
 
-  requeueOrphans(reason: string, policy: SettlePolicy): Promise<string[]> {
+  requeueOrphans(
+    reason: string,
+    policy: SettlePolicy,
+    spent: ReadonlyMap<string, number> = new Map(),
+  ): Promise<string[]> {
     return this.transaction(async (db) => {
       const orphans = await this.items(
         db,
@@ -313,7 +317,13 @@ export class PgQueue implements Queue {
       for (const item of orphans)
         await this.write(
           db,
-          reclaim(item, reason, item.maxAttempts ?? policy.maxAttempts, policy.now),
+          reclaim(
+            item,
+            reason,
+            item.maxAttempts ?? policy.maxAttempts,
+            policy.now,
+            spent.get(item.id) ?? 0,
+          ),
         );
       if (orphans.length > 0) await this.announce(db);
       return orphans.map((item) => item.id);

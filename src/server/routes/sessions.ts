@@ -12,6 +12,7 @@ import {
   newestFirst,
   parseSince,
   readRecord,
+  sessionMayGrow,
   withRunning,
 } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
@@ -84,9 +85,9 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   });
 
   app.get('/sessions/:id/events', async (c) => {
-    const { files, decoder } = await sessionOf(c);
+    const { id, files, decoder } = await sessionOf(c);
     const q = query(c, SessionEventsQuery);
-    if (q.follow === '1') return follow(c, ctx, files, decoder, c.req.header('last-event-id'));
+    if (q.follow === '1') return follow(c, ctx, id, decoder, c.req.header('last-event-id'));
     const stream = new SessionStream(files.stdout, q.after, ctx.redactor, decoder);
     try {
       const ended = await pathExists(files.record);
@@ -113,11 +114,12 @@ export function sessionRoutes(ctx: ServerContext): Hono {
 function follow(
   c: Context,
   ctx: ServerContext,
-  files: ReturnType<typeof sessionFiles>,
+  sessionId: string,
   decoder: StreamDecoder,
   lastEventId: string | undefined,
 ) {
   const from = StreamOffset.safeParse(lastEventId ?? 0);
+  const files = sessionFiles(ctx.workspace.paths.sessions, sessionId);
   return streamSSE(c, async (sse) => {
     const stream = new SessionStream(
       files.stdout,
@@ -126,8 +128,9 @@ function follow(
       decoder,
     );
     await keepStreaming(sse, ctx.changes, ctx.heartbeatMs, async (send) => {
-      // The final record is written last: once it is there, the stream is whole.
-      const ended = await pathExists(files.record);
+      // The final record is written last: once it is there, the stream is whole; so is that
+      // of a session whose runner and agent both died.
+      const ended = !(await sessionMayGrow(ctx.workspace, sessionId));
       const entries = await stream.next();
       if (ended) entries.push(...stream.finish());
       for (const { event, end } of entries)

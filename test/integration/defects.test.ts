@@ -1,0 +1,119 @@
+// Defects found by trying every command as a person would: each test failed before its fix.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
+import { guardedWorkspace } from '../support/guarded.js';
+import { captureOutput } from '../support/output.js';
+import { fakeTime } from '../support/fake-time.js';
+import { startRunner } from '../support/runner.js';
+import { waitUntil } from '../support/wait.js';
+import { FAKE_CLAUDE, ralph, readQueue, readSessions } from '../support/workspace.js';
+
+const START = Date.parse('2026-11-22T01:00:00Z');
+
+async function run(root: string, env: Record<string, string>, options: Record<string, unknown>) {
+  const output = captureOutput();
+  const code = await runCommand(
+    root,
+    options,
+    output,
+    { PATH: process.env.PATH, ...env },
+    {
+      ...fakeTime(START),
+    },
+  );
+  return { code, stdout: output.stdout.join('\n'), stderr: output.stderr.join('\n') };
+}
+
+describe('ralph run --once', () => {
+  it.each(['no-result', 'max-turns', 'is-error'])(
+    'exits 1 when its one session failed (%s), though the item will be retried',
+    async (behaviour) => {
+      const { root, env } = await guardedWorkspace();
+      await ralph(root, ['add', 'Fails', '--id', 'f', '--body', `#behave: ${behaviour}`], env);
+      const { code, stdout } = await run(root, env, { once: true });
+      expect(code).toBe(1);
+      expect(readQueue(root).items[0]).toMatchObject({ id: 'f', status: 'pending', attempts: 1 });
+      const finished = stdout
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((event) => event.event === 'run_finished');
+      expect(finished).toMatchObject({ sessions: 1, succeeded: 0, awaitingRetry: 1 });
+      expect(Object.values(finished?.outcomes as Record<string, number>)).toEqual([1]);
+    },
+  );
+
+  it('exits 0 when its one session succeeded', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Works', '--id', 'w'], env);
+    expect((await run(root, env, { once: true })).code).toBe(0);
+    expect(fs.existsSync(path.join(root, 'state', 'queue.json'))).toBe(true);
+  });
+});
+
+describe('a runner killed with SIGKILL after its agent ended', () => {
+  it('lets ralph logs --follow end, and the next run records the cost the agent reported', async () => {
+    const { root, env } = await guardedWorkspace();
+    const started = path.join(root, 'gate-started');
+    // The first run's gate hangs until the runner is killed; the next run's passes.
+    const gate = JSON.stringify([
+      'sh',
+      '-c',
+      `[ -e ${started} ] && exit 0; touch ${started}; exec sleep 30`,
+    ]);
+    await ralph(
+      root,
+      ['add', 'Gated', '--id', 'g', '--body', '#behave: ok cost=0.25', '--gate', gate],
+      env,
+    );
+    const runner = startRunner(root, env, '--drain');
+    await waitUntil(root, () => fs.existsSync(started), 20_000, 'the gate');
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+    // Nothing can write to the session any more: following it ends instead of waiting forever.
+    const followed = await ralph(root, ['logs', '--follow', 'g'], env);
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain('All done.');
+
+    expect((await ralph(root, ['run', '--once'], env)).code).toBe(0);
+    const [dead] = readSessions(root);
+    expect(dead).toMatchObject({
+      outcome: { kind: 'runner_died' },
+      result: { subtype: 'success', costUsd: 0.25 },
+    });
+    const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as {
+      totalCostUsd: number;
+    };
+    // Both sessions: the orphan's and the retry's, $0.25 each.
+    expect(budget.totalCostUsd).toBeCloseTo(0.5);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 2 });
+    expect(readQueue(root).items[0]?.costUsd).toBeCloseTo(0.5);
+    const index = fs.readFileSync(path.join(root, 'docs', 'sessions', 'index.jsonl'), 'utf8');
+    expect(JSON.parse(index.split('\n')[0]!)).toMatchObject({
+      outcome: 'runner_died',
+      costUsd: 0.25,
+    });
+  });
+});
+
+describe('the prompt of an attempt', () => {
+  it('shows no "Previous attempt" for an attempt that was given back (the agent could not start)', async () => {
+    const { root, env } = await guardedWorkspace({ claude: { command: ['/nonexistent/claude'] } });
+    await ralph(root, ['add', 'First', '--id', 'first'], env);
+    expect((await ralph(root, ['run', '--once'], env)).code).toBe(5);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    const config = path.join(root, 'ralph.config.json');
+    const fixed = JSON.parse(fs.readFileSync(config, 'utf8')) as { claude: { command: string[] } };
+    fixed.claude.command = [FAKE_CLAUDE];
+    fs.writeFileSync(config, JSON.stringify(fixed));
+    expect((await ralph(root, ['run', '--once'], env)).code).toBe(0);
+    const ran = readSessions(root).at(-1)!;
+    const prompt = fs.readFileSync(
+      path.join(root, 'docs', 'sessions', `${String(ran.sessionId)}-prompt.md`),
+      'utf8',
+    );
+    expect(prompt).toContain('attempt 1');
+    expect(prompt).not.toContain('nonexistent');
+  });
+});
