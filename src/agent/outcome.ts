@@ -45,7 +45,10 @@ export const OUTCOME_KINDS = [
   'stopped',
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
   'resume_failed',
-  /** The session succeeded but a quality gate failed: retried with the failure in the prompt. */
+  /**
+   * The session succeeded but a quality gate failed: retried with the failure in the prompt,
+   * unless the gate could not even start (no retry can fix a missing program).
+   */
   'gate_failed',
 ] as const;
 
@@ -124,8 +127,8 @@ export function diskFull(message: string): Outcome {
 }
 
 /** A successful session whose work failed a quality gate (or could not be committed). */
-export function gateFailed(message: string): Outcome {
-  return { kind: 'gate_failed', status: 'failed', message, retryable: true, countsAsFailure: true };
+export function gateFailed(message: string, retryable = true): Outcome {
+  return { kind: 'gate_failed', status: 'failed', message, retryable, countsAsFailure: true };
 }
 
 /** A successful session whose gates the runner's shutdown cut short. */

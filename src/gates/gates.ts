@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Gate } from '../config/schema.js';
 import { runCommand } from '../lib/command.js';
 
@@ -24,6 +26,8 @@ export interface GatesRun {
   verdict?: string;
   /** The run was stopped (the runner is shutting down) before the gates could decide. */
   stopped: boolean;
+  /** The failing gate could not be started at all (its program is missing). */
+  unstartable?: boolean;
 }
 
 export interface GatesRequest {
@@ -36,6 +40,53 @@ export interface GatesRequest {
   signal?: AbortSignal;
   onStart?: (gate: Gate) => void;
   onEnd?: (result: GateResult) => void;
+}
+
+const isExecutableFile = (file: string) =>
+  fsp.stat(file).then(
+    async (stat) =>
+      stat.isFile() &&
+      (await fsp.access(file, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )),
+    () => false,
+  );
+
+/**
+ * Where a gate's program is, or why it cannot be started: a name is looked up in `searchPath`
+ * as the gate's spawn will, a path (with a `/`) taken from the work dir. Checked when an item is
+ * added and before its agent is paid for, not found at 2 a.m. after the session.
+ */
+export async function locateGateProgram(
+  gate: Pick<Gate, 'name' | 'command'>,
+  cwd: string,
+  searchPath: string | undefined,
+): Promise<{ file: string } | { problem: string }> {
+  const program = gate.command[0];
+  if (program === undefined || program === '')
+    return { problem: `gate "${gate.name}" has no command` };
+  if (program.includes('/')) {
+    const file = path.resolve(cwd, program);
+    return (await isExecutableFile(file))
+      ? { file }
+      : { problem: `gate "${gate.name}": ${file} is not an executable file` };
+  }
+  for (const dir of (searchPath ?? '').split(path.delimiter).filter((d) => d !== '')) {
+    const file = path.join(path.resolve(cwd, dir), program);
+    if (await isExecutableFile(file)) return { file };
+  }
+  return { problem: `gate "${gate.name}": no program ${JSON.stringify(program)} on the PATH` };
+}
+
+/** Why a gate's program cannot be started, or undefined when it can. */
+export async function gateProgramProblem(
+  gate: Pick<Gate, 'name' | 'command'>,
+  cwd: string,
+  searchPath: string | undefined,
+): Promise<string | undefined> {
+  const found = await locateGateProgram(gate, cwd, searchPath);
+  return 'problem' in found ? found.problem : undefined;
 }
 
 /** Characters of a failing gate's output given to the next attempt. */
@@ -104,6 +155,7 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
         failure,
         verdict: `gate "${gate.name}" failed: ${verdict}`,
         stopped: false,
+        unstartable: ran.startError !== undefined,
       };
     }
   }

@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
 import type { SessionFiles } from '../archive/paths.js';
+import { gateProgramProblem } from '../gates/gates.js';
 import { cliNamed, cliRefusal, commandOf, type AgentCli } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
@@ -214,6 +215,11 @@ export async function prepareSession(
     env,
   });
   Object.assign(env, command.env);
+  // Found now, before the agent is paid for, not after its session.
+  for (const gate of work.gates) {
+    const problem = await gateProgramProblem(gate, settings.workDir, env.PATH);
+    if (problem !== undefined) return { reason: problem, scope: 'item' };
+  }
   const context: { name: string; text: string }[] = [];
   for (const name of PROJECT_CONTEXT_FILES) {
     const text = await cache.read(path.join(settings.workDir, name)).catch(() => undefined);

@@ -126,7 +126,10 @@ async function gate(
     return {
       gates: run.results,
       gateFailure: ctx.redactor.redact(run.failure),
-      outcome: gateFailed(ctx.redactor.redact(run.verdict ?? 'a gate failed')),
+      outcome: gateFailed(
+        ctx.redactor.redact(run.verdict ?? 'a gate failed'),
+        run.unstartable !== true,
+      ),
     };
   } finally {
     unsubscribe();

@@ -6,6 +6,9 @@ import { nextCronTime } from '../lib/cron.js';
 import { InputError } from '../lib/errors.js';
 import { formatIssues } from '../lib/validation.js';
 import { refusalFor } from '../agent/clis/index.js';
+import { pickLayer, resolveSettings, resolveWork } from '../agent/settings.js';
+import { gateProgramProblem } from '../gates/gates.js';
+import { repositoryRoot, resolveCommit } from '../git/worktree.js';
 import type { SessionSettings } from '../config/schema.js';
 import { personaFile } from '../persona/file.js';
 import { parsePersona } from '../persona/persona.js';
@@ -88,13 +91,51 @@ const isDirectory = (dir: string) =>
   );
 
 /**
+ * What its own settings (the item's and its persona's) need in git mode and for its gates: a
+ * base that is a commit of the repository, gate programs that exist.
+ */
+async function checkWork(
+  workspace: Workspace,
+  layers: readonly SessionSettings[],
+  searchPath: string | undefined,
+  names: FieldNames,
+): Promise<void> {
+  const { workDir } = resolveSettings(workspace.config.defaults, layers, (p) =>
+    path.resolve(workspace.root, p),
+  );
+  const work = resolveWork(workspace.config, layers);
+  const base = pickLayer(layers, 'base');
+  if (work.git && base !== undefined && (await isDirectory(workDir))) {
+    const repo = await repositoryRoot(workDir);
+    if (
+      repo !== undefined &&
+      !(await resolveCommit(repo, base).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new InputError(
+        `${names('base')} ${base}: not a commit of the repository at ${repo}`,
+        names('base'),
+      );
+  }
+  for (const gate of pickLayer(layers, 'gates') ?? []) {
+    const problem = await gateProgramProblem(gate, workDir, searchPath);
+    if (problem !== undefined)
+      throw new InputError(`${names('gates')}: ${problem}`, names('gates'));
+  }
+}
+
+/**
  * What the workspace must hold for the item to run, checked when it is added or edited rather
- * than at 2 a.m.: its persona and its work dir (its dependencies are checked under the lock).
+ * than at 2 a.m.: its persona, its work dir, its git base and its gates' programs (its
+ * dependencies are checked under the lock). `searchPath` is where gate programs are looked up.
  */
 export async function checkRunnable(
   workspace: Workspace,
   item: Item,
   names: FieldNames,
+  searchPath: string | undefined,
 ): Promise<void> {
   if (item.permissionMode === 'bypassPermissions' && !workspace.config.yolo) {
     throw new InputError(
@@ -130,6 +171,7 @@ export async function checkRunnable(
         names('workDir'),
       );
   }
+  await checkWork(workspace, layers, searchPath, names);
 }
 
 /** Refuses dependencies that can never be met; `closure` is what the item depends on in its queue. */
@@ -154,9 +196,9 @@ export async function addItem(
   workspace: Workspace,
   queue: Queue,
   item: Item,
-  options: { replace: boolean; names: FieldNames },
+  options: { replace: boolean; names: FieldNames; searchPath: string | undefined },
 ): Promise<void> {
-  await checkRunnable(workspace, item, options.names);
+  await checkRunnable(workspace, item, options.names, options.searchPath);
   await queue.add(item, {
     replace: options.replace,
     replaceFlag: options.names('replace'),

@@ -61,6 +61,7 @@ describe('ralph with the real codex CLI, with and without bubblewrap installed',
       codex.toolOutput(request) !== undefined
         ? { kind: 'text', text: 'Made it.' }
         : { kind: 'shell', command: 'echo made > made.txt' },
+      {},
     );
     const work = await tempDir('ralph-work-');
     const withPath = { ...env, PATH: await pathOf() };

@@ -3,12 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
-import { guardedWorkspace } from '../support/guarded.js';
+import { runGates } from '../../src/gates/gates.js';
+import { makeRepo } from '../support/git.js';
+import { guardedWorkspace, ledger } from '../support/guarded.js';
 import { captureOutput } from '../support/output.js';
 import { fakeTime } from '../support/fake-time.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { FAKE_CLAUDE, ralph, readQueue, readSessions } from '../support/workspace.js';
+import { FAKE_CLAUDE, ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
 const START = Date.parse('2026-11-22T01:00:00Z');
 
@@ -115,5 +117,60 @@ describe('the prompt of an attempt', () => {
     );
     expect(prompt).toContain('attempt 1');
     expect(prompt).not.toContain('nonexistent');
+  });
+});
+
+describe('what would fail only at night is refused before', () => {
+  it('refuses at add and edit a base that is no commit and a gate whose program is missing', async () => {
+    const { root, env } = await guardedWorkspace();
+    const repo = await makeRepo();
+    const base = await ralph(
+      root,
+      ['add', 'Based', '--work-dir', repo, '--git', '--base', 'no-such-ref'],
+      env,
+    );
+    expect(base.code).toBe(2);
+    expect(base.stderr).toMatch(/--base no-such-ref: not a commit of the repository/);
+    const gate = await ralph(root, ['add', 'Gated', '--gate', 'no-such-program --check'], env);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr).toMatch(/--gate: gate "no-such-program --check": no program/);
+    expect(readQueue(root).items).toEqual([]);
+    await ralph(root, ['add', 'Fine', '--id', 'fine', '--work-dir', repo, '--git'], env);
+    const edit = await ralph(root, ['edit', 'fine', '--base', 'nope'], env);
+    expect(edit.code).toBe(2);
+    expect(edit.stderr).toMatch(/--base nope: not a commit/);
+  });
+
+  it('says so in doctor and --dry-run, and fails the item before its agent is paid for', async () => {
+    const { root, env } = await guardedWorkspace();
+    const script = path.join(root, 'check.sh');
+    fs.writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    await ralph(root, ['add', 'Gated', '--id', 'g', '--gate', script], env);
+    fs.rmSync(script);
+    const doctor = await ralph(root, ['doctor'], env);
+    expect(doctor.stdout).toMatch(
+      new RegExp(`FAIL\\s+item\\s+g: --gate: gate ".*check.sh": .* is not an executable file`),
+    );
+    const dry = await ralph(root, ['run', '--dry-run'], env);
+    expect(dry.stdout).toMatch(
+      /# g: would be rejected: gate .*check.sh.* is not an executable file/,
+    );
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(1);
+    expect(readQueue(root).items[0]).toMatchObject({ id: 'g', status: 'failed', attempts: 0 });
+    expect(ledger(root)).toEqual([]);
+  });
+
+  it('fails a gate that cannot start without retrying it', async () => {
+    const dir = await tempDir();
+    const log = path.join(dir, 'gates.log');
+    const run = await runGates([{ name: 'gone', command: [path.join(dir, 'gone')], timeout: 5 }], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      logFile: log,
+      killGraceMs: 100,
+      maxOutputBytes: 1024,
+    });
+    expect(run).toMatchObject({ unstartable: true, stopped: false });
+    expect(run.verdict).toMatch(/gate "gone" failed/);
   });
 });

@@ -41,7 +41,7 @@ describe('ralph doctor', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^ok +git +\/\S+git$/m);
     expect(stdout).toMatch(/^ok +gate +sh -c true \(\/\S+\/sh, timeout 600 s\)$/m);
-    expect(stdout).toMatch(/^FAIL +gate +lint: no-such-linter is not on PATH$/m);
+    expect(stdout).toMatch(/^FAIL +gate +gate "lint": no program "no-such-linter" on the PATH$/m);
   });
 
   it('reports a missing binary', async () => {

@@ -31,7 +31,11 @@ export async function addCommand(
   const workspace = await openWorkspace(root);
   const item = await itemFromFlags(title, options, Date.now());
   await withQueue(workspace, env, (queue) =>
-    addItem(workspace, queue, item, { replace: options.replace === true, names: flagOf }),
+    addItem(workspace, queue, item, {
+      replace: options.replace === true,
+      names: flagOf,
+      searchPath: env.PATH,
+    }),
   );
   output.out(item.id);
   return ExitCode.ok;

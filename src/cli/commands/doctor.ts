@@ -19,6 +19,10 @@ import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
+import { locateGateProgram } from '../../gates/gates.js';
+import { InputError } from '../../lib/errors.js';
+import { checkRunnable } from '../../workspace/admission.js';
+import { flagOf } from '../item-flags.js';
 import { liveRunner, readBudget } from '../../runner/state.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
@@ -272,13 +276,14 @@ async function checkWorkspace(
 }
 
 /**
- * Git mode and the gates: git is found when git mode is on, and each configured gate's program
- * is found (a relative one is looked up when the gate runs, in the item's work dir).
+ * Git mode, the gates and the items: git is found when git mode is on, each configured gate's
+ * program is found, and every unfinished item passes the checks of `ralph add` (its base, its
+ * gates, its persona and work dir).
  */
-function checkWork(
+async function checkWork(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
-): Check[] {
+): Promise<Check[]> {
   const checks: Check[] = [];
   const { config } = workspace;
   if (config.git.enabled) {
@@ -297,19 +302,28 @@ function checkWork(
           },
     );
   }
+  const workDir = path.resolve(workspace.root, config.defaults.workDir ?? '.');
   for (const gate of config.gates) {
-    const [program = ''] = gate.command;
-    const relative = program.startsWith('.');
-    const found = relative ? program : which(program, env.PATH);
+    const found = await locateGateProgram(gate, workDir, env.PATH);
     checks.push(
-      found === undefined
-        ? { verdict: 'FAIL', name: 'gate', detail: `${gate.name}: ${program} is not on PATH` }
+      'problem' in found
+        ? { verdict: 'FAIL', name: 'gate', detail: found.problem }
         : {
             verdict: 'ok',
             name: 'gate',
-            detail: `${gate.name} (${found}, timeout ${gate.timeout} s)`,
+            detail: `${gate.name} (${found.file}, timeout ${gate.timeout} s)`,
           },
     );
+  }
+  // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
+  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  for (const item of items.filter((i) => ['pending', 'interrupted'].includes(i.status))) {
+    try {
+      await checkRunnable(workspace, item, flagOf, env.PATH);
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      checks.push({ verdict: 'FAIL', name: 'item', detail: `${item.id}: ${error.message}` });
+    }
   }
   return checks;
 }
@@ -349,7 +363,7 @@ export async function doctorCommand(
   }
   for (const name of await clisInUse(workspace, env))
     checks.push(...(await checkCli(workspace, name, env)));
-  checks.push(...checkWork(workspace, env));
+  checks.push(...(await checkWork(workspace, env)));
   const redactor = redactorFor(workspace, env);
   for (const check of checks)
     output.out(

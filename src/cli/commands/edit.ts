@@ -44,7 +44,7 @@ export async function editCommand(
   const edited = await withQueue(workspace, env, async (queue) => {
     const current = (await queue.list()).find((item) => item.id === id);
     if (current === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
-    await checkRunnable(workspace, edit(current), flagOf);
+    await checkRunnable(workspace, edit(current), flagOf, env.PATH);
     return queue.edit(id, edit, (next, closure) => checkDependencies(next, closure, flagOf));
   });
   output.out(`${edited.id}: edited (${[...Object.keys(fields), ...cleared].join(', ')})`);

@@ -99,6 +99,8 @@ export function itemRoutes(ctx: ServerContext): Hono {
     await addItem(ctx.workspace, ctx.queue, item, {
       replace: input.replace === true,
       names: fieldName,
+      // Items over HTTP set no gates (they run commands): only the persona's are looked up.
+      searchPath: process.env.PATH,
     });
     return c.json(ctx.redactor.redactValue(item), 201);
   });
