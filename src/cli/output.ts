@@ -8,10 +8,31 @@ export interface Output {
   isTTY: boolean;
 }
 
+/** Errors of a stream whose reader went away (`ralph logs | head -1`). */
+const READER_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * A process stream that drops what is written once its reader has gone, as Unix tools do: the
+ * command ends quietly (a runner keeps working), never with an EPIPE stack trace.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): (chunk: string | Buffer) => void {
+  let gone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === undefined || !READER_GONE.has(error.code)) throw error;
+    gone = true;
+  });
+  return (chunk) => {
+    if (!gone) stream.write(chunk);
+  };
+}
+
+const writeOut = quietWhenClosed(process.stdout);
+const writeErr = quietWhenClosed(process.stderr);
+
 /** The process's own stdout and stderr. */
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-  raw: (bytes) => process.stdout.write(bytes),
+  out: (text) => writeOut(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => writeErr(text.endsWith('\n') ? text : `${text}\n`),
+  raw: (bytes) => writeOut(bytes),
   isTTY: process.stdout.isTTY === true,
 };

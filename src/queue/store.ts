@@ -197,6 +197,39 @@ export class QueueStore {
   }
 }
 
+/**
+ * A queue file given to import (another workspace's queue, an export): validated whole. A
+ * missing, unreadable or empty file is bad input naming it, never an empty queue: importing
+ * nothing from a mistyped path must not look like success.
+ */
+export async function readQueueFileToImport(file: string): Promise<QueueFile> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (error) {
+    const code = isErrnoException(error) ? error.code : undefined;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : `it cannot be read (${code ?? String(error)})`;
+    throw new InputError(
+      `${file}: ${why}; give the path of a queue file (ralph queue export writes one)`,
+    );
+  }
+  if (text.trim() === '')
+    throw new InputError(
+      `${file} is empty: a queue file holds {"items": [...]}; nothing was imported`,
+    );
+  const raw = parseJsonText(text, file);
+  const { QueueFileSchema } = await import('./item.js');
+  const parsed = QueueFileSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const items = (raw as { items?: unknown } | null)?.items;
+  throw new InputError(formatIssues(file, parsed.error, (path) => describeItemPath(path, items)));
+}
+
 function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;

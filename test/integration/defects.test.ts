@@ -1,4 +1,5 @@
 // Defects found by trying every command as a person would: each test failed before its fix.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,14 @@ import { captureOutput } from '../support/output.js';
 import { fakeTime } from '../support/fake-time.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { FAKE_CLAUDE, ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+import {
+  FAKE_CLAUDE,
+  RALPH_BIN,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
 
 const START = Date.parse('2026-11-22T01:00:00Z');
 
@@ -173,4 +181,48 @@ describe('what would fail only at night is refused before', () => {
     expect(run).toMatchObject({ unstartable: true, stopped: false });
     expect(run.verdict).toMatch(/gate "gone" failed/);
   });
+});
+
+describe('ralph queue import', () => {
+  it('refuses a file that is missing, empty or a directory, naming it, and imports nothing', async () => {
+    const { root, env } = await guardedWorkspace();
+    const dir = await tempDir();
+    const empty = path.join(dir, 'empty.json');
+    fs.writeFileSync(empty, '');
+    for (const [file, said] of [
+      [path.join(dir, 'nonexistent.json'), 'there is no such file'],
+      [empty, 'is empty'],
+      [dir, 'it is a directory'],
+    ] as const) {
+      const result = await ralph(root, ['queue', 'import', file], env);
+      expect(result.code, file).toBe(2);
+      expect(result.stderr).toContain(file);
+      expect(result.stderr).toContain(said);
+      expect(result.stdout).not.toMatch(/imported/);
+    }
+    expect(readQueue(root).items).toEqual([]);
+  });
+});
+
+describe('a command whose reader went away', () => {
+  it.each([['logs'], ['replay']])(
+    'ralph %s ends quietly when its stdout is closed',
+    async (command) => {
+      const { root, env } = await guardedWorkspace();
+      await ralph(root, ['add', 'Talk', '--id', 't'], env);
+      await ralph(root, ['run', '--once'], env);
+      const sessionId = String(readSessions(root)[0]?.sessionId);
+      const child = spawn(process.execPath, [RALPH_BIN, '-C', root, command, sessionId], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // As `| head -0` would: the reader is gone before the first line is written.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+    },
+  );
 });

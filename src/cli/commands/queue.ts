@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InputError } from '../../lib/errors.js';
 import { writeFileAtomically } from '../../lib/fs.js';
-import { QueueStore } from '../../queue/store.js';
+import { readQueueFileToImport } from '../../queue/store.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
 import { blockedReason } from '../../queue/select.js';
@@ -63,7 +63,7 @@ export async function importCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { items } = await new QueueStore(path.resolve(file)).read();
+  const { items } = await readQueueFileToImport(path.resolve(file));
   const running = items.filter((item) => item.status === 'running').map((item) => item.id);
   if (running.length > 0)
     throw new InputError(
