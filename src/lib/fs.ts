@@ -21,9 +21,43 @@ export async function refuseSymlink(file: string): Promise<void> {
   }
 }
 
+/**
+ * Makes a directory and its missing parents, each 0700 whatever the umask, one at a time:
+ * Node's recursive mkdir spins forever on a file system that refuses (under /proc) instead of
+ * failing. A path that cannot be made is refused with the reason.
+ */
+export async function makePrivateDirs(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const stat = await fsp.stat(at).catch((error: unknown) => {
+      if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (stat !== undefined) {
+      if (!stat.isDirectory()) throw new InputError(`${at} is not a directory`);
+      break;
+    }
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const at of missing) {
+    try {
+      await fsp.mkdir(at, { mode: PRIVATE_DIR_MODE });
+    } catch (error) {
+      if (isErrnoException(error) && error.code === 'EEXIST') continue;
+      const code = isErrnoException(error) ? ` (${error.code ?? error.message})` : '';
+      throw new InputError(
+        `${at} cannot be made: its file system refuses${code}; choose a directory on a writable file system`,
+      );
+    }
+    // The mode asked for is masked by the umask: set it outright.
+    await fsp.chmod(at, PRIVATE_DIR_MODE);
+  }
+}
+
 /** Creates a directory (and its parents) as 0700 unless it exists; refuses links. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
-  await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await makePrivateDirs(dir);
   const stat = await fsp.lstat(dir);
   if (stat.isSymbolicLink() || !stat.isDirectory()) {
     throw new RalphError(`${dir} is not a directory (or is a symbolic link)`);

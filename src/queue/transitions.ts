@@ -36,7 +36,13 @@ export type Settlement =
   /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
   | { kind: 'interrupted'; reason: string; costUsd: number; claudeSessionId?: string }
   /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
-  | { kind: 'released'; costUsd: number; retryAfter?: number };
+  | {
+      kind: 'released';
+      costUsd: number;
+      retryAfter?: number;
+      /** The conversation its next start resumes (none: it starts afresh). */
+      resumeWith?: string;
+    };
 
 /** The wait before a failed item's second attempt; it doubles with each further one. */
 const RETRY_BACKOFF_BASE_MS = 60_000;
@@ -137,7 +143,7 @@ export function settle(
         attempts: Math.max(0, item.attempts - 1),
         costUsd: item.costUsd + settlement.costUsd,
         retryAfter: settlement.retryAfter === undefined ? undefined : iso(settlement.retryAfter),
-        claudeSessionId: undefined,
+        claudeSessionId: settlement.resumeWith,
       };
   }
 }

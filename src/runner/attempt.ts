@@ -373,7 +373,13 @@ export class Attempt {
       ctx,
       control,
       item,
-      settlementFor(outcome, costUsd, end.summary.claudeSessionId, checked.gateFailure),
+      settlementFor(
+        outcome,
+        costUsd,
+        // Killed before it said its conversation, a resumed session still had the one it resumed.
+        end.summary.claudeSessionId ?? prepared.resume,
+        checked.gateFailure,
+      ),
     );
     await persistently(ctx, control, 'recording the spend', () =>
       recordSpend(ctx.workspace.paths.budget, {

@@ -90,10 +90,12 @@ export function settlementFor(
     costUsd,
     retryable: outcome.retryable,
   });
-  const released = (retryAfter?: number): Settlement => ({
+  // Work cut short by the runner or a limit goes on in the same conversation.
+  const released = (retryAfter?: number, resume = true): Settlement => ({
     kind: 'released',
     costUsd,
     retryAfter,
+    resumeWith: resume ? claudeSessionId : undefined,
   });
   switch (outcome.kind) {
     case 'success':
@@ -104,10 +106,12 @@ export function settlementFor(
     case 'rate_limited':
       return released(outcome.waitUntil);
     case 'stopped':
-    case 'resume_failed':
     case 'auth_error':
     case 'credit_exhausted':
       return released();
+    case 'resume_failed':
+      // The conversation cannot be resumed: the next start is a new one.
+      return released(undefined, false);
     case 'permission_denied':
     case 'max_turns':
     case 'max_budget':

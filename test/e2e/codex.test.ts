@@ -57,10 +57,11 @@ describe('ralph with the real codex CLI, with and without bubblewrap installed',
     ['with bwrap on the PATH (where installed)', () => Promise.resolve(process.env.PATH ?? '')],
     ['without bwrap on the PATH', pathWithoutBwrap],
   ])('runs a shell command in a work dir under the temp dir %s', async (_name, pathOf) => {
-    const { root, env } = await codex.setup((request) =>
-      codex.toolOutput(request) !== undefined
-        ? { kind: 'text', text: 'Made it.' }
-        : { kind: 'shell', command: 'echo made > made.txt' },
+    const { root, env } = await codex.setup(
+      (request) =>
+        codex.toolOutput(request) !== undefined
+          ? { kind: 'text', text: 'Made it.' }
+          : { kind: 'shell', command: 'echo made > made.txt' },
       {},
     );
     const work = await tempDir('ralph-work-');

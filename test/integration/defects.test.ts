@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
+import { main } from '../../src/cli/main.js';
 import { runGates } from '../../src/gates/gates.js';
 import { makeRepo } from '../support/git.js';
-import { guardedWorkspace, ledger } from '../support/guarded.js';
+import { agentTalking, calls, guardedWorkspace, ledger } from '../support/guarded.js';
 import { captureOutput } from '../support/output.js';
 import { fakeTime } from '../support/fake-time.js';
 import { startRunner } from '../support/runner.js';
@@ -225,4 +226,68 @@ describe('a command whose reader went away', () => {
       expect(code).toBe(0);
     },
   );
+});
+
+describe('ralph init', () => {
+  it('makes every directory it creates private, whatever the umask', async () => {
+    const dir = await tempDir();
+    const root = path.join(dir, 'a', 'b');
+    const umask = process.umask(0o000);
+    try {
+      const output = captureOutput();
+      expect(await main(['node', 'ralph', 'init', root], output)).toBe(0);
+    } finally {
+      process.umask(umask);
+    }
+    for (const made of [path.join(dir, 'a'), root, path.join(root, 'state')])
+      expect((fs.statSync(made).mode & 0o777).toString(8), made).toBe('700');
+  });
+
+  it('refuses a path whose file system cannot hold it, at once and with the reason', async () => {
+    const output = captureOutput();
+    expect(await main(['node', 'ralph', 'init', '/proc/ralph-x/ws'], output)).toBe(2);
+    expect(output.stderr.join('\n')).toMatch(
+      /\/proc\/ralph-x cannot be made: its file system refuses/,
+    );
+  });
+});
+
+describe('an interrupted item stopped again', () => {
+  it('keeps its conversation: the next start resumes it', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(
+      root,
+      ['add', 'Long job', '--id', 'long', '--body', '#behave: chatty every=200 onresume=hang'],
+      env,
+    );
+    const first = startRunner(root, env);
+    await waitUntil(root, agentTalking(root), 10_000, 'the agent to start talking');
+    await ralph(root, ['pause', 'later']);
+    await waitUntil(
+      root,
+      () => readQueue(root).items[0]?.status === 'interrupted',
+      10_000,
+      'the interruption',
+    );
+    first.child.kill('SIGINT');
+    await first.exited;
+    const conversation = readQueue(root).items[0]?.claudeSessionId;
+    expect(conversation).toBeDefined();
+    await ralph(root, ['resume']);
+    // The resumed session, stopped by SIGINT as a person stops a night.
+    const second = startRunner(root, env);
+    await waitUntil(root, () => calls(root).length === 2, 10_000, 'the resumed session');
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(130);
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'pending',
+      claudeSessionId: conversation,
+    });
+    const third = startRunner(root, env, '--once');
+    await waitUntil(root, () => calls(root).length === 3, 10_000, 'the third session');
+    third.child.kill('SIGINT');
+    await third.exited;
+    const argv = calls(root)[2] ?? [];
+    expect(argv[argv.indexOf('--resume') + 1]).toBe(conversation);
+  });
 });

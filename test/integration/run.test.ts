@@ -109,7 +109,8 @@ describe('ralph run with a fake claude', () => {
     expect(fs.existsSync(calls)).toBe(false);
     const [item] = readQueue(root).items;
     expect(item).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(String(item?.lastError)).toContain('unknown placeholder {{NOPE}}');
+    // Given back, the attempt is no previous attempt: the reason is the pause's.
+    expect(item?.lastError).toBeUndefined();
     expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toContain(
       '{{NOPE}}',
     );

@@ -6,7 +6,7 @@ import { CONFIG_FILE } from '../../config/config-file.js';
 import { workspacePaths } from '../../config/workspace.js';
 import { shellQuote } from '../../agent/argv.js';
 import { recordDigest } from '../../lib/digest.js';
-import { displayPath, ensurePrivateDir, openExclusive } from '../../lib/fs.js';
+import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
@@ -37,7 +37,7 @@ export async function initCommand(root: string, output: Output): Promise<number>
   const paths = workspacePaths(root, config);
   const created: string[] = [];
   const kept: string[] = [];
-  await fsp.mkdir(root, { recursive: true });
+  await makePrivateDirs(root);
   for (const dir of [paths.state, paths.sessions, path.dirname(paths.bootstrap), paths.agents]) {
     const existed = await fsp.stat(dir).then(
       () => true,
