@@ -129,7 +129,8 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .description('put failed, cancelled or interrupted items back in the queue, attempts renewed')
     .option('--all', 'every failed, cancelled and interrupted item')
     .option('--status <statuses>', 'every item of these statuses (comma-separated)')
-    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+    .option('--force', 'retry a done item too (it runs, and is paid for, again)')
+    .action(async (ids: string[], options: { all?: boolean; status?: string; force?: boolean }) => {
       const { retryCommand } = await import('./commands/items.js');
       app.done(await retryCommand(app.root(), { ids, ...options }, app.output, app.env));
     });
@@ -139,7 +140,8 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .description('cancel items (they stay in the file, never to run)')
     .option('--all', 'every pending, interrupted and failed item')
     .option('--status <statuses>', 'every item of these statuses (comma-separated)')
-    .action(async (ids: string[], options: { all?: boolean; status?: string }) => {
+    .option('--force', 'cancel a done item too')
+    .action(async (ids: string[], options: { all?: boolean; status?: string; force?: boolean }) => {
       const { cancelCommand } = await import('./commands/items.js');
       app.done(await cancelCommand(app.root(), { ids, ...options }, app.output, app.env));
     });

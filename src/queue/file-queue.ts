@@ -20,6 +20,7 @@ import {
   chosenOf,
   refuseQueued,
   refuseOrphaningRemoval,
+  refuseDone,
   refuseRetryOfPending,
   refuseRunning,
 } from './selection.js';
@@ -195,12 +196,16 @@ export class FileQueue implements Queue {
   retry(selection: Selection): Promise<string[]> {
     return this.change(selection, RETRYABLE, (item, now) => {
       refuseRetryOfPending(item);
+      refuseDone(item, 'retry', selection.force);
       return retried(item, now);
     });
   }
 
   cancel(selection: Selection): Promise<string[]> {
-    return this.change(selection, CANCELLABLE, (item, now) => cancelled(item, now));
+    return this.change(selection, CANCELLABLE, (item, now) => {
+      refuseDone(item, 'cancel', selection.force);
+      return cancelled(item, now);
+    });
   }
 
   remove(ids: readonly string[], force: boolean): Promise<string[]> {

@@ -156,6 +156,8 @@ export interface Selection {
   ids: readonly string[];
   all?: boolean;
   status?: string;
+  /** Retry or cancel done items too (by id only: `--all` never picks done ones). */
+  force?: boolean;
 }
 
 /** A resolved selection: ids, or every item of these statuses. */

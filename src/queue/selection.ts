@@ -37,6 +37,23 @@ export function refuseRunning(item: Item): void {
     );
 }
 
+/**
+ * Refuses to retry or cancel a done item unless forced: retrying runs (and pays for) finished
+ * work again, and cancelling would hide that it was done.
+ */
+export function refuseDone(
+  item: Item,
+  action: 'retry' | 'cancel',
+  force: boolean | undefined,
+): void {
+  if (item.status === 'done' && force !== true)
+    throw new InputError(
+      action === 'retry'
+        ? `item ${JSON.stringify(item.id)} is done; retrying runs it again (and pays for it): give --force to do so`
+        : `item ${JSON.stringify(item.id)} is done; give --force to cancel it all the same`,
+    );
+}
+
 /** Refuses to retry an item that is already pending. */
 export function refuseRetryOfPending(item: Item): void {
   if (item.status === 'pending')

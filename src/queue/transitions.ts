@@ -185,7 +185,14 @@ export function retried(item: Item, now: number): Item {
 
 /** An item never to run; it stays in the queue. */
 export function cancelled(item: Item, now: number): Item {
-  return { ...item, status: 'cancelled', updatedAt: iso(now), claudeSessionId: undefined };
+  return {
+    ...item,
+    status: 'cancelled',
+    updatedAt: iso(now),
+    claudeSessionId: undefined,
+    // A done item cancelled by force is not shown as a success any more.
+    lastOutcome: item.status === 'done' ? 'cancelled' : item.lastOutcome,
+  };
 }
 
 /** Git mode: the item's branch and the commit it was made from, at its first checkout. */

@@ -6,7 +6,7 @@ import {
   ItemsQuery,
   NewItemSchema,
   PauseBody,
-  RemoveQuery,
+  ForceQuery,
   ReportQuery,
   SessionEventsQuery,
   SessionParams,
@@ -44,10 +44,22 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
   },
   '/items/{id}': {
     get: { summary: 'one item', params: ItemParams },
-    delete: { summary: 'remove an item, as ralph rm', params: ItemParams, query: RemoveQuery },
+    delete: { summary: 'remove an item, as ralph rm', params: ItemParams, query: ForceQuery },
   },
-  '/items/{id}/retry': { post: { summary: 'retry, as ralph retry', params: ItemParams } },
-  '/items/{id}/cancel': { post: { summary: 'cancel, as ralph cancel', params: ItemParams } },
+  '/items/{id}/retry': {
+    post: {
+      summary: 'retry, as ralph retry (force=1: a done item too)',
+      params: ItemParams,
+      query: ForceQuery,
+    },
+  },
+  '/items/{id}/cancel': {
+    post: {
+      summary: 'cancel, as ralph cancel (force=1: a done item too)',
+      params: ItemParams,
+      query: ForceQuery,
+    },
+  },
   '/sessions': { get: { summary: 'the session index, newest first', query: SessionsQuery } },
   '/sessions/{id}': { get: { summary: 'a session record', params: SessionParams } },
   '/sessions/{id}/events': {

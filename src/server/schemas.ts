@@ -48,7 +48,8 @@ export const NewItemSchema = z.strictObject({
 export const ItemParams = z.object({ id: ItemIdSchema });
 
 /** `DELETE /items/:id`: `force=1` removes an item others depend on. */
-export const RemoveQuery = z.object({ force: flag });
+/** `force=1`: remove an item others depend on, retry or cancel a done one. */
+export const ForceQuery = z.object({ force: flag });
 
 /** Session ids are UUIDs ralph made; anything else never names a file. */
 export const SessionIdSchema = z

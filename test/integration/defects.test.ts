@@ -291,3 +291,24 @@ describe('an interrupted item stopped again', () => {
     expect(argv[argv.indexOf('--resume') + 1]).toBe(conversation);
   });
 });
+
+describe('a done item', () => {
+  it('is retried or cancelled only with --force, and a cancelled one is no success', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Done', '--id', 'd'], env);
+    await ralph(root, ['run', '--once'], env);
+    const retry = await ralph(root, ['retry', 'd'], env);
+    expect(retry.code).toBe(2);
+    expect(retry.stderr).toMatch(/"d" is done; retrying runs it again .*--force/);
+    const cancel = await ralph(root, ['cancel', 'd'], env);
+    expect(cancel.code).toBe(2);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', lastOutcome: 'success' });
+    expect((await ralph(root, ['cancel', 'd', '--force'], env)).code).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'cancelled',
+      lastOutcome: 'cancelled',
+    });
+    expect((await ralph(root, ['retry', 'd'], env)).code).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+});

@@ -19,6 +19,7 @@ import {
   chosenOf,
   refuseOrphaningRemoval,
   refuseQueued,
+  refuseDone,
   refuseRetryOfPending,
   refuseRunning,
 } from '../selection.js';
@@ -333,14 +334,16 @@ export class PgQueue implements Queue {
   retry(selection: Selection): Promise<string[]> {
     return this.change(selection, RETRYABLE, async (db, item, now) => {
       refuseRetryOfPending(item);
+      refuseDone(item, 'retry', selection.force);
       await this.write(db, retried(item, now));
     });
   }
 
   cancel(selection: Selection): Promise<string[]> {
-    return this.change(selection, CANCELLABLE, (db, item, now) =>
-      this.write(db, cancelled(item, now)),
-    );
+    return this.change(selection, CANCELLABLE, (db, item, now) => {
+      refuseDone(item, 'cancel', selection.force);
+      return this.write(db, cancelled(item, now));
+    });
   }
 
   remove(ids: readonly string[], force: boolean): Promise<string[]> {

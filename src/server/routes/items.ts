@@ -16,7 +16,7 @@ import {
 import { dropWorktrees } from '../../workspace/branches.js';
 import type { ServerContext } from '../context.js';
 import { body, query } from '../request.js';
-import { ItemParams, ItemsQuery, NewItemSchema, RemoveQuery } from '../schemas.js';
+import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery } from '../schemas.js';
 
 const fieldName = (field: string) => field;
 
@@ -106,18 +106,20 @@ export function itemRoutes(ctx: ServerContext): Hono {
   });
 
   app.post('/items/:id/retry', async (c) => {
-    const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())] });
+    const { force } = query(c, ForceQuery);
+    const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())], force: force === '1' });
     return c.json({ items: ids, status: 'pending' });
   });
 
   app.post('/items/:id/cancel', async (c) => {
-    const ids = await ctx.queue.cancel({ ids: [idOf(c.req.param())] });
+    const { force } = query(c, ForceQuery);
+    const ids = await ctx.queue.cancel({ ids: [idOf(c.req.param())], force: force === '1' });
     await dropWorktrees(ctx.workspace, ids, 'cancelled');
     return c.json({ items: ids, status: 'cancelled' });
   });
 
   app.delete('/items/:id', async (c) => {
-    const { force } = query(c, RemoveQuery);
+    const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.remove([idOf(c.req.param())], force === '1');
     await dropWorktrees(ctx.workspace, ids, 'removed');
     return c.json({ items: ids, removed: true });
