@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from '../lib/zod.js';
 import { appendPrivate } from '../lib/fs.js';
-import type { SessionRecord } from './record.js';
+import { SessionTokensSchema, type SessionRecord } from './record.js';
 
 /** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
 export const IndexEntrySchema = z.looseObject({
@@ -20,6 +20,8 @@ export const IndexEntrySchema = z.looseObject({
   costUsd: z.number(),
   /** The cost is an estimate from the session's tokens (its CLI reports none). */
   costEstimated: z.boolean().optional(),
+  /** Its tokens, in ralph's names for every CLI. */
+  tokens: SessionTokensSchema.optional(),
   /** The agent CLI that ran it (lines of older versions: claude). */
   cli: z.string().default('claude'),
   persona: z.string().optional(),
@@ -54,6 +56,7 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     toolCalls: record.heartbeat.toolCalls,
     costUsd: record.result?.costUsd ?? record.heartbeat.costUsd ?? 0,
     costEstimated: record.result?.costEstimated,
+    tokens: record.tokens,
     cli: record.cli,
     persona: record.persona,
     branch: record.git?.branch,

@@ -45,6 +45,16 @@ const Heartbeat = z.object({
 });
 
 /** The session record: `state/running/<id>.json` while it runs, then the archive's `<id>.json`. */
+/** Tokens a session spent, in ralph's names for every CLI. */
+export const SessionTokensSchema = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cacheRead: z.number().nonnegative().optional(),
+  cacheCreation: z.number().nonnegative().optional(),
+});
+
+export type SessionTokens = z.output<typeof SessionTokensSchema>;
+
 export const SessionRecordSchema = z.looseObject({
   sessionId: z.string(),
   itemId: z.string(),
@@ -100,6 +110,8 @@ export const SessionRecordSchema = z.looseObject({
     })
     .optional(),
   streamIssues: z.record(z.string(), z.number()).optional(),
+  /** The session's tokens, whichever CLI counted them and however it names them. */
+  tokens: SessionTokensSchema.optional(),
   /** Git mode: the item's branch, its commits since the base and their diffstat. */
   git: z
     .object({

@@ -1,7 +1,12 @@
 import type { StreamSummary } from '../stream/summary.js';
 import { formatUsd } from '../lib/text.js';
 import type { SessionFiles } from './paths.js';
-import { canTransition, type SessionRecord, type SessionStatus } from './record.js';
+import {
+  canTransition,
+  type SessionRecord,
+  type SessionStatus,
+  type SessionTokens,
+} from './record.js';
 
 /**
  * The session record as a value changed by named transitions, like the queue's items: each
@@ -125,6 +130,31 @@ export interface Ending {
   now: number;
 }
 
+/**
+ * The session's tokens: what its CLI's usage events added up to (codex, gemini, opencode, pi),
+ * else what claude's result line counted.
+ */
+export function sessionTokens(summary: StreamSummary): SessionTokens | undefined {
+  if (summary.tokens !== undefined)
+    return {
+      input: summary.tokens.inputTokens,
+      output: summary.tokens.outputTokens,
+      cacheRead: summary.tokens.cacheReadTokens,
+    };
+  const usage = summary.result?.usage;
+  if (usage === undefined) return undefined;
+  const count = (name: string) => (typeof usage[name] === 'number' ? usage[name] : undefined);
+  const input = count('input_tokens');
+  const output = count('output_tokens');
+  if (input === undefined && output === undefined) return undefined;
+  return {
+    input: input ?? 0,
+    output: output ?? 0,
+    cacheRead: count('cache_read_input_tokens'),
+    cacheCreation: count('cache_creation_input_tokens'),
+  };
+}
+
 /** What the agent's result line said, with the session's cost. */
 function agentResult(
   summary: StreamSummary,
@@ -160,6 +190,7 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     stopReason: ending.stopReason,
     outcome: ending.outcome,
     result: agentResult(summary, ending.progress.cost),
+    tokens: sessionTokens(summary),
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
   };
@@ -192,6 +223,7 @@ export function orphanedSession(
     endedAt: iso(found.now),
     outcome: { kind: 'runner_died', message: reason, retryable: true },
     result: agentResult(summary, cost) ?? record.result,
+    tokens: sessionTokens(summary),
     killedProcesses: found.killedProcesses,
     claudeSessionId: record.claudeSessionId ?? summary.claudeSessionId,
     streamIssues: summary.issues,

@@ -59,6 +59,7 @@ describe('ralph with the real claude CLI', () => {
     expect(cost).toBeGreaterThan(0);
     expect(cost).toBe(result?.total_cost_usd);
     expect(item?.costUsd).toBe(cost);
+    expect((record?.tokens as { input: number }).input).toBeGreaterThan(0);
     const budget = JSON.parse(fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8')) as {
       totalCostUsd: number;
     };

@@ -78,6 +78,12 @@ export function scenarios(cli: CliHarness): void {
       expect(result.costUsd).toBeCloseTo(cli.replyCost.usd, 10);
       expect(result.costEstimated === true).toBe(cli.replyCost.estimated);
       expect(item?.costUsd).toBeCloseTo(cli.replyCost.usd, 10);
+      // Every CLI's tokens, in ralph's names, in the record and in the index.
+      const tokens = record?.tokens as { input: number; output: number } | undefined;
+      expect(tokens?.input).toBeGreaterThan(0);
+      expect(tokens?.output).toBeGreaterThan(0);
+      const listed = await ralph(root, ['sessions', '--json'], env);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ sessionId, tokens }]);
       const conversationId = String(record?.claudeSessionId);
       if (cli.sessionId === 'ralph') expect(conversationId).toBe(sessionId);
       else expect(conversationId).toMatch(cli.sessionId);
