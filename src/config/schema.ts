@@ -1,3 +1,4 @@
+import { DEFAULT_ALLOWED_TOOLS } from './default-tools.js';
 import { z } from '../lib/zod.js';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
@@ -88,12 +89,6 @@ export const SessionSettingsSchema = z.strictObject({
 
 export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
-/**
- * What an unattended coder needs, nothing that reaches the network. File changes are scoped to
- * the work dir: `Edit(./**)` covers every editing tool (Write included; the CLI ignores a path
- * on `Write(…)`), so a plain `Write` would let the agent write anywhere the user can.
- */
-export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit(./**)', 'Glob', 'Grep'];
 
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.

@@ -312,3 +312,26 @@ describe('a done item', () => {
     expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
   });
 });
+
+describe('each agent CLI under the default allowlist', () => {
+  it.each(['claude', 'codex', 'gemini', 'opencode', 'pi'])(
+    'takes an item for %s out of the box',
+    async (cli) => {
+      const { root, env } = await guardedWorkspace();
+      const added = await ralph(root, ['add', 'Work', '--cli', cli], env);
+      expect(added.stderr).toBe('');
+      expect(added.code).toBe(0);
+    },
+  );
+
+  it('still refuses a path rule pi cannot hold when the item asks for it', async () => {
+    const { root, env } = await guardedWorkspace();
+    const added = await ralph(
+      root,
+      ['add', 'Work', '--cli', 'pi', '--allowed-tools', 'Edit(./src/**)'],
+      env,
+    );
+    expect(added.code).toBe(2);
+    expect(added.stderr).toMatch(/pi cannot hold Edit to "\.\/src\/\*\*"/);
+  });
+});

@@ -1,3 +1,4 @@
+import { DEFAULT_ALLOWED_TOOLS } from '../../config/default-tools.js';
 import type { SessionSettings } from '../../config/schema.js';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
@@ -54,10 +55,23 @@ export function piTools(settings: ResolvedSettings, yolo: boolean): string[] {
   );
 }
 
+/**
+ * ralph's built-in allowlist, unchanged: it scopes edits to the work dir (`Edit(./**)`), which
+ * pi cannot do. For pi it means those tools without the path, so that `--cli pi` works out of
+ * the box; its bash reaches as far as claude's Bash does under the same allowlist.
+ */
+const isBuiltInAllowlist = (rules: readonly string[]) =>
+  rules.length === DEFAULT_ALLOWED_TOOLS.length &&
+  rules.every((rule, i) => rule === DEFAULT_ALLOWED_TOOLS[i]);
+
 /** What pi cannot honour: a rule with an argument (it has no paths or command rules), a tool it lacks. */
 function piRefusals(settings: ResolvedSettings, explicit: SessionSettings): string[] {
   const refusals = limitRefusals(pi, explicit);
-  const rules = [...settings.allowedTools, ...settings.disallowedTools, ...(settings.tools ?? [])];
+  const allowed =
+    explicit.allowedTools === undefined && isBuiltInAllowlist(settings.allowedTools)
+      ? settings.allowedTools.map((rule) => ruleParts(rule).tool)
+      : settings.allowedTools;
+  const rules = [...allowed, ...settings.disallowedTools, ...(settings.tools ?? [])];
   for (const rule of rules) {
     const { tool, argument } = ruleParts(rule);
     if (TOOLS[tool] === undefined) refusals.push(`pi has no tool for the rule "${rule}"`);
