@@ -101,7 +101,7 @@ describe('the pi command', () => {
     ).toContain('--no-tools');
   });
 
-  it('refuses rules with paths or commands, the workspace default among them', () => {
+  it('refuses rules with paths or commands, but takes the built-in allowlist without its path', () => {
     const layers: SessionSettings[] = [{ cli: 'pi', allowedTools: ['Bash(git *)', 'Task'] }];
     const settings = resolveSettings(DEFAULTS, layers, (p) => p);
     expect(pi.refusals(settings, explicitSettings(layers))).toEqual([
@@ -109,8 +109,24 @@ describe('the pi command', () => {
       'pi has no tool for the rule "Task"',
     ]);
     const defaults = resolveSettings(DEFAULTS, [{ cli: 'pi' }], (p) => p);
-    expect(pi.refusals(defaults, { cli: 'pi' })).toEqual([
-      expect.stringContaining('pi cannot hold Edit to "./**"'),
+    expect(pi.refusals(defaults, { cli: 'pi' })).toEqual([]);
+    expect(piTools(defaults, false)).toEqual([
+      'read',
+      'bash',
+      'edit',
+      'write',
+      'grep',
+      'find',
+      'ls',
+    ]);
+    // A workspace allowlist of the person's own with a path is refused all the same.
+    const scoped = resolveSettings(
+      { ...DEFAULTS, allowedTools: ['Read', 'Edit(./src/**)'] },
+      [{ cli: 'pi' }],
+      (p) => p,
+    );
+    expect(pi.refusals(scoped, { cli: 'pi' })).toEqual([
+      expect.stringContaining('pi cannot hold Edit to "./src/**"'),
     ]);
   });
 });
