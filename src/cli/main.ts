@@ -147,6 +147,14 @@ function queueCommands(program: CommanderCommand, app: App): void {
     });
 
   program
+    .command('recover')
+    .description('settle what a runner that died left running (as the next run would), run nothing')
+    .action(async () => {
+      const { recoverCommand } = await import('./commands/items.js');
+      app.done(await recoverCommand(app.root(), app.output, app.env));
+    });
+
+  program
     .command('rm <ids...>')
     .description('remove items from the queue (their sessions stay archived)')
     .option('--force', 'remove an item even though others depend on it')

@@ -89,7 +89,6 @@ export const SessionSettingsSchema = z.strictObject({
 
 export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
-
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.
   ...SessionSettingsSchema.omit({ git: true, base: true, gates: true }).shape,

@@ -7,7 +7,8 @@ import type { BudgetSchema } from './budget-schema.js';
 
 export type Budget = z.output<typeof BudgetSchema>;
 
-const NOTHING_SPENT: Budget = { totalCostUsd: 0, iterations: 0, outcomes: {} };
+/** The budget of a workspace that has spent nothing yet. */
+export const NOTHING_SPENT: Budget = { totalCostUsd: 0, iterations: 0, outcomes: {} };
 
 /**
  * Reads the budget file (absent means nothing spent yet). A file that is not a budget is

@@ -56,7 +56,7 @@ async function checkDirectories(workspace: Workspace): Promise<void> {
 }
 
 function contextOf(
-  options: RunnerOptions,
+  options: Omit<RunnerOptions, 'loop'>,
   lock: RunnerLock,
   redactor: Redactor,
   queue: Queue,
@@ -101,6 +101,35 @@ async function openWhenReachable(options: RunnerOptions, poolSize: number): Prom
         events.warn('queue_unreachable', { operation: 'opening the queue', error: error.message });
       await options.wait({ ms: workspace.config.run.pollInterval * 1000, signal: control.signal });
     }
+  }
+}
+
+/**
+ * Settles what a dead runner left, as the next run would, and runs nothing (`ralph recover`,
+ * and `ralph cancel` or `rm` of an item such a runner left running): under the workspace lock,
+ * so never while a runner lives. Returns the items it requeued.
+ */
+export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<string[]> {
+  const { workspace, events, clock } = options;
+  await checkDirectories(workspace);
+  const lock = await acquireRunnerLock(workspace.paths.runnerLock, clock.now());
+  try {
+    const redactor = redactorFor(workspace, options.env);
+    events.redactWith(redactor);
+    const unsubscribe = events.subscribe(
+      logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes),
+    );
+    const queue = await openQueue(workspace, options.env);
+    try {
+      const before = await queue.list();
+      await recoverAfterCrash(contextOf(options, lock, redactor, queue), options.control);
+      return before.filter((item) => item.status === 'running').map((item) => item.id);
+    } finally {
+      await queue.close();
+      unsubscribe();
+    }
+  } finally {
+    await lock.release();
   }
 }
 

@@ -63,6 +63,14 @@ export interface StatusReport {
   };
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
+  /**
+   * Items a runner that died left running (no runner is alive): the next `ralph run` settles
+   * them, and `ralph cancel` may.
+   */
+  orphaned?: { itemIds: string[]; sessions: string[] };
+  /** State files that cannot be read (left as they are), and the copies set aside of them. */
+  unreadable?: { file: string; problem: string }[];
+  quarantined?: string[];
   /** Where a `ralph serve` of this workspace listens (its address, without the token). */
   server?: { pid: number; url: string; readOnly: boolean };
   budget: {

@@ -1,11 +1,13 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Workspace } from '../config/workspace.js';
 import { isSameProcessAlive } from '../agent/procfs.js';
 import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/status.js';
-import { UnavailableError } from '../lib/errors.js';
+import { CorruptStateError, UnavailableError } from '../lib/errors.js';
 import type { Queue, QueueTally } from '../queue/queue.js';
-import { readBudget } from './budget.js';
+import { NOTHING_SPENT, readBudget } from './budget.js';
 import { liveRunner } from './lock.js';
 import type { StatusReport } from './status-report.js';
 
@@ -19,13 +21,33 @@ export async function liveServer(stateDir: string): Promise<ServerInfo | undefin
     : undefined;
 }
 
+type Unreadable = NonNullable<StatusReport['unreadable']>;
+
+/** A state file's reader that says why it cannot read it instead of failing the status. */
+async function orUnreadable<T>(
+  read: Promise<T>,
+  instead: T,
+  file: string,
+  unreadable: Unreadable,
+): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (!(error instanceof CorruptStateError)) throw error;
+    unreadable.push({ file: error.file ?? file, problem: error.message.split('\n')[0] ?? '' });
+    return instead;
+  }
+}
+
 /** The queue's items and, for a shared queue, its fleet; what cannot be read is said. */
 async function readQueue(
   queue: Queue | UnavailableError,
+  unreadable: Unreadable,
 ): Promise<QueueTally & { fleet?: StatusReport['fleet'] }> {
   const none = { counts: {}, version: 0, branches: {} };
   if (queue instanceof UnavailableError)
     return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
+  if (queue.fleet === undefined) return orUnreadable(queue.tally(), none, queue.where, unreadable);
   try {
     const tally = await queue.tally();
     if (queue.fleet === undefined) return tally;
@@ -51,6 +73,7 @@ export async function gatherStatus(
 ): Promise<StatusReport> {
   const { paths } = workspace;
   const control = new ControlFiles(paths);
+  const unreadable: Unreadable = [];
   const [
     { counts: tallied, version, branches, fleet },
     budget,
@@ -60,8 +83,8 @@ export async function gatherStatus(
     waiting,
     server,
   ] = await Promise.all([
-    readQueue(queue),
-    readBudget(paths.budget),
+    readQueue(queue, unreadable),
+    orUnreadable(readBudget(paths.budget), NOTHING_SPENT, paths.budget, unreadable),
     liveRunner(paths.runnerLock),
     control.pauseReason(),
     control.pendingPauseReason(),
@@ -82,9 +105,20 @@ export async function gatherStatus(
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };
   if (server !== undefined)
     report.server = { pid: server.pid, url: server.url, readOnly: server.readOnly };
-  if (runner === undefined) return report;
-  if (waiting !== undefined) report.waiting = waiting;
+  if (unreadable.length > 0) {
+    report.unreadable = unreadable;
+    const copies = await fsp.readdir(paths.quarantine).catch(() => [] as string[]);
+    report.quarantined = copies.sort().map((name) => path.join(paths.quarantine, name));
+  }
   const { records } = await control.readRunningSessions();
+  if (runner === undefined) {
+    // What a runner killed mid-session left: said so, never shown as running.
+    const itemIds = [...new Set(records.map((r) => r.itemId))];
+    if (itemIds.length > 0 || (counts.running ?? 0) > 0)
+      report.orphaned = { itemIds, sessions: records.map((r) => r.sessionId) };
+    return report;
+  }
+  if (waiting !== undefined) report.waiting = waiting;
   report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
     return {

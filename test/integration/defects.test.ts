@@ -18,8 +18,10 @@ import {
   ralph,
   readQueue,
   readSessions,
+  runningRecords,
   tempDir,
 } from '../support/workspace.js';
+import { isAlive } from '../support/processes.js';
 
 const START = Date.parse('2026-11-22T01:00:00Z');
 
@@ -333,5 +335,48 @@ describe('each agent CLI under the default allowlist', () => {
     );
     expect(added.code).toBe(2);
     expect(added.stderr).toMatch(/pi cannot hold Edit to "\.\/src\/\*\*"/);
+  });
+});
+
+describe('what a runner killed with SIGKILL left running', () => {
+  it('is shown as left by a dead runner, and ralph cancel settles and cancels it', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Hang', '--id', 'h', '--body', '#behave: hang'], env);
+    const runner = startRunner(root, env, '--drain');
+    await waitUntil(root, () => runningRecords(root)[0]?.status === 'running', 10_000, 'the agent');
+    const agent = runningRecords(root)[0]!.pid;
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+    const status = await ralph(root, ['status'], env);
+    expect(status.stdout).toContain('Runner:  not running');
+    expect(status.stdout).toMatch(
+      /Left running by a runner that died: h; the next ralph run settles it \(or ralph cancel h\)/,
+    );
+    expect(status.stdout).not.toMatch(/^Running:/m);
+    const cancel = await ralph(root, ['cancel', 'h'], env);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stderr).toMatch(/h was left running by a runner that died: settled/);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'cancelled' });
+    expect(readSessions(root)[0]).toMatchObject({ outcome: { kind: 'runner_died' } });
+    expect(await isAlive(agent)).toBe(false);
+    expect((await ralph(root, ['recover'], env)).stdout).toBe('nothing was left running');
+  });
+});
+
+describe('ralph status with broken state files', () => {
+  it('still shows the pause and where the copies set aside are, naming what is broken', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['pause', 'the', 'queue', 'broke']);
+    fs.writeFileSync(path.join(root, 'state', 'queue.json'), '{"items": [');
+    fs.writeFileSync(path.join(root, 'state', 'budget.json'), '{');
+    fs.mkdirSync(path.join(root, 'state', 'quarantine'), { recursive: true });
+    const copy = path.join(root, 'state', 'quarantine', 'queue.json.2026-11-24T01-00-00Z');
+    fs.writeFileSync(copy, '{"items": [');
+    const status = await ralph(root, ['status'], env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/Paused: {2}the queue broke/);
+    expect(status.stdout).toMatch(/Broken: {2}.*queue\.json: .*invalid JSON/);
+    expect(status.stdout).toMatch(/Broken: {2}.*budget\.json: .*invalid JSON/);
+    expect(status.stdout).toContain(`Set aside: ${copy}`);
   });
 });

@@ -1,9 +1,75 @@
+import type { Workspace } from '../../config/workspace.js';
+import { systemClock } from '../../lib/clock.js';
+import { RalphError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import type { Item } from '../../queue/item.js';
+import { liveRunner } from '../../runner/state.js';
 import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
 import { withQueue } from '../../queue/open.js';
 import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+
+/**
+ * Settles what a runner that died left running (as its next run would) when a person acts on
+ * such an item: it is no longer running, so it can be cancelled or removed. A live runner's
+ * items are its own to settle.
+ */
+async function settleDeadRunner(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  selection: Selection,
+  output: Output,
+): Promise<void> {
+  if ((await liveRunner(workspace.paths.runnerLock)) !== undefined) return;
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const chosen = (item: Item) =>
+    selection.ids.length === 0
+      ? selection.all === true || selection.status !== undefined
+      : selection.ids.includes(item.id);
+  if (!items.some((item) => item.status === 'running' && chosen(item))) return;
+  for (const id of await recover(workspace, env))
+    output.err(
+      `ralph: ${id} was left running by a runner that died: settled (its session archived)`,
+    );
+}
+
+/** Settles what a dead runner left, with the runner's own recovery; returns the items requeued. */
+async function recover(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string[]> {
+  const { DEFAULT_TIMINGS, RunEvents, StopControl, recoverWorkspace, waitForChange } =
+    await import('../../runner/index.js');
+  return recoverWorkspace({
+    workspace,
+    env,
+    events: new RunEvents(() => systemClock.now()),
+    control: new StopControl(),
+    clock: systemClock,
+    wait: waitForChange,
+    timings: DEFAULT_TIMINGS,
+    onWedged: (message) => {
+      throw new RalphError(message);
+    },
+  });
+}
+
+/** `ralph recover`: settles what a runner that died left, and runs nothing. */
+export async function recoverCommand(
+  root: string,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const ids = await recover(workspace, env);
+  output.out(
+    ids.length === 0
+      ? 'nothing was left running'
+      : ids.map((id) => `${id}: settled (left running by a runner that died)`).join('\n'),
+  );
+  return ExitCode.ok;
+}
 
 function report(output: Output, ids: string[], outcome: string): number {
   if (ids.length === 0) output.out('no item matched; nothing changed');
@@ -31,6 +97,7 @@ export async function cancelCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
+  await settleDeadRunner(workspace, env, selection, output);
   const ids = await withQueue(workspace, env, (queue) => queue.cancel(selection));
   await dropWorktrees(workspace, ids, 'cancelled');
   return report(output, ids, 'cancelled');
@@ -47,6 +114,7 @@ export async function removeCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
+  await settleDeadRunner(workspace, env, selection, output);
   const { before, ids } = await withQueue(workspace, env, async (queue) => ({
     before: await queue.list(),
     ids: await queue.remove(selection.ids, selection.force === true),

@@ -20,7 +20,14 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     lines.push(
       `Dashboard: ${report.server.url} (ralph serve, pid ${report.server.pid}${report.server.readOnly ? ', read-only' : ''})`,
     );
-  if (report.paused) lines.push(`Paused:  ${report.paused.reason} (ralph resume to go on)`);
+  if (report.paused)
+    lines.push(
+      `Paused:  ${report.paused.reason}${/ralph resume/.test(report.paused.reason) ? '' : ' (ralph resume to go on)'}`,
+    );
+  for (const { file, problem } of report.unreadable ?? [])
+    lines.push(`Broken:  ${file}: ${problem} (left as it is)`);
+  if (report.quarantined !== undefined && report.quarantined.length > 0)
+    lines.push(`Set aside: ${report.quarantined.join(', ')}`);
   if (report.pauseAfterCurrent)
     lines.push(`Pausing after the current item: ${report.pauseAfterCurrent.reason}`);
   if (report.waiting)
@@ -47,6 +54,14 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
       lines.push(
         `         ${r.host} pid ${r.pid}, ${r.workers} worker${r.workers === 1 ? '' : 's'}, ${r.workspace}: ${r.items.length === 0 ? 'idle' : `running ${r.items.join(', ')}`}, heartbeat ${formatDuration(Math.max(0, (now - Date.parse(r.heartbeatAt)) / 1000))} ago`,
       );
+  }
+  if (report.orphaned !== undefined) {
+    const ids = report.orphaned.itemIds;
+    lines.push(
+      ids.length === 0
+        ? 'Left running by a runner that died: the next ralph run settles what it left'
+        : `Left running by a runner that died: ${ids.join(', ')}; the next ralph run settles ${ids.length === 1 ? 'it' : 'them'} (or ralph cancel ${ids.join(' ')})`,
+    );
   }
   for (const r of report.running) {
     const idle =
