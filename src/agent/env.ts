@@ -36,6 +36,8 @@ export interface SessionVariables {
 export interface AgentEnvironment {
   env: Record<string, string>;
   secrets: string[];
+  /** The names of the secret-looking variables passed all the same (credentials, `env.allow`). */
+  passedSecrets: string[];
 }
 
 /**
@@ -56,12 +58,14 @@ export function buildAgentEnv(
   const allowed = new Set([...options.credentials, ...options.allow]);
   const env: Record<string, string> = {};
   const secrets: string[] = [];
+  const passedSecrets: string[] = [];
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined || ALWAYS_REMOVED.includes(name)) continue;
     const isSecret = denied.some((pattern) => pattern.test(name));
     if (isSecret) secrets.push(value);
     if (name === QUEUE_DATABASE_VARIABLE) continue;
     if (!isSecret || allowed.has(name)) env[name] = value;
+    if (isSecret && allowed.has(name)) passedSecrets.push(name);
   }
   const { sessionId, itemId, iteration, interruptFile } = options.session;
   Object.assign(env, {
@@ -72,5 +76,5 @@ export function buildAgentEnv(
     ITERATION: String(iteration),
     RALPH_ITEM_ID: itemId,
   });
-  return { env, secrets };
+  return { env, secrets, passedSecrets: passedSecrets.sort() };
 }

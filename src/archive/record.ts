@@ -110,6 +110,18 @@ export const SessionRecordSchema = z.looseObject({
     })
     .optional(),
   streamIssues: z.record(z.string(), z.number()).optional(),
+  /**
+   * The secrets of the runner's environment: the names of those the agent was given, and
+   * fingerprints of them all (never their values), so that whoever renders the transcript
+   * masks them, whatever secrets their own shell holds.
+   */
+  secrets: z
+    .object({
+      passed: z.array(z.string()),
+      salt: z.string(),
+      forms: z.array(z.object({ length: z.number(), rolling: z.number(), sha256: z.string() })),
+    })
+    .optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */
   tokens: SessionTokensSchema.optional(),
   /** Git mode: the item's branch, its commits since the base and their diffstat. */

@@ -41,6 +41,7 @@ export interface NewSession {
   persona?: string;
   yolo: boolean;
   limits: SessionRecord['limits'];
+  secrets?: SessionRecord['secrets'];
   files: SessionFiles;
 }
 

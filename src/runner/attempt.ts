@@ -15,6 +15,7 @@ import {
   type Progress,
 } from '../archive/session.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
+import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/status.js';
@@ -86,6 +87,7 @@ export class Attempt {
       resumedFrom: prepared.resume,
       persona: prepared.persona,
       yolo: ctx.workspace.config.yolo,
+      secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
       limits: {
         timeoutSeconds: prepared.settings.timeoutSeconds,
         idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,

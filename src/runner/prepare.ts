@@ -50,6 +50,8 @@ export interface PreparedSession {
   cliDirs: string[];
   env: Record<string, string>;
   secrets: string[];
+  /** The names of the secret-looking variables the agent was given (its credentials). */
+  passedSecrets: string[];
   resume?: string;
 }
 
@@ -190,7 +192,7 @@ export async function prepareSession(
   // Set only while the item waits to be resumed after an interruption.
   const resume = item.claudeSessionId;
   const cli = cliNamed(settings.cli);
-  const { env, secrets } = buildAgentEnv(parentEnv, {
+  const { env, secrets, passedSecrets } = buildAgentEnv(parentEnv, {
     deny: config.env.deny,
     allow: config.env.allow,
     credentials: cli.credentials,
@@ -259,6 +261,7 @@ export async function prepareSession(
     cliDirs: command.dirs ?? [],
     env,
     secrets,
+    passedSecrets,
     resume,
   };
 }

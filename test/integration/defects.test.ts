@@ -380,3 +380,26 @@ describe('ralph status with broken state files', () => {
     expect(status.stdout).toContain(`Set aside: ${copy}`);
   });
 });
+
+describe('a transcript shown from another shell', () => {
+  it('masks the credential the agent had, though this shell holds another key', async () => {
+    const { root, env } = await guardedWorkspace();
+    const given = 'sk-ant-api03-given-to-the-agent-0123456789abcdef';
+    const mine = 'sk-ant-api03-the-reviewers-own-key-9876543210';
+    await ralph(root, ['add', 'Env', '--id', 'e', '--body', '#behave: print-env'], env);
+    await ralph(root, ['run', '--once'], { ...env, ANTHROPIC_API_KEY: given });
+    const [record] = readSessions(root);
+    expect(record?.secrets).toMatchObject({ passed: ['ANTHROPIC_API_KEY'] });
+    expect(JSON.stringify(record)).not.toContain(given);
+    const raw = fs.readFileSync(
+      path.join(root, 'docs', 'sessions', `${String(record?.sessionId)}.ndjson`),
+      'utf8',
+    );
+    expect(raw).toContain(given); // the archive is the agent's bytes, as evidence
+    const logs = await ralph(root, ['logs', 'e'], { ...env, ANTHROPIC_API_KEY: mine });
+    expect(logs.stdout).toContain('ANTHROPIC_API_KEY=***');
+    expect(logs.stdout).not.toContain(given);
+    const json = await ralph(root, ['logs', 'e', '--json'], { ...env, ANTHROPIC_API_KEY: mine });
+    expect(json.stdout).not.toContain(given);
+  });
+});

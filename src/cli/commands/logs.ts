@@ -34,7 +34,9 @@ export async function logsCommand(
   const workspace = await openWorkspace(root);
   const found = await findSession(workspace, ref, env);
   const files = sessionFiles(workspace.paths.sessions, found.sessionId);
-  const redactor = redactorFor(workspace, env);
+  const header = await readRecord(workspace, found.sessionId).catch(() => undefined);
+  // What the session's agent had is masked too, whatever secrets this shell holds.
+  const redactor = redactorFor(workspace, env).withFingerprints(header?.secrets);
   const colour = output.isTTY && env.NO_COLOR === undefined && !options.json;
   const renderer = new TranscriptRenderer(colour ? COLOURS : PLAIN);
   const parser = new StreamParser(
@@ -58,7 +60,6 @@ export async function logsCommand(
     }
   };
   const human = !options.raw && !options.json;
-  const header = await readRecord(workspace, found.sessionId).catch(() => undefined);
   if (human && header !== undefined) output.out(redactor.redact(sessionHeader(header)));
   try {
     drain();

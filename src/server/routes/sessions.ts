@@ -22,6 +22,7 @@ import { query } from '../request.js';
 import { SessionEventsQuery, SessionParams, SessionsQuery, StreamOffset } from '../schemas.js';
 import { SessionStream } from '../session-stream.js';
 import type { StreamDecoder } from '../../stream/decoder.js';
+import type { Redactor } from '../../lib/redact.js';
 
 /** Bytes of a stream one page of `/sessions/:id/events` reads. */
 const PAGE_BYTES = 512 * 1024;
@@ -45,7 +46,14 @@ export function sessionRoutes(ctx: ServerContext): Hono {
           : `session ${parsed.data} ran on ${elsewhere.host}; its archive is there, ${elsewhere.archive ?? 'in that workspace'}`,
       );
     }
-    return { id: parsed.data, files, decoder: await sessionDecoder(ctx.workspace, parsed.data) };
+    const record = await readRecord(ctx.workspace, parsed.data).catch(() => undefined);
+    return {
+      id: parsed.data,
+      files,
+      decoder: await sessionDecoder(ctx.workspace, parsed.data),
+      // What the session's agent had is masked too, whatever secrets the server's shell holds.
+      redactor: ctx.redactor.withFingerprints(record?.secrets),
+    };
   };
 
   app.get('/sessions', async (c) => {
@@ -75,9 +83,9 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   });
 
   app.get('/sessions/:id/raw', async (c) => {
-    const { files } = await sessionOf(c);
+    const { files, redactor } = await sessionOf(c);
     const source = fs.createReadStream(files.stdout);
-    const redacted = source.pipe(redactingStream(ctx.redactor));
+    const redacted = source.pipe(redactingStream(redactor));
     source.on('error', (error) => redacted.destroy(error));
     return new Response(Readable.toWeb(redacted) as ReadableStream, {
       headers: { 'content-type': 'application/x-ndjson; charset=utf-8' },
@@ -85,10 +93,11 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   });
 
   app.get('/sessions/:id/events', async (c) => {
-    const { id, files, decoder } = await sessionOf(c);
+    const { id, files, decoder, redactor } = await sessionOf(c);
     const q = query(c, SessionEventsQuery);
-    if (q.follow === '1') return follow(c, ctx, id, decoder, c.req.header('last-event-id'));
-    const stream = new SessionStream(files.stdout, q.after, ctx.redactor, decoder);
+    if (q.follow === '1')
+      return follow(c, ctx, id, { decoder, redactor }, c.req.header('last-event-id'));
+    const stream = new SessionStream(files.stdout, q.after, redactor, decoder);
     try {
       const ended = await pathExists(files.record);
       const entries = await stream.next(PAGE_BYTES);
@@ -115,18 +124,13 @@ function follow(
   c: Context,
   ctx: ServerContext,
   sessionId: string,
-  decoder: StreamDecoder,
+  { decoder, redactor }: { decoder: StreamDecoder; redactor: Redactor },
   lastEventId: string | undefined,
 ) {
   const from = StreamOffset.safeParse(lastEventId ?? 0);
   const files = sessionFiles(ctx.workspace.paths.sessions, sessionId);
   return streamSSE(c, async (sse) => {
-    const stream = new SessionStream(
-      files.stdout,
-      from.success ? from.data : 0,
-      ctx.redactor,
-      decoder,
-    );
+    const stream = new SessionStream(files.stdout, from.success ? from.data : 0, redactor, decoder);
     await keepStreaming(sse, ctx.changes, ctx.heartbeatMs, async (send) => {
       // The final record is written last: once it is there, the stream is whole; so is that
       // of a session whose runner and agent both died.
