@@ -291,6 +291,11 @@ function controlCommands(program: CommanderCommand, app: App): void {
       'the bearer token (default: state/serve-token, made at the first start; also RALPH_SERVE_TOKEN)',
     )
     .option('--allow-host <name>', 'another Host name to answer to (repeatable)', collect)
+    .option(
+      '--public-origin <url>',
+      'where an HTTPS proxy serves the dashboard, e.g. https://night.example.ts.net (repeatable)',
+      collect,
+    )
     .option('--heartbeat <duration>', 'comment on idle event streams this often (proxies)', '15s')
     .action(async (options: Record<string, unknown>) => {
       const { serveCommand } = await import('./commands/serve.js');

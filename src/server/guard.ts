@@ -39,6 +39,11 @@ export function allowedHosts(
 export interface GuardOptions {
   token: string;
   hosts: Set<string>;
+  /**
+   * Origins a proxy in front of the server serves the dashboard at (`--public-origin`,
+   * `https://night.example.ts.net`), besides `http://` and the Host asked for.
+   */
+  publicOrigins: ReadonlySet<string>;
 }
 
 /**
@@ -57,14 +62,30 @@ export const refusal = (status: 401 | 403, error: string) =>
  * opened with `?token=` gets the cookie (HttpOnly, SameSite=Strict) and is sent on without it,
  * so the token leaves the address bar and the history.
  */
-export function guard({ token, hosts }: GuardOptions): MiddlewareHandler {
+/** The page a browser gets without the token, instead of a JSON error. */
+const SIGN_IN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ralph: sign in</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#eee;padding:.1rem .3rem;border-radius:3px;word-break:break-all}</style>
+</head><body>
+<h1>This dashboard needs its token</h1>
+<p>Open the address <code>ralph serve</code> printed when it started: it ends in <code>?token=…</code>, and this browser keeps the token from then on.</p>
+<p>On the machine that runs it, <code>ralph status</code> says where it listens, and the token is in the workspace's <code>state/serve-token</code>: open <code>&lt;address&gt;/?token=&lt;that token&gt;</code>.</p>
+</body></html>
+`;
+
+/** Whether a request is a browser opening a page (not the dashboard's API calls or a script). */
+const opensPage = (method: string, accept: string | undefined) =>
+  method === 'GET' && accept !== undefined && accept.includes('text/html');
+
+export function guard({ token, hosts, publicOrigins }: GuardOptions): MiddlewareHandler {
   const cookie = cookieName(token);
   return async (c, next) => {
     const host = c.req.header('host');
     if (host === undefined || !hosts.has(hostName(host)))
       return refusal(403, `this server does not answer to the host ${JSON.stringify(host ?? '')}`);
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== `http://${host}`)
+    if (origin !== undefined && origin !== `http://${host}` && !publicOrigins.has(origin))
       return refusal(403, `requests from ${JSON.stringify(origin)} are not accepted`);
     const url = new URL(c.req.url);
     const fromUrl = url.searchParams.get('token') ?? undefined;
@@ -74,11 +95,17 @@ export function guard({ token, hosts }: GuardOptions): MiddlewareHandler {
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
     const bearer = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-    if (!tokenMatches(bearer ?? getCookie(c, cookie), token))
+    if (!tokenMatches(bearer ?? getCookie(c, cookie), token)) {
+      if (opensPage(c.req.method, c.req.header('accept')))
+        return new Response(SIGN_IN_PAGE, {
+          status: 401,
+          headers: { 'content-type': 'text/html; charset=utf-8', connection: 'close' },
+        });
       return refusal(
         401,
         'a token is needed: open the address "ralph serve" printed, or send "Authorization: Bearer <state/serve-token>"',
       );
+    }
     return next();
   };
 }

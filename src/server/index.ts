@@ -6,7 +6,7 @@ import { processStartTime } from '../agent/procfs.js';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { removeServerInfo, writeServerInfo } from '../control/server-file.js';
-import { RalphError, isErrnoException } from '../lib/errors.js';
+import { InputError, RalphError, isErrnoException } from '../lib/errors.js';
 import { createApp } from './app.js';
 import { Changes } from './changes.js';
 import { openQueue } from '../queue/open.js';
@@ -26,8 +26,10 @@ export interface ServeOptions {
   /** 0 takes a free port. */
   port: number;
   readOnly: boolean;
-  /** `--token`; the workspace's `state/serve-token` otherwise. */
-  token?: string;
+  /** `--token` or RALPH_SERVE_TOKEN; the workspace's `state/serve-token` otherwise. */
+  token?: { value: string; from: '--token' | 'RALPH_SERVE_TOKEN' };
+  /** `--public-origin`: where a proxy (HTTPS) serves the dashboard to browsers. */
+  publicOrigins: readonly string[];
   /** More `Host` names to answer to (a name the machine is reached by). */
   allowHosts: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
@@ -42,6 +44,25 @@ export interface RunningServer {
   /** The address that opens the dashboard: with the token, for the browser's first visit. */
   openUrl: string;
   close(): Promise<void>;
+}
+
+/** `--public-origin`: an http(s) origin, as browsers send it in `Origin`. */
+function publicOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InputError(
+      `--public-origin: expected an address such as https://night.example.ts.net, got ${JSON.stringify(value)}`,
+      '--public-origin',
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new InputError(
+      `--public-origin: ${value} is not an http or https address`,
+      '--public-origin',
+    );
+  return url.origin;
 }
 
 const isLoopback = (host: string) => host === '127.0.0.1' || host === '::1' || host === 'localhost';
@@ -60,11 +81,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { workspace, host } = options;
   if (!isLoopback(host) && options.token === undefined)
     throw new RalphError(
-      `--host ${host}: a server others can reach needs a token of your choosing: give --token <at least ${MIN_TOKEN_LENGTH} characters> (the generated one: --token "$(cat ${workspace.paths.state}/serve-token)"), or reach it through an SSH tunnel to 127.0.0.1`,
+      `${host}: a server others can reach needs a token of your choosing, at least ${MIN_TOKEN_LENGTH} characters: set RALPH_SERVE_TOKEN (ralph serve also takes --token; the generated one is in ${workspace.paths.state}/serve-token), or reach it through an SSH tunnel to 127.0.0.1`,
     );
-  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH)
-    throw new RalphError(`--token: at least ${MIN_TOKEN_LENGTH} characters`);
-  const token = options.token ?? (await loadToken(workspace.paths.state));
+  if (options.token !== undefined && options.token.value.length < MIN_TOKEN_LENGTH)
+    throw new RalphError(
+      `${options.token.from}: at least ${MIN_TOKEN_LENGTH} characters${options.token.value === '' ? ' (it is empty)' : ''}`,
+    );
+  const publicOrigins = new Set(options.publicOrigins.map(publicOrigin));
+  const token = options.token?.value ?? (await loadToken(workspace.paths.state));
   const redactor = redactorFor(workspace, options.env);
   const changes = new Changes([workspace.paths.state, workspace.paths.sessions]);
   const queue = await openQueue(workspace, options.env);
@@ -77,13 +101,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     assets: fileURLToPath(new URL('../dashboard/', import.meta.url)),
   };
-  const hosts = allowedHosts(host, options.allowHosts, {
-    name: os.hostname(),
-    addresses: Object.values(os.networkInterfaces()).flatMap((list) =>
-      (list ?? []).map((entry) => entry.address),
-    ),
-  });
-  const app = createApp(ctx, { token, hosts }, (error) =>
+  const hosts = allowedHosts(
+    host,
+    [...options.allowHosts, ...[...publicOrigins].map((o) => new URL(o).hostname)],
+    {
+      name: os.hostname(),
+      addresses: Object.values(os.networkInterfaces()).flatMap((list) =>
+        (list ?? []).map((entry) => entry.address),
+      ),
+    },
+  );
+  const app = createApp(ctx, { token, hosts, publicOrigins }, (error) =>
     options.onError(
       redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error)),
     ),

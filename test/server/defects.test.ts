@@ -29,3 +29,51 @@ describe('the API on a done item', () => {
     expect(readQueue(root).items[0]).toMatchObject({ status: 'pending' });
   });
 });
+
+describe('a server others can reach', () => {
+  it('tells ralph run --serve to set RALPH_SERVE_TOKEN, and names the variable when it is empty', async () => {
+    const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+    const run = await ralph(root, ['run', '--once', '--serve', '0.0.0.0:0']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/set RALPH_SERVE_TOKEN/);
+    const empty = await ralph(root, ['serve', '--port', '0'], { RALPH_SERVE_TOKEN: '' });
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr).toMatch(/RALPH_SERVE_TOKEN: at least \d+ characters \(it is empty\)/);
+    expect(empty.stderr).not.toMatch(/--token/);
+  });
+
+  it('takes changes from the origin an HTTPS proxy serves it at (--public-origin)', async () => {
+    const origin = 'https://night.example.test';
+    const headers = { origin, host: 'night.example.test' };
+    const plain = await served();
+    const refused = await request(plain.server, 'POST', '/items', {
+      body: { title: 'From the proxy' },
+      headers,
+    });
+    expect(refused.status).toBe(403);
+    const proxied = await served(['--public-origin', origin]);
+    const added = await request(proxied.server, 'POST', '/items', {
+      body: { title: 'From the proxy' },
+      headers,
+    });
+    expect(added.status, added.body).toBe(201);
+    const other = await request(proxied.server, 'POST', '/items', {
+      body: { title: 'From elsewhere' },
+      headers: { origin: 'https://evil.example.test', host: 'night.example.test' },
+    });
+    expect(other.status).toBe(403);
+  });
+
+  it('shows a browser without the token a page saying how to get in', async () => {
+    const { server } = await served();
+    const page = await request(server, 'GET', '/', {
+      headers: { authorization: '', accept: 'text/html,application/xhtml+xml' },
+    });
+    expect(page.status).toBe(401);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('needs its token');
+    expect(page.body).toContain('state/serve-token');
+    const api = await request(server, 'GET', '/items', { headers: { authorization: '' } });
+    expect(api.headers['content-type']).toMatch(/application\/json/);
+  });
+});

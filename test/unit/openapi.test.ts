@@ -6,7 +6,11 @@ import { ROUTES, openApiDocument } from '../../src/server/openapi.js';
 describe('GET /openapi.json', () => {
   it('describes every route the server has, and no other', () => {
     const ctx = { workspace: { paths: {} } } as unknown as ServerContext;
-    const app = createApp(ctx, { token: 'x'.repeat(32), hosts: new Set() }, () => undefined);
+    const app = createApp(
+      ctx,
+      { token: 'x'.repeat(32), hosts: new Set(), publicOrigins: new Set() },
+      () => undefined,
+    );
     const served = app.routes
       .filter((r) => r.method !== 'ALL' && r.path !== '/' && !r.path.startsWith('/assets'))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)

@@ -13,6 +13,7 @@ export interface ServeFlags {
   readOnly?: boolean;
   token?: string;
   allowHost?: string[];
+  publicOrigin?: string[];
   heartbeat?: string;
 }
 
@@ -57,8 +58,14 @@ export async function openServer(
     host,
     port,
     readOnly: flags.readOnly === true,
-    token: flags.token ?? env.RALPH_SERVE_TOKEN,
+    token:
+      flags.token !== undefined
+        ? { value: flags.token, from: '--token' }
+        : env.RALPH_SERVE_TOKEN !== undefined
+          ? { value: env.RALPH_SERVE_TOKEN, from: 'RALPH_SERVE_TOKEN' }
+          : undefined,
     allowHosts: flags.allowHost ?? [],
+    publicOrigins: flags.publicOrigin ?? [],
     heartbeatMs: heartbeatFlag(flags.heartbeat),
     env,
     onError: (message) => output.err(`ralph serve: ${message}`),
