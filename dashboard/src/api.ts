@@ -78,6 +78,7 @@ export interface ReportGroup {
   key: string;
   sessions: number;
   done: number;
+  retried: number;
   failed: number;
   interrupted: number;
   costUsd: number;

@@ -1,3 +1,4 @@
+import { addUsd } from '../lib/usd.js';
 import type { IndexEntry } from './index.js';
 import type { SessionRecord } from './record.js';
 
@@ -6,6 +7,8 @@ export interface ReportGroup {
   key: string;
   sessions: number;
   done: number;
+  /** Sessions that failed whose item ended in a success later: retried, not failures. */
+  retried: number;
   failed: number;
   interrupted: number;
   costUsd: number;
@@ -18,8 +21,21 @@ export interface ReportGroup {
 const SUCCESS = new Set(['success']);
 const INTERRUPTED = new Set(['interrupted', 'stopped', 'rate_limited', 'resume_failed']);
 
+/** The entries (oldest first) whose item succeeded in a later session. */
+function laterSucceeded(entries: readonly IndexEntry[]): Set<IndexEntry> {
+  const succeeded = new Set<string>();
+  const found = new Set<IndexEntry>();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as IndexEntry;
+    if (succeeded.has(e.itemId)) found.add(e);
+    if (SUCCESS.has(e.outcome)) succeeded.add(e.itemId);
+  }
+  return found;
+}
+
 function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string): ReportGroup[] {
   const groups = new Map<string, ReportGroup>();
+  const retried = laterSucceeded(entries);
   for (const e of entries) {
     const key = keyOf(e);
     let g = groups.get(key);
@@ -28,6 +44,7 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
         key,
         sessions: 0,
         done: 0,
+        retried: 0,
         failed: 0,
         interrupted: 0,
         costUsd: 0,
@@ -38,11 +55,12 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
       groups.set(key, g);
     }
     g.sessions++;
-    g.costUsd += e.costUsd;
+    g.costUsd = addUsd(g.costUsd, e.costUsd);
     if (e.costEstimated === true) g.costEstimated = true;
     g.seconds += (e.durationMs ?? 0) / 1000;
     if (SUCCESS.has(e.outcome)) g.done++;
     else if (INTERRUPTED.has(e.outcome)) g.interrupted++;
+    else if (retried.has(e)) g.retried++;
     else {
       g.failed++;
       g.failures.push({

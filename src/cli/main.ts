@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command as CommanderCommand } from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { RalphError } from '../lib/errors.js';
+import { InputError, RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { findWorkspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
@@ -75,6 +75,10 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .description('create a workspace (never overwrites a file)')
     .action(async (dir: string | undefined) => {
       const { initCommand } = await import('./commands/init.js');
+      if (dir?.trim() === '')
+        throw new InputError(
+          'init: give the directory of the new workspace, or nothing for this one',
+        );
       const at = app.at();
       app.done(await initCommand(dir === undefined ? at : path.resolve(at, dir), app.output));
     });
@@ -372,7 +376,10 @@ export async function main(
   const program = new Command('ralph')
     .description('Runs a queue of coding tasks through headless Claude Code, unattended.')
     .version(VERSION, '-V, --version')
-    .option('-C, --root <dir>', 'workspace directory', '.')
+    .option(
+      '-C, --root <dir>',
+      'the workspace (default: the nearest at or above the current directory)',
+    )
     .showHelpAfterError("(run 'ralph help <command>' for its options)")
     .exitOverride()
     .configureOutput({
@@ -382,13 +389,15 @@ export async function main(
       outputError: (s, write) => write(s.replace(/^error: /, 'ralph: ')),
     });
   // Without -C, the workspace is found from a subdirectory, as git finds its repository.
+  const given = () => program.opts<{ root?: string }>().root;
   const root = () => {
-    const given = path.resolve(program.opts<{ root: string }>().root);
-    return program.getOptionValueSource('root') === 'default' ? findWorkspaceRoot(given) : given;
+    const dir = given();
+    if (dir === '') throw new InputError('-C: give a directory');
+    return dir === undefined ? findWorkspaceRoot(process.cwd()) : path.resolve(dir);
   };
   const app: App = {
     root,
-    at: () => path.resolve(program.opts<{ root: string }>().root),
+    at: () => path.resolve(given() ?? '.'),
     output,
     env,
     done: (code) => {

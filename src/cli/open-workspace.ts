@@ -4,6 +4,12 @@ import { RalphError } from '../lib/errors.js';
 
 /** Loads an initialised workspace, or says how to create one. */
 export async function openWorkspace(root: string): Promise<Workspace> {
+  const dir = await fsp.stat(root).catch(() => undefined);
+  if (dir === undefined)
+    throw new RalphError(
+      `${root} does not exist; give the directory of a workspace (ralph init makes one)`,
+    );
+  if (!dir.isDirectory()) throw new RalphError(`${root} is not a directory`);
   const workspace = await loadWorkspace(root);
   const stat = await fsp.stat(workspace.paths.state).catch(() => undefined);
   if (stat === undefined || !stat.isDirectory()) {

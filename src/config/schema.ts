@@ -48,14 +48,20 @@ export const ToolListSchema = z.array(z.string().trim().min(1, 'a tool rule cann
  * with a name and a timeout.
  */
 export const GateSchema = z
-  .union([
-    z.array(z.string().min(1)).min(1),
-    z.strictObject({
-      name: z.string().min(1).optional(),
-      command: z.array(z.string().min(1)).min(1),
-      timeout: LimitSchema.optional(),
-    }),
-  ])
+  .union(
+    [
+      z.array(z.string().min(1)).min(1),
+      z.strictObject({
+        name: z.string().min(1).optional(),
+        command: z.array(z.string().min(1)).min(1),
+        timeout: LimitSchema.optional(),
+      }),
+    ],
+    {
+      error:
+        'a gate is a command (a non-empty array of strings) or { "name"?, "command", "timeout"? }',
+    },
+  )
   .transform((gate) => {
     const { name, command, timeout } = Array.isArray(gate) ? { command: gate } : gate;
     return { name: name ?? command.join(' '), command, timeout: timeout ?? 600 };

@@ -11,7 +11,8 @@ export function issuePath(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Turns a zod error into one message naming the source and every bad field.
+ * Turns a zod error into one message naming the source and every bad field: one line for one
+ * field, a line per field for several.
  * `describe` may name a path more helpfully (for example with the item's id).
  */
 export function formatIssues(
@@ -25,7 +26,9 @@ export function formatIssues(
       issue.code === 'unrecognized_keys'
         ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
         : issue.message;
-    return `  ${where}: ${message}`;
+    return `${where}: ${message}`;
   });
-  return `${source} is invalid:\n${lines.join('\n')}`;
+  // One bad field is one line; several are a list.
+  if (lines.length === 1) return `${source} is invalid: ${lines[0]}`;
+  return `${source} is invalid:\n${lines.map((line) => `  ${line}`).join('\n')}`;
 }

@@ -43,7 +43,12 @@ export const ItemSchema = z
     title: z.string().trim().min(1, 'a title is required'),
     body: z.string().optional(),
     bodyFile: z.string().min(1).optional(),
-    priority: z.int().default(0),
+    // The shared queue keeps it in a Postgres integer; a person needs far fewer levels.
+    priority: z
+      .int()
+      .min(-1_000_000, 'a priority is from -1,000,000 to 1,000,000')
+      .max(1_000_000, 'a priority is from -1,000,000 to 1,000,000')
+      .default(0),
     status: z.enum(ITEM_STATUSES).default('pending'),
     attempts: z.int().nonnegative().default(0),
     maxAttempts: z.int().positive().optional(),

@@ -1,3 +1,4 @@
+import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
 import type { Item } from './item.js';
@@ -67,7 +68,7 @@ export function settle(
     case 'succeeded': {
       const finished = {
         ...base,
-        costUsd: item.costUsd + settlement.costUsd,
+        costUsd: addUsd(item.costUsd, settlement.costUsd),
         lastOutcome: 'success',
         lastError: undefined,
         gateFailure: undefined,
@@ -92,7 +93,7 @@ export function settle(
           ...base,
           status: 'pending',
           attempts: 0,
-          costUsd: item.costUsd + settlement.costUsd,
+          costUsd: addUsd(item.costUsd, settlement.costUsd),
           lastError: settlement.error,
           lastOutcome: settlement.outcome,
           notBefore: iso(nextCronTime(item.schedule, now)),
@@ -104,7 +105,7 @@ export function settle(
       return {
         ...base,
         status: exhausted ? 'failed' : 'pending',
-        costUsd: item.costUsd + settlement.costUsd,
+        costUsd: addUsd(item.costUsd, settlement.costUsd),
         lastError: settlement.error,
         lastOutcome: settlement.outcome,
         retryAfter: exhausted
@@ -129,7 +130,7 @@ export function settle(
         ...base,
         status: 'interrupted',
         attempts: Math.max(0, item.attempts - 1),
-        costUsd: item.costUsd + settlement.costUsd,
+        costUsd: addUsd(item.costUsd, settlement.costUsd),
         lastOutcome: 'interrupted',
         lastError: settlement.reason,
         claudeSessionId: settlement.claudeSessionId ?? item.claudeSessionId,
@@ -141,7 +142,7 @@ export function settle(
         ...base,
         status: 'pending',
         attempts: Math.max(0, item.attempts - 1),
-        costUsd: item.costUsd + settlement.costUsd,
+        costUsd: addUsd(item.costUsd, settlement.costUsd),
         retryAfter: settlement.retryAfter === undefined ? undefined : iso(settlement.retryAfter),
         claudeSessionId: settlement.resumeWith,
       };
@@ -162,7 +163,7 @@ export function reclaim(
   const exhausted = item.attempts >= maxAttempts;
   return {
     ...item,
-    costUsd: item.costUsd + costUsd,
+    costUsd: addUsd(item.costUsd, costUsd),
     status: exhausted ? 'failed' : 'pending',
     lastError: reason,
     lastOutcome: 'runner_died',

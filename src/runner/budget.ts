@@ -1,3 +1,4 @@
+import { addUsd } from '../lib/usd.js';
 import type { z } from 'zod';
 import { recordDigest, wroteItself } from '../lib/digest.js';
 import { CorruptStateError, InputError } from '../lib/errors.js';
@@ -50,7 +51,7 @@ export async function recordSpend(
   const budget = await readBudget(file);
   const next: Budget = {
     ...budget,
-    totalCostUsd: budget.totalCostUsd + spend.costUsd,
+    totalCostUsd: addUsd(budget.totalCostUsd, spend.costUsd),
     iterations: budget.iterations + 1,
     outcomes: { ...budget.outcomes, [spend.outcome]: (budget.outcomes[spend.outcome] ?? 0) + 1 },
     run:
@@ -58,7 +59,7 @@ export async function recordSpend(
         ? undefined
         : {
             ...budget.run,
-            costUsd: budget.run.costUsd + spend.costUsd,
+            costUsd: addUsd(budget.run.costUsd, spend.costUsd),
             iterations: budget.run.iterations + 1,
           },
     updatedAt: new Date(spend.now).toISOString(),

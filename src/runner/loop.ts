@@ -1,3 +1,4 @@
+import { addUsd } from '../lib/usd.js';
 import type { Outcome } from '../agent/outcome.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
@@ -289,7 +290,7 @@ class Night {
     const { outcome } = turn;
     this.idle = false;
     result.sessions++;
-    result.costUsd += turn.costUsd;
+    result.costUsd = addUsd(result.costUsd, turn.costUsd);
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;

@@ -53,9 +53,21 @@ export function createApp(
   app.route('/', nightRoutes(ctx));
   app.route('/', itemRoutes(ctx));
   app.route('/', sessionRoutes(ctx));
-  app.notFound((c) =>
-    c.json({ error: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404),
-  );
+  // A path that is there for other methods is a 405 that says which, not a 404.
+  const routes = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({ method: r.method, path: new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`) }));
+  app.notFound((c) => {
+    const { pathname } = new URL(c.req.url);
+    const allowed = [...new Set(routes.filter((r) => r.path.test(pathname)).map((r) => r.method))];
+    if (allowed.length > 0)
+      return c.json(
+        { error: `${c.req.method} is not a method of ${pathname}: ${allowed.join(', ')}` },
+        405,
+        { allow: allowed.join(', ') },
+      );
+    return c.json({ error: `no route ${c.req.method} ${pathname}` }, 404);
+  });
   app.onError((error, c) => {
     const message = ctx.redactor.redact(error.message);
     if (error instanceof NotFoundError) return c.json({ error: message }, 404);

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { processStartTime } from '../agent/procfs.js';
 import { redactorFor } from '../agent/redaction.js';
@@ -117,6 +118,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ),
   );
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  server.on('clientError', answerClientError);
   const port = await listen(server, options.port, host).catch(async (error: unknown) => {
     changes.close();
     await queue.close();
@@ -142,6 +144,25 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await removeServerInfo(workspace.paths.state, process.pid);
     },
   };
+}
+
+/**
+ * A request Node refuses before the app sees it (headers over its limit, a malformed request):
+ * answered with a JSON body that says why, like every other refusal, instead of an empty one.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

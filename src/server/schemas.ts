@@ -8,6 +8,16 @@ const { shape } = ItemSchema;
 const flag = z.enum(['0', '1']).optional();
 const since = z.string().max(100).optional();
 
+/** A whole number in a query, with one message whatever is wrong with it. */
+const wholeNumber = (min: number, max: number) => {
+  const error = `a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`;
+  return z
+    .string()
+    .regex(/^\d{1,16}$/, error)
+    .transform(Number)
+    .pipe(z.number().int().min(min, error).max(max, error));
+};
+
 /** `GET /items`: statuses, comma-separated. */
 export const ItemsQuery = z.object({
   status: z
@@ -47,7 +57,6 @@ export const NewItemSchema = z.strictObject({
 
 export const ItemParams = z.object({ id: ItemIdSchema });
 
-/** `DELETE /items/:id`: `force=1` removes an item others depend on. */
 /** `force=1`: remove an item others depend on, retry or cancel a done one. */
 export const ForceQuery = z.object({ force: flag });
 
@@ -63,8 +72,8 @@ export const SessionsQuery = z.object({
   item: z.string().max(200).optional(),
   status: z.string().max(100).optional(),
   since,
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: wholeNumber(1, 1000).default(50),
+  offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
 });
 
 /** A byte offset in a session's stream. */

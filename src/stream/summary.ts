@@ -1,3 +1,4 @@
+import { addUsd } from '../lib/usd.js';
 import { unreachable } from '../lib/errors.js';
 import type { ParsedLine } from './parser.js';
 import type { PermissionDenial, ResultInfo, TokenUsage } from './events.js';
@@ -107,7 +108,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       tokens.outputTokens += parsed.tokens.outputTokens ?? 0;
       tokens.cacheReadTokens += parsed.tokens.cacheReadTokens ?? 0;
       if (parsed.costUsd !== undefined)
-        summary.reportedCostUsd = (summary.reportedCostUsd ?? 0) + parsed.costUsd;
+        summary.reportedCostUsd = addUsd(summary.reportedCostUsd ?? 0, parsed.costUsd);
       break;
     }
     case 'delta':

@@ -35,12 +35,29 @@ export function idFromTitle(title: string): string {
   return `${slug === '' ? 'item' : slug}-${randomBytes(2).toString('hex')}`;
 }
 
-/** A title is one line: it is shown in tables, logs and prompts. */
+/** The longest title: it is a line of tables, logs, branch descriptions and prompts. */
+export const MAX_TITLE_CHARS = 200;
+
+/**
+ * A title is one line of at most 200 characters, shown in tables, logs and prompts. Characters
+ * that reorder text (bidirectional overrides and isolates) are refused: they make a title read
+ * otherwise than it is, on a terminal as on the dashboard.
+ */
 export function checkTitle(title: string): string {
   const oneLine = title.trim();
   if (/[\p{Cc}\u2028\u2029]/u.test(oneLine))
     throw new InputError(
       'the title must be one line of text (no newlines or control characters)',
+      'title',
+    );
+  if (/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u.test(oneLine))
+    throw new InputError(
+      'the title holds a character that reorders text (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C): write it without',
+      'title',
+    );
+  if ([...oneLine].length > MAX_TITLE_CHARS)
+    throw new InputError(
+      `the title is ${[...oneLine].length} characters, at most ${MAX_TITLE_CHARS}: put the rest in the task text (--body)`,
       'title',
     );
   return oneLine;

@@ -143,18 +143,24 @@ export function checkSessionStatus(status: string, name = '--status'): string {
   const known: readonly string[] = [...SESSION_STATUSES, ...OUTCOME_KINDS, 'runner_died'];
   if (!known.includes(status))
     throw new InputError(
-      `${name}: no status or outcome ${JSON.stringify(status)} (statuses: ${SESSION_STATUSES.join(', ')}; outcomes: ${OUTCOME_KINDS.join(', ')})`,
+      `${name}: no status or outcome ${JSON.stringify(status)} (statuses: ${SESSION_STATUSES.join(', ')}; outcomes: ${[...OUTCOME_KINDS, 'runner_died'].join(', ')})`,
       name,
     );
   return status;
 }
 
+/** How far back `--since` may look: further is a typo, not a question. */
+const MAX_SINCE_SECONDS = 100 * 365 * 24 * 3600;
+
 /** Reads `--since` (or the field `name`): a duration back from now (`24h`, `7d`) or a time. */
 export function parseSince(text: string, now: number, name = '--since'): number {
   const seconds = parseDuration(text);
-  if (seconds !== undefined) return now - seconds * 1000;
+  if (seconds !== undefined && seconds <= MAX_SINCE_SECONDS) return now - seconds * 1000;
+  if (seconds !== undefined)
+    throw new InputError(`${name}: at most 100 years back, got ${JSON.stringify(text)}`, name);
   const time = Date.parse(text);
-  if (Number.isNaN(time))
+  // Beyond the dates a Date can show, every later step would fail.
+  if (Number.isNaN(time) || Number.isNaN(new Date(time).getTime()))
     throw new InputError(
       `${name}: expected a duration (24h, 7d) or a time, got ${JSON.stringify(text)}`,
       name,

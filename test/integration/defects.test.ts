@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
 import { main } from '../../src/cli/main.js';
 import { runGates } from '../../src/gates/gates.js';
+import { addUsd } from '../../src/lib/usd.js';
 import { makeRepo } from '../support/git.js';
 import { agentTalking, calls, guardedWorkspace, ledger } from '../support/guarded.js';
 import { captureOutput } from '../support/output.js';
@@ -373,7 +374,7 @@ describe('ralph status with broken state files', () => {
     const copy = path.join(root, 'state', 'quarantine', 'queue.json.2026-11-24T01-00-00Z');
     fs.writeFileSync(copy, '{"items": [');
     const status = await ralph(root, ['status'], env);
-    expect(status.code, status.stderr).toBe(0);
+    expect(status.code, status.stderr).toBe(4);
     expect(status.stdout).toMatch(/Paused: {2}the queue broke/);
     expect(status.stdout).toMatch(/Broken: {2}.*queue\.json: .*invalid JSON/);
     expect(status.stdout).toMatch(/Broken: {2}.*budget\.json: .*invalid JSON/);
@@ -401,5 +402,87 @@ describe('a transcript shown from another shell', () => {
     expect(logs.stdout).not.toContain(given);
     const json = await ralph(root, ['logs', 'e', '--json'], { ...env, ANTHROPIC_API_KEY: mine });
     expect(json.stdout).not.toContain(given);
+  });
+});
+
+describe('messages a person reads', () => {
+  it('are one line for one bad value, name what a gate is, and say a path does not exist', async () => {
+    const { root, env } = await guardedWorkspace();
+    const turns = await ralph(root, ['add', 'x', '--max-turns', '0'], env);
+    expect(turns.stderr).toBe('ralph: the new item is invalid: --max-turns: must be more than 0');
+    const queue = path.join(root, 'state', 'queue.json');
+    fs.writeFileSync(queue, JSON.stringify({ items: [{ id: 'a', title: 'a', gates: [[], 'x'] }] }));
+    const ls = await ralph(root, ['ls'], env);
+    expect(ls.stderr).toMatch(/gates\[1\]: a gate is a command \(a non-empty array of strings\)/);
+    const missing = await ralph('/nonexistent-ralph', ['status'], env);
+    expect(missing.stderr).toBe(
+      'ralph: /nonexistent-ralph does not exist; give the directory of a workspace (ralph init makes one)',
+    );
+    const output = captureOutput();
+    expect(await main(['node', 'ralph', 'init', ''], output)).toBe(2);
+    expect(output.stderr.join('\n')).toMatch(/init: give the directory/);
+    const help = captureOutput();
+    await main(['node', 'ralph', '--help'], help);
+    expect(help.text()).toMatch(
+      /-C, --root <dir> +the workspace \(default: the nearest at or above/,
+    );
+    expect(help.text()).not.toContain('(default: ".")');
+    const status = await ralph(root, ['sessions', '--status', 'nope'], env);
+    expect(status.stderr).toMatch(/outcomes: .*runner_died/);
+  });
+
+  it('count in words (1 session, 2 sessions) and say a reset once', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'One', '--id', 'one'], env);
+    await ralph(root, ['run', '--once'], env);
+    const status = await ralph(root, ['status'], env);
+    expect(status.stdout).toMatch(/1 session since/);
+    expect(status.stdout).toMatch(/all time \$0\.0100, 1 session$/m);
+    const soon = Math.floor(START / 1000) + 600;
+    await ralph(
+      root,
+      ['add', 'Limited', '--id', 'l', '--body', `#behave: rate-limited resetsAt=${soon}`],
+      env,
+    );
+    const { code, stderr } = await run(root, env, { once: true });
+    expect(code).toBe(7);
+    expect(stderr.match(/resets at/g)).toHaveLength(1);
+  });
+
+  it('count a retried attempt of an item that ended done as retried, not failed', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(
+      root,
+      ['add', 'Twice', '--id', 't', '--body', '#behave: sequence steps=no-result,ok'],
+      env,
+    );
+    expect((await run(root, env, { drain: true })).code).toBe(0);
+    const report = JSON.parse((await ralph(root, ['report', '--json'], env)).stdout) as {
+      byItem: { key: string; done: number; retried: number; failed: number; failures: unknown[] }[];
+    };
+    expect(report.byItem[0]).toMatchObject({
+      key: 't',
+      done: 1,
+      retried: 1,
+      failed: 0,
+      failures: [],
+    });
+  });
+
+  it('keep dollar sums exact to the nano-dollar', () => {
+    expect(addUsd(0.01, 0.001756)).toBe(0.011756);
+  });
+});
+
+describe('titles', () => {
+  it('are refused past 200 characters or with characters that reorder text', async () => {
+    const { root, env } = await guardedWorkspace();
+    const long = await ralph(root, ['add', 'x'.repeat(201)], env);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/the title is 201 characters, at most 200/);
+    const bidi = await ralph(root, ['add', 'Fix \u202Egnp.exe'], env);
+    expect(bidi.code).toBe(2);
+    expect(bidi.stderr).toMatch(/reorders text/);
+    expect((await ralph(root, ['add', 'x'.repeat(200)], env)).code).toBe(0);
   });
 });

@@ -78,7 +78,7 @@ describe('ralph doctor', () => {
     const { code, stdout } = await ralph(root, ['doctor'], { ...env, HOME: await tempDir() });
     expect(code).toBe(1);
     expect(stdout).toMatch(
-      /^FAIL +queue +.*queue\.json is invalid:\n {18}item "\.\.\/x" \(items\[0\]\)\.id: an id is 1 to 100/m,
+      /^FAIL +queue +.*queue\.json is invalid: item "\.\.\/x" \(items\[0\]\)\.id: an id is 1 to 100/m,
     );
     expect(stdout).toMatch(/^FAIL +template +.*bootstrap\.md: unknown placeholders \{\{TYPO\}\}$/m);
     expect(stdout).toMatch(/^FAIL +auth +claude: no credentials/m);
@@ -130,7 +130,7 @@ describe('ralph doctor', () => {
     const { code, stdout } = await ralph(dir, ['doctor'], withKey);
     expect(code).toBe(1);
     expect(stdout).toMatch(
-      /^FAIL +config +.*ralph\.config\.json is invalid:\n {18}\(top level\): unknown key "colour"/m,
+      /^FAIL +config +.*ralph\.config\.json is invalid: \(top level\): unknown key "colour"/m,
     );
     expect(stdout).toMatch(/^FAIL +workspace +.* is not a ralph workspace \(run "ralph init"\)$/m);
   });

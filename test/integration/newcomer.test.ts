@@ -21,7 +21,7 @@ describe('configuration refused at load, naming the key', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/run\.timeZone: not a time zone this machine knows/);
     const doctor = await ralph(root, ['doctor']);
-    expect(doctor.stdout).toMatch(/FAIL {2}config .*\n.*run\.timeZone/);
+    expect(doctor.stdout).toMatch(/FAIL {2}config .*run\.timeZone/);
   });
 
   it('refuses a timeout of 0 in the configuration and on the command line', async () => {

@@ -77,3 +77,32 @@ describe('a server others can reach', () => {
     expect(api.headers['content-type']).toMatch(/application\/json/);
   });
 });
+
+describe('the API on bad requests', () => {
+  it('says what is wrong: 405 with the methods, bounded numbers and times, a 431 with a body', async () => {
+    const { server } = await served();
+    const method = await json(server, 'PUT', '/items');
+    expect(method.status).toBe(405);
+    expect(String(method.body.error)).toMatch(/PUT is not a method of \/items: GET, POST/);
+    const limit = await json(server, 'GET', '/sessions?limit=abc');
+    expect(limit.status).toBe(400);
+    expect(String(limit.body.error)).toBe(
+      'the query is invalid: limit: a whole number from 1 to 1,000',
+    );
+    const since = await json(server, 'GET', '/sessions?since=99999999999d');
+    expect(since.status).toBe(400);
+    expect(String(since.body.error)).toMatch(/at most 100 years back/);
+    const priority = await json(server, 'POST', '/items', { title: 'x', priority: 1e12 });
+    expect(priority.status).toBe(400);
+    expect(String(priority.body.error)).toMatch(/priority .*-1,000,000 to 1,000,000/);
+    const title = await json(server, 'POST', '/items', { title: 'y'.repeat(201) });
+    expect(title.status).toBe(400);
+    const bidi = await json(server, 'POST', '/items', { title: 'Fix \u202Egnp.exe' });
+    expect(bidi.status).toBe(400);
+    const huge = await request(server, 'GET', '/health', {
+      headers: { 'x-big': 'z'.repeat(40_000) },
+    });
+    expect(huge.status).toBe(431);
+    expect(huge.json()).toEqual({ error: 'the request headers are too large' });
+  });
+});

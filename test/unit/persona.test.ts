@@ -45,7 +45,7 @@ describe('parsePersona', () => {
   it.each([
     [
       '---\ncolour: red\n---\nx',
-      /AGENT_reader\.md \(frontmatter\) is invalid:\n {2}\(top level\): unknown key "colour"/,
+      /AGENT_reader\.md \(frontmatter\) is invalid: \(top level\): unknown key "colour"/,
     ],
     ['---\nmax_turns: many\n---\nx', /max_turns: expected a number, got the text "many"/],
     ['---\npermission_mode: sudo\n---\nx', /permission_mode: /],

@@ -73,6 +73,7 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
           <th>{title}</th>
           <th>sessions</th>
           <th>done</th>
+          <th>retried</th>
           <th>failed</th>
           <th>interrupted</th>
           <th>cost</th>
@@ -85,6 +86,7 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
             <td>{g.key}</td>
             <td>{g.sessions}</td>
             <td>{g.done}</td>
+            <td>{g.retried}</td>
             <td>{g.failed}</td>
             <td>{g.interrupted}</td>
             <td>{money(g.costUsd, 4, g.costEstimated)}</td>

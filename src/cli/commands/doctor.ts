@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { plural } from '../../lib/text.js';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -205,7 +206,11 @@ async function checkWorkspace(
       items: await queue.list(),
     }));
     itemVars = new Set(items.flatMap((item) => Object.keys(item.vars)));
-    checks.push({ verdict: 'ok', name: 'queue', detail: `${where}: ${items.length} items` });
+    checks.push({
+      verdict: 'ok',
+      name: 'queue',
+      detail: `${where}: ${plural(items.length, 'item')}`,
+    });
   } catch (error) {
     checks.push({
       verdict: 'FAIL',
@@ -250,7 +255,7 @@ async function checkWorkspace(
     checks.push({
       verdict: 'ok',
       name: 'budget',
-      detail: `${paths.budget}: $${budget.totalCostUsd.toFixed(4)} in ${budget.iterations} sessions`,
+      detail: `${paths.budget}: $${budget.totalCostUsd.toFixed(4)} in ${plural(budget.iterations, 'session')}`,
     });
   } catch (error) {
     checks.push({
@@ -370,6 +375,6 @@ export async function doctorCommand(
       `${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${printable(redactor.redact(check.detail))}`,
     );
   const failed = checks.filter((c) => c.verdict === 'FAIL').length;
-  output.out(failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
+  output.out(failed === 0 ? 'All checks passed.' : `${plural(failed, 'check')} failed.`);
   return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { plural } from '../../lib/text.js';
 import path from 'node:path';
 import { sessionFiles } from '../../archive/paths.js';
 import { COLOURS, PLAIN, TranscriptRenderer } from '../../archive/transcript.js';
@@ -152,7 +153,7 @@ function verdict(
   if (record.git !== undefined)
     lines.push(
       style.dim(
-        `  branch ${record.git.branch}: ${record.git.commits.length} commit(s) since ${record.git.base.slice(0, 12)}${record.git.diffstat === '' ? '' : `, ${record.git.diffstat}`}`,
+        `  branch ${record.git.branch}: ${plural(record.git.commits.length, 'commit')} since ${record.git.base.slice(0, 12)}${record.git.diffstat === '' ? '' : `, ${record.git.diffstat}`}`,
       ),
     );
   if (stderr.trim() !== '') {

@@ -49,7 +49,7 @@ export async function pauseCommand(
       ? `The runner (pid ${runner?.pid}) will pause when its current item ends.`
       : runner === undefined
         ? `Paused: no runner is live; a runner started now waits until "ralph resume".`
-        : `Paused: the runner (pid ${runner.pid}) stops its agent and waits until "ralph resume".`,
+        : `Paused: the runner (pid ${runner.pid}) stops its agents and waits until "ralph resume" (a --drain or --once run ends instead, exit 6).`,
   );
   return ExitCode.ok;
 }

@@ -41,13 +41,14 @@ export async function reportCommand(
       g.key,
       String(g.sessions),
       String(g.done),
+      String(g.retried),
       String(g.failed),
       String(g.interrupted),
       formatCost(g.costUsd, g.costEstimated),
       formatDuration(g.seconds),
     ]);
     return renderTable(
-      [title, 'SESSIONS', 'DONE', 'FAILED', 'INTERRUPTED', 'COST', 'TIME'],
+      [title, 'SESSIONS', 'DONE', 'RETRIED', 'FAILED', 'INTERRUPTED', 'COST', 'TIME'],
       rows,
     ).split('\n');
   };

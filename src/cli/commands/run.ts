@@ -124,7 +124,7 @@ function conclude(
   }
   if (result.limited !== undefined) {
     output.err(
-      `ralph: ${redact.redact(result.limited.message)}; it resets at ${new Date(result.limited.until).toISOString()}, and this run does not wait that long (--once never waits, --drain up to run.maxLimitWait). Run again after the reset.`,
+      `ralph: ${redact.redact(result.limited.message)}${/resets at/.test(result.limited.message) ? '' : `; it resets at ${new Date(result.limited.until).toISOString()}`}, and this run does not wait that long (--once never waits, --drain up to run.maxLimitWait). Run again after the reset.`,
     );
     return ExitCode.limited;
   }

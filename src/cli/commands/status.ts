@@ -1,4 +1,5 @@
 import { formatCost } from '../../archive/report.js';
+import { plural } from '../../lib/text.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
@@ -80,11 +81,11 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
         ? ''
         : ` of $${run.maxCostUsd.toFixed(2)} (left $${Math.max(0, run.maxCostUsd - run.costUsd).toFixed(2)})`;
     lines.push(
-      `Budget:  this run $${run.costUsd.toFixed(4)}${limit}, ${run.iterations} sessions since ${run.startedAt}`,
+      `Budget:  this run $${run.costUsd.toFixed(4)}${limit}, ${plural(run.iterations, 'session')} since ${run.startedAt}`,
     );
   }
   lines.push(
-    `         all time $${report.budget.totalCostUsd.toFixed(4)}, ${report.budget.iterations} sessions`,
+    `         all time $${report.budget.totalCostUsd.toFixed(4)}, ${plural(report.budget.iterations, 'session')}`,
   );
   return lines.join('\n');
 }
@@ -106,7 +107,8 @@ export async function statusCommand(
     queue instanceof UnavailableError ? undefined : queue.close(),
   );
   output.out(options.json ? JSON.stringify(report, null, 2) : renderStatus(report));
-  return ExitCode.ok;
+  // Everything else was shown; the exit says a state file is broken, for scripts.
+  return report.unreadable === undefined ? ExitCode.ok : ExitCode.corruptState;
 }
 
 /**

@@ -1,0 +1,7 @@
+/**
+ * Two dollar amounts added, to the nano-dollar: sums of binary floats drift
+ * (0.01 + 0.001756 = 0.011755999999999999), and every stored total is shown to people.
+ */
+export function addUsd(a: number, b: number): number {
+  return Math.round((a + b) * 1e9) / 1e9;
+}
