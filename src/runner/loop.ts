@@ -273,9 +273,12 @@ class Night {
     if (!this.idle) {
       ctx.events.info('idle', {
         waitingFor:
-          until === undefined
-            ? 'new items (ralph add)'
-            : `the next item at ${new Date(until).toISOString()}, or new items`,
+          until !== undefined
+            ? `the next item at ${new Date(until).toISOString()}, or new items`
+            : this.active > 0
+              ? // Items may be waiting for a work dir a running one holds.
+                'the running items to end (items sharing their work dir wait for them), or new items'
+              : 'new items (ralph add)',
       });
       this.idle = true;
     }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
@@ -8,6 +9,7 @@ import { UnavailableError } from '../lib/errors.js';
 import type { Redactor } from '../lib/redact.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { openQueue } from '../queue/open.js';
+import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
@@ -105,6 +107,26 @@ async function openWhenReachable(options: RunnerOptions, poolSize: number): Prom
 }
 
 /**
+ * Says at the start when `--workers N` can run nothing side by side: every item waiting works
+ * in one work dir without git mode, and two agents never share a work dir.
+ */
+function warnIfSerial(ctx: RunnerContext, items: readonly Item[], workers: number): void {
+  const { config, root } = ctx.workspace;
+  const waiting = items.filter((i) => i.status === 'pending' || i.status === 'interrupted');
+  if (waiting.length < 2 || waiting.some((i) => i.git ?? config.git.enabled)) return;
+  const dirs = new Set(
+    waiting.map((i) => path.resolve(root, i.workDir ?? config.defaults.workDir ?? '.')),
+  );
+  const [workDir] = dirs;
+  if (dirs.size !== 1 || workDir === undefined) return;
+  ctx.events.warn('workers_serial', {
+    workers,
+    workDir,
+    message: `--workers ${workers}: every item waiting works in ${workDir} without git mode, so they run one at a time; git mode (--git, or "git.enabled") gives each its own worktree`,
+  });
+}
+
+/**
  * Settles what a dead runner left, as the next run would, and runs nothing (`ralph recover`,
  * and `ralph cancel` or `rm` of an item such a runner left running): under the workspace lock,
  * so never while a runner lives. Returns the items it requeued.
@@ -164,6 +186,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       // one broken during the run is quarantined and waited for: nothing is overwritten.
       await underWatchdog(ctx, 'reading the queue', ctx.queue.list());
       await recoverAfterCrash(ctx, options.control);
+      if (!loop.once && loop.workers > 1) warnIfSerial(ctx, await ctx.queue.list(), loop.workers);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
         maxIterations: loop.maxIterations,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
 import { main } from '../../src/cli/main.js';
+import type { RunnerEvent } from '../../src/runner/index.js';
 import { runGates } from '../../src/gates/gates.js';
 import { addUsd } from '../../src/lib/usd.js';
 import { makeRepo } from '../support/git.js';
@@ -484,5 +485,31 @@ describe('titles', () => {
     expect(bidi.code).toBe(2);
     expect(bidi.stderr).toMatch(/reorders text/);
     expect((await ralph(root, ['add', 'x'.repeat(200)], env)).code).toBe(0);
+  });
+});
+
+describe('--workers on items that share a work dir', () => {
+  it('warns that they run one at a time, and a waiting worker says what it waits for', async () => {
+    const { root, env } = await guardedWorkspace();
+    for (const id of ['a', 'b'])
+      await ralph(root, ['add', id, '--id', id, '--body', '#behave: slow ms=300'], env);
+    const events: RunnerEvent[] = [];
+    const output = captureOutput();
+    const code = await runCommand(
+      root,
+      { drain: true, workers: '2' },
+      output,
+      { PATH: process.env.PATH, ...env },
+      { listen: (event) => events.push(event) },
+    );
+    expect(code).toBe(0);
+    expect(events.find((e) => e.event === 'workers_serial')).toMatchObject({
+      workers: 2,
+      message: expect.stringMatching(/run one at a time; git mode/) as unknown,
+    });
+    const idle = events.filter((e) => e.event === 'idle');
+    expect(idle.length).toBeGreaterThan(0);
+    for (const e of idle)
+      expect(e.event === 'idle' && e.waitingFor).toMatch(/the running items to end/);
   });
 });
