@@ -22,6 +22,11 @@ export interface LiveSession {
 /** What the dashboard knows live, from `/events` alone (no polling). */
 export interface LiveState {
   connected: boolean;
+  /**
+   * When the server stopped answering (the browser's clock): what the page shows is as it was
+   * then, and nothing can be changed until it answers again.
+   */
+  disconnectedSince?: number;
   health?: Health;
   /** The running sessions (several with `--workers`) and the last one that ended, oldest first. */
   sessions: LiveSession[];
@@ -45,10 +50,17 @@ function update(change: Partial<LiveState>): void {
  * Opens the one event stream of the page. The browser reconnects by itself and sends the
  * last id it saw (`Last-Event-ID`): the server replays what was missed from its files.
  */
+let source: EventSource | undefined;
+
 export function connect(): void {
-  const source = new EventSource('/events');
-  source.onopen = () => update({ connected: true });
-  source.onerror = () => update({ connected: false });
+  source?.close();
+  source = new EventSource('/events');
+  source.onopen = () => update({ connected: true, disconnectedSince: undefined });
+  source.onerror = () => {
+    update({ connected: false, disconnectedSince: state.disconnectedSince ?? Date.now() });
+    // A stream the browser gave up on (an error status) is opened again after a while.
+    if (source?.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  };
   source.addEventListener('status', (e) =>
     update({ health: JSON.parse((e as MessageEvent<string>).data) as Health }),
   );
@@ -108,12 +120,16 @@ export function useLive(): LiveState {
   return value;
 }
 
-/** Re-renders every `ms` (clocks on the page: elapsed and idle time). */
+/**
+ * Re-renders every `ms` (clocks on the page: elapsed and idle time). Disconnected, the clocks
+ * stop at the moment the server was last heard: nothing is known to run since.
+ */
 export function useTick(ms: number): number {
   const [now, setNow] = useState(Date.now());
+  const { disconnectedSince } = useLive();
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(timer);
   }, [ms]);
-  return now;
+  return disconnectedSince ?? now;
 }

@@ -2,6 +2,7 @@ import { plural } from '../../src/lib/text.js';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, post } from './api.js';
+import { clock } from './format.js';
 import { connect, useLive } from './live.js';
 import { Board } from './views/board.js';
 import { Live } from './views/live.js';
@@ -21,9 +22,10 @@ function useHash(): string {
 
 /** Pause (now, or after the current item) and resume. */
 function Controls() {
-  const { health } = useLive();
+  const { health, disconnectedSince } = useLive();
   const [error, setError] = useState<string>();
   if (health === undefined || health.readOnly) return null;
+  const off = disconnectedSince !== undefined;
   const act = (path: string, body: unknown = {}) =>
     void post(path, body).then(
       () => setError(undefined),
@@ -32,14 +34,20 @@ function Controls() {
   return (
     <div class="controls">
       {health.paused ? (
-        <button onClick={() => act('/resume')}>Resume</button>
+        <button disabled={off} onClick={() => act('/resume')}>
+          Resume
+        </button>
       ) : (
         <>
-          <button onClick={() => act('/pause', { reason: 'paused from the dashboard' })}>
+          <button
+            disabled={off}
+            onClick={() => act('/pause', { reason: 'paused from the dashboard' })}
+          >
             Pause
           </button>
           {health.runner && health.running.length > 0 && !health.pauseAfterCurrent && (
             <button
+              disabled={off}
               onClick={() =>
                 act('/pause', { reason: 'paused from the dashboard', afterCurrent: true })
               }
@@ -54,8 +62,19 @@ function Controls() {
   );
 }
 
+/** The server stopped answering: said at the top, with how long ago and a way to try again. */
+function Disconnected({ since }: { since: number }) {
+  return (
+    <div class="banner paused" id="disconnected-banner">
+      Disconnected from ralph serve since {clock(new Date(since).toISOString())}: what this page
+      shows is as it was then, and nothing can be changed. Reconnecting…{' '}
+      <button onClick={connect}>Reconnect now</button>
+    </div>
+  );
+}
+
 function Header() {
-  const { health, connected } = useLive();
+  const { health, connected, disconnectedSince } = useLive();
   return (
     <header>
       <div class="brand">
@@ -72,13 +91,18 @@ function Header() {
           class={`dot ${connected ? 'ok' : 'bad'}`}
           title={connected ? 'live' : 'reconnecting'}
         />
-        {health?.runner ? `runner pid ${health.runner.pid}` : 'no runner'}
+        {disconnectedSince !== undefined
+          ? 'not connected'
+          : health?.runner
+            ? `runner pid ${health.runner.pid}`
+            : 'no runner'}
         {health?.fleet && health.fleet.unreachable === undefined
           ? ` here · fleet: ${plural(health.fleet.runners.length, 'runner')}`
           : ''}
         {health?.readOnly ? ' · read-only' : ''}
       </div>
       <Controls />
+      {disconnectedSince !== undefined && <Disconnected since={disconnectedSince} />}
       {health?.paused && (
         <div class="banner paused" id="paused-banner">
           Paused: {health.paused.reason}

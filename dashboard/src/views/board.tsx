@@ -20,11 +20,14 @@ function Card({
   item,
   maxAttempts,
   readOnly,
+  off,
   act,
 }: {
   item: Item;
   maxAttempts: number;
   readOnly: boolean;
+  /** Disconnected from the server: nothing can be changed. */
+  off: boolean;
   act: (f: () => Promise<unknown>) => void;
 }) {
   const note = item.waiting ?? (item.status === 'failed' ? item.lastError : undefined);
@@ -46,14 +49,19 @@ function Card({
       {!readOnly && (
         <div class="actions">
           {RETRYABLE.has(item.status) && (
-            <button onClick={() => act(() => post(`/items/${item.id}/retry`))}>retry</button>
+            <button disabled={off} onClick={() => act(() => post(`/items/${item.id}/retry`))}>
+              retry
+            </button>
           )}
           {CANCELLABLE.has(item.status) && (
-            <button onClick={() => act(() => post(`/items/${item.id}/cancel`))}>cancel</button>
+            <button disabled={off} onClick={() => act(() => post(`/items/${item.id}/cancel`))}>
+              cancel
+            </button>
           )}
           {item.status !== 'running' && (
             <button
               class="danger"
+              disabled={off}
               onClick={() =>
                 confirm(`Remove ${item.id} from the queue?`) &&
                 act(() => remove(`/items/${item.id}`))
@@ -68,7 +76,7 @@ function Card({
   );
 }
 
-function AddForm({ act }: { act: (f: () => Promise<unknown>) => void }) {
+function AddForm({ act, off }: { act: (f: () => Promise<unknown>) => void; off: boolean }) {
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
   const [priority, setPriority] = useState('0');
@@ -110,14 +118,17 @@ function AddForm({ act }: { act: (f: () => Promise<unknown>) => void }) {
           onInput={(e) => setPriority(e.currentTarget.value)}
         />
       </label>
-      <button type="submit">Add</button>
+      <button type="submit" disabled={off}>
+        Add
+      </button>
     </form>
   );
 }
 
 /** The queue as a board by status; it reloads when the queue file's version moves. */
 export function Board() {
-  const { health } = useLive();
+  const { health, disconnectedSince } = useLive();
+  const off = disconnectedSince !== undefined;
   const [queue, setQueue] = useState<ItemList>({ items: [], maxAttempts: 0 });
   const [error, setError] = useState<string>();
   const [shown, setShown] = useState<Record<string, number>>({});
@@ -135,7 +146,7 @@ export function Board() {
   const readOnly = health?.readOnly ?? true;
   return (
     <section>
-      {!readOnly && <AddForm act={act} />}
+      {!readOnly && <AddForm act={act} off={off} />}
       {error && <div class="error-box">{error}</div>}
       {queue.items.length === 0 && (
         <p class="dim">The queue is empty: add an item here, or with ralph add.</p>
@@ -155,6 +166,7 @@ export function Board() {
                   item={item}
                   maxAttempts={queue.maxAttempts}
                   readOnly={readOnly}
+                  off={off}
                   act={act}
                 />
               ))}

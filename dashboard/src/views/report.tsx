@@ -67,30 +67,30 @@ function Chart({ days }: { days: ReportGroup[] }) {
 
 function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
   return (
-    <table>
+    <table class="report">
       <thead>
         <tr>
           <th>{title}</th>
-          <th>sessions</th>
+          <th class="wide">sessions</th>
           <th>done</th>
-          <th>retried</th>
+          <th class="wide">retried</th>
           <th>failed</th>
-          <th>interrupted</th>
+          <th class="wide">interrupted</th>
           <th>cost</th>
-          <th>time</th>
+          <th class="wide">time</th>
         </tr>
       </thead>
       <tbody>
         {groups.map((g) => (
           <tr key={g.key}>
             <td>{g.key}</td>
-            <td>{g.sessions}</td>
+            <td class="wide">{g.sessions}</td>
             <td>{g.done}</td>
-            <td>{g.retried}</td>
+            <td class="wide">{g.retried}</td>
             <td>{g.failed}</td>
-            <td>{g.interrupted}</td>
+            <td class="wide">{g.interrupted}</td>
             <td>{money(g.costUsd, 4, g.costEstimated)}</td>
-            <td>{formatDuration(g.seconds)}</td>
+            <td class="wide">{formatDuration(g.seconds)}</td>
           </tr>
         ))}
       </tbody>

@@ -1,0 +1,112 @@
+// The dashboard as people see it on a phone (390 px) and a desktop (1440 px), in a real headless
+// Chromium: long notes and unbroken titles never widen the page, the sessions and the report
+// keep outcome and cost in view, and a server that stopped answering is said, not hidden.
+// Screenshots go to test-artifacts/dashboard/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, stopServers, type Served } from '../support/serve.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph } from '../support/workspace.js';
+
+const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
+const chromiumPath = () =>
+  process.env.RALPH_CHROMIUM ?? execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
+
+let browser: Browser;
+let served: Served;
+let root: string;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+  const note = `Error: ${'the build failed because a dependency could not be resolved '.repeat(12)}`;
+  await ralph(root, [
+    'add',
+    `Unbroken${'X'.repeat(190)}`,
+    '--id',
+    'unbroken',
+    '--max-attempts',
+    '1',
+    '--body',
+    `#behave: is-error text=${note.replace(/ /g, '_')}`,
+  ]);
+  await ralph(root, ['add', 'Write the changelog', '--id', 'changelog']);
+  expect((await ralph(root, ['run', '--drain'])).code).toBe(1);
+  served = await startServe(root);
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServers();
+});
+
+async function open(width: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  await page.goto(served.openUrl);
+  await page.locator('.card[data-item="unbroken"]').waitFor();
+  return page;
+}
+
+const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+
+describe('the dashboard laid out', () => {
+  it.each([390, 1440])(
+    'keeps the board within %i px with a long note and an unbroken title',
+    async (width) => {
+      const page = await open(width);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+      await page.screenshot({
+        path: path.join(ARTIFACTS, `board-${width}.png`),
+        fullPage: width > 400,
+      });
+      await page.close();
+    },
+  );
+
+  it('shows outcome and cost of sessions and of the report on a phone', async () => {
+    const page = await open(390);
+    await page.goto(`${served.base}/#/sessions`);
+    await page.locator('table.sessions tbody tr').first().waitFor();
+    const visible = await page.$$eval('table.sessions thead th', (cells) =>
+      cells.filter((c) => getComputedStyle(c).display !== 'none').map((c) => c.textContent),
+    );
+    expect(visible).toEqual(expect.arrayContaining(['outcome', 'cost']));
+    const rightEdges = await page.$$eval('table.sessions td', (cells) =>
+      cells
+        .filter((c) => getComputedStyle(c).display !== 'none')
+        .map((c) => c.getBoundingClientRect().right),
+    );
+    expect(Math.max(...rightEdges)).toBeLessThanOrEqual(390);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-390.png') });
+    await page.goto(`${served.base}/#/report`);
+    await page.locator('table.report').first().waitFor();
+    const report = await page.$$eval('table.report thead th', (cells) =>
+      cells.filter((c) => getComputedStyle(c).display !== 'none').map((c) => c.textContent),
+    );
+    expect(report).toEqual(expect.arrayContaining(['done', 'failed', 'cost']));
+    const fits = await page.$$eval('table.report', (tables) =>
+      tables.every((t) => t.scrollWidth <= t.clientWidth + 1),
+    );
+    expect(fits).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'report-390.png') });
+    await page.close();
+  });
+
+  it('says when the server stopped answering, and lets nothing be changed meanwhile', async () => {
+    const page = await open(1440);
+    await page.locator('.controls button').first().waitFor();
+    await served.stop();
+    await page.locator('#disconnected-banner').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#disconnected-banner').textContent()).toMatch(
+      /Disconnected from ralph serve since \d\d:\d\d:\d\d/,
+    );
+    for (const button of await page.locator('.controls button, .card .actions button').all())
+      expect(await button.isDisabled()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'disconnected-1440.png') });
+    await page.close();
+  });
+});
