@@ -25,6 +25,8 @@ export interface RunnerEvents {
   run_finished: LoopResult & { stoppedBy?: string };
   run_limit_reached: { reason: string };
   yolo: { message: string };
+  /** A change made over HTTP (the dashboard, the API), and the address it came from. */
+  http_action: { action: string; items?: string[]; from: string };
   /** `--workers N` where the items waiting can only run one after another. */
   workers_serial: { workers: number; workDir: string; message: string };
   stale_lock_reclaimed: { file: string; holder: unknown };

@@ -1,4 +1,5 @@
 import type { Workspace } from '../config/workspace.js';
+import type { ActionLog } from './action-log.js';
 import type { Redactor } from '../lib/redact.js';
 import type { Queue } from '../queue/queue.js';
 import type { Changes } from './changes.js';
@@ -20,4 +21,6 @@ export interface ServerContext {
   heartbeatMs: number;
   /** The built dashboard (`dist/dashboard`). */
   assets: string;
+  /** Writes a change made over HTTP to the runner's log. */
+  logAction: ActionLog;
 }

@@ -8,6 +8,7 @@ import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { removeServerInfo, writeServerInfo } from '../control/server-file.js';
 import { InputError, RalphError, isErrnoException } from '../lib/errors.js';
+import { actionLog } from './action-log.js';
 import { createApp } from './app.js';
 import { Changes } from './changes.js';
 import { openQueue } from '../queue/open.js';
@@ -101,6 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     index: new IndexCache(workspace.paths.sessions),
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     assets: fileURLToPath(new URL('../dashboard/', import.meta.url)),
+    logAction: actionLog(workspace, redactor),
   };
   const hosts = allowedHosts(
     host,

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, startServe, stopServers, type Served } from '../support/serve.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
+import { logEvents } from '../support/guarded.js';
 
 afterEach(stopServers);
 
@@ -104,5 +105,29 @@ describe('the API on bad requests', () => {
     });
     expect(huge.status).toBe(431);
     expect(huge.json()).toEqual({ error: 'the request headers are too large' });
+  });
+});
+
+describe('changes made over HTTP', () => {
+  it('are written to the runner log with the address that made them', async () => {
+    const { root, server } = await served();
+    expect(
+      (await json(server, 'POST', '/items', { title: 'From the API', id: 'api' })).status,
+    ).toBe(201);
+    expect((await json(server, 'POST', '/items/api/cancel')).status).toBe(200);
+    expect((await json(server, 'POST', '/items/api/retry')).status).toBe(200);
+    expect((await json(server, 'DELETE', '/items/api')).status).toBe(200);
+    expect((await json(server, 'POST', '/pause', { reason: 'lunch' })).status).toBe(200);
+    expect((await json(server, 'POST', '/resume')).status).toBe(200);
+    const actions = logEvents(root).filter((e) => e.event === 'http_action');
+    expect(actions.map((e) => [e.action, e.items])).toEqual([
+      ['add', ['api']],
+      ['cancel', ['api']],
+      ['retry', ['api']],
+      ['remove', ['api']],
+      ['pause', undefined],
+      ['resume', undefined],
+    ]);
+    for (const e of actions) expect(String(e.from)).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 });

@@ -102,18 +102,21 @@ export function itemRoutes(ctx: ServerContext): Hono {
       // Items over HTTP set no gates (they run commands): only the persona's are looked up.
       searchPath: process.env.PATH,
     });
+    ctx.logAction(c, 'add', [item.id]);
     return c.json(ctx.redactor.redactValue(item), 201);
   });
 
   app.post('/items/:id/retry', async (c) => {
     const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())], force: force === '1' });
+    ctx.logAction(c, 'retry', ids);
     return c.json({ items: ids, status: 'pending' });
   });
 
   app.post('/items/:id/cancel', async (c) => {
     const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.cancel({ ids: [idOf(c.req.param())], force: force === '1' });
+    ctx.logAction(c, 'cancel', ids);
     await dropWorktrees(ctx.workspace, ids, 'cancelled');
     return c.json({ items: ids, status: 'cancelled' });
   });
@@ -121,6 +124,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
   app.delete('/items/:id', async (c) => {
     const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.remove([idOf(c.req.param())], force === '1');
+    ctx.logAction(c, 'remove', ids);
     await dropWorktrees(ctx.workspace, ids, 'removed');
     return c.json({ items: ids, removed: true });
   });

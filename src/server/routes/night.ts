@@ -62,12 +62,14 @@ export function nightRoutes(ctx: ServerContext): Hono {
       reason ?? `paused over HTTP at ${new Date().toISOString()}`,
       { afterCurrent: afterCurrent === true, runnerLive: runner !== undefined },
     );
+    ctx.logAction(c, 'pause');
     return c.json({ paused: when, runner: runner?.pid ?? null });
   });
 
   app.post('/resume', async (c) => {
     await body(c, EmptyBody);
     const reason = await new ControlFiles(paths).resume();
+    ctx.logAction(c, 'resume');
     return c.json({ resumed: reason !== undefined, wasPaused: reason ?? null });
   });
 
