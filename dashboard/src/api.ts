@@ -58,6 +58,45 @@ export interface Item {
   updatedAt?: string;
 }
 
+/** `GET /night`: the last run at a glance. */
+export interface Night {
+  startedAt?: string;
+  lastEndedAt?: string;
+  sessions: number;
+  done: number;
+  failed: number;
+  retried: number;
+  costUsd: number;
+  costEstimated: boolean;
+  maxCostUsd?: number;
+  budgetLeftUsd?: number;
+  failures: {
+    sessionId: string;
+    itemId: string;
+    outcome: string;
+    message?: string;
+    lastWords?: string;
+  }[];
+}
+
+/** `GET /items/:id` with the fields of its page. */
+export interface ItemDetail extends Item {
+  body?: string;
+  bodyFile?: string;
+  cli?: string;
+  agent?: string;
+  workDir?: string;
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  timeout?: number;
+  idleTimeout?: number;
+  branch?: string;
+  baseCommit?: string;
+  gateFailure?: string;
+  createdAt?: string;
+  finishedAt?: string;
+}
+
 export interface SessionEntry {
   sessionId: string;
   itemId: string;
@@ -72,6 +111,7 @@ export interface SessionEntry {
   costUsd: number;
   costEstimated?: boolean;
   cli: string;
+  endedAt?: string;
 }
 
 export interface ReportGroup {

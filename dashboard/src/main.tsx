@@ -5,6 +5,7 @@ import { ApiError, post } from './api.js';
 import { clock } from './format.js';
 import { connect, useLive } from './live.js';
 import { Board } from './views/board.js';
+import { ItemPage } from './views/item.js';
 import { Live } from './views/live.js';
 import { ReportView } from './views/report.js';
 import { Session } from './views/session.js';
@@ -136,9 +137,12 @@ function Header() {
 function App() {
   const hash = useHash();
   const session = /^#\/sessions\/([0-9a-f-]{36})$/.exec(hash)?.[1];
+  const item = /^#\/items\/([A-Za-z0-9._-]+)$/.exec(hash)?.[1];
   const view =
     session !== undefined ? (
       <Session id={session} />
+    ) : item !== undefined ? (
+      <ItemPage id={item} />
     ) : hash === '#/live' ? (
       <Live />
     ) : hash === '#/sessions' ? (

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { RESULT_CHARS, oneLine, summariseToolInput } from '../../src/archive/transcript-rules.js';
 import { formatDuration } from '../../src/lib/duration.js';
 import type { StreamEvent } from './api.js';
@@ -148,13 +148,33 @@ function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
  * A session's parsed events as a transcript, by the rules of `ralph logs`: assistant text, each
  * tool call in one line, its output cut (expandable), refusals, retries, limits, the result.
  */
-export function Transcript({ events }: { events: readonly StreamEvent[] }) {
+export function Transcript({
+  events,
+  follow = false,
+}: {
+  events: readonly StreamEvent[];
+  /** Keep the newest line in view as lines come, unless the person scrolled up to read. */
+  follow?: boolean;
+}) {
   const names = new Map<string, string>();
   const lines = events.flatMap((event, index) =>
     linesOf(event, `${event.offset ?? ''}-${index}`, names),
   );
+  const end = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  useEffect(() => {
+    if (!follow) return;
+    const onScroll = () => {
+      atBottom.current = innerHeight + scrollY >= document.documentElement.scrollHeight - 80;
+    };
+    addEventListener('scroll', onScroll, { passive: true });
+    return () => removeEventListener('scroll', onScroll);
+  }, [follow]);
+  useEffect(() => {
+    if (follow && atBottom.current) end.current?.scrollIntoView({ block: 'end' });
+  }, [follow, events.length]);
   return (
-    <div class="transcript">
+    <div class="transcript" ref={end}>
       {lines.length === 0 ? <div class="line dim">nothing yet</div> : lines}
     </div>
   );

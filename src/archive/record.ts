@@ -122,6 +122,8 @@ export const SessionRecordSchema = z.looseObject({
       forms: z.array(z.object({ length: z.number(), rolling: z.number(), sha256: z.string() })),
     })
     .optional(),
+  /** The agent's last words (the end of its last message): why it stopped, in its own terms. */
+  lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */
   tokens: SessionTokensSchema.optional(),
   /** Git mode: the item's branch, its commits since the base and their diffstat. */

@@ -87,6 +87,63 @@ export function reportOf(entries: readonly IndexEntry[]): {
   };
 }
 
+/** The night as a person reads it in the morning: one run's span, outcomes, spend and failures. */
+export interface NightSummary {
+  /** When the run started; undefined before the first run. */
+  startedAt?: string;
+  /** When its last session ended. */
+  lastEndedAt?: string;
+  sessions: number;
+  /** Items done, items failed for good, and failed sessions of items done later. */
+  done: number;
+  failed: number;
+  retried: number;
+  costUsd: number;
+  costEstimated: boolean;
+  maxCostUsd?: number;
+  budgetLeftUsd?: number;
+  /** The sessions that failed and were not retried into a success, newest first. */
+  failures: ReportGroup['failures'];
+}
+
+/** The night of the run that started at `run.startedAt`: its sessions since then. */
+export function nightOf(
+  entries: readonly IndexEntry[],
+  run: { startedAt: string; costUsd: number; maxCostUsd?: number } | undefined,
+): NightSummary {
+  if (run === undefined)
+    return {
+      sessions: 0,
+      done: 0,
+      failed: 0,
+      retried: 0,
+      costUsd: 0,
+      costEstimated: false,
+      failures: [],
+    };
+  const start = Date.parse(run.startedAt);
+  const night = entries.filter((e) => Date.parse(e.startedAt) >= start);
+  const [all] = group(night, () => 'night');
+  const ends = night
+    .map((e) => e.endedAt)
+    .filter((t) => t !== undefined)
+    .sort();
+  return {
+    startedAt: run.startedAt,
+    lastEndedAt: ends.at(-1),
+    sessions: all?.sessions ?? 0,
+    done: all?.done ?? 0,
+    failed: all?.failed ?? 0,
+    retried: all?.retried ?? 0,
+    costUsd: run.costUsd,
+    costEstimated: all?.costEstimated ?? false,
+    maxCostUsd: run.maxCostUsd,
+    budgetLeftUsd:
+      run.maxCostUsd === undefined ? undefined : Math.max(0, addUsd(run.maxCostUsd, -run.costUsd)),
+    failures: [...(all?.failures ?? [])].reverse(),
+  };
+}
+
 /** A cost for people: `~` marks one that is (partly) an estimate from tokens. */
 export function formatCost(usd: number, estimated: boolean | undefined): string {
   return `${estimated === true ? '~' : ''}$${usd.toFixed(4)}`;

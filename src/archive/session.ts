@@ -156,6 +156,14 @@ export function sessionTokens(summary: StreamSummary): SessionTokens | undefined
   };
 }
 
+/** Characters of the agent's last message a record keeps. */
+const LAST_WORDS_CHARS = 2000;
+
+function lastWords(text: string | undefined): string | undefined {
+  const trimmed = text?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed.slice(-LAST_WORDS_CHARS);
+}
+
 /** What the agent's result line said, with the session's cost. */
 function agentResult(
   summary: StreamSummary,
@@ -191,6 +199,7 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     stopReason: ending.stopReason,
     outcome: ending.outcome,
     result: agentResult(summary, ending.progress.cost),
+    lastText: lastWords(summary.lastText),
     tokens: sessionTokens(summary),
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
@@ -224,6 +233,7 @@ export function orphanedSession(
     endedAt: iso(found.now),
     outcome: { kind: 'runner_died', message: reason, retryable: true },
     result: agentResult(summary, cost) ?? record.result,
+    lastText: lastWords(summary.lastText) ?? record.lastText,
     tokens: sessionTokens(summary),
     killedProcesses: found.killedProcesses,
     claudeSessionId: record.claudeSessionId ?? summary.claudeSessionId,

@@ -36,6 +36,12 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
   '/report': {
     get: { summary: 'outcomes, cost and time per day and per item', query: ReportQuery },
   },
+  '/night': {
+    get: {
+      summary: "the last run's span, outcomes, spend and failures with the agent's last words",
+    },
+  },
+  '/log': { get: { summary: "the runner's latest log entries (state/iteration.log)" } },
   '/pause': { post: { summary: 'pause now, or after the current item', body: PauseBody } },
   '/resume': { post: { summary: 'remove the pause', body: EmptyBody } },
   '/items': {
@@ -45,6 +51,12 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
   '/items/{id}': {
     get: { summary: 'one item', params: ItemParams },
     delete: { summary: 'remove an item, as ralph rm', params: ItemParams, query: ForceQuery },
+  },
+  '/items/{id}/diff': {
+    get: {
+      summary: "the item's branch against its base (git mode), as ralph diff",
+      params: ItemParams,
+    },
   },
   '/items/{id}/retry': {
     post: {
@@ -71,6 +83,9 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
   },
   '/sessions/{id}/raw': {
     get: { summary: 'the stream-json archive, redacted', params: SessionParams },
+  },
+  '/sessions/{id}/gates': {
+    get: { summary: "the quality gates' commands and output, redacted", params: SessionParams },
   },
   '/openapi.json': { get: { summary: 'this description' } },
 };

@@ -71,6 +71,12 @@ export async function itemBranch(
   const items = await withQueue(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === id);
   if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+  return branchOfItem(workspace, item);
+}
+
+/** An item's branch, with its base and repository; refused when it has not run in git mode. */
+export async function branchOfItem(workspace: Workspace, item: Item): Promise<ItemBranch> {
+  const { id } = item;
   if (item.branch === undefined || item.baseCommit === undefined)
     throw new RalphError(`${id} has no branch: it has not run in git mode`);
   const repo = await repositoryOf(workspace, item);

@@ -43,11 +43,21 @@ afterAll(async () => {
   await stopServers();
 });
 
+let page: Page | undefined;
+
+/** The one page of these tests, at a width, on the board. */
 async function open(width: number): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(served.openUrl);
-  await page.locator('.card[data-item="unbroken"]').waitFor();
-  return page;
+  let tab = page;
+  if (tab === undefined) {
+    tab = await browser.newPage({ viewport: { width, height: 900 } });
+    page = tab;
+    await tab.goto(served.openUrl);
+  } else {
+    await tab.setViewportSize({ width, height: 900 });
+    await tab.goto(`${served.base}/#/`);
+  }
+  await tab.locator('.card[data-item="unbroken"]').waitFor();
+  return tab;
 }
 
 const pageWidth = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth');
@@ -66,45 +76,42 @@ describe('the dashboard laid out', () => {
   it.each([390, 1440])(
     'keeps the board within %i px with a long note and an unbroken title',
     async (width) => {
-      const page = await open(width);
-      expect(await pageWidth(page)).toBeLessThanOrEqual(width);
-      await page.screenshot({
+      const tab = await open(width);
+      expect(await pageWidth(tab)).toBeLessThanOrEqual(width);
+      await tab.screenshot({
         path: path.join(ARTIFACTS, `board-${width}.png`),
         fullPage: width > 400,
       });
-      await page.close();
     },
   );
 
   it('shows outcome and cost of sessions and of the report on a phone', async () => {
-    const page = await open(390);
-    await page.goto(`${served.base}/#/sessions`);
-    await page.locator('table.sessions tbody tr').first().waitFor();
-    const visible = await page.locator('table.sessions thead th:visible').allTextContents();
+    const tab = await open(390);
+    await tab.goto(`${served.base}/#/sessions`);
+    await tab.locator('table.sessions tbody tr').first().waitFor();
+    const visible = await tab.locator('table.sessions thead th:visible').allTextContents();
     expect(visible).toEqual(expect.arrayContaining(['outcome', 'cost']));
-    expect(await rightmost(page, 'table.sessions td:visible')).toBeLessThanOrEqual(390);
-    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-390.png') });
-    await page.goto(`${served.base}/#/report`);
-    await page.locator('table.report').first().waitFor();
-    const report = await page.locator('table.report thead th:visible').allTextContents();
+    expect(await rightmost(tab, 'table.sessions td:visible')).toBeLessThanOrEqual(390);
+    expect(await pageWidth(tab)).toBeLessThanOrEqual(390);
+    await tab.screenshot({ path: path.join(ARTIFACTS, 'sessions-390.png') });
+    await tab.goto(`${served.base}/#/report`);
+    await tab.locator('table.report').first().waitFor();
+    const report = await tab.locator('table.report thead th:visible').allTextContents();
     expect(report).toEqual(expect.arrayContaining(['done', 'failed', 'cost']));
-    expect(await rightmost(page, 'table.report td:visible')).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'report-390.png') });
-    await page.close();
+    expect(await rightmost(tab, 'table.report td:visible')).toBeLessThanOrEqual(390);
+    await tab.screenshot({ path: path.join(ARTIFACTS, 'report-390.png') });
   });
 
   it('says when the server stopped answering, and lets nothing be changed meanwhile', async () => {
-    const page = await open(1440);
-    await page.locator('.controls button').first().waitFor();
+    const tab = await open(1440);
+    await tab.locator('.controls button').first().waitFor();
     await served.stop();
-    await page.locator('#disconnected-banner').waitFor({ timeout: 15_000 });
-    expect(await page.locator('#disconnected-banner').textContent()).toMatch(
+    await tab.locator('#disconnected-banner').waitFor({ timeout: 15_000 });
+    expect(await tab.locator('#disconnected-banner').textContent()).toMatch(
       /Disconnected from ralph serve since \d\d:\d\d:\d\d/,
     );
-    for (const button of await page.locator('.controls button, .card .actions button').all())
+    for (const button of await tab.locator('.controls button, .card .actions button').all())
       expect(await button.isDisabled()).toBe(true);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'disconnected-1440.png') });
-    await page.close();
+    await tab.screenshot({ path: path.join(ARTIFACTS, 'disconnected-1440.png') });
   });
 });

@@ -8,6 +8,7 @@ interface ItemList {
 }
 import { money } from '../format.js';
 import { useLive } from '../live.js';
+import { NightSummary } from './night.js';
 
 const COLUMNS = ['pending', 'running', 'interrupted', 'failed', 'done', 'cancelled'] as const;
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
@@ -39,13 +40,24 @@ function Card({
           {item.attempts}/{item.maxAttempts ?? maxAttempts} tries · {money(item.costUsd)}
         </span>
       </div>
-      <div class="title">{item.title}</div>
+      <a class="title" href={`#/items/${item.id}`}>
+        {item.title}
+      </a>
       {item.lastOutcome && (
         <div class={`outcome ${item.lastOutcome === 'success' ? 'ok' : 'bad'}`}>
           {item.lastOutcome}
         </div>
       )}
-      {note && <div class="note">{note.split('\n')[0]}</div>}
+      {note && (
+        <div class={item.status === 'failed' ? 'note why' : 'note'} title={note}>
+          {note.split('\n')[0]}
+        </div>
+      )}
+      {item.status === 'failed' && item.sessions.length > 0 && (
+        <a class="sessions-link" href={`#/sessions/${item.sessions.at(-1) ?? ''}`}>
+          last transcript
+        </a>
+      )}
       {!readOnly && (
         <div class="actions">
           {RETRYABLE.has(item.status) && (
@@ -146,6 +158,7 @@ export function Board() {
   const readOnly = health?.readOnly ?? true;
   return (
     <section>
+      <NightSummary />
       {!readOnly && <AddForm act={act} off={off} />}
       {error && <div class="error-box">{error}</div>}
       {queue.items.length === 0 && (

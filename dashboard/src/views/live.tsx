@@ -1,8 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { plural } from '../../../src/lib/text.js';
-import type { Health, RunningSession } from '../api.js';
-import { formatDuration, money, since } from '../format.js';
-import { useLive, useTick, type LiveSession } from '../live.js';
+import { get, type Health, type RunningSession } from '../api.js';
+import { clock, formatDuration, money, since } from '../format.js';
+import { useLive, useTick, type LiveSession, type RunnerEntry } from '../live.js';
 import { Transcript } from '../transcript.js';
 
 /** One running session's facts: item, elapsed and idle time against their limits, tools, cost. */
@@ -88,7 +88,7 @@ function Facts(props: {
  * transcript of the one chosen (the newest by default).
  */
 export function Live() {
-  const { health, sessions } = useLive();
+  const { health, sessions, log } = useLive();
   const now = useTick(1000);
   const [chosen, choose] = useState<string | undefined>(undefined);
   const running = health?.running ?? [];
@@ -117,10 +117,51 @@ export function Live() {
         />
       ))}
       {health?.fleet && <Fleet fleet={health.fleet} now={now} />}
-      {shown && <Transcript events={shown.events} />}
+      {shown && <Transcript events={shown.events} follow />}
+      <RunnerLog entries={log} />
     </section>
   );
 }
+
+/** The runner's own entries a person looks for: its waits, backoffs, refusals and faults. */
+function RunnerLog({ entries }: { entries: readonly RunnerEntry[] }) {
+  // What was said before the page opened, then what the live stream brings.
+  const [earlier, setEarlier] = useState<RunnerEntry[]>([]);
+  useEffect(
+    () =>
+      void get<{ entries: RunnerEntry[] }>('/log').then(
+        (r) => setEarlier(r.entries),
+        () => undefined,
+      ),
+    [],
+  );
+  const seen = new Set(entries.map((e) => `${e.time} ${e.event}`));
+  const shown = [...earlier.filter((e) => !seen.has(`${e.time} ${e.event}`)), ...entries]
+    .filter((e) => e.level !== 'info' || NOTED.has(e.event))
+    .slice(-LOG_SHOWN)
+    .reverse();
+  if (shown.length === 0) return null;
+  return (
+    <div class="runner-log" id="runner-log">
+      <h3>The runner</h3>
+      {shown.map((e, i) => (
+        <div
+          key={`${e.time}-${i}`}
+          class={e.level === 'info' ? '' : e.level === 'warn' ? 'warn' : 'bad'}
+        >
+          <span class="dim">{clock(e.time)}</span> {e.event.replace(/_/g, ' ')}
+          {typeof e.reason === 'string' ? `: ${e.reason}` : ''}
+          {typeof e.item === 'string' ? ` (${e.item})` : ''}
+          {typeof e.until === 'string' ? ` until ${clock(e.until)}` : ''}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Info entries worth a line of their own besides every warning and error. */
+const NOTED = new Set(['run_started', 'run_finished', 'paused', 'resumed', 'http_action']);
+const LOG_SHOWN = 30;
 
 /** The runners of a queue shared in a database: who runs where, and what. */
 function Fleet(props: { fleet: NonNullable<Health['fleet']>; now: number }) {

@@ -1,3 +1,4 @@
+import { git } from '../../git/git.js';
 import { Hono } from 'hono';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { formatIssues } from '../../lib/validation.js';
@@ -13,7 +14,7 @@ import {
   scheduleStart,
   validateItem,
 } from '../../workspace/admission.js';
-import { dropWorktrees } from '../../workspace/branches.js';
+import { branchOfItem, dropWorktrees } from '../../workspace/branches.js';
 import type { ServerContext } from '../context.js';
 import { body, query } from '../request.js';
 import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery } from '../schemas.js';
@@ -54,6 +55,9 @@ function listed(
 }
 
 /** `/items`: the queue, read and changed under the same lock as the CLI's. */
+/** The most of a branch's diff the item page shows (`ralph diff` shows it whole). */
+const MAX_DIFF_CHARS = 512 * 1024;
+
 export function itemRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
   const idOf = (params: unknown) => {
@@ -104,6 +108,22 @@ export function itemRoutes(ctx: ServerContext): Hono {
     });
     ctx.logAction(c, 'add', [item.id]);
     return c.json(ctx.redactor.redactValue(item), 201);
+  });
+
+  // What the item's branch holds against its base (git mode), for its page.
+  app.get('/items/:id/diff', async (c) => {
+    const id = idOf(c.req.param());
+    const item = (await ctx.queue.list()).find((i) => i.id === id);
+    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    if (item.branch === undefined) return c.json({ branch: null, diff: '', truncated: false });
+    const { repo, branch, base } = await branchOfItem(ctx.workspace, item);
+    const diff = await git(repo, ['diff', `${base}...${branch}`, '--']);
+    return c.json({
+      branch,
+      base,
+      diff: ctx.redactor.redact(diff.slice(0, MAX_DIFF_CHARS)),
+      truncated: diff.length > MAX_DIFF_CHARS,
+    });
   });
 
   app.post('/items/:id/retry', async (c) => {

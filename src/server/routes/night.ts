@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { reportOf } from '../../archive/report.js';
+import { nightOf, reportOf } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
+import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
-import { gatherStatus, liveRunner } from '../../runner/state.js';
+import { gatherStatus, liveRunner, readBudget } from '../../runner/state.js';
 import { pauseNight } from '../../workspace/control.js';
-import { newestFirst, parseSince } from '../../workspace/sessions.js';
+import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
 import { indexOf } from '../index-cache.js';
 import { parseCursor } from '../cursor.js';
@@ -32,7 +33,13 @@ export async function health(
   });
 }
 
-/** `/health`, `/events`, `/report` and the pause and resume controls. */
+/** How much of the end of the runner's log `/log` reads. */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+/** Failures the night's summary names (the report has them all). */
+const MAX_FAILURES_SHOWN = 20;
+
+/** `/health`, `/events`, `/report`, `/night` and the pause and resume controls. */
 export function nightRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
   const { paths } = ctx.workspace;
@@ -52,6 +59,37 @@ export function nightRoutes(ctx: ServerContext): Hono {
         ...report,
       }),
     );
+  });
+
+  // The night at a glance: the last run's span, outcomes, spend and failures (with the agent's
+  // last words), for the top of the dashboard in the morning.
+  app.get('/night', async (c) => {
+    const { run } = await readBudget(paths.budget);
+    const { entries } = await indexOf(ctx);
+    const night = nightOf(entries, run);
+    const failures = await Promise.all(
+      night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
+        const record = await readRecord(ctx.workspace, f.sessionId).catch(() => undefined);
+        return { ...f, lastWords: record?.lastText ?? record?.result?.text };
+      }),
+    );
+    return c.json(ctx.redactor.redactValue({ ...night, failures }));
+  });
+
+  // The runner's latest log entries (its waits, backoffs, refusals), for the Live view of a
+  // page opened after they were said.
+  app.get('/log', async (c) => {
+    const { text, cut } = await readTail(paths.iterationLog, LOG_TAIL_BYTES);
+    const lines = text.split('\n');
+    // The first line of a tail that was cut is a part of one.
+    const entries = (cut ? lines.slice(1) : lines).flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+    return c.json(ctx.redactor.redactValue({ entries }));
   });
 
   app.post('/pause', async (c) => {

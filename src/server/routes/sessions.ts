@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { sessionFiles } from '../../archive/paths.js';
 import { InputError, NotFoundError } from '../../lib/errors.js';
-import { pathExists } from '../../lib/fs.js';
+import { pathExists, readIfExists } from '../../lib/fs.js';
 import { redactingStream } from '../../lib/redact-stream.js';
 import {
   sessionDecoder,
@@ -80,6 +80,14 @@ export function sessionRoutes(ctx: ServerContext): Hono {
   app.get('/sessions/:id', async (c) => {
     const { id } = await sessionOf(c);
     return c.json(ctx.redactor.redactValue(await readRecord(ctx.workspace, id)));
+  });
+
+  // The quality gates' commands and output of one session (git mode and gates), redacted.
+  app.get('/sessions/:id/gates', async (c) => {
+    const { files, redactor } = await sessionOf(c);
+    const text = await readIfExists(files.gates);
+    if (text === undefined) throw new NotFoundError('this session ran no gates');
+    return c.text(redactor.redact(text));
   });
 
   app.get('/sessions/:id/raw', async (c) => {

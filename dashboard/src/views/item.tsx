@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, type ItemDetail, type SessionEntry } from '../api.js';
+import { formatDuration, money, when } from '../format.js';
+
+interface Diff {
+  branch: string | null;
+  base?: string;
+  diff: string;
+  truncated: boolean;
+}
+
+/** The gates' log of one session, fetched when asked for. */
+function GateLog({ session }: { session: string }) {
+  const [text, setText] = useState<string>();
+  if (text !== undefined) return <pre class="log">{text}</pre>;
+  return (
+    <button
+      class="link"
+      onClick={() =>
+        void fetch(`/sessions/${session}/gates`).then(async (r) =>
+          setText(r.ok ? await r.text() : 'this session ran no gates'),
+        )
+      }
+    >
+      gate log
+    </button>
+  );
+}
+
+/**
+ * One item as a person looks into it: its task, dependencies and limits, every attempt (when,
+ * how long, how it ended, its transcript and gate log) and, in git mode, its branch's diff.
+ */
+export function ItemPage({ id }: { id: string }) {
+  const [item, setItem] = useState<ItemDetail>();
+  const [sessions, setSessions] = useState<SessionEntry[]>([]);
+  const [diff, setDiff] = useState<Diff>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    const fail = (e: unknown) => setError(e instanceof ApiError ? e.message : String(e));
+    get<ItemDetail>(`/items/${encodeURIComponent(id)}`).then(setItem, fail);
+    get<{ sessions: SessionEntry[] }>(`/sessions?item=${encodeURIComponent(id)}&limit=1000`).then(
+      (page) => setSessions(page.sessions),
+      fail,
+    );
+    get<Diff>(`/items/${encodeURIComponent(id)}/diff`).then(setDiff, () => undefined);
+  }, [id]);
+  if (error !== undefined) return <div class="error-box">{error}</div>;
+  if (item === undefined) return <p class="dim">loading…</p>;
+  const limits = [
+    item.maxTurns === undefined ? undefined : `${item.maxTurns} turns`,
+    item.maxBudgetUsd === undefined ? undefined : `${money(item.maxBudgetUsd)} a session`,
+    item.timeout === undefined ? undefined : `${formatDuration(item.timeout)} a session`,
+    item.maxAttempts === undefined ? undefined : `${item.maxAttempts} attempts`,
+  ].filter((l) => l !== undefined);
+  return (
+    <section class="item-page" id="item-page">
+      <div class="facts">
+        <div>
+          <b>{item.id}</b> “{item.title}” · <span>{item.status}</span>
+          {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {item.attempts} attempts ·{' '}
+          {money(item.costUsd, 4)}
+        </div>
+        {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}
+        <div class="dim">
+          {item.cli ? `on ${item.cli} · ` : ''}
+          {item.agent ? `persona ${item.agent} · ` : ''}
+          {item.workDir ? `in ${item.workDir} · ` : ''}
+          {limits.length > 0 ? `limits: ${limits.join(', ')} · ` : ''}
+          added {when(item.createdAt)}
+          {item.finishedAt ? ` · finished ${when(item.finishedAt)}` : ''}
+        </div>
+        {item.dependsOn.length > 0 && (
+          <div>
+            depends on{' '}
+            {item.dependsOn.map((d) => (
+              <a key={d} href={`#/items/${d}`}>
+                {d}{' '}
+              </a>
+            ))}
+          </div>
+        )}
+      </div>
+      <h3>Task</h3>
+      <pre class="task">
+        {item.body ?? (item.bodyFile ? `(from ${item.bodyFile})` : item.title)}
+      </pre>
+      <h3>Attempts</h3>
+      <table class="sessions attempts">
+        <thead>
+          <tr>
+            <th>started</th>
+            <th>time</th>
+            <th>outcome</th>
+            <th>cost</th>
+            <th>gates</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...sessions].reverse().map((s) => (
+            <tr key={s.sessionId}>
+              <td>
+                <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
+              </td>
+              <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
+              <td class={s.outcome === 'success' ? 'ok' : 'bad'} title={s.message}>
+                {s.outcome}
+                {s.outcome === 'success' || s.message === undefined ? '' : `: ${s.message}`}
+              </td>
+              <td>{money(s.costUsd, 4, s.costEstimated)}</td>
+              <td>
+                <GateLog session={s.sessionId} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {sessions.length === 0 && <p class="dim">No attempt yet.</p>}
+      {diff?.branch && (
+        <>
+          <h3>
+            Branch {diff.branch} against {diff.base?.slice(0, 12)}
+          </h3>
+          <pre class="diff" id="item-diff">
+            {diff.diff === '' ? '(no change)' : diff.diff}
+            {diff.truncated ? '\n… (cut: ralph diff shows it whole)' : ''}
+          </pre>
+        </>
+      )}
+    </section>
+  );
+}
