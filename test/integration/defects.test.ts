@@ -513,3 +513,19 @@ describe('--workers on items that share a work dir', () => {
       expect(e.event === 'idle' && e.waitingFor).toMatch(/the running items to end/);
   });
 });
+
+describe('what pausing says', () => {
+  it('tells a person that a --drain runner ends, and never says how to resume twice', async () => {
+    const { root, env } = await guardedWorkspace();
+    await ralph(root, ['add', 'Hang', '--id', 'h', '--body', '#behave: hang'], env);
+    const runner = startRunner(root, env, '--drain');
+    await waitUntil(root, () => runningRecords(root)[0]?.status === 'running', 10_000, 'the agent');
+    const pause = await ralph(root, ['pause', 'fix the key, then ralph resume'], env);
+    expect(pause.stdout).toMatch(
+      /waits until "ralph resume" \(a --drain or --once run ends instead, exit 6\)/,
+    );
+    expect(await runner.exited).toBe(6);
+    const status = await ralph(root, ['status'], env);
+    expect(status.stdout).toMatch(/^Paused: {2}fix the key, then ralph resume$/m);
+  });
+});

@@ -18,10 +18,11 @@ const chromiumPath = () =>
 let browser: Browser;
 let page: Page;
 let served: Served;
+let root: string;
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const root = await makeWorkspace({
+  root = await makeWorkspace({
     claude: { command: [FAKE_CLAUDE] },
     run: { failureBackoffCap: 0, maxConsecutiveFailures: 0 },
   });
@@ -65,7 +66,11 @@ beforeAll(async () => {
   expect((await ralph(root, ['run', '--drain', '--max-cost', '5'])).code).toBe(1);
   served = await startServe(root);
   browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // Times are shown in the person's own time zone.
+  page = await browser.newPage({
+    viewport: { width: 1440, height: 900 },
+    timezoneId: 'Asia/Tokyo',
+  });
   await page.goto(served.openUrl);
 });
 
@@ -81,6 +86,17 @@ describe('the morning view', () => {
     expect(night).toMatch(/2 done · 1 failed/);
     expect(night).toMatch(/of \$5\.00 \(\$4\.\d\d left\)/);
     expect(night).toMatch(/broken gate_failed: Done,_but_see_the_gate transcript/);
+    // The failed card says why in the agent's words, and links to its transcript.
+    const broken = page.locator('.card[data-item="broken"]');
+    expect(await broken.locator('.note.why').textContent()).toBe('Done,_but_see_the_gate');
+    expect(await broken.locator('a.sessions-link').getAttribute('href')).toMatch(/^#\/sessions\//);
+    const { run } = JSON.parse(
+      fs.readFileSync(path.join(root, 'state', 'budget.json'), 'utf8'),
+    ) as {
+      run: { startedAt: string };
+    };
+    const tokyo = new Date(Date.parse(run.startedAt) + 9 * 3600_000).toISOString();
+    expect(night).toContain(`The night ${tokyo.slice(0, 10)} ${tokyo.slice(11, 19)}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'morning-1440.png'), fullPage: true });
   });
 

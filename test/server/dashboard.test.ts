@@ -104,10 +104,21 @@ describe('the dashboard', () => {
     await output.getByRole('button', { name: 'all' }).click();
     expect(await output.textContent()).toContain('test 79 passed');
     await shot('live');
+    // On a phone, at the tail of the transcript: what comes next stays in view.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate('scrollTo(0, document.documentElement.scrollHeight)');
     fs.writeFileSync(gate, '');
     // The rest of the session arrives as the fake agent writes it.
     await page.locator('.transcript', { hasText: 'after the gate' }).waitFor();
     await page.locator('.line.final.ok').waitFor();
+    await expect
+      .poll(async () => {
+        const box = await page.locator('.line.final.ok').boundingBox();
+        return box !== null && box.y >= 0 && box.y + box.height <= 844;
+      })
+      .toBe(true);
+    await shot('live-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
     expect((await run).code).toBe(0);
     await page.goto(`${served.base}/#/`);
     await card('done', 'parser').waitFor();

@@ -8,7 +8,7 @@ interface ItemList {
 }
 import { money } from '../format.js';
 import { useLive } from '../live.js';
-import { NightSummary } from './night.js';
+import { NightSummary, useNight } from './night.js';
 
 const COLUMNS = ['pending', 'running', 'interrupted', 'failed', 'done', 'cancelled'] as const;
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
@@ -23,15 +23,19 @@ function Card({
   readOnly,
   off,
   act,
+  lastWords,
 }: {
   item: Item;
+  /** A failed item's agent's last words, when this night's summary has them. */
+  lastWords?: string;
   maxAttempts: number;
   readOnly: boolean;
   /** Disconnected from the server: nothing can be changed. */
   off: boolean;
   act: (f: () => Promise<unknown>) => void;
 }) {
-  const note = item.waiting ?? (item.status === 'failed' ? item.lastError : undefined);
+  const note =
+    item.waiting ?? (item.status === 'failed' ? (lastWords ?? item.lastError) : undefined);
   return (
     <div class="card" data-item={item.id}>
       <div class="card-head">
@@ -141,6 +145,14 @@ function AddForm({ act, off }: { act: (f: () => Promise<unknown>) => void; off: 
 export function Board() {
   const { health, disconnectedSince } = useLive();
   const off = disconnectedSince !== undefined;
+  const night = useNight();
+  const lastWords = new Map(
+    // Oldest first, so that an item's newest failure is the one kept.
+    [...(night?.failures ?? [])]
+      .reverse()
+      .filter((f) => f.lastWords)
+      .map((f) => [f.itemId, f.lastWords]),
+  );
   const [queue, setQueue] = useState<ItemList>({ items: [], maxAttempts: 0 });
   const [error, setError] = useState<string>();
   const [shown, setShown] = useState<Record<string, number>>({});
@@ -158,7 +170,7 @@ export function Board() {
   const readOnly = health?.readOnly ?? true;
   return (
     <section>
-      <NightSummary />
+      <NightSummary night={night} />
       {!readOnly && <AddForm act={act} off={off} />}
       {error && <div class="error-box">{error}</div>}
       {queue.items.length === 0 && (
@@ -181,6 +193,7 @@ export function Board() {
                   readOnly={readOnly}
                   off={off}
                   act={act}
+                  lastWords={lastWords.get(item.id)}
                 />
               ))}
               {column.length > limit && (

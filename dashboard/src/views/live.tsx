@@ -117,8 +117,9 @@ export function Live() {
         />
       ))}
       {health?.fleet && <Fleet fleet={health.fleet} now={now} />}
-      {shown && <Transcript events={shown.events} follow />}
       <RunnerLog entries={log} />
+      {/* Last on the page: its tail is the page's end, which following keeps in view. */}
+      {shown && <Transcript events={shown.events} follow />}
     </section>
   );
 }

@@ -3,16 +3,21 @@ import { get, type Night } from '../api.js';
 import { money, when } from '../format.js';
 import { useLive } from '../live.js';
 
+/** The last night, fetched again whenever the queue changes. */
+export function useNight(): Night | undefined {
+  const { health } = useLive();
+  const [night, setNight] = useState<Night>();
+  const version = health?.queueVersion;
+  useEffect(() => void get<Night>('/night').then(setNight, () => undefined), [version]);
+  return night;
+}
+
 /**
  * The night at the top of the board, as a person reads it in the morning: its span, what got
  * done and what failed (each failure in the agent's last words, with its session), the spend
  * and the budget left.
  */
-export function NightSummary() {
-  const { health } = useLive();
-  const [night, setNight] = useState<Night>();
-  const version = health?.queueVersion;
-  useEffect(() => void get<Night>('/night').then(setNight, () => undefined), [version]);
+export function NightSummary({ night }: { night: Night | undefined }) {
   if (night?.startedAt === undefined) return null;
   return (
     <div class="night" id="night">
