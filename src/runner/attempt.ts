@@ -378,9 +378,9 @@ export class Attempt {
       settlementFor(
         outcome,
         costUsd,
-        // Killed before it said its conversation, a resumed session still had the one it resumed.
-        end.summary.claudeSessionId ?? prepared.resume,
+        end.summary.claudeSessionId,
         checked.gateFailure,
+        prepared.resume,
       ),
     );
     await persistently(ctx, control, 'recording the spend', () =>

@@ -82,6 +82,8 @@ export function settlementFor(
   costUsd: number,
   claudeSessionId: string | undefined,
   gateFailure?: string,
+  /** The conversation the session resumed, if it was a resumption. */
+  resumed?: string,
 ): Settlement {
   const failed = (): Extract<Settlement, { kind: 'failed' }> => ({
     kind: 'failed',
@@ -90,12 +92,11 @@ export function settlementFor(
     costUsd,
     retryable: outcome.retryable,
   });
-  // Work cut short by the runner or a limit goes on in the same conversation.
-  const released = (retryAfter?: number, resume = true): Settlement => ({
+  const released = (retryAfter?: number, resumeWith?: string): Settlement => ({
     kind: 'released',
     costUsd,
     retryAfter,
-    resumeWith: resume ? claudeSessionId : undefined,
+    resumeWith,
   });
   switch (outcome.kind) {
     case 'success':
@@ -106,12 +107,12 @@ export function settlementFor(
     case 'rate_limited':
       return released(outcome.waitUntil);
     case 'stopped':
+      // A resumption stopped by the runner keeps the conversation it went on with.
+      return released(undefined, resumed === undefined ? undefined : (claudeSessionId ?? resumed));
+    case 'resume_failed':
     case 'auth_error':
     case 'credit_exhausted':
       return released();
-    case 'resume_failed':
-      // The conversation cannot be resumed: the next start is a new one.
-      return released(undefined, false);
     case 'permission_denied':
     case 'max_turns':
     case 'max_budget':

@@ -297,11 +297,9 @@ class Night {
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;
-    if (
-      outcome.kind !== 'success' &&
-      (turn.itemStatus === 'pending' || turn.itemStatus === 'interrupted')
-    )
-      this.retrying.add(turn.itemId);
+    // A failure of the item's own that it will be retried for; an attempt given back (a pause,
+    // a limit, a stop) is told by the run's other exit codes.
+    if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
     result.awaitingRetry = this.retrying.size;
     if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);

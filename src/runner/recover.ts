@@ -92,7 +92,10 @@ async function settleOrphanSessions(
     });
     await ctx.controlFiles.removeRunningFile(name);
   }
-  const items = records.length === 0 ? [] : await ctx.queue.list();
+  const items =
+    records.length === 0
+      ? []
+      : await persistently(ctx, control, 'reading the queue', () => ctx.queue.list());
   const spent = new Map<string, number>();
   for (const record of records) {
     const costUsd = await settleOrphanSession(ctx, control, record, now);
