@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { guardedWorkspace } from '../support/guarded.js';
 import {
   checkInvariants,
+  explainItems,
   killRunners,
   killUntilDrained,
   recordFigures,
@@ -38,7 +39,8 @@ describe('T02 kill -9 chaos', () => {
     }));
     fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
     const before = snapshot(root);
-    const kills = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
+    const schedule = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
+    const kills = schedule.killed;
     const report = await checkInvariants(root, {
       ids: items.map((i) => i.id),
       before,
@@ -46,6 +48,10 @@ describe('T02 kill -9 chaos', () => {
       terminal: ['done'],
     });
     recordFigures({ scenario: 'T02 kill -9 chaos', items: ITEMS, kills, ...report });
-    expect(report.problems).toEqual([]);
+    // A broken invariant explains itself: the items, their state, and the schedule to replay.
+    expect(
+      report.problems,
+      `CHAOS_SEED=${schedule.seed}, kills after ${schedule.killedAfterMs.join(', ')} ms\n${explainItems(root, report.problems)}`,
+    ).toEqual([]);
   }, 900_000);
 });

@@ -1,7 +1,7 @@
 // The reliability harness: a driver that runs the built CLI as a real process, the invariant
 // checker run after every scenario (RELIABILITY.md I1-I7), a scan for leaked secrets, and the
 // figures each scenario reports for the table printed at the end of the run.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -310,9 +310,38 @@ export function processUsage(pid: number): { rssBytes: number; fds: number } | u
 export { logEvents };
 
 /**
- * Runs `ralph run --drain` again and again, SIGKILLing up to `kills` of the runners at uniform
- * random times between 0.3 s and `maxIntervalMs`, until one drains the queue; returns how many
- * were killed. Between runs the retry times of failed items are let pass (no runner is alive
+ * A kill schedule's random numbers: CHAOS_SEED replays a schedule a failure printed (the same
+ * seed gives the same intervals; what the runner does in them still varies with the machine).
+ */
+export function chaosRandom(): { seed: number; next: () => number } {
+  const given = process.env.CHAOS_SEED;
+  const seed = given === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(given);
+  // mulberry32: small, and good enough to spread kills.
+  let state = seed >>> 0;
+  return {
+    seed,
+    next: () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+  };
+}
+
+/** What a chaos run did: the kills, the seed of their schedule, and when each came. */
+export interface KillSchedule {
+  killed: number;
+  seed: number;
+  /** Milliseconds after each runner's start that it was killed. */
+  killedAfterMs: number[];
+}
+
+/**
+ * Runs `ralph run --drain` again and again, SIGKILLing up to `kills` of the runners at
+ * random times between 0.3 s and `maxIntervalMs` (seeded: see `chaosRandom`), until one drains
+ * the queue. Between runs the retry times of failed items are let pass (no runner is alive
  * then, and the file is rewritten atomically): the runner's own rules, faster.
  */
 export async function killUntilDrained(
@@ -320,23 +349,25 @@ export async function killUntilDrained(
   env: Record<string, string>,
   kills: number,
   maxIntervalMs: number,
-): Promise<number> {
+): Promise<KillSchedule> {
   const queueFile = path.join(root, 'state', 'queue.json');
-  let killed = 0;
+  const random = chaosRandom();
+  const schedule: KillSchedule = { killed: 0, seed: random.seed, killedAfterMs: [] };
   for (let round = 0; round < kills + 50; round++) {
     const runner = startRunner(root, env);
+    const after = Math.round(300 + random.next() * (maxIntervalMs - 300));
     const timer =
-      killed < kills
-        ? setTimeout(
-            () => runner.child.kill('SIGKILL'),
-            300 + Math.random() * (maxIntervalMs - 300),
-          )
-        : undefined;
+      schedule.killed < kills ? setTimeout(() => runner.child.kill('SIGKILL'), after) : undefined;
     const { code, signal } = await runner.exited;
     clearTimeout(timer);
-    if (signal === 'SIGKILL') killed++;
-    else if (code === 0) return killed;
-    else throw new Error(`the runner exited with ${code}: ${runner.stderr()}`);
+    if (signal === 'SIGKILL') {
+      schedule.killed++;
+      schedule.killedAfterMs.push(after);
+    } else if (code === 0) return schedule;
+    else
+      throw new Error(
+        `the runner exited with ${code} (CHAOS_SEED=${schedule.seed}): ${runner.stderr()}\n${explainItems(root, [])}`,
+      );
     const queue = JSON.parse(fs.readFileSync(queueFile, 'utf8')) as {
       items: { retryAfter?: string }[];
     };
@@ -346,5 +377,56 @@ export async function killUntilDrained(
       fs.renameSync(`${queueFile}.new`, queueFile);
     }
   }
-  throw new Error(`the queue did not drain after ${kills + 50} runs`);
+  throw new Error(`the queue did not drain after ${kills + 50} runs (CHAOS_SEED=${schedule.seed})`);
+}
+
+/** Lines of a command's output, or what it said when it failed. */
+function tryRun(file: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(file, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (error) {
+    return `(${file} ${args.join(' ')} failed: ${String((error as { stderr?: string }).stderr ?? error).trim()})`;
+  }
+}
+
+/**
+ * Everything a person needs to explain a broken invariant from the run's own output: for each
+ * item named in `problems` (all items that are not done when none is named), its queue entry,
+ * its running record, its worktree and branch, and the last log entries about it.
+ */
+export function explainItems(root: string, problems: readonly string[]): string {
+  const queue = JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')) as {
+    items: Record<string, unknown>[];
+  };
+  const named = new Set(problems.flatMap((p) => /^I\d (\S+)/.exec(p)?.[1] ?? []));
+  const items = queue.items.filter((i) =>
+    named.size > 0 ? named.has(String(i.id)) : i.status !== 'done',
+  );
+  const running = path.join(root, 'state', 'running');
+  const records = fs.existsSync(running)
+    ? fs.readdirSync(running).map((n) => fs.readFileSync(path.join(running, n), 'utf8'))
+    : [];
+  const log = logEvents(root);
+  const lines: string[] = [];
+  for (const item of items.slice(0, 10)) {
+    const id = String(item.id);
+    const { body: _body, ...fields } = item;
+    lines.push(`item ${id}: ${JSON.stringify(fields)}`);
+    for (const record of records.filter((r) => r.includes(`"itemId":"${id}"`)))
+      lines.push(`  running record: ${record.slice(0, 600)}`);
+    const worktree = path.join(root, 'worktrees', id);
+    if (fs.existsSync(worktree))
+      lines.push(
+        `  worktree ${worktree}: HEAD ${tryRun('git', ['rev-parse', '--abbrev-ref', 'HEAD'], worktree)}, status ${JSON.stringify(tryRun('git', ['status', '--porcelain'], worktree))}`,
+        `  ${tryRun('ls', ['-la', worktree], worktree).split('\n').join('\n  ')}`,
+      );
+    else lines.push(`  no worktree at ${worktree}`);
+    const about = log.filter((e) => JSON.stringify(e).includes(`"${id}"`)).slice(-8);
+    for (const entry of about) lines.push(`  log: ${JSON.stringify(entry).slice(0, 400)}`);
+  }
+  return lines.join('\n');
 }

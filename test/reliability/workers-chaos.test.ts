@@ -9,6 +9,7 @@ import { filesAt, git, makeRepo } from '../support/git.js';
 import { guardedWorkspace } from '../support/guarded.js';
 import {
   checkInvariants,
+  explainItems,
   killRunners,
   killUntilDrained,
   recordFigures,
@@ -53,7 +54,8 @@ describe('T02w kill -9 chaos with 3 workers in git mode', () => {
     }));
     fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
     const before = snapshot(root);
-    const kills = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
+    const schedule = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
+    const kills = schedule.killed;
     const report = await checkInvariants(root, {
       ids: items.map((i) => i.id),
       before,
@@ -61,7 +63,11 @@ describe('T02w kill -9 chaos with 3 workers in git mode', () => {
       terminal: ['done'],
     });
     recordFigures({ scenario: 'T02w kill -9, 3 workers, git', items: ITEMS, kills, ...report });
-    expect(report.problems).toEqual([]);
+    // A broken invariant explains itself: the items, their state, and the schedule to replay.
+    expect(
+      report.problems,
+      `CHAOS_SEED=${schedule.seed}, kills after ${schedule.killedAfterMs.join(', ')} ms\n${explainItems(root, report.problems)}`,
+    ).toEqual([]);
 
     // Each item's work on its branch and on no other; the repository's checkout untouched.
     for (const item of items) {
