@@ -2,17 +2,13 @@
 // Chromium: long notes and unbroken titles never widen the page, the sessions and the report
 // keep outcome and cost in view, and a server that stopped answering is said, not hidden.
 // Screenshots go to test-artifacts/dashboard/.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, stopServers, type Served } from '../support/serve.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph } from '../support/workspace.js';
-
-const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
-const chromiumPath = () =>
-  process.env.RALPH_CHROMIUM ?? execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
 
 let browser: Browser;
 let served: Served;
@@ -35,7 +31,7 @@ beforeAll(async () => {
   await ralph(root, ['add', 'Write the changelog', '--id', 'changelog']);
   expect((await ralph(root, ['run', '--drain'])).code).toBe(1);
   served = await startServe(root);
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

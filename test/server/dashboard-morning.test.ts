@@ -2,18 +2,14 @@
 // outcomes, spend, each failure in the agent's last words), an item's page (task, attempts,
 // gate logs, its branch's diff) and the runner's own entries in the Live view.
 // Screenshots go to test-artifacts/dashboard/.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../support/git.js';
 import { startServe, stopServers, type Served } from '../support/serve.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph } from '../support/workspace.js';
-
-const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
-const chromiumPath = () =>
-  process.env.RALPH_CHROMIUM ?? execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
 
 let browser: Browser;
 let page: Page;
@@ -65,7 +61,7 @@ beforeAll(async () => {
   ]);
   expect((await ralph(root, ['run', '--drain', '--max-cost', '5'])).code).toBe(1);
   served = await startServe(root);
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  browser = await launchChromium();
   // Times are shown in the person's own time zone.
   page = await browser.newPage({
     viewport: { width: 1440, height: 900 },

@@ -1,25 +1,13 @@
 // The dashboard in a real headless Chromium (Debian's chromium, driven by playwright-core)
 // against `ralph serve` while `ralph run` works: the board, the live session, the controls,
 // the sessions and the report. Screenshots of each view go to test-artifacts/dashboard/.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, stopServers, type Served } from '../support/serve.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
-
-const ARTIFACTS = path.resolve('test-artifacts', 'dashboard');
-
-/** Debian's chromium (installed by .ci/run), or the one RALPH_CHROMIUM names. */
-function chromiumPath(): string {
-  if (process.env.RALPH_CHROMIUM) return process.env.RALPH_CHROMIUM;
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('no chromium on PATH: apt-get install chromium (or set RALPH_CHROMIUM)');
-  }
-}
 
 let browser: Browser;
 let page: Page;
@@ -67,7 +55,7 @@ beforeAll(async () => {
   ]);
   await ralph(root, ['add', 'Later work', '--id', 'later', '--body', '#behave: ok']);
   served = await startServe(root);
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
