@@ -12,7 +12,7 @@ import { UnavailableError } from '../../src/lib/errors.js';
 import type { Item } from '../../src/queue/item.js';
 import { openQueue } from '../../src/queue/open.js';
 import { leaseOf, type Queue } from '../../src/queue/queue.js';
-import { openPool } from '../../src/queue/postgres/connection.js';
+import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { calls, guardedWorkspace } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
@@ -387,3 +387,20 @@ async function startProxy(target: number) {
     },
   };
 }
+
+describe('a transaction whose connection the server ends', () => {
+  it('fails the transaction, never the process (an unhandled error event)', async () => {
+    const url = await postgres.database();
+    const pool = openPool(url, { backend: 'postgres', name: 'default', lease: 60 }, 2);
+    onTestFinished(() => pool.end());
+    const ended = inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Another connection ends this one between two queries, as an outage does.
+      await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await client.query('SELECT 1');
+    });
+    await expect(ended).rejects.toThrow();
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+  });
+});

@@ -99,6 +99,11 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool stops listening to a connection it lends: one the server ends between two queries
+  // of the transaction (an outage, a restart) must not crash the process with an unhandled
+  // 'error' event. The next query fails on it, and it is thrown away.
+  const onError = (error: Error) => (broken = error);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const value = await work(client);
@@ -106,9 +111,11 @@ export async function inTransaction<T>(
     return value;
   } catch (error) {
     if (isConnectionError(error)) broken = error as Error;
-    else await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+    else if (broken === undefined)
+      await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
     throw error;
   } finally {
+    client.off('error', onError);
     // A connection that broke is thrown away, not given to the next query.
     client.release(broken);
   }

@@ -121,6 +121,10 @@ export async function migrate(
   where: string,
 ): Promise<{ from: number; to: number; applied: string[] }> {
   const client = await pool.connect();
+  // A lent connection the server ends must fail the next query, not crash the process.
+  let broken: Error | undefined;
+  const onError = (error: Error) => (broken = error);
+  client.on('error', onError);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -150,6 +154,7 @@ export async function migrate(
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     }
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }
