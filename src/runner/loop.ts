@@ -28,7 +28,7 @@ export interface LoopResult {
   succeeded: number;
   failed: number;
   rejected: number;
-  /** Items whose last session of this run did not succeed and that wait to run again. */
+  /** Items whose last session of this run failed by their own fault and that wait for a retry. */
   awaitingRetry: number;
   /** Sessions by outcome (`success`, `gate_failed`, `no_result`, …). */
   outcomes: Record<string, number>;
@@ -69,7 +69,7 @@ class Night {
     outcomes: {},
     costUsd: 0,
   };
-  /** Items whose last session did not succeed and that run again (the run's exit says so). */
+  /** The items counted in `awaitingRetry` (the run's exit says so). */
   private readonly retrying = new Set<string>();
   private paused = false;
   private idle = false;
