@@ -9,6 +9,7 @@ import { orphanedSession } from '../archive/session.js';
 import type { SessionRecord } from '../archive/record.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
+import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './control.js';
 import { archive } from './archive.js';
@@ -120,9 +121,9 @@ async function settleOrphanSessions(
  * settled. Its agent (pid and start time both matching) and the session's stray processes are
  * killed, its session is archived as `killed`, and items still `running` are requeued with their
  * attempt counted (at-least-once delivery). Temp files of atomic writes whose writer is gone
- * are removed.
+ * are removed. Returns the queue as it stands after.
  */
-export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<void> {
+export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<Item[]> {
   const { paths } = ctx.workspace;
   const now = ctx.clock.now();
   for (const dir of [paths.state, paths.sessions, paths.running])
@@ -145,4 +146,5 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   }
   const items = await persistently(ctx, control, 'reading the queue', () => ctx.queue.list());
   await settleWorktrees(ctx, items);
+  return items;
 }

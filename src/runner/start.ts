@@ -185,10 +185,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       // A queue broken before the run is the operator's to fix now (exit 4, file untouched);
       // one broken during the run is quarantined and waited for: nothing is overwritten.
       await underWatchdog(ctx, 'reading the queue', ctx.queue.list());
-      await recoverAfterCrash(ctx, options.control);
-      // Only a warning: a queue that cannot be read now (its database away) skips it.
-      if (!loop.once && loop.workers > 1)
-        warnIfSerial(ctx, await ctx.queue.list().catch(() => []), loop.workers);
+      const recovered = await recoverAfterCrash(ctx, options.control);
+      if (!loop.once && loop.workers > 1) warnIfSerial(ctx, recovered, loop.workers);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
         maxIterations: loop.maxIterations,

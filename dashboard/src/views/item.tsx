@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, type ItemDetail, type SessionEntry } from '../api.js';
+import { plural } from '../../../src/lib/text.js';
 import { formatDuration, money, when } from '../format.js';
 
 interface Diff {
@@ -51,14 +52,14 @@ export function ItemPage({ id }: { id: string }) {
     item.maxTurns === undefined ? undefined : `${item.maxTurns} turns`,
     item.maxBudgetUsd === undefined ? undefined : `${money(item.maxBudgetUsd)} a session`,
     item.timeout === undefined ? undefined : `${formatDuration(item.timeout)} a session`,
-    item.maxAttempts === undefined ? undefined : `${item.maxAttempts} attempts`,
+    item.maxAttempts === undefined ? undefined : plural(item.maxAttempts, 'attempt'),
   ].filter((l) => l !== undefined);
   return (
     <section class="item-page" id="item-page">
       <div class="facts">
         <div>
           <b>{item.id}</b> “{item.title}” · <span>{item.status}</span>
-          {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {item.attempts} attempts ·{' '}
+          {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {plural(item.attempts, 'attempt')} ·{' '}
           {money(item.costUsd, 4)}
         </div>
         {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Night } from '../api.js';
+import { plural } from '../../../src/lib/text.js';
 import { money, when } from '../format.js';
 import { useLive } from '../live.js';
 
@@ -26,8 +27,8 @@ export function NightSummary({ night }: { night: Night | undefined }) {
         {night.lastEndedAt ? ` – ${when(night.lastEndedAt)}` : ''} ·{' '}
         <span class="ok">{night.done} done</span> ·{' '}
         <span class={night.failed > 0 ? 'bad' : ''}>{night.failed} failed</span>
-        {night.retried > 0 ? ` · ${night.retried} retried` : ''} · {night.sessions} sessions ·{' '}
-        {money(night.costUsd, 2, night.costEstimated)}
+        {night.retried > 0 ? ` · ${night.retried} retried` : ''} ·{' '}
+        {plural(night.sessions, 'session')} · {money(night.costUsd, 2, night.costEstimated)}
         {night.budgetLeftUsd === undefined
           ? ''
           : ` of ${money(night.maxCostUsd)} (${money(night.budgetLeftUsd)} left)`}
