@@ -134,6 +134,19 @@ class Night {
     this.wake();
   }
 
+  /**
+   * Another runner of the fleet (or a `ralph retry`) may have settled an item this run saw fail:
+   * only one still waiting for its retry counts against the run's exit.
+   */
+  async forgetRetriedElsewhere(): Promise<void> {
+    if (this.retrying.size === 0) return;
+    const items = await this.ctx.queue.list().catch(() => undefined);
+    if (items === undefined) return;
+    const waiting = new Set(items.filter((i) => i.status === 'pending').map((i) => i.id));
+    for (const id of this.retrying) if (!waiting.has(id)) this.retrying.delete(id);
+    this.result.awaitingRetry = this.retrying.size;
+  }
+
   /** Wakes the workers that sleep: something may be claimable now. */
   wake(): void {
     this.changes++;
@@ -446,5 +459,6 @@ export async function runLoop(
   } finally {
     unsubscribe();
   }
+  await night.forgetRetriedElsewhere();
   return night.result;
 }

@@ -292,6 +292,46 @@ describe('the Postgres queue', () => {
     );
   });
 
+  it('exits 0 from a drained run when another runner of the fleet retried what failed here', async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const run = { failureBackoffCap: 0, retryBackoffCap: '2s', pollInterval: '0.2s' };
+    const config = { ...postgresConfig(), run: { ...run, maxConsecutiveFailures: 0 } };
+    const [a, b] = [await guardedWorkspace(config), await guardedWorkspace(config)];
+    const [envA, envB] = [
+      { ...a.env, RALPH_DATABASE_URL: url },
+      { ...b.env, RALPH_DATABASE_URL: url },
+    ];
+    const gate = path.join(a.root, 'gate');
+    const add = (id: string, body: string, priority: string) =>
+      ralph(a.root, ['add', id, '--id', id, '--body', body, '--priority', priority], envA);
+    expect((await add('f', '#behave: fail-once', '2')).code).toBe(0);
+    expect((await add('g', `#behave: gated gate=${gate}`, '1')).code).toBe(0);
+    const doc = async (id: string) => {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        return (await db.query<{ doc: Item }>('SELECT doc FROM ralph_items WHERE id = $1', [id]))
+          .rows[0]?.doc;
+      } finally {
+        await db.end();
+      }
+    };
+    // A's one worker: f fails and waits out its backoff while A runs g until the gate opens.
+    const runnerA = startRunner(a.root, envA, '--drain');
+    onTestFinished(() => void runnerA.child.kill('SIGKILL'));
+    await eventually(async () => (await doc('g'))?.status === 'running', 20_000, 'A runs g');
+    expect(await doc('f')).toMatchObject({ status: 'pending', attempts: 1 });
+    // B, the only runner free when f's backoff ends, retries it and it succeeds.
+    const runnerB = startRunner(b.root, envB, '--drain');
+    onTestFinished(() => void runnerB.child.kill('SIGKILL'));
+    await eventually(async () => (await doc('f'))?.status === 'done', 20_000, 'B retries f');
+    fs.writeFileSync(gate, '');
+    expect(await runnerA.exited).toBe(0);
+    expect(await runnerB.exited).toBe(0);
+    expect(await doc('g')).toMatchObject({ status: 'done' });
+  });
+
   it('fences a runner cut off past its lease: another runs the item, the late settle is refused and logged', async () => {
     const url = await postgres.database();
     await migrated(url);
