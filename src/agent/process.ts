@@ -149,12 +149,24 @@ export async function stopAgent(
  * out of reach of a group kill). SIGTERM first, SIGKILL after the grace. Returns the pids that
  * had to be killed.
  */
-export async function reapSession(
+export function reapSession(
   groupId: number | undefined,
   sessionId: string,
   graceMs: number,
 ): Promise<number[]> {
-  const find = () => findSessionProcesses(groupId, { name: SESSION_MARKER, value: sessionId });
+  return reapMarked(groupId, { name: SESSION_MARKER, value: sessionId }, graceMs);
+}
+
+/**
+ * Leaves nothing alive of a process group and of every process carrying `marker` in its
+ * environment: SIGTERM first, SIGKILL after the grace. Returns the pids that had to be killed.
+ */
+export async function reapMarked(
+  groupId: number | undefined,
+  marker: { name: string; value: string },
+  graceMs: number,
+): Promise<number[]> {
+  const find = () => findSessionProcesses(groupId, marker);
   let survivors = await find();
   if (survivors.length === 0) return [];
   const found = survivors;
@@ -165,6 +177,12 @@ export async function reapSession(
     survivors = await find();
   }
   for (const pid of survivors) signalQuietly(pid, 'SIGKILL');
+  // Gone before this returns: whoever called may now touch what they were working on.
+  const killDeadline = Date.now() + 5_000;
+  while (survivors.length > 0 && Date.now() < killDeadline) {
+    await wait(20);
+    survivors = await find();
+  }
   return found;
 }
 

@@ -18,6 +18,7 @@ const SHOWN: ReadonlySet<EventName> = new Set([
   'failure_backoff',
   'run_limit_reached',
   'orphan_session_recovered',
+  'leftover_git_ended',
   'items_requeued_after_crash',
   'run_finished',
   'yolo',

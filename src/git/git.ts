@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { runCommand } from '../lib/command.js';
 
 /** A git command that failed: its arguments and what it said. */
@@ -22,6 +23,20 @@ const QUIET_GIT: Record<string, string> = {
   GIT_OPTIONAL_LOCKS: '0',
 };
 
+/**
+ * The environment variable that marks the gits a runner starts, its value the workspace's root.
+ * A runner killed with SIGKILL leaves its git running (its own process group): the next
+ * runner finds it by this mark and ends it before touching a worktree.
+ */
+export const RUNNER_GIT_MARKER = 'RALPH_RUNNER_GIT';
+
+const runnerOf = new AsyncLocalStorage<string>();
+
+/** Runs `work` with every git it starts (however deep in the call) marked as the runner's. */
+export function asRunnerOf<T>(root: string, work: () => Promise<T>): Promise<T> {
+  return runnerOf.run(root, work);
+}
+
 /** Runs git in `cwd`; returns its stdout, or throws a `GitError`. */
 export async function git(
   cwd: string,
@@ -31,7 +46,7 @@ export async function git(
   const result = await runCommand({
     argv: ['git', ...args],
     cwd,
-    env: { ...env, ...QUIET_GIT },
+    env: { ...env, ...QUIET_GIT, ...runnerMark() },
     timeoutMs: GIT_TIMEOUT_MS,
     killGraceMs: 2_000,
     maxOutputBytes: 16 * 1024 * 1024,
@@ -39,6 +54,11 @@ export async function git(
   if (result.code !== 0)
     throw new GitError(args, result.startError ?? (result.stderr || result.stdout || result.tail));
   return result.stdout;
+}
+
+function runnerMark(): Record<string, string> {
+  const root = runnerOf.getStore();
+  return root === undefined ? {} : { [RUNNER_GIT_MARKER]: root };
 }
 
 /** Runs git and says whether it exited 0 (for questions such as "does this ref exist"). */

@@ -46,9 +46,13 @@ export async function ensureWorktree(
 ): Promise<Checkout> {
   const checkout = { repo, worktree: dir, branch, baseCommit };
   if (await pathIsThere(path.join(dir, '.git'))) {
-    if ((await currentBranch(dir)) !== `refs/heads/${branch}`)
-      await git(dir, ['switch', '--no-guess', '--', branch]);
-    return { ...checkout, reused: true };
+    if (!(await addCutShort(dir))) {
+      if ((await currentBranch(dir)) !== `refs/heads/${branch}`)
+        await git(dir, ['switch', '--no-guess', '--', branch]);
+      return { ...checkout, reused: true };
+    }
+    // Reused, its files not yet checked out would be committed as deleted: made anew.
+    await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(() => undefined);
   }
   // A directory without its `.git` is what a crash left of a `worktree add`: made anew.
   await fsp.rm(dir, { recursive: true, force: true });
@@ -60,6 +64,17 @@ export async function ensureWorktree(
     await git(repo, ['worktree', 'add', '--', dir, branch]);
   else await git(repo, ['worktree', 'add', '-b', branch, '--', dir, baseCommit]);
   return { ...checkout, reused: false };
+}
+
+/**
+ * Whether the worktree at `dir` is one a `worktree add` never finished: git locks the record
+ * while it makes one and unlocks it at the end (ralph never locks a worktree of its own).
+ */
+async function addCutShort(dir: string): Promise<boolean> {
+  const gitDir = await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir']).catch(
+    () => undefined,
+  );
+  return gitDir !== undefined && (await pathIsThere(path.join(gitDir.trim(), 'locked')));
 }
 
 async function currentBranch(dir: string): Promise<string | undefined> {

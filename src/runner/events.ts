@@ -103,6 +103,8 @@ export interface RunnerEvents {
     killedProcesses: number;
   };
   orphan_session_unreadable: { file: string };
+  /** Gits a dead runner left running, ended before recovery touched its worktrees. */
+  leftover_git_ended: { pids: number[] };
   items_requeued_after_crash: { items: string[]; sessions: string[] };
   /** The fleet was paused (`ralph pause --fleet`): this runner pauses as for its interrupt file. */
   fleet_paused: { reason: string; by: string };

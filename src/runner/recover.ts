@@ -3,10 +3,11 @@ import path from 'node:path';
 import { decoderOf } from '../agent/clis/index.js';
 import { costOf, priceFor } from '../agent/cost.js';
 import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
-import { reapSession } from '../agent/process.js';
+import { reapMarked, reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { orphanedSession } from '../archive/session.js';
 import type { SessionRecord } from '../archive/record.js';
+import { RUNNER_GIT_MARKER } from '../git/git.js';
 import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import type { Item } from '../queue/item.js';
@@ -117,8 +118,18 @@ async function settleOrphanSessions(
 }
 
 /**
+ * Ends the gits a dead runner left running: one still making a worktree or committing would
+ * race everything recovery and the next checkout do in that repository.
+ */
+async function endLeftoverGits(ctx: RunnerContext): Promise<void> {
+  const marker = { name: RUNNER_GIT_MARKER, value: ctx.workspace.root };
+  const pids = await reapMarked(undefined, marker, ctx.workspace.config.run.killGrace * 1000);
+  if (pids.length > 0) ctx.events.warn('leftover_git_ended', { pids });
+}
+
+/**
  * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
- * settled. Its agent (pid and start time both matching) and the session's stray processes are
+ * settled. Its gits are ended first, then its agent (pid and start time both matching) and the session's stray processes are
  * killed, its session is archived as `killed`, and items still `running` are requeued with their
  * attempt counted (at-least-once delivery). Temp files of atomic writes whose writer is gone
  * are removed. Returns the queue as it stands after.
@@ -128,6 +139,7 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   const now = ctx.clock.now();
   for (const dir of [paths.state, paths.sessions, paths.running])
     await removeDeadWritersTempFiles(dir);
+  await endLeftoverGits(ctx);
 
   const orphans = await settleOrphanSessions(ctx, control, now);
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
+import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
 import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
@@ -144,7 +145,8 @@ export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Pr
     const queue = await openQueue(workspace, options.env);
     try {
       const before = await queue.list();
-      await recoverAfterCrash(contextOf(options, lock, redactor, queue), options.control);
+      const ctx = contextOf(options, lock, redactor, queue);
+      await asRunnerOf(workspace.root, () => recoverAfterCrash(ctx, options.control));
       return before.filter((item) => item.status === 'running').map((item) => item.id);
     } finally {
       await queue.close();
@@ -185,7 +187,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       // A queue broken before the run is the operator's to fix now (exit 4, file untouched);
       // one broken during the run is quarantined and waited for: nothing is overwritten.
       await underWatchdog(ctx, 'reading the queue', ctx.queue.list());
-      const recovered = await recoverAfterCrash(ctx, options.control);
+      const recovered = await asRunnerOf(workspace.root, () =>
+        recoverAfterCrash(ctx, options.control),
+      );
       if (!loop.once && loop.workers > 1) warnIfSerial(ctx, recovered, loop.workers);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
@@ -201,9 +205,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         workers: loop.once ? 1 : loop.workers,
       });
       const stopUpkeep = await keepUp(ctx, loop.once ? 1 : loop.workers);
-      const result = await runLoop(ctx, loop, options.control, budget.iterations + 1).finally(
-        stopUpkeep,
-      );
+      const result = await asRunnerOf(workspace.root, () =>
+        runLoop(ctx, loop, options.control, budget.iterations + 1),
+      ).finally(stopUpkeep);
       events.info('run_finished', { ...result, stoppedBy: options.control.requested?.signal });
       // Only said when the queue can be read now: the database may be away.
       const items = loop.drain

@@ -1,12 +1,17 @@
 // T02w, kill -9 chaos with workers: the built runner, 3 workers in git mode, SIGKILLed at random
-// moments and restarted until the queue drains. Nothing may be lost, stuck or left running, and
-// every item's work must be on its own branch, with no worktree left behind.
+// moments and restarted until the queue drains, on the file queue and on a Postgres queue.
+// Nothing may be lost, stuck or left running, and every item's work must be on its own branch,
+// with no worktree left behind.
 // WORKERS_CHAOS_ITEMS and WORKERS_CHAOS_KILLS scale it (npm run test:stress).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Item } from '../../src/queue/item.js';
 import { filesAt, git, makeRepo } from '../support/git.js';
 import { guardedWorkspace } from '../support/guarded.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { ralph } from '../support/workspace.js';
 import {
   checkInvariants,
   explainItems,
@@ -30,53 +35,104 @@ const BEHAVIOURS = [
   'work commit=1',
 ];
 
-describe('T02w kill -9 chaos with 3 workers in git mode', () => {
-  it(`loses nothing over ${ITEMS} items and up to ${KILLS} kills, each item's work on its branch`, async () => {
-    const repo = await makeRepo();
-    const head = git(repo, 'rev-parse', 'HEAD');
-    const { root, env } = await guardedWorkspace({
-      defaults: { workDir: repo },
-      git: { enabled: true },
-      run: {
-        maxConsecutiveFailures: 0,
-        failureBackoffCap: 0,
-        retryBackoffCap: 0,
-        killGrace: '0.2s',
-        workers: 3,
-      },
-    });
-    const items = Array.from({ length: ITEMS }, (_, i) => ({
-      id: `w${i}`,
-      title: `chaos ${i}`,
-      body: `#behave: ${BEHAVIOURS[i % BEHAVIOURS.length]}`,
-      maxAttempts: 50,
-      createdAt: new Date(Date.now() + i).toISOString(),
-    }));
-    fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
-    const before = snapshot(root);
-    const schedule = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
-    const kills = schedule.killed;
-    const report = await checkInvariants(root, {
-      ids: items.map((i) => i.id),
-      before,
-      cleanExit: true,
-      terminal: ['done'],
-    });
-    recordFigures({ scenario: 'T02w kill -9, 3 workers, git', items: ITEMS, kills, ...report });
-    // A broken invariant explains itself: the items, their state, and the schedule to replay.
-    expect(
-      report.problems,
-      `CHAOS_SEED=${schedule.seed}, kills after ${schedule.killedAfterMs.join(', ')} ms\n${explainItems(root, report.problems)}`,
-    ).toEqual([]);
+let postgres: Postgres | undefined;
+afterAll(() => postgres?.close());
 
-    // Each item's work on its branch and on no other; the repository's checkout untouched.
-    for (const item of items) {
-      const files = filesAt(repo, `ralph/${item.id}`).filter((f) => f !== 'README.md');
-      expect(files, item.id).toEqual(item.body.includes('work') ? [`${item.id}.txt`] : []);
+/** The queue of a workspace: its file's, or (with a database) one it imports its items to. */
+async function queueOf(backend: 'file' | 'postgres'): Promise<{
+  config: Record<string, unknown>;
+  env: Record<string, string>;
+  items?: () => Promise<Item[]>;
+}> {
+  if (backend === 'file') return { config: {}, env: {} };
+  postgres ??= await startPostgres();
+  const url = await postgres.database();
+  const items = async (): Promise<Item[]> => {
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      return (await db.query<{ doc: Item }>('SELECT doc FROM ralph_items ORDER BY seq')).rows.map(
+        (r) => r.doc,
+      );
+    } finally {
+      await db.end();
     }
-    expect(git(repo, 'rev-parse', 'main')).toBe(head);
-    expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(fs.readdirSync(path.join(root, 'worktrees'))).toEqual([]);
-    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
-  }, 900_000);
-});
+  };
+  return { config: { queue: { backend: 'postgres' } }, env: { RALPH_DATABASE_URL: url }, items };
+}
+
+describe.each(['file', 'postgres'] as const)(
+  'T02w kill -9 chaos with 3 workers in git mode, %s queue',
+  (backend) => {
+    it(`loses nothing over ${ITEMS} items and up to ${KILLS} kills, each item's work on its branch`, async () => {
+      const repo = await makeRepo();
+      const head = git(repo, 'rev-parse', 'HEAD');
+      const queue = await queueOf(backend);
+      const workspace = await guardedWorkspace({
+        ...queue.config,
+        defaults: { workDir: repo },
+        git: { enabled: true },
+        run: {
+          maxConsecutiveFailures: 0,
+          failureBackoffCap: 0,
+          retryBackoffCap: 0,
+          killGrace: '0.2s',
+          workers: 3,
+        },
+      });
+      const { root } = workspace;
+      const env = { ...workspace.env, ...queue.env };
+      const items = Array.from({ length: ITEMS }, (_, i) => ({
+        id: `w${i}`,
+        title: `chaos ${i}`,
+        body: `#behave: ${BEHAVIOURS[i % BEHAVIOURS.length]}`,
+        maxAttempts: 50,
+        createdAt: new Date(Date.now() + i).toISOString(),
+      }));
+      const file = path.join(backend === 'file' ? path.join(root, 'state') : root, 'queue.json');
+      fs.writeFileSync(file, JSON.stringify({ version: 1, items }));
+      if (backend === 'postgres') {
+        for (const args of [
+          ['db', 'migrate'],
+          ['queue', 'import', file],
+        ]) {
+          const done = await ralph(root, args, env);
+          expect(done.code, done.stderr).toBe(0);
+        }
+        fs.rmSync(file);
+      }
+      const before = snapshot(root);
+      const schedule = await killUntilDrained(root, env, KILLS, MAX_INTERVAL_MS);
+      const kills = schedule.killed;
+      const queued = await queue.items?.();
+      const report = await checkInvariants(root, {
+        ids: items.map((i) => i.id),
+        before,
+        cleanExit: true,
+        terminal: ['done'],
+        items: queued,
+      });
+      recordFigures({
+        scenario: `T02w kill -9, 3 workers, git${backend === 'file' ? '' : ', pg'}`,
+        items: ITEMS,
+        kills,
+        ...report,
+      });
+      // A broken invariant explains itself: the items, their state, and the schedule to replay.
+      expect(
+        report.problems,
+        `CHAOS_SEED=${schedule.seed}, kills after ${schedule.killedAfterMs.join(', ')} ms\n${explainItems(root, report.problems, queued)}`,
+      ).toEqual([]);
+
+      // Each item's work on its branch and on no other; the repository's checkout untouched.
+      for (const item of items) {
+        const files = filesAt(repo, `ralph/${item.id}`).filter((f) => f !== 'README.md');
+        expect(files, item.id).toEqual(item.body.includes('work') ? [`${item.id}.txt`] : []);
+      }
+      expect(git(repo, 'rev-parse', 'main')).toBe(head);
+      expect(git(repo, 'status', '--porcelain')).toBe('');
+      expect(fs.readdirSync(path.join(root, 'worktrees'))).toEqual([]);
+      expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    }, 900_000);
+  },
+);
