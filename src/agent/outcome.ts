@@ -87,7 +87,7 @@ export interface SessionEnd {
   summary: StreamSummary;
   /** The last lines of stderr, for a crash's message. */
   stderrTail?: string;
-  /** Whether the session resumed an earlier claude session. */
+  /** Whether the session resumed an earlier conversation. */
   resumed?: boolean;
 }
 

@@ -1,3 +1,4 @@
+import { renamedKey } from '../lib/state-schema.js';
 import { z } from '../lib/zod.js';
 
 /** Lifecycle states of a session, from the spawn to how it ended. */
@@ -55,7 +56,7 @@ export const SessionTokensSchema = z.object({
 
 export type SessionTokens = z.output<typeof SessionTokensSchema>;
 
-export const SessionRecordSchema = z.looseObject({
+const SessionRecordFields = z.looseObject({
   sessionId: z.string(),
   itemId: z.string(),
   itemTitle: z.string(),
@@ -75,7 +76,7 @@ export const SessionRecordSchema = z.looseObject({
   command: z.array(z.string()),
   resumedFrom: z.string().optional(),
   persona: z.string().optional(),
-  claudeSessionId: z.string().optional(),
+  conversationId: z.string().optional(),
   model: z.string().optional(),
   cliVersion: z.string().optional(),
   yolo: z.boolean(),
@@ -165,4 +166,10 @@ export const SessionRecordSchema = z.looseObject({
   }),
 });
 
-export type SessionRecord = z.output<typeof SessionRecordSchema>;
+/** A session record as read: one written before the rename names its conversation the old way. */
+export const SessionRecordSchema = z.preprocess(
+  (value) => renamedKey(value, 'claudeSessionId', 'conversationId'),
+  SessionRecordFields,
+);
+
+export type SessionRecord = z.output<typeof SessionRecordFields>;

@@ -102,7 +102,7 @@ export function withProgress(record: SessionRecord, progress: Progress): Session
   const s = progress.summary;
   return {
     ...record,
-    claudeSessionId: s.claudeSessionId ?? record.claudeSessionId,
+    conversationId: s.conversationId ?? record.conversationId,
     model: s.model ?? record.model,
     cliVersion: s.cliVersion ?? record.cliVersion,
     heartbeat: {
@@ -236,7 +236,7 @@ export function orphanedSession(
     lastText: lastWords(summary.lastText) ?? record.lastText,
     tokens: sessionTokens(summary),
     killedProcesses: found.killedProcesses,
-    claudeSessionId: record.claudeSessionId ?? summary.claudeSessionId,
+    conversationId: record.conversationId ?? summary.conversationId,
     streamIssues: summary.issues,
     heartbeat: {
       ...record.heartbeat,

@@ -24,7 +24,7 @@ export function sessionSummaryMarkdown(
     `- Cost: ${costLine(record)}${
       result?.numTurns === undefined ? '' : `, ${plural(result.numTurns, 'turn')}`
     }, ${record.heartbeat.assistantMessages} assistant messages, ${record.heartbeat.toolCalls} tool calls`,
-    `- Agent: ${record.cli}, session ${record.claudeSessionId ?? '(none reported)'}${
+    `- Agent: ${record.cli}, session ${record.conversationId ?? '(none reported)'}${
       record.resumedFrom ? ` (resumed)` : ''
     }${record.model ? `, model ${record.model}` : ''}`,
     `- Work dir: ${record.workDir}`,

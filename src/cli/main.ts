@@ -20,19 +20,28 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .addOption(
       command.createOption('--cli <name>', 'the agent CLI that runs it').choices(CLI_NAMES),
     )
-    .option('--max-turns <n>', 'turn limit (claude --max-turns)')
-    .option('--max-budget-usd <usd>', 'USD budget of one session (claude --max-budget-usd)')
+    .option('--max-turns <n>', "turn limit of one session (its CLI's own, or counted by ralph)")
+    .option(
+      '--max-budget-usd <usd>',
+      'USD budget of one session (stopped from the cost its CLI reports)',
+    )
     .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 15m, 2h')
     .option('--idle-timeout <duration>', 'limit on time without output')
-    .option('--model <model>', "the CLI's model (claude --model)")
+    .option('--model <model>', "the CLI's model")
     .option('--work-dir <dir>', "the agent's working directory")
     .option('--agent <id>', 'persona (agents/AGENT_<ID>.md)')
-    .option('--tools <list>', 'claude --tools (comma-separated; "" for none)')
-    .option('--allowed-tools <list>', 'claude --allowedTools (comma-separated rules)')
-    .option('--disallowed-tools <list>', 'claude --disallowedTools (comma-separated rules)')
+    .option('--tools <list>', 'the tools the agent has (comma-separated; "" for none)')
+    .option(
+      '--allowed-tools <list>',
+      'tool rules the agent may use, e.g. "Bash(git *)" (comma-separated)',
+    )
+    .option('--disallowed-tools <list>', 'tool rules the agent may never use (comma-separated)')
     .addOption(
       command
-        .createOption('--permission-mode <mode>', 'claude --permission-mode')
+        .createOption(
+          '--permission-mode <mode>',
+          "permission mode, in claude's names (each CLI gets its own equivalent)",
+        )
         .choices(PERMISSION_MODES),
     )
     .option(

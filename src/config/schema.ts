@@ -111,39 +111,43 @@ const DefaultsSchema = z.strictObject({
   cli: z.enum(CLI_NAMES).default('claude'),
 });
 
-const ClaudeSchema = z.strictObject({
-  /** The executable and any leading arguments, as an argv array (never a shell string). */
-  command: z
-    .array(z.string().min(1), {
-      error:
-        'expected an argv array such as ["claude"] or ["node", "/path/to/cli.js"] (a string is never split into words: ralph runs no shell)',
-    })
-    .min(1)
-    .default(['claude']),
-  /** The `-p` argument: the item itself travels in the appended system prompt. */
-  initialPrompt: z
-    .string()
-    .min(1)
-    .default(
-      'You are running unattended under ralph. Your work item and instructions are in the appended system prompt. Begin now and finish the item.',
-    ),
-  /** Passed as `--settings` when set. */
-  settings: z.string().min(1).optional(),
+const argvError = (name: string) =>
+  `expected an argv array such as ["${name}"] or ["node", "/path/to/cli.js"] (a string is never split into words: ralph runs no shell)`;
+
+/** The executable of a CLI and any leading arguments, as an argv array (never a shell string). */
+const CommandSchema = (name: string) =>
+  z.array(z.string().min(1), { error: argvError(name) }).min(1);
+
+/** The `-p` argument every CLI is started with: the item itself travels in the system prompt. */
+const DEFAULT_INITIAL_PROMPT =
+  'You are running unattended under ralph. Your work item and instructions are in the appended system prompt. Begin now and finish the item.';
+const InitialPromptSchema = z.string().min(1);
+/** Passed to claude as `--settings`. */
+const ClaudeSettingsSchema = z.string().min(1);
+
+/**
+ * The section of older releases, read as an alias: its `command` and `settings` are claude's
+ * (`clis.claude`), its `initialPrompt` every CLI's (`initialPrompt`).
+ */
+const OldClaudeSchema = z.strictObject({
+  command: CommandSchema('claude').optional(),
+  initialPrompt: InitialPromptSchema.optional(),
+  settings: ClaudeSettingsSchema.optional(),
 });
 
 /** How another agent CLI is started: its executable and any leading arguments. */
 const CliSchema = (name: string) =>
-  z.strictObject({
-    command: z
-      .array(z.string().min(1), {
-        error: `expected an argv array such as ["${name}"] (a string is never split into words: ralph runs no shell)`,
-      })
-      .min(1)
-      .default([name]),
-  });
+  z.strictObject({ command: CommandSchema(name).default([name]) });
 
-/** The CLIs besides claude (whose section is `claude`). */
+/** How each agent CLI is started. */
 const ClisSchema = z.strictObject({
+  /** Without defaults: the old `claude` section may give them instead (see `resolveClaude`). */
+  claude: z
+    .strictObject({
+      command: CommandSchema('claude').optional(),
+      settings: ClaudeSettingsSchema.optional(),
+    })
+    .prefault({}),
   codex: CliSchema('codex').prefault({}),
   gemini: CliSchema('gemini').prefault({}),
   opencode: CliSchema('opencode').prefault({}),
@@ -301,8 +305,10 @@ export const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    claude: ClaudeSchema.prefault({}),
+    /** The old name of `clis.claude` and `initialPrompt`. */
+    claude: OldClaudeSchema.optional(),
     clis: ClisSchema.prefault({}),
+    initialPrompt: InitialPromptSchema.optional(),
     /** Prices by model name (or by CLI name for the CLI's default model). */
     prices: z.record(z.string().min(1), PriceSchema).default({}),
     paths: PathsSchema.prefault({}),
@@ -329,6 +335,47 @@ export const ConfigSchema = z
         message: '"bypassPermissions" skips every permission check; it needs "yolo": true',
       });
     }
-  });
+    const old = config.claude ?? {};
+    const twice = [
+      ['command', old.command !== undefined && config.clis.claude.command !== undefined],
+      ['settings', old.settings !== undefined && config.clis.claude.settings !== undefined],
+    ] as const;
+    for (const [key, both] of twice)
+      if (both)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['claude', key],
+          message: `the old name of "clis.claude.${key}", which is given too: keep one`,
+        });
+    if (old.initialPrompt !== undefined && config.initialPrompt !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['claude', 'initialPrompt'],
+        message: 'the old name of "initialPrompt", which is given too: keep one',
+      });
+  })
+  .transform(resolveClaude);
+
+/** The settings with the old `claude` section moved to where they are now. */
+function resolveClaude<T extends ConfigInput>(config: T) {
+  const { claude: old = {}, ...rest } = config;
+  return {
+    ...rest,
+    initialPrompt: config.initialPrompt ?? old.initialPrompt ?? DEFAULT_INITIAL_PROMPT,
+    clis: {
+      ...config.clis,
+      claude: {
+        command: config.clis.claude.command ?? old.command ?? ['claude'],
+        settings: config.clis.claude.settings ?? old.settings,
+      },
+    },
+  };
+}
+
+interface ConfigInput {
+  claude?: { command?: string[]; initialPrompt?: string; settings?: string };
+  initialPrompt?: string;
+  clis: { claude: { command?: string[]; settings?: string } };
+}
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from './fs.js';
+import { VERSION } from './version.js';
 
 /** The sha1 of a text, in hex. */
 export function digest(text: string): string {
@@ -14,13 +15,21 @@ export function digestFileOf(file: string): string {
 }
 
 /**
+ * The digest of a state file's text as this release wrote it: another release (which may read
+ * the file's schema differently) never takes it as validated.
+ */
+function stateDigest(text: string): string {
+  return digest(`${VERSION}\0${text}`);
+}
+
+/**
  * Records that ralph itself wrote (and so had validated) `text` to `file`, so that a later read
  * can skip validating it again. Only an optimisation: a digest that cannot be written is
  * removed, never left stale.
  */
 export async function recordDigest(file: string, text: string): Promise<void> {
   const digestFile = digestFileOf(file);
-  await writeFileAtomically(digestFile, digest(text)).catch(() =>
+  await writeFileAtomically(digestFile, stateDigest(text)).catch(() =>
     fsp.rm(digestFile, { force: true }).catch(() => undefined),
   );
 }
@@ -28,5 +37,5 @@ export async function recordDigest(file: string, text: string): Promise<void> {
 /** Whether `text` is what ralph last wrote to `file`: anything else must be validated. */
 export async function wroteItself(file: string, text: string): Promise<boolean> {
   const written = await fsp.readFile(digestFileOf(file), 'utf8').catch(() => undefined);
-  return written !== undefined && written === digest(text);
+  return written !== undefined && written === stateDigest(text);
 }

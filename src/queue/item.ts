@@ -1,5 +1,6 @@
 import { z } from '../lib/zod.js';
 import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
+import { QUEUE_SCHEMA } from './file-schema.js';
 import { ITEM_STATUSES } from './status.js';
 
 /** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
@@ -78,8 +79,8 @@ export const ItemSchema = z
     costUsd: z.number().nonnegative().default(0),
     lastError: z.string().optional(),
     lastOutcome: z.string().optional(),
-    /** The claude session id to resume after an interruption or a failed gate. */
-    claudeSessionId: z.string().optional(),
+    /** The conversation (claude session, codex thread, …) to resume after an interruption or a failed gate. */
+    conversationId: z.string().optional(),
     /** Git mode: the item's branch and the commit it was made from. */
     branch: z.string().optional(),
     baseCommit: z.string().optional(),
@@ -96,6 +97,8 @@ export type Item = z.output<typeof ItemSchema>;
 /** The whole queue file. */
 export const QueueFileSchema = z
   .strictObject({
+    /** Read files are migrated to it first (`migrateQueueFile`). */
+    schema: z.literal(QUEUE_SCHEMA).default(QUEUE_SCHEMA),
     version: z.int().nonnegative().default(0),
     items: z.array(ItemSchema),
   })

@@ -11,6 +11,7 @@ import {
 import { recordDigest, wroteItself } from '../lib/digest.js';
 import { ensurePrivateDir, parseJsonText, writeFileAtomically } from '../lib/fs.js';
 import { formatIssues, issuePath } from '../lib/validation.js';
+import { QUEUE_SCHEMA, migrateQueueFile, queueFileText } from './file-schema.js';
 import type { Item, QueueFile } from './item.js';
 
 /** What a mutation of the queue returns: new items to write (or none) and a value. */
@@ -32,7 +33,7 @@ class LockLostError extends ContentionError {}
 /** How many times a change is made again after its lock was taken from it. */
 const LOCK_LOST_RETRIES = 3;
 
-const EMPTY: QueueFile = { version: 0, items: [] };
+const EMPTY: QueueFile = { schema: QUEUE_SCHEMA, version: 0, items: [] };
 /** How long to wait for a half-written file (an editor saving) before calling it malformed. */
 const SETTLE_DELAYS_MS = [50, 150, 300, 500];
 
@@ -87,7 +88,7 @@ export class QueueStore {
           if (round < 5) continue;
           throw new ContentionError(`${this.file} keeps changing under the lock; nothing written`);
         }
-        const text = `${JSON.stringify({ version: queue.version + 1, items: change.items }, null, 2)}\n`;
+        const text = queueFileText(queue.version + 1, change.items);
         await writeFileAtomically(this.file, text);
         this.lastGood = text;
         // Written after the queue: a crash in between leaves an old digest, which only costs a
@@ -182,11 +183,12 @@ export class QueueStore {
   }
 
   private async parse(text: string): Promise<QueueFile> {
-    const raw = parseJsonText(text, this.file);
-    // Bytes ralph wrote itself were validated before they were written: only a change made by
-    // anyone else (a person's editor, a stray tool) is validated again, item by item. On a
-    // 100,000-item queue this saves most of the cost of a read.
-    if (await wroteItself(this.file, text)) return raw as QueueFile;
+    const read = parseJsonText(text, this.file);
+    // Bytes this release wrote itself were validated before they were written: only a change
+    // made by anyone else (a person's editor, a stray tool, another release) is validated again,
+    // item by item. On a 100,000-item queue this saves most of the cost of a read.
+    if (await wroteItself(this.file, text)) return read as QueueFile;
+    const raw = migrateQueueFile(this.file, read);
     const { QueueFileSchema } = await import('./item.js');
     const parsed = QueueFileSchema.safeParse(raw);
     if (parsed.success) return parsed.data;
@@ -222,12 +224,22 @@ export async function readQueueFileToImport(file: string): Promise<QueueFile> {
     throw new InputError(
       `${file} is empty: a queue file holds {"items": [...]}; nothing was imported`,
     );
-  const raw = parseJsonText(text, file);
+  const raw = asInput(() => migrateQueueFile(file, parseJsonText(text, file)));
   const { QueueFileSchema } = await import('./item.js');
   const parsed = QueueFileSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const items = (raw as { items?: unknown } | null)?.items;
   throw new InputError(formatIssues(file, parsed.error, (path) => describeItemPath(path, items)));
+}
+
+/** A file given to a command is its input, not ralph's state: its problems are bad input. */
+function asInput<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof CorruptStateError) throw new InputError(error.message);
+    throw error;
+  }
 }
 
 function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {

@@ -20,7 +20,7 @@ export function claim(item: Item, sessionId: string, now: number): Item {
 
 /** How a session ended, as far as its item is concerned. */
 export type Settlement =
-  | { kind: 'succeeded'; costUsd: number; claudeSessionId?: string }
+  | { kind: 'succeeded'; costUsd: number; conversationId?: string }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
   | {
       kind: 'failed';
@@ -35,7 +35,7 @@ export type Settlement =
   /** Stopped before it could run (bad template, missing persona): the attempt is given back. */
   | { kind: 'rejected'; error: string; outcome: string }
   /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
-  | { kind: 'interrupted'; reason: string; costUsd: number; claudeSessionId?: string }
+  | { kind: 'interrupted'; reason: string; costUsd: number; conversationId?: string }
   /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
   | {
       kind: 'released';
@@ -73,7 +73,7 @@ export function settle(
         lastError: undefined,
         gateFailure: undefined,
         finishedAt: iso(now),
-        claudeSessionId: undefined,
+        conversationId: undefined,
       };
       if (item.schedule !== undefined) {
         return {
@@ -98,7 +98,7 @@ export function settle(
           lastOutcome: settlement.outcome,
           notBefore: iso(nextCronTime(item.schedule, now)),
           retryAfter: undefined,
-          claudeSessionId: undefined,
+          conversationId: undefined,
           gateFailure: undefined,
         };
       }
@@ -112,7 +112,7 @@ export function settle(
           ? undefined
           : iso(now + retryBackoffMs(item.attempts, retryBackoffCapMs)),
         finishedAt: exhausted ? iso(now) : item.finishedAt,
-        claudeSessionId: exhausted ? undefined : settlement.resumeWith,
+        conversationId: exhausted ? undefined : settlement.resumeWith,
         gateFailure: settlement.gateFailure,
       };
     }
@@ -133,7 +133,7 @@ export function settle(
         costUsd: addUsd(item.costUsd, settlement.costUsd),
         lastOutcome: 'interrupted',
         lastError: settlement.reason,
-        claudeSessionId: settlement.claudeSessionId ?? item.claudeSessionId,
+        conversationId: settlement.conversationId ?? item.conversationId,
       };
     case 'released':
       // The attempt is given back, so it is no previous attempt: `lastError` (the next
@@ -144,7 +144,7 @@ export function settle(
         attempts: Math.max(0, item.attempts - 1),
         costUsd: addUsd(item.costUsd, settlement.costUsd),
         retryAfter: settlement.retryAfter === undefined ? undefined : iso(settlement.retryAfter),
-        claudeSessionId: settlement.resumeWith,
+        conversationId: settlement.resumeWith,
       };
   }
 }
@@ -190,7 +190,7 @@ export function cancelled(item: Item, now: number): Item {
     ...item,
     status: 'cancelled',
     updatedAt: iso(now),
-    claudeSessionId: undefined,
+    conversationId: undefined,
     // A done item cancelled by force is not shown as a success any more.
     lastOutcome: item.status === 'done' ? 'cancelled' : item.lastOutcome,
   };

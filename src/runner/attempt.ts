@@ -314,7 +314,7 @@ export class Attempt {
   private async readAfterRun(end: SupervisedEnd): Promise<void> {
     const { prepared } = this.init;
     const events = await prepared.cli
-      .afterRun?.({ conversationId: end.summary.claudeSessionId, env: prepared.env })
+      .afterRun?.({ conversationId: end.summary.conversationId, env: prepared.env })
       .catch((error: unknown) => {
         this.ctx.events.warn('after_run_unread', {
           session: this.init.sessionId,
@@ -378,7 +378,7 @@ export class Attempt {
       settlementFor(
         outcome,
         costUsd,
-        end.summary.claudeSessionId,
+        end.summary.conversationId,
         checked.gateFailure,
         prepared.resume,
       ),
@@ -449,7 +449,7 @@ export class Attempt {
       attempt: item.attempts,
       reason: outcome.message,
       interruptedAt: this.record.endedAt,
-      resumeWith: outcome.kind === 'interrupted' ? end.summary.claudeSessionId : undefined,
+      resumeWith: outcome.kind === 'interrupted' ? end.summary.conversationId : undefined,
       workDir: this.record.workDir,
       assistantMessages: end.summary.assistantMessages,
       toolCalls: end.summary.toolCalls,

@@ -5,6 +5,8 @@ import { z } from '../lib/zod.js';
  * a budget, and taking it as empty would overwrite the all-time figures.
  */
 export const BudgetSchema = z.looseObject({
+  /** Checked before (`schemaOf`): a newer one is refused. */
+  schema: z.int().positive().optional(),
   totalCostUsd: z.number().nonnegative(),
   iterations: z.int().nonnegative(),
   outcomes: z.record(z.string(), z.int().nonnegative()).default({}),

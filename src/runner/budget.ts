@@ -3,10 +3,14 @@ import type { z } from 'zod';
 import { recordDigest, wroteItself } from '../lib/digest.js';
 import { CorruptStateError, InputError } from '../lib/errors.js';
 import { parseJsonText, readIfExists, refuseSymlink, writeFileAtomically } from '../lib/fs.js';
+import { schemaOf } from '../lib/state-schema.js';
 import { formatIssues } from '../lib/validation.js';
 import type { BudgetSchema } from './budget-schema.js';
 
 export type Budget = z.output<typeof BudgetSchema>;
+
+/** The schema of `state/budget.json` (files of releases before it have none: 1). */
+export const BUDGET_SCHEMA = 1;
 
 /** The budget of a workspace that has spent nothing yet. */
 export const NOTHING_SPENT: Budget = { totalCostUsd: 0, iterations: 0, outcomes: {} };
@@ -25,11 +29,12 @@ export async function readBudget(file: string): Promise<Budget> {
   let raw: unknown;
   try {
     raw = parseJsonText(text, file);
+    if (await wroteItself(file, text)) return raw as Budget;
+    schemaOf(file, raw, BUDGET_SCHEMA);
   } catch (error) {
     if (error instanceof InputError) throw new CorruptStateError(`${error.message}${advice}`, file);
     throw error;
   }
-  if (await wroteItself(file, text)) return raw as Budget;
   const { BudgetSchema } = await import('./budget-schema.js');
   const parsed = BudgetSchema.safeParse(raw);
   if (!parsed.success)
@@ -38,7 +43,7 @@ export async function readBudget(file: string): Promise<Budget> {
 }
 
 async function writeBudget(file: string, budget: Budget): Promise<void> {
-  const text = `${JSON.stringify(budget, null, 2)}\n`;
+  const text = `${JSON.stringify({ ...budget, schema: BUDGET_SCHEMA }, null, 2)}\n`;
   await writeFileAtomically(file, text);
   await recordDigest(file, text);
 }

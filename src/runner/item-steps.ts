@@ -80,7 +80,7 @@ export async function settleItem(
 export function settlementFor(
   outcome: Outcome,
   costUsd: number,
-  claudeSessionId: string | undefined,
+  conversationId: string | undefined,
   gateFailure?: string,
   /** The conversation the session resumed, if it was a resumption. */
   resumed?: string,
@@ -100,15 +100,15 @@ export function settlementFor(
   });
   switch (outcome.kind) {
     case 'success':
-      return { kind: 'succeeded', costUsd, claudeSessionId };
+      return { kind: 'succeeded', costUsd, conversationId };
     case 'interrupted':
     case 'disk_full':
-      return { kind: 'interrupted', reason: outcome.message, costUsd, claudeSessionId };
+      return { kind: 'interrupted', reason: outcome.message, costUsd, conversationId };
     case 'rate_limited':
       return released(outcome.waitUntil);
     case 'stopped':
       // A resumption stopped by the runner keeps the conversation it went on with.
-      return released(undefined, resumed === undefined ? undefined : (claudeSessionId ?? resumed));
+      return released(undefined, resumed === undefined ? undefined : (conversationId ?? resumed));
     case 'resume_failed':
     case 'auth_error':
     case 'credit_exhausted':
@@ -128,7 +128,7 @@ export function settlementFor(
       return failed();
     case 'gate_failed':
       // The next attempt resumes the conversation, told what failed.
-      return { ...failed(), resumeWith: claudeSessionId, gateFailure };
+      return { ...failed(), resumeWith: conversationId, gateFailure };
     default:
       return unreachable(outcome);
   }

@@ -190,7 +190,7 @@ export async function prepareSession(
   });
   if (typeof rendered !== 'string') return rendered;
   // Set only while the item waits to be resumed after an interruption.
-  const resume = item.claudeSessionId;
+  const resume = item.conversationId;
   const cli = cliNamed(settings.cli);
   const { env, secrets, passedSecrets } = buildAgentEnv(parentEnv, {
     deny: config.env.deny,
@@ -205,14 +205,14 @@ export async function prepareSession(
   });
   const command = cli.command({
     command: commandOf(config, cli.name),
-    initialPrompt: config.claude.initialPrompt,
+    initialPrompt: config.initialPrompt,
     title: `${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
     policyFile: identity.files.policy,
     sessionId: identity.sessionId,
     resume,
     settings,
-    settingsFile: config.claude.settings,
+    settingsFile: config.clis.claude.settings,
     yolo: config.yolo,
     env,
   });

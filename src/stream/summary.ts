@@ -12,7 +12,7 @@ export interface StreamSummary {
   lastText?: string;
   /** When the last event was read (epoch ms). */
   lastEventAtMs?: number;
-  claudeSessionId?: string;
+  conversationId?: string;
   model?: string;
   cliVersion?: string;
   apiRetries: number;
@@ -53,7 +53,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
   summary.lastEventAtMs = now;
   switch (parsed.kind) {
     case 'init':
-      summary.claudeSessionId = parsed.sessionId;
+      summary.conversationId = parsed.sessionId;
       summary.model = parsed.model;
       summary.cliVersion = parsed.version;
       break;
@@ -68,7 +68,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
     }
     case 'result':
       summary.result = parsed.result;
-      summary.claudeSessionId ??= parsed.result.sessionId;
+      summary.conversationId ??= parsed.result.sessionId;
       for (const denial of parsed.result.permissionDenials) addDenial(summary, denial);
       break;
     case 'permission_denied':

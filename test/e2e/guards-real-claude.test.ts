@@ -88,7 +88,7 @@ describe('guards with the real claude CLI', () => {
     expect(readQueue(root).items[0]).toMatchObject({
       status: 'interrupted',
       attempts: 0,
-      claudeSessionId: sessionId,
+      conversationId: sessionId,
     });
   });
 

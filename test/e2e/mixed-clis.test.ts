@@ -41,8 +41,8 @@ describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
     }));
     google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
     const root = await makeWorkspace({
-      claude: { command: [REAL_CLAUDE] },
       clis: {
+        claude: { command: [REAL_CLAUDE] },
         codex: { command: codexCommand(openai) },
         gemini: { command: geminiCommand() },
         opencode: { command: [REAL_OPENCODE] },

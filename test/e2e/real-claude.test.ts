@@ -46,7 +46,7 @@ describe('ralph with the real claude CLI', () => {
     });
     const id = String(record?.sessionId);
     // The --session-id we passed is the id the CLI reports in system/init.
-    expect(record?.claudeSessionId).toBe(id);
+    expect(record?.conversationId).toBe(id);
     const lines = ndjsonLines(root, id);
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: id });
     const result = lines.find((l) => l.type === 'result');

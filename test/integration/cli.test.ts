@@ -25,7 +25,7 @@ describe('ralph init', () => {
     ) as Record<string, unknown>;
     expect(config).toMatchObject({
       defaults: { permissionMode: 'dontAsk', maxTurns: 50 },
-      claude: { command: ['claude'] },
+      clis: { claude: { command: ['claude'] } },
     });
 
     fs.writeFileSync(path.join(root, 'prompts', 'bootstrap.md'), 'mine {{ITEM_BODY}}');

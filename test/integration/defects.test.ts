@@ -114,13 +114,17 @@ describe('a runner killed with SIGKILL after its agent ended', () => {
 
 describe('the prompt of an attempt', () => {
   it('shows no "Previous attempt" for an attempt that was given back (the agent could not start)', async () => {
-    const { root, env } = await guardedWorkspace({ claude: { command: ['/nonexistent/claude'] } });
+    const { root, env } = await guardedWorkspace({
+      clis: { claude: { command: ['/nonexistent/claude'] } },
+    });
     await ralph(root, ['add', 'First', '--id', 'first'], env);
     expect((await ralph(root, ['run', '--once'], env)).code).toBe(5);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
     const config = path.join(root, 'ralph.config.json');
-    const fixed = JSON.parse(fs.readFileSync(config, 'utf8')) as { claude: { command: string[] } };
-    fixed.claude.command = [FAKE_CLAUDE];
+    const fixed = JSON.parse(fs.readFileSync(config, 'utf8')) as {
+      clis: { claude: { command: string[] } };
+    };
+    fixed.clis.claude.command = [FAKE_CLAUDE];
     fs.writeFileSync(config, JSON.stringify(fixed));
     expect((await ralph(root, ['run', '--once'], env)).code).toBe(0);
     const ran = readSessions(root).at(-1)!;
@@ -275,7 +279,7 @@ describe('an interrupted item stopped again', () => {
     );
     first.child.kill('SIGINT');
     await first.exited;
-    const conversation = readQueue(root).items[0]?.claudeSessionId;
+    const conversation = readQueue(root).items[0]?.conversationId;
     expect(conversation).toBeDefined();
     await ralph(root, ['resume']);
     // The resumed session, stopped by SIGINT as a person stops a night.
@@ -285,7 +289,7 @@ describe('an interrupted item stopped again', () => {
     expect(await second.exited).toBe(130);
     expect(readQueue(root).items[0]).toMatchObject({
       status: 'pending',
-      claudeSessionId: conversation,
+      conversationId: conversation,
     });
     const third = startRunner(root, env, '--once');
     await waitUntil(root, () => calls(root).length === 3, 10_000, 'the third session');

@@ -46,7 +46,7 @@ describe('ralph doctor', () => {
 
   it('reports a missing binary', async () => {
     const { root, env } = await guardedWorkspace({
-      claude: { command: ['no-such-claude-binary'] },
+      clis: { claude: { command: ['no-such-claude-binary'] } },
     });
     const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
     expect(code).toBe(1);

@@ -44,7 +44,7 @@ describe('the interrupt file', () => {
     expect(readQueue(root).items[0]).toMatchObject({
       status: 'interrupted',
       attempts: 0,
-      claudeSessionId: first?.sessionId,
+      conversationId: first?.sessionId,
     });
     const context = JSON.parse(
       fs.readFileSync(

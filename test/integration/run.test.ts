@@ -19,7 +19,7 @@ import { waitUntil } from '../support/wait.js';
 const exec = promisify(execFile);
 
 async function fakeWorkspace(config: Record<string, unknown> = {}) {
-  const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] }, ...config });
+  const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } }, ...config });
   const calls = path.join(root, 'calls.jsonl');
   const env = { FAKE_CLAUDE_CALLS: calls, FAKE_CLAUDE_LEDGER: path.join(root, 'ledger.txt') };
   return { root, calls, env };
@@ -118,7 +118,9 @@ describe('ralph run with a fake claude', () => {
   });
 
   it('stops with a clear error when the claude binary is missing, and gives the item back', async () => {
-    const { root, env } = await fakeWorkspace({ claude: { command: ['/nonexistent/claude'] } });
+    const { root, env } = await fakeWorkspace({
+      clis: { claude: { command: ['/nonexistent/claude'] } },
+    });
     await ralph(root, ['add', 'Anything', '--id', 'a'], env);
     const result = await ralph(root, ['run', '--drain'], env);
     expect(result.code).toBe(5);

@@ -13,7 +13,7 @@ const exec = promisify(execFile);
 
 describe('start-up recovery and live writers', () => {
   it("keeps a live writer's temp file and removes a dead writer's", async () => {
-    const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+    const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
     const writer = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
       const state = path.join(root, 'state');
@@ -30,7 +30,7 @@ describe('start-up recovery and live writers', () => {
   });
 
   it('lets an add whose write is in flight while a runner starts finish, with its item kept', async () => {
-    const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+    const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
     const queueFile = path.join(root, 'state', 'queue.json');
     // The add's rename of its temp file waits until the runner's start-up recovery is done.
     let release: () => void = () => undefined;
@@ -76,7 +76,7 @@ describe('start-up recovery and live writers', () => {
 
   it('loses no item when adds race runners that start and stop again and again', async () => {
     const root = await makeWorkspace({
-      claude: { command: [FAKE_CLAUDE] },
+      clis: { claude: { command: [FAKE_CLAUDE] } },
       run: { pollInterval: '0.2s' },
     });
     const adders = 6;

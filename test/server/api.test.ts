@@ -8,7 +8,7 @@ import { request, startServe, stateFile, stopServers, type Served } from '../sup
 
 afterEach(stopServers);
 
-const fakeWorkspace = () => makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+const fakeWorkspace = () => makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
 
 async function served(args: string[] = [], env: Record<string, string> = {}) {
   const root = await fakeWorkspace();

@@ -16,7 +16,7 @@ let root: string;
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+  root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
   const note = `Error: ${'the build failed because a dependency could not be resolved '.repeat(12)}`;
   await ralph(root, [
     'add',

@@ -19,7 +19,7 @@ let root: string;
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   root = await makeWorkspace({
-    claude: { command: [FAKE_CLAUDE] },
+    clis: { claude: { command: [FAKE_CLAUDE] } },
     run: { failureBackoffCap: 0, maxConsecutiveFailures: 0 },
   });
   const repo = await makeRepo();

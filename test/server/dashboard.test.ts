@@ -29,7 +29,7 @@ async function until(fact: () => boolean, what: string): Promise<void> {
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+  root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
   gate = path.join(root, 'gate');
   await ralph(root, ['add', 'Write the changelog', '--id', 'changelog', '--body', '#behave: ok']);
   await ralph(root, [

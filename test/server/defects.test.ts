@@ -12,7 +12,7 @@ const json = async (server: Served, method: string, route: string, body?: unknow
 };
 
 async function served(args: string[] = [], env: Record<string, string> = {}) {
-  const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+  const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
   return { root, server: await startServe(root, args, env) };
 }
 
@@ -33,7 +33,7 @@ describe('the API on a done item', () => {
 
 describe('a server others can reach', () => {
   it('tells ralph run --serve to set RALPH_SERVE_TOKEN, and names the variable when it is empty', async () => {
-    const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] } });
+    const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } } });
     const run = await ralph(root, ['run', '--once', '--serve', '0.0.0.0:0']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/set RALPH_SERVE_TOKEN/);

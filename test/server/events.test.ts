@@ -43,7 +43,7 @@ const identity = (e: { event: string; data: Record<string, unknown> }) =>
   `${e.event} ${JSON.stringify(e.data)}`;
 
 async function gatedNight(config: Record<string, unknown> = {}) {
-  const root = await makeWorkspace({ claude: { command: [FAKE_CLAUDE] }, ...config });
+  const root = await makeWorkspace({ clis: { claude: { command: [FAKE_CLAUDE] } }, ...config });
   const gate = path.join(root, 'gate');
   return { root, gate };
 }

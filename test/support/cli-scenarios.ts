@@ -84,7 +84,7 @@ export function scenarios(cli: CliHarness): void {
       expect(tokens?.output).toBeGreaterThan(0);
       const listed = await ralph(root, ['sessions', '--json'], env);
       expect(JSON.parse(listed.stdout)).toMatchObject([{ sessionId, tokens }]);
-      const conversationId = String(record?.claudeSessionId);
+      const conversationId = String(record?.conversationId);
       if (cli.sessionId === 'ralph') expect(conversationId).toBe(sessionId);
       else expect(conversationId).toMatch(cli.sessionId);
       // The whole prompt reached the model; the CLI's own key reached it, and no archive.
@@ -279,7 +279,7 @@ export function scenarios(cli: CliHarness): void {
       expect(await markerProcesses(sessionId)).toEqual([]);
       const interrupted = readQueue(root).items[0];
       expect(interrupted).toMatchObject({ status: 'interrupted', attempts: 0 });
-      const conversationId = String(interrupted?.claudeSessionId);
+      const conversationId = String(interrupted?.conversationId);
 
       expect((await ralph(root, ['resume'])).code).toBe(0);
       const resumed = await ralph(root, ['run', '--drain'], env);

@@ -9,7 +9,6 @@ import { FAKE_CLAUDE, makeWorkspace, readSessions } from './workspace.js';
 export async function guardedWorkspace(config: Record<string, unknown> = {}, at?: string) {
   const root = await makeWorkspace(
     {
-      claude: { command: [FAKE_CLAUDE] },
       run: {
         killGrace: '0.3s',
         afterResultGrace: '0.5s',
@@ -19,6 +18,7 @@ export async function guardedWorkspace(config: Record<string, unknown> = {}, at?
         limitMargin: 0,
       },
       ...config,
+      clis: { claude: { command: [FAKE_CLAUDE] }, ...(config.clis as object | undefined) },
     },
     at,
   );

@@ -21,6 +21,6 @@ export async function realClaudeWorkspace(
   config: Record<string, unknown> = {},
 ): Promise<{ root: string; env: Record<string, string>; api: FakeAnthropic }> {
   current = await startFakeAnthropic(respond);
-  const root = await makeWorkspace({ claude: { command: [REAL_CLAUDE] }, ...config });
+  const root = await makeWorkspace({ clis: { claude: { command: [REAL_CLAUDE] } }, ...config });
   return { root, api: current, env: claudeEnv(current, await tempDir('ralph-home-')) };
 }

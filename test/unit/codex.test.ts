@@ -19,7 +19,7 @@ const invocation = (overrides: Partial<Invocation> = {}) => invocationFor('codex
 describe('the codex stream', () => {
   it('reads a text answer: its thread, its tokens, a successful result', () => {
     const { summary } = read('text');
-    expect(summary.claudeSessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(summary.conversationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(summary.lastText).toBe('Hello from codex.');
     expect(summary.tokens).toEqual({ inputTokens: 1000, outputTokens: 100, cacheReadTokens: 200 });
     expect(summary.issues).toEqual({});

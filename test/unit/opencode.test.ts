@@ -17,7 +17,7 @@ const invocation = (overrides: Partial<Invocation> = {}) => invocationFor('openc
 describe('the opencode stream', () => {
   it('reads a text answer: its session, its tokens and the cost opencode reports', () => {
     const { summary } = read('text');
-    expect(summary.claudeSessionId).toMatch(/^ses_/);
+    expect(summary.conversationId).toMatch(/^ses_/);
     expect(summary.lastText).toBe('Hello from opencode.');
     // opencode counts cached input apart; ralph's input includes it.
     expect(summary.tokens).toEqual({ inputTokens: 1000, outputTokens: 100, cacheReadTokens: 200 });

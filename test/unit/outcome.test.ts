@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classify, type SessionEnd } from '../../src/agent/outcome.js';
-import { claudeDecoder } from '../../src/stream/events.js';
+import { claudeDecoder } from '../../src/agent/clis/claude-stream.js';
 import { StreamParser } from '../../src/stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 

@@ -20,7 +20,7 @@ const invocation = (overrides: Partial<Invocation> = {}) =>
 describe('the pi stream', () => {
   it('reads a text answer: its session, its tokens and the cost pi reports', () => {
     const { lines, summary } = read('text');
-    expect(summary.claudeSessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(summary.conversationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.filter((l) => l.kind === 'assistant')).toEqual([
       expect.objectContaining({ texts: ['Hello from pi.'] }),
     ]);

@@ -172,14 +172,14 @@ describe('transitions', () => {
     expect(
       settle(
         running,
-        { kind: 'interrupted', reason: 'pause', costUsd: 0, claudeSessionId: 'c' },
+        { kind: 'interrupted', reason: 'pause', costUsd: 0, conversationId: 'c' },
         3,
         T0,
       ),
     ).toMatchObject({
       status: 'interrupted',
       attempts: 0,
-      claudeSessionId: 'c',
+      conversationId: 'c',
     });
     expect(
       settle(running, { kind: 'released', costUsd: 0, retryAfter: T0 + 5000 }, 3, T0),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeDecoder } from '../../src/stream/events.js';
+import { claudeDecoder } from '../../src/agent/clis/claude-stream.js';
 import { StreamParser, type ParsedLine } from '../../src/stream/parser.js';
 import { JsonSkimmer } from '../../src/stream/skim.js';
 import { applyToSummary, emptySummary } from '../../src/stream/summary.js';
@@ -76,7 +76,7 @@ describe('StreamParser on transcripts recorded from the real CLI', () => {
       apiErrorStatus: 429,
     });
     const text = summarise('text');
-    expect(text.claudeSessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(text.conversationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(text.result?.totalCostUsd).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,4 @@
-import { claudeDecoder } from '../../stream/events.js';
+import { claudeDecoder } from './claude-stream.js';
 import type { AgentCli, Invocation } from './cli.js';
 import type { Argv } from '../argv.js';
 

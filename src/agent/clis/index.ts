@@ -30,13 +30,13 @@ export type { AgentCli, CliCommand, Enforcer, Invocation } from './cli.js';
 
 /** What to do about a CLI that is not found. */
 export function missingHint(name: CliName): string {
-  const setting = name === 'claude' ? 'claude.command' : `clis.${name}.command`;
+  const setting = `clis.${name}.command`;
   return `set "${setting}" in ralph.config.json, or install it: ${CLIS[name].install}`;
 }
 
 /** The command a CLI is started with, from the configuration. */
 export function commandOf(config: Config, name: CliName): readonly string[] {
-  return name === 'claude' ? config.claude.command : config.clis[name].command;
+  return config.clis[name].command;
 }
 
 /**

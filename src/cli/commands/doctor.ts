@@ -89,7 +89,7 @@ async function checkCli(
 ): Promise<Check[]> {
   const cli = cliNamed(name);
   const [command, ...leading] = commandOf(workspace.config, name);
-  const setting = name === 'claude' ? 'claude.command' : `clis.${name}.command`;
+  const setting = `clis.${name}.command`;
   const found = command === undefined ? undefined : which(command, env.PATH);
   if (found === undefined) {
     return [

@@ -6,6 +6,7 @@ import { CONFIG_FILE } from '../../config/config-file.js';
 import { workspacePaths } from '../../config/workspace.js';
 import { shellQuote } from '../../agent/argv.js';
 import { recordDigest } from '../../lib/digest.js';
+import { queueFileText } from '../../queue/file-schema.js';
 import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { isErrnoException } from '../../lib/errors.js';
@@ -50,7 +51,7 @@ export async function initCommand(root: string, output: Output): Promise<number>
   const files: [string, string][] = [
     [path.join(root, CONFIG_FILE), `${JSON.stringify(spelledOut, null, 2)}\n`],
     [paths.bootstrap, await fsp.readFile(DEFAULT_BOOTSTRAP, 'utf8')],
-    [paths.queue, `${JSON.stringify({ version: 0, items: [] }, null, 2)}\n`],
+    [paths.queue, queueFileText(0, [])],
   ];
   for (const [file, content] of files) {
     const made = createFile(file, content);

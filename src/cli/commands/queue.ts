@@ -4,6 +4,7 @@ import { writeFileAtomically } from '../../lib/fs.js';
 import { readQueueFileToImport } from '../../queue/store.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
+import { queueFileText } from '../../queue/file-schema.js';
 import { blockedReason } from '../../queue/select.js';
 import { withQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -97,7 +98,7 @@ export async function exportCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const { items, version } = await withQueue(workspace, env, (queue) => queue.snapshot());
-  const text = `${JSON.stringify({ version, items }, null, 2)}\n`;
+  const text = queueFileText(version, items);
   if (file === undefined) output.out(text.trimEnd());
   else {
     await writeFileAtomically(path.resolve(file), text);

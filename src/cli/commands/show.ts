@@ -65,7 +65,7 @@ export async function showCommand(
     `Status:   ${record.status}${record.outcome ? ` (${record.outcome.kind}: ${record.outcome.message})` : ''}`,
     `Started:  ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}` : ''}`,
     `Attempt:  ${record.attempt}, iteration ${record.iteration}${record.persona ? `, persona ${record.persona}` : ''}`,
-    `Agent:    ${record.cli}, session ${record.claudeSessionId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
+    `Agent:    ${record.cli}, session ${record.conversationId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
       record.cliVersion ? `, ${record.cli} ${record.cliVersion}` : ''
     }${record.resumedFrom ? `, resumed from ${record.resumedFrom}` : ''}`,
     `Exit:     ${record.exit ? (record.exit.signal ? `signal ${record.exit.signal}` : `code ${record.exit.code}`) : '-'}${

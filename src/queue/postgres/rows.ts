@@ -1,4 +1,5 @@
 import { CorruptStateError } from '../../lib/errors.js';
+import { renamedKey } from '../../lib/state-schema.js';
 import { formatIssues } from '../../lib/validation.js';
 import { ItemSchema, type Item } from '../item.js';
 
@@ -27,9 +28,12 @@ export function workDirKey(item: Item): string {
   return item.workDir ?? '';
 }
 
-/** An item read back from the database, validated like one read from the queue file. */
+/**
+ * An item read back from the database, validated like one read from the queue file; one an
+ * older release wrote names its conversation the old way (rewritten at its next change).
+ */
 export function itemOf(doc: unknown, where: string): Item {
-  const parsed = ItemSchema.safeParse(doc);
+  const parsed = ItemSchema.safeParse(renamedKey(doc, 'claudeSessionId', 'conversationId'));
   if (parsed.success) return parsed.data;
   const id = (doc as { id?: unknown } | null)?.id;
   throw new CorruptStateError(formatIssues(`${where}, item ${JSON.stringify(id)}`, parsed.error));

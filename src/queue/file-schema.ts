@@ -1,0 +1,30 @@
+import { renamedKey, schemaOf } from '../lib/state-schema.js';
+
+/**
+ * The schema of a queue file (`state/queue.json`, an export). 2: an item's conversation to
+ * resume is `conversationId` (1 called it `claudeSessionId`, whichever CLI held it). Its
+ * `version` is another thing: a counter of the file's writes.
+ */
+export const QUEUE_SCHEMA = 2;
+
+/** A queue file's text as ralph writes it. */
+export function queueFileText(version: number, items: readonly unknown[]): string {
+  return `${JSON.stringify({ schema: QUEUE_SCHEMA, version, items }, null, 2)}\n`;
+}
+
+/**
+ * A queue file as read, in the current schema: an older one migrated, a newer one refused
+ * (`CorruptStateError`, the file untouched). What remains is validated by the caller.
+ */
+export function migrateQueueFile(file: string, raw: unknown): unknown {
+  const schema = schemaOf(file, raw, QUEUE_SCHEMA);
+  if (schema === QUEUE_SCHEMA) return raw;
+  const queue = raw as { items?: unknown };
+  return {
+    ...queue,
+    schema: QUEUE_SCHEMA,
+    items: Array.isArray(queue.items)
+      ? queue.items.map((item) => renamedKey(item, 'claudeSessionId', 'conversationId'))
+      : queue.items,
+  };
+}
