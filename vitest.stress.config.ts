@@ -25,7 +25,11 @@ export default defineConfig({
     testTimeout: 3_600_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/reliability/figures.ts', 'test/support/leak-check.ts'],
+    globalSetup: [
+      'test/support/build.ts',
+      'test/reliability/figures.ts',
+      'test/support/leak-check.ts',
+    ],
     setupFiles: ['test/support/cleanup.ts'],
   },
 });

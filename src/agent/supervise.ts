@@ -172,6 +172,32 @@ class SessionOutput {
   }
 }
 
+/** Stops the agent once, by the kill ladder; a later forced request skips what is left of it. */
+class AgentStopper {
+  reason: StopReason | undefined;
+  stopping: Promise<NodeJS.Signals | undefined> | undefined;
+  private forced = false;
+
+  constructor(
+    private readonly child: AgentChild,
+    private readonly graces: StopGraces,
+  ) {}
+
+  request(reason: StopReason, resultSeen: boolean, force: boolean): void {
+    if (this.child.hasExited()) return;
+    if (this.stopping !== undefined) {
+      if (force && !this.forced) {
+        this.forced = true;
+        void stopAgent(this.child, this.graces, { force: true });
+      }
+      return;
+    }
+    this.reason = effectiveStopReason(reason, resultSeen);
+    this.forced = force;
+    this.stopping = stopAgent(this.child, this.graces, { force });
+  }
+}
+
 /**
  * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
  * keeps the running summary, and acts on the supervision policy's decisions (`decide`): the
@@ -186,23 +212,9 @@ export function supervise(options: SuperviseOptions): Supervision {
   const startedAt = clock.now();
   const out = new SessionOutput(options, clock);
   let lastHeartbeatAt = 0;
-  let stopReason: StopReason | undefined;
-  let stopping: Promise<NodeJS.Signals | undefined> | undefined;
-  let forceRequested = false;
-
-  const requestStop = (reason: StopReason, force = false): void => {
-    if (child.hasExited()) return;
-    if (stopping !== undefined) {
-      if (force && !forceRequested) {
-        forceRequested = true;
-        void stopAgent(child, options.graces, { force: true });
-      }
-      return;
-    }
-    stopReason = effectiveStopReason(reason, out.summary.result !== undefined);
-    forceRequested = force;
-    stopping = stopAgent(child, options.graces, { force });
-  };
+  const stopper = new AgentStopper(child, options.graces);
+  const requestStop = (reason: StopReason, force = false): void =>
+    stopper.request(reason, out.summary.result !== undefined, force);
 
   const limits: SupervisionLimits = {
     timeoutMs: options.timeoutMs,
@@ -273,7 +285,7 @@ export function supervise(options: SuperviseOptions): Supervision {
       const exit = await child.exited;
       finished = true;
       clearInterval(timer);
-      const stopSignal = stopping === undefined ? undefined : await stopping;
+      const stopSignal = await stopper.stopping;
       // Everything the agent wrote is in the file by now.
       out.finish();
       const streamMs = clock.now() - startedAt;
@@ -285,7 +297,7 @@ export function supervise(options: SuperviseOptions): Supervision {
       options.onHeartbeat?.(out.heartbeat());
       return {
         exit,
-        stopReason,
+        stopReason: stopper.reason,
         stopSignal,
         summary: out.summary,
         stdoutBytes: out.stdoutBytes,

@@ -1,5 +1,6 @@
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
+import type { TokenUsage } from '../stream/events.js';
 import type { ParsedLine } from '../stream/parser.js';
 import { RESULT_CHARS, oneLine, summariseToolInput } from './transcript-rules.js';
 
@@ -36,6 +37,20 @@ export const PLAIN: Style = {
   yellow: same,
   cyan: same,
 };
+
+/** `tokens: 1200 in, 800 cache read, 300 out · $0.0123`, as the CLI reported them. */
+function usageLine(tokens: TokenUsage, costUsd: number | undefined): string {
+  const parts = (
+    [
+      [tokens.inputTokens, 'in'],
+      [tokens.cacheReadTokens, 'cache read'],
+      [tokens.cacheCreationTokens, 'cache written'],
+      [tokens.outputTokens, 'out'],
+    ] as const
+  ).flatMap(([count, what]) => (count === undefined ? [] : [`${count} ${what}`]));
+  const cost = costUsd === undefined ? '' : ` · $${costUsd.toFixed(4)}`;
+  return `tokens: ${parts.join(', ') || 'none reported'}${cost}`;
+}
 
 /**
  * Renders the parsed stream as a transcript people read: assistant text, each tool call with
@@ -138,6 +153,14 @@ export class TranscriptRenderer {
       case 'issue':
         lines.push(s.yellow(`! ${parsed.issue.replace(/_/g, ' ')}: ${parsed.detail}`));
         break;
+      case 'usage':
+        lines.push(s.dim(`· ${usageLine(parsed.tokens, parsed.costUsd)}`));
+        break;
+      default: {
+        // A kind added to the stream's events must be rendered here: this stops the build.
+        const unrendered: never = parsed;
+        return unrendered;
+      }
     }
     return lines;
   }

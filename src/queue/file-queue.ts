@@ -24,7 +24,7 @@ import {
   refuseRetryOfPending,
   refuseRunning,
 } from './selection.js';
-import type { ItemStatus } from './status.js';
+import type { ItemStatus } from './item-status.js';
 import { QueueStore } from './store.js';
 import {
   cancelled,

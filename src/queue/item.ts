@@ -1,7 +1,7 @@
 import { z } from '../lib/zod.js';
 import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
 import { QUEUE_SCHEMA } from './file-schema.js';
-import { ITEM_STATUSES } from './status.js';
+import { ITEM_STATUSES } from './item-status.js';
 
 /** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
 export const BUILTIN_VARS = [

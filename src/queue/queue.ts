@@ -1,5 +1,6 @@
+import type { FleetRunner } from './fleet-runner.js';
 import type { Item } from './item.js';
-import type { ItemStatus } from './status.js';
+import type { ItemStatus } from './item-status.js';
 import type { Settlement } from './transitions.js';
 
 /**
@@ -75,20 +76,6 @@ export interface Queue {
   close(): Promise<void>;
   /** The fleet of runners sharing the queue: only a queue in a database has one. */
   readonly fleet?: Fleet;
-}
-
-/** A runner of the fleet, as the runners table shows it. */
-export interface FleetRunner {
-  id: string;
-  host: string;
-  pid: number;
-  /** The workspace's root on its host. */
-  workspace: string;
-  workers: number;
-  startedAt: string;
-  heartbeatAt: string;
-  /** The items it runs now (those it holds a lease on). */
-  items: string[];
 }
 
 /** The fleet's pause: every runner of the queue pauses as if its interrupt file were there. */

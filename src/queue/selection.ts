@@ -1,7 +1,7 @@
 import { InputError } from '../lib/errors.js';
 import type { Item } from './item.js';
 import type { Chosen, Selection } from './queue.js';
-import { ITEM_STATUSES, type ItemStatus } from './status.js';
+import { ITEM_STATUSES, type ItemStatus } from './item-status.js';
 
 /** The statuses `ralph retry` acts on. */
 export const RETRYABLE: readonly ItemStatus[] = ['failed', 'cancelled', 'interrupted'];

@@ -4,7 +4,7 @@ import { indexEntryOf } from '../archive/index.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   type Checkout,
 } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
-import type { PreparationError } from './prepare.js';
+import type { PreparationError } from './preparation-error.js';
 
 /** Git mode's part of a preparation: the worktree and the work dir inside it. */
 export type CheckoutStep = { checkout?: Checkout; workDir?: string } | PreparationError;

@@ -1,6 +1,6 @@
 import type { StreamIssue } from '../stream/events.js';
 import type { Redactor } from '../lib/redact.js';
-import type { LoopResult } from './loop.js';
+import type { LoopResult } from './run-result.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';

@@ -5,7 +5,7 @@ import type { Item } from '../queue/item.js';
 import { leaseOf, type Claim as QueueClaim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
 import { tidyWorktree } from './worktrees.js';
 

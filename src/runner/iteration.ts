@@ -3,10 +3,11 @@ import { sessionFiles } from '../archive/paths.js';
 import type { Item } from '../queue/item.js';
 import { Attempt, type Ran } from './attempt.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import { claimNext, settleItem } from './item-steps.js';
-import { pauseNight } from './persist.js';
-import { prepareSession, type PreparationError } from './prepare.js';
+import { pauseForOperator } from './persist.js';
+import type { PreparationError } from './preparation-error.js';
+import { prepareSession } from './prepare.js';
 
 /** What one turn of the loop did. */
 export type IterationResult =
@@ -55,14 +56,14 @@ async function prepareAndRun(
 ): Promise<IterationResult> {
   const { item, iteration, sessionId, queued } = claim;
   const files = sessionFiles(ctx.workspace.paths.sessions, sessionId);
-  const prepared = await prepareSession(
-    ctx.workspace,
+  const prepared = await prepareSession({
+    workspace: ctx.workspace,
     item,
-    { sessionId, iteration, files },
-    ctx.parentEnv,
-    ctx.files,
+    identity: { sessionId, iteration, files },
+    parentEnv: ctx.parentEnv,
+    cache: ctx.files,
     budgetLeftUsd,
-  );
+  });
   if ('reason' in prepared) return refuse(ctx, control, item, prepared);
   // In its own worktree, the item no longer holds the shared work dir.
   if (prepared.checkout !== undefined && claim.workDir !== undefined)
@@ -92,7 +93,7 @@ async function refuse(
   if (error.scope === 'workspace') {
     await settleItem(ctx, control, item, { kind: 'released', costUsd: 0 });
     ctx.events.error('workspace_fault', { item: item.id, reason });
-    await pauseNight(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
+    await pauseForOperator(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
     return { kind: 'workspace_fault', itemId: item.id, reason };
   }
   await settleItem(ctx, control, item, { kind: 'rejected', error: reason, outcome: 'rejected' });

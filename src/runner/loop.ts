@@ -3,11 +3,12 @@ import type { Outcome } from '../agent/outcome.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
-import { pauseNight, persistently } from './persist.js';
+import { pauseForOperator, persistently } from './persist.js';
+import type { LoopResult } from './run-result.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -20,27 +21,6 @@ export interface LoopOptions {
   limits: RunLimits;
   /** Items run at once (`--workers`); `--once` runs one. */
   workers: number;
-}
-
-/** What a run did, for the exit code and the closing line. */
-export interface LoopResult {
-  sessions: number;
-  succeeded: number;
-  failed: number;
-  rejected: number;
-  /** Items whose last session of this run failed by their own fault and that wait for a retry. */
-  awaitingRetry: number;
-  /** Sessions by outcome (`success`, `gate_failed`, `no_result`, …). */
-  outcomes: Record<string, number>;
-  costUsd: number;
-  /** Why the loop ended early (deadline, budget), if it did. */
-  ended?: string;
-  /** Set when the agent could not be started at all. */
-  agentUnavailable?: string;
-  /** Set when a `--drain` or `--once` run ended because the night is paused: the reason. */
-  paused?: string;
-  /** Set when a `--drain` or `--once` run ended on a usage limit that resets too late. */
-  limited?: { until: number; message: string };
 }
 
 /** The start of the next UTC day: when a fleet's daily cap opens again. */
@@ -71,7 +51,8 @@ class Night {
   };
   /** The items counted in `awaitingRetry` (the run's exit says so). */
   private readonly retrying = new Set<string>();
-  private paused = false;
+  /** The pause reason last said, while the night is paused. */
+  private pausedFor: string | undefined;
   private idle = false;
   private consecutiveFailures = 0;
   /** Rate limits in a row that named no reset time: each waits twice as long as the last. */
@@ -183,9 +164,9 @@ class Night {
     await ctx.controlFiles.promotePauseAfterCurrent();
     const pauseReason = await ctx.controlFiles.pauseReason();
     if (pauseReason !== undefined) return this.whilePaused(pauseReason);
-    if (this.paused) {
+    if (this.pausedFor !== undefined) {
       ctx.events.info('resumed');
-      this.paused = false;
+      this.pausedFor = undefined;
     }
     // No item starts without room to record it: a full disk would cost its result.
     const low = workspaceLowOnSpace(ctx.workspace);
@@ -245,9 +226,10 @@ class Night {
   /** The night is paused: a run meant to end ends, any other waits quietly for the resume. */
   private async whilePaused(reason: string): Promise<Next> {
     const { ctx } = this;
-    if (!this.paused) {
+    // Said again when the reason changes: the person sees the runner read the new one.
+    if (reason !== this.pausedFor) {
       ctx.events.warn('paused', { reason, file: ctx.controlFiles.interruptFile });
-      this.paused = true;
+      this.pausedFor = reason;
     }
     // Nothing can run until a person acts: a run meant to end must not wait for that.
     if (this.draining) {
@@ -390,7 +372,7 @@ class Night {
   }
 
   private pause(reason: string): Promise<void> {
-    return pauseNight(this.ctx, this.control, reason);
+    return pauseForOperator(this.ctx, this.control, reason);
   }
 
   /** Sleeps until the queue or the interrupt file changes, another worker's item ends, or `ms` pass. */

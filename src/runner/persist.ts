@@ -5,7 +5,7 @@ import {
   isErrnoException,
 } from '../lib/errors.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 
 /** Failures of the file system that a person can fix: the night holds instead of crashing. */
 const FIXABLE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES', 'EPERM']);
@@ -123,7 +123,7 @@ async function hold(
   } else {
     reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
   }
-  await pauseNight(ctx, control, reason);
+  await pauseForOperator(ctx, control, reason);
   const { dir, name } = ctx.controlFiles.interruptWatch;
   while (control.requested === undefined && (await ctx.controlFiles.isPaused())) {
     await ctx.wait({ ms: pollMs, watchDir: dir, names: [name], signal: control.signal });
@@ -135,7 +135,7 @@ async function hold(
  * disk the file cannot be written at once, so it is tried again every poll interval until it
  * is, or the runner is stopped: the pause is always visible, and always cleared the same way.
  */
-export async function pauseNight(
+export async function pauseForOperator(
   ctx: RunnerContext,
   control: StopControl,
   reason: string,

@@ -6,7 +6,8 @@ import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
 import { withQueue } from '../queue/open.js';
 import { readBudget } from './budget.js';
-import { prepareSession, type PreparationError, type PreparedSession } from './prepare.js';
+import type { PreparationError } from './preparation-error.js';
+import { prepareSession, type PreparedSession } from './prepare.js';
 
 /** One item of a planned run. */
 export interface PlannedItem {
@@ -42,19 +43,18 @@ export async function planRun(
     next = selectNext(simulated, now)
   ) {
     const sessionId = randomUUID();
-    const session = await prepareSession(
+    const session = await prepareSession({
       workspace,
-      { ...next, attempts: next.attempts + 1 },
-      {
+      item: { ...next, attempts: next.attempts + 1 },
+      identity: {
         sessionId,
         iteration: iteration++,
         files: sessionFiles(workspace.paths.sessions, sessionId),
       },
-      env,
-      files,
-      undefined,
-      'plan',
-    );
+      parentEnv: env,
+      cache: files,
+      mode: 'plan',
+    });
     planned.push({ id: next.id, title: next.title, session });
     next.status = 'done';
   }

@@ -16,6 +16,7 @@ import type { Checkout } from '../git/worktree.js';
 import type { Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
+import type { PreparationError } from './preparation-error.js';
 import { render } from '../template/render.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { loadPersona, type Persona } from '../persona/persona.js';
@@ -53,15 +54,6 @@ export interface PreparedSession {
   /** The names of the secret-looking variables the agent was given (its credentials). */
   passedSecrets: string[];
   resume?: string;
-}
-
-/**
- * A preparation that failed: the item's fault (it is rejected, the rest of the queue goes on)
- * or the workspace's (every item would fail the same way: the night pauses), never the agent's.
- */
-export interface PreparationError {
-  reason: string;
-  scope: 'item' | 'workspace';
 }
 
 /** What the session is told about itself, and where its files go. */
@@ -110,89 +102,55 @@ async function renderBootstrap(
   };
 }
 
+/** What a session is prepared from. */
+export interface PreparationRequest {
+  workspace: Workspace;
+  item: Item;
+  identity: SessionIdentity;
+  /** The environment the agent's is filtered from. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  cache: FileCache;
+  /** What the run may still spend: the session is held to it too. */
+  budgetLeftUsd?: number;
+  /** `plan`: git mode makes no worktree (`ralph run --dry-run` writes nothing). */
+  mode?: 'make' | 'plan';
+}
+
+/** What the item, its persona and the workspace settle between them, before anything is made. */
+interface Resolution {
+  persona?: Persona;
+  settings: ResolvedSettings;
+  work: WorkSettings;
+}
+
 /**
  * Renders the bootstrap prompt and builds the command and environment of one session.
  * Anything wrong here (unknown placeholder, missing work dir or body file) is reported before
  * a process is spawned.
  */
 export async function prepareSession(
-  workspace: Workspace,
-  item: Item,
-  identity: SessionIdentity,
-  parentEnv: Readonly<Record<string, string | undefined>>,
-  cache: FileCache,
-  budgetLeftUsd?: number,
-  /** `plan`: git mode makes no worktree (`ralph run --dry-run` writes nothing). */
-  mode: 'make' | 'plan' = 'make',
+  request: PreparationRequest,
 ): Promise<PreparedSession | PreparationError> {
-  const { config, paths } = workspace;
-  const personaId = item.agent ?? config.defaults.agent;
-  let persona: Persona | undefined;
-  if (personaId !== undefined) {
-    try {
-      persona = await loadPersona(paths.agents, personaId, cache);
-    } catch (error) {
-      return {
-        reason: error instanceof Error ? error.message : String(error),
-        scope: item.agent === undefined ? 'workspace' : 'item',
-      };
-    }
-  }
-  // Precedence: the item's own settings, then the persona's, then the workspace defaults.
-  const layers = persona === undefined ? [item] : [persona.settings, item];
-  const settings = resolveSettings(config.defaults, layers, (p) => path.resolve(workspace.root, p));
-  if (settings.permissionMode === 'bypassPermissions' && !config.yolo) {
-    return {
-      reason: 'permission mode "bypassPermissions" needs "yolo": true in ralph.config.json',
-      scope: 'item',
-    };
-  }
-  const refusal = cliRefusal(settings, layers);
-  if (refusal !== undefined) return { reason: refusal, scope: 'item' };
-  // The run's budget is enforced inside the session too, through --max-budget-usd.
-  if (budgetLeftUsd !== undefined)
-    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, budgetLeftUsd);
-  const work = resolveWork(config, layers);
-  let step: CheckoutStep = {};
-  if (work.git) {
-    step = await checkoutFor(workspace, item, settings.workDir, work, mode);
-    if ('reason' in step) return step;
-    if (step.workDir !== undefined) settings.workDir = step.workDir;
-  }
-  const { checkout } = step;
-  if (!(await isDirectory(settings.workDir))) {
-    return {
-      reason: `work dir ${settings.workDir} does not exist`,
-      scope: item.workDir === undefined ? 'workspace' : 'item',
-    };
-  }
+  const resolved = await resolveSession(request);
+  if ('reason' in resolved) return resolved;
+  const { persona, settings, work } = resolved;
+  const placed = await placeWork(request, resolved);
+  if ('reason' in placed) return placed;
+  const { checkout } = placed;
+  const { workspace, item, identity } = request;
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
-  const rendered = await renderBootstrap(workspace, cache, {
-    ...config.vars,
-    ...item.vars,
-    SESSION_ID: identity.sessionId,
-    ITERATION: String(identity.iteration),
-    WORK_ITEM: `${item.title} (${item.id})`,
-    RIG: config.rig,
-    ITEM_ID: item.id,
-    ITEM_TITLE: item.title,
-    ITEM_BODY: body,
-    INTERRUPT_FILE: paths.interruptFile,
-    WORK_DIR: settings.workDir,
-    ATTEMPT: String(item.attempts),
-    PREVIOUS_ERROR: item.lastError ?? '',
-    GATE_FAILURE: item.gateFailure ?? '',
-    BRANCH:
-      checkout === undefined
-        ? 'none (git mode is off for this item)'
-        : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
-  });
+  const rendered = await renderBootstrap(
+    workspace,
+    request.cache,
+    bootstrapValues(request, settings.workDir, body, checkout),
+  );
   if (typeof rendered !== 'string') return rendered;
   // Set only while the item waits to be resumed after an interruption.
   const resume = item.conversationId;
   const cli = cliNamed(settings.cli);
-  const { env, secrets, passedSecrets } = buildAgentEnv(parentEnv, {
+  const { config, paths } = workspace;
+  const { env, secrets, passedSecrets } = buildAgentEnv(request.parentEnv, {
     deny: config.env.deny,
     allow: config.env.allow,
     credentials: cli.credentials,
@@ -222,26 +180,7 @@ export async function prepareSession(
     const problem = await gateProgramProblem(gate, settings.workDir, env.PATH);
     if (problem !== undefined) return { reason: problem, scope: 'item' };
   }
-  const context: { name: string; text: string }[] = [];
-  for (const name of PROJECT_CONTEXT_FILES) {
-    const text = await cache.read(path.join(settings.workDir, name)).catch(() => undefined);
-    if (text !== undefined && text.trim() !== '')
-      context.push({ name, text: capContextFile(text) });
-  }
-  const prompt = assemblePrompt({
-    identity: [
-      'You are an autonomous coding agent run by ralph, an unattended runner of a queue of coding tasks.',
-      `Workspace: ${workspace.root}`,
-      `Work item: ${item.id} — ${item.title} (attempt ${item.attempts})`,
-      `Session: ${identity.sessionId}, iteration ${identity.iteration}`,
-      `Working directory: ${settings.workDir}`,
-      ...(checkout === undefined ? [] : [`Git branch: ${checkout.branch}`]),
-    ].join('\n'),
-    context,
-    persona:
-      persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
-    bootstrap: rendered,
-  });
+  const prompt = await promptOf(request, resolved, rendered, checkout);
   if (prompt.sizes.total > PROMPT_CAP_CHARS) {
     return {
       reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
@@ -264,4 +203,120 @@ export async function prepareSession(
     passedSecrets,
     resume,
   };
+}
+
+/**
+ * The session's settings from the item, its persona and the workspace (in that order of
+ * precedence), checked against what the workspace allows and what its CLI can honour. Nothing
+ * is made: the persona is only read.
+ */
+async function resolveSession(request: PreparationRequest): Promise<Resolution | PreparationError> {
+  const { workspace, item } = request;
+  const { config, paths } = workspace;
+  const personaId = item.agent ?? config.defaults.agent;
+  let persona: Persona | undefined;
+  if (personaId !== undefined) {
+    try {
+      persona = await loadPersona(paths.agents, personaId, request.cache);
+    } catch (error) {
+      return {
+        reason: error instanceof Error ? error.message : String(error),
+        scope: item.agent === undefined ? 'workspace' : 'item',
+      };
+    }
+  }
+  const layers = persona === undefined ? [item] : [persona.settings, item];
+  const settings = resolveSettings(config.defaults, layers, (p) => path.resolve(workspace.root, p));
+  if (settings.permissionMode === 'bypassPermissions' && !config.yolo) {
+    return {
+      reason: 'permission mode "bypassPermissions" needs "yolo": true in ralph.config.json',
+      scope: 'item',
+    };
+  }
+  const refusal = cliRefusal(settings, layers);
+  if (refusal !== undefined) return { reason: refusal, scope: 'item' };
+  // The run's budget is enforced inside the session too, through --max-budget-usd.
+  if (request.budgetLeftUsd !== undefined)
+    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
+  return { persona, settings, work: resolveWork(config, layers) };
+}
+
+/** Git mode's worktree (made, unless planning), and the work dir checked to exist. */
+async function placeWork(
+  request: PreparationRequest,
+  { settings, work }: Resolution,
+): Promise<{ checkout?: Checkout } | PreparationError> {
+  const { workspace, item } = request;
+  let step: CheckoutStep = {};
+  if (work.git) {
+    step = await checkoutFor(workspace, item, settings.workDir, work, request.mode ?? 'make');
+    if ('reason' in step) return step;
+    if (step.workDir !== undefined) settings.workDir = step.workDir;
+  }
+  if (!(await isDirectory(settings.workDir))) {
+    return {
+      reason: `work dir ${settings.workDir} does not exist`,
+      scope: item.workDir === undefined ? 'workspace' : 'item',
+    };
+  }
+  return { checkout: step.checkout };
+}
+
+/** The placeholders of the bootstrap template for this session. */
+function bootstrapValues(
+  { workspace, item, identity }: PreparationRequest,
+  workDir: string,
+  body: string,
+  checkout: Checkout | undefined,
+): Record<string, string> {
+  const { config, paths } = workspace;
+  return {
+    ...config.vars,
+    ...item.vars,
+    SESSION_ID: identity.sessionId,
+    ITERATION: String(identity.iteration),
+    WORK_ITEM: `${item.title} (${item.id})`,
+    RIG: config.rig,
+    ITEM_ID: item.id,
+    ITEM_TITLE: item.title,
+    ITEM_BODY: body,
+    INTERRUPT_FILE: paths.interruptFile,
+    WORK_DIR: workDir,
+    ATTEMPT: String(item.attempts),
+    PREVIOUS_ERROR: item.lastError ?? '',
+    GATE_FAILURE: item.gateFailure ?? '',
+    BRANCH:
+      checkout === undefined
+        ? 'none (git mode is off for this item)'
+        : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
+  };
+}
+
+/** The appended system prompt: who the agent is, the project's context, the persona, the task. */
+async function promptOf(
+  { workspace, item, identity, cache }: PreparationRequest,
+  { persona, settings }: Resolution,
+  bootstrap: string,
+  checkout: Checkout | undefined,
+) {
+  const context: { name: string; text: string }[] = [];
+  for (const name of PROJECT_CONTEXT_FILES) {
+    const text = await cache.read(path.join(settings.workDir, name)).catch(() => undefined);
+    if (text !== undefined && text.trim() !== '')
+      context.push({ name, text: capContextFile(text) });
+  }
+  return assemblePrompt({
+    identity: [
+      'You are an autonomous coding agent run by ralph, an unattended runner of a queue of coding tasks.',
+      `Workspace: ${workspace.root}`,
+      `Work item: ${item.id} — ${item.title} (attempt ${item.attempts})`,
+      `Session: ${identity.sessionId}, iteration ${identity.iteration}`,
+      `Working directory: ${settings.workDir}`,
+      ...(checkout === undefined ? [] : [`Git branch: ${checkout.branch}`]),
+    ].join('\n'),
+    context,
+    persona:
+      persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
+    bootstrap,
+  });
 }

@@ -12,7 +12,7 @@ import { appendPrivate, ATOMIC_TEMP_FILE } from '../lib/fs.js';
 import { readArchivedStream } from '../stream/archive-file.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
 import { recordSpend } from './budget.js';
 import { persistently } from './persist.js';

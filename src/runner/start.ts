@@ -14,14 +14,15 @@ import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import type { RunEvents } from './events.js';
 import { keepUp } from './fleet.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
-import { runLoop, type LoopOptions, type LoopResult } from './loop.js';
+import { runLoop, type LoopOptions } from './loop.js';
 import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
+import type { LoopResult } from './run-result.js';
 import type { Wait } from './wait.js';
 
 /** Everything a runner needs from whoever starts it (the CLI, the server, a test). */

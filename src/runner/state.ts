@@ -3,4 +3,4 @@
 // loads the whole runner).
 export { readBudget, type Budget } from './budget.js';
 export { liveRunner, type RunnerIdentity } from './lock.js';
-export { gatherStatus, liveServer, type StatusReport } from './status.js';
+export { gatherStatus, liveServer, type StatusReport } from './workspace-status.js';

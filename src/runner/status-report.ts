@@ -1,3 +1,4 @@
+import type { FleetRunner } from '../queue/fleet-runner.js';
 /**
  * The shapes of a workspace's status, and nothing else: what `ralph status --json` prints and
  * the server's `/health` sends. Free of imports, so the dashboard (built without Node's types)
@@ -30,19 +31,6 @@ export interface RunningSession {
   gate?: string;
 }
 
-/** A runner of a fleet sharing the queue, as the runners table shows it. */
-export interface FleetRunnerStatus {
-  id: string;
-  host: string;
-  pid: number;
-  workspace: string;
-  workers: number;
-  startedAt: string;
-  heartbeatAt: string;
-  /** The items it runs now. */
-  items: string[];
-}
-
 /** The state of a workspace: what `ralph status --json` prints and the server's health says. */
 export interface StatusReport {
   root: string;
@@ -59,7 +47,7 @@ export interface StatusReport {
     /** Why the database cannot be read now (the queue's figures above are then empty). */
     unreachable?: string;
     paused?: { reason: string; at: string; by: string };
-    runners: FleetRunnerStatus[];
+    runners: FleetRunner[];
   };
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];

@@ -7,7 +7,7 @@ import { pushBranch, commitLeftovers, commitsSince, diffStat } from '../git/work
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
-import type { StopControl } from './control.js';
+import type { StopControl } from './stop-control.js';
 import type { PreparedSession } from './prepare.js';
 
 /** What became of a session's work: its outcome after the gates, and what the record shows. */

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import { indexFile, parseIndexLines, type IndexEntry } from '../archive/index.js';
 import { fleetIndex } from '../workspace/sessions.js';
-import type { ServerContext } from './context.js';
+import type { Queue } from '../queue/queue.js';
 
 /**
  * The session index (`docs/sessions/index.jsonl`) kept in memory and read on from where it was
@@ -58,8 +58,9 @@ export class IndexCache {
 }
 
 /** The sessions the server shows: this workspace's index, or its fleet's. */
-export function indexOf(
-  ctx: Pick<ServerContext, 'index' | 'queue'>,
-): Promise<{ entries: readonly IndexEntry[]; skipped: number }> {
+export function indexOf(ctx: {
+  index: IndexCache;
+  queue: Queue;
+}): Promise<{ entries: readonly IndexEntry[]; skipped: number }> {
   return ctx.queue.fleet === undefined ? ctx.index.current() : fleetIndex(ctx.queue);
 }

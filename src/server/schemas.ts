@@ -1,6 +1,6 @@
 import { z } from '../lib/zod.js';
 import { ItemIdSchema, ItemSchema } from '../queue/item.js';
-import { ITEM_STATUSES } from '../queue/status.js';
+import { ITEM_STATUSES } from '../queue/item-status.js';
 
 // Every request's query and body, validated here and described by GET /openapi.json.
 

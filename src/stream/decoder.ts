@@ -16,3 +16,26 @@ export interface StreamDecoder {
 
 /** Makes a fresh decoder for each stream read. */
 export type DecoderFactory = () => StreamDecoder;
+
+/** Decodes one complete line (up to the in-memory limit) and maps it to events. */
+export function parseLine(
+  decoder: StreamDecoder,
+  bytes: Buffer,
+  text = bytes.toString('utf8'),
+): Decoded | readonly Decoded[] | undefined {
+  // Lines start with '{': only an odd line pays for the blank check.
+  if (bytes[0] !== 0x7b && text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    const tooDeep = error instanceof RangeError;
+    return {
+      kind: 'issue',
+      issue: tooDeep ? 'too_deep' : 'invalid_json',
+      detail: `${tooDeep ? 'nesting too deep' : 'not JSON'}: ${JSON.stringify(text.trim().slice(0, 120))}`,
+      bytes: bytes.length,
+    };
+  }
+  return decoder.decode(value, bytes.length);
+}

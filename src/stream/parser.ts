@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { Decoded, StreamDecoder } from './decoder.js';
-import { parseLine } from './events.js';
+import { parseLine, type Decoded, type StreamDecoder } from './decoder.js';
 import { LineSplitter } from './lines.js';
 import { DEFAULT_SKIM_LIMITS, JsonSkimmer, type SkimLimits } from './skim.js';
 

@@ -51,7 +51,7 @@ describe('ralph doctor', () => {
     const { code, stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
     expect(code).toBe(1);
     expect(stdout).toMatch(
-      /^FAIL +claude +no-such-claude-binary not found \(PATH or "claude.command" in ralph.config.json; install: npm install -g @anthropic-ai\/claude-code\)$/m,
+      /^FAIL +claude +no-such-claude-binary not found \(PATH or "clis.claude.command" in ralph.config.json; install: npm install -g @anthropic-ai\/claude-code\)$/m,
     );
   });
 

@@ -6,7 +6,7 @@ import { guardedWorkspace } from '../support/guarded.js';
 import { listFiles, ralph, tempDir } from '../support/workspace.js';
 
 describe('files ralph writes', () => {
-  it('are 0600 in 0700 directories under a permissive umask', async () => {
+  it('T36 are 0600 in 0700 directories under a permissive umask', async () => {
     const previous = process.umask(0o000);
     try {
       const { root, env } = await guardedWorkspace();

@@ -8,7 +8,7 @@ import { isAlive } from '../support/processes.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
 describe('hostile agents', () => {
-  it('end in the right recorded outcome, and leave nothing alive', async () => {
+  it('T10–T14, T22 end in the right recorded outcome, and leave nothing alive', async () => {
     const { root, env } = await guardedWorkspace();
     const pidfile = (name: string) => path.join(root, `${name}.pid`);
     const cases: [string, string, string[], Record<string, unknown>][] = [
@@ -94,7 +94,7 @@ describe('hostile agents', () => {
 });
 
 describe('a flooding agent', () => {
-  it('is stopped at the output cap, and the item fails with output_limit', async () => {
+  it('T19 is stopped at the output cap, and the item fails with output_limit', async () => {
     const { root, env } = await guardedWorkspace({ run: { maxOutputBytes: 20 * 1024 * 1024 } });
     await ralph(
       root,

@@ -87,11 +87,17 @@ describe('the interrupt file', () => {
     // Without --drain: a drained run would end at the pause.
     const running = ralph(root, ['run', '--max-iterations', '1'], env);
     await waitUntil(stateDir(root), () => hasEvent(root, 'paused'), 10_000, 'the pause');
-    // Removed and re-created at once: still paused.
+    // Removed and re-created at once: still paused. The runner says the new reason once it
+    // has read it; had it claimed in between, its one worker would be running the item.
     const file = path.join(root, 'state', 'interrupt-request.txt');
     fs.rmSync(file);
     fs.writeFileSync(file, 'still paused\n');
-    await new Promise((resolve) => setTimeout(resolve, 1200)); // two poll intervals: the negative check
+    await waitUntil(
+      stateDir(root),
+      () => logEvents(root).some((e) => e.event === 'paused' && e.reason === 'still paused'),
+      10_000,
+      'the new reason',
+    );
     expect(ledger(root)).toEqual([]);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
     await ralph(root, ['resume']);

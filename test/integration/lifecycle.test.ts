@@ -20,7 +20,7 @@ const running = (root: string) => () => runningRecords(root)[0]?.status === 'run
 const currentPid = (root: string) => runningRecords(root)[0]!.pid;
 
 describe('the runner and its signals', () => {
-  it('stops gracefully on SIGINT: the item goes back without spending an attempt, exit 130', async () => {
+  it('T09 stops gracefully on SIGINT: the item goes back without spending an attempt, exit 130', async () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'Hang', '--id', 'h', '--body', '#behave: hang'], env);
     const runner = startRunner(root, env, '--drain');
@@ -35,7 +35,7 @@ describe('the runner and its signals', () => {
     await expectNoSurvivors(root);
   });
 
-  it('forces at once on a second SIGINT, even against an agent that ignores signals', async () => {
+  it('T09 forces at once on a second SIGINT, even against an agent that ignores signals', async () => {
     const { root, env } = await guardedWorkspace({
       run: { killGrace: '60s', maxConsecutiveFailures: 0 },
     });
@@ -121,7 +121,7 @@ describe('crash recovery', () => {
     await expectNoSurvivors(root);
   });
 
-  it('never signals a recorded pid that now belongs to another process', async () => {
+  it('T31 never signals a recorded pid that now belongs to another process', async () => {
     const { root, env } = await guardedWorkspace();
     const stranger = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {

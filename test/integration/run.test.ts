@@ -194,7 +194,7 @@ describe('ralph run with a fake claude', () => {
     expect(readQueue(root).items.map((i) => i.status)).toEqual(['pending', 'pending']);
   });
 
-  it('keeps planted secrets out of the agent and out of every file it writes', async () => {
+  it('T33 keeps planted secrets out of the agent and out of every file it writes', async () => {
     const { root, calls, env } = await fakeWorkspace();
     const secrets = {
       GITHUB_TOKEN: 'ghp_plantedGithubToken123',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import type { Outcome } from '../../src/agent/outcome.js';
 import type { RunnerContext } from '../../src/runner/context.js';
-import { StopControl } from '../../src/runner/control.js';
+import { StopControl } from '../../src/runner/stop-control.js';
 import type { IterationResult } from '../../src/runner/iteration.js';
 
 const iterations = vi.hoisted(() => ({

@@ -17,7 +17,7 @@ describe('render', () => {
     expect(render('{{#each items}}', {})).toEqual({ ok: false, unknown: ['#each items'] });
   });
 
-  it('inserts values literally, with no second expansion', () => {
+  it('T29 inserts values literally, with no second expansion', () => {
     const values = {
       BODY: '{{SECRET}} ${process.env.HOME} <%= 7*7 %> {{#each}} $& $1',
       SECRET: 'should-not-appear',

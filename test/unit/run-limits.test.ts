@@ -63,7 +63,7 @@ describe('cron', () => {
     expect(cronProblem('61 * * * *')).toMatch(/invalid/);
   });
 
-  it('is never at or before now, across the 2026 DST changes', () => {
+  it('T30 is never at or before now, across the 2026 DST changes', () => {
     const cases: [string, string, string][] = [
       ['America/New_York', '2026-03-08T06:00:00Z', '30 2 * * *'],
       ['America/New_York', '2026-11-01T05:00:00Z', '30 2 * * *'],

@@ -59,17 +59,13 @@ export async function agentShowCommand(
     attempts: 1,
   });
   const sessionId = randomUUID();
-  const prepared = await prepareSession(
+  const prepared = await prepareSession({
     workspace,
     item,
-    {
-      sessionId,
-      iteration: 1,
-      files: sessionFiles(workspace.paths.sessions, sessionId),
-    },
-    env,
-    new FileCache(),
-  );
+    identity: { sessionId, iteration: 1, files: sessionFiles(workspace.paths.sessions, sessionId) },
+    parentEnv: env,
+    cache: new FileCache(),
+  });
   if ('reason' in prepared) throw new InputError(prepared.reason);
   const { sizes, cuts, text } = prepared.prompt;
   output.out(`# Persona ${id}: the appended system prompt for a sample item`);

@@ -6,7 +6,7 @@ import { withQueue } from '../../queue/open.js';
 import type { Fleet } from '../../queue/queue.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { liveRunner } from '../../runner/state.js';
-import { pauseNight } from '../../workspace/control.js';
+import { requestPause } from '../../workspace/pause.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
@@ -39,7 +39,7 @@ export async function pauseCommand(
   }
   const { paths } = await openWorkspace(root);
   const runner = await liveRunner(paths.runnerLock);
-  const when = await pauseNight(
+  const when = await requestPause(
     new ControlFiles(paths),
     reason ?? `paused by hand at ${new Date().toISOString()}`,
     { afterCurrent: options.afterCurrent === true, runnerLive: runner !== undefined },

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { Fleet, FleetPause, FleetRunner, FleetSession } from '../queue.js';
+import type { FleetRunner } from '../fleet-runner.js';
+import type { Fleet, FleetPause, FleetSession } from '../queue.js';
 
 type Db = pg.Pool | pg.PoolClient;
 

@@ -23,7 +23,7 @@ import {
   refuseRetryOfPending,
   refuseRunning,
 } from '../selection.js';
-import type { ItemStatus } from '../status.js';
+import type { ItemStatus } from '../item-status.js';
 import {
   cancelled,
   checkedOut,

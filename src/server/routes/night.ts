@@ -5,7 +5,7 @@ import { ControlFiles } from '../../control/files.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
 import { gatherStatus, liveRunner, readBudget } from '../../runner/state.js';
-import { pauseNight } from '../../workspace/control.js';
+import { requestPause } from '../../workspace/pause.js';
 import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';
 import { indexOf } from '../index-cache.js';
@@ -95,7 +95,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
   app.post('/pause', async (c) => {
     const { reason, afterCurrent } = await body(c, PauseBody);
     const runner = await liveRunner(paths.runnerLock);
-    const when = await pauseNight(
+    const when = await requestPause(
       new ControlFiles(paths),
       reason ?? `paused over HTTP at ${new Date().toISOString()}`,
       { afterCurrent: afterCurrent === true, runnerLive: runner !== undefined },

@@ -4,7 +4,7 @@ import type { Workspace } from '../config/workspace.js';
 import { isSameProcessAlive } from '../agent/procfs.js';
 import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
-import { ITEM_STATUSES } from '../queue/status.js';
+import { ITEM_STATUSES } from '../queue/item-status.js';
 import { CorruptStateError, UnavailableError } from '../lib/errors.js';
 import type { Queue, QueueTally } from '../queue/queue.js';
 import { NOTHING_SPENT, readBudget } from './budget.js';

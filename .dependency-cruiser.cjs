@@ -1,0 +1,93 @@
+// The dependencies of src/, checked by `npm run lint` (depcruise src): static imports,
+// `import()` expressions and type-only imports alike.
+
+/** The folders the runner composes, below it and above lib and config. */
+const FEATURES = [
+  'stream',
+  'template',
+  'queue',
+  'persona',
+  'prompt',
+  'archive',
+  'agent',
+  'control',
+  'git',
+  'gates',
+];
+
+/**
+ * The folders of src/ and the folders each may import from. Dependencies point one way:
+ * commands → runner → the feature folders → lib; a feature folder knows no other one except
+ * those named here (the stream parser knows no process, the queue store no loop).
+ */
+const MAY_IMPORT = {
+  lib: [],
+  config: ['lib'],
+  stream: ['lib'],
+  template: ['lib'],
+  queue: ['lib', 'config'],
+  persona: ['lib', 'config'],
+  prompt: ['lib', 'config'],
+  archive: ['lib', 'stream'],
+  agent: ['lib', 'config', 'stream'],
+  control: ['lib', 'config', 'archive'],
+  git: ['lib'],
+  gates: ['lib', 'config'],
+  runner: ['lib', 'config', ...FEATURES],
+  // What people read and do in a workspace, from the command line or over HTTP.
+  workspace: ['lib', 'config', ...FEATURES],
+  server: ['lib', 'config', ...FEATURES, 'runner', 'workspace'],
+  cli: ['lib', 'config', ...FEATURES, 'runner', 'workspace', 'server'],
+};
+
+const folders = Object.keys(MAY_IMPORT);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'a cycle makes the modules in it one module: break it (move the shared type down)',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
+      name: `boundary-${folder}`,
+      severity: 'error',
+      comment: `src/${folder} may import only from ${allowed.join(', ') || 'itself'} (.dependency-cruiser.cjs, MAY_IMPORT)`,
+      from: { path: `^src/${folder}/` },
+      to: {
+        path: `^src/(${folders.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
+      },
+    })),
+    {
+      name: 'runner-surface',
+      severity: 'error',
+      comment:
+        'commands use the runner through its public surface: src/runner/index.ts, and state.ts to read its state',
+      from: { path: '^src/(cli|server)/' },
+      to: { path: '^src/runner/', pathNot: '^src/runner/(index|state)[.]ts$' },
+    },
+    {
+      name: 'no-entry-point',
+      severity: 'error',
+      comment: 'nothing under src/ imports the entry point',
+      from: { path: '^src/' },
+      to: { path: '^src/bin[.]ts$' },
+    },
+    {
+      name: 'folders-known',
+      severity: 'error',
+      comment: 'every folder of src/ has its place in MAY_IMPORT',
+      from: { path: `^src/(?!(${folders.join('|')})/|bin[.]ts$)` },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

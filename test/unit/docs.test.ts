@@ -1,0 +1,70 @@
+// What the README says about the tests holds: every reliability case it maps is a test's (the
+// id starts or leads the test's title), and every test file it names exists.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+function testFiles(dir = path.join(ROOT, 'test')): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(file);
+    return entry.name.endsWith('.test.ts') ? [file] : [];
+  });
+}
+
+/** `T06–T08, T16` → T06, T07, T08, T16. */
+function caseIds(text: string): string[] {
+  return [...text.matchAll(/\bT(\d\d)(?:[–-]T(\d\d))?\b/g)].flatMap(([, from, to]) => {
+    const first = Number(from);
+    const last = to === undefined ? first : Number(to);
+    return Array.from(
+      { length: last - first + 1 },
+      (_, i) => `T${String(first + i).padStart(2, '0')}`,
+    );
+  });
+}
+
+/** The case ids of the README's table of reliability cases (its first column). */
+function mappedIds(): string[] {
+  const table = README.slice(README.indexOf('| case '));
+  const rows = table.split('\n').filter((line) => /^\| T\d\d/.test(line));
+  return [...new Set(rows.flatMap((row) => caseIds(row.split('|')[1] ?? '')))];
+}
+
+/** The case ids each test title leads with (`it('T10–T14, T22 end in …')`). */
+function titledIds(): Set<string> {
+  const ids = new Set<string>();
+  for (const file of testFiles()) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const [, title] of text.matchAll(/['`](T\d\d[^'`\n]*)['`]/g))
+      for (const id of caseIds(/^[T\d–, -]+/.exec(title ?? '')?.[0] ?? '')) ids.add(id);
+  }
+  return ids;
+}
+
+describe('the README on the tests', () => {
+  it('maps only reliability cases that a test carries in its title', () => {
+    const ids = mappedIds();
+    expect(ids.length).toBeGreaterThan(30);
+    const titled = titledIds();
+    expect(ids.filter((id) => !titled.has(id))).toEqual([]);
+  });
+
+  it('names only test files that exist', () => {
+    const names = [...README.matchAll(/`([\w./-]+\.test\.ts)`/g)].map(([, name]) => name!);
+    expect(names.length).toBeGreaterThan(10);
+    const files = testFiles().map((file) => path.relative(ROOT, file));
+    const missing = names.filter((name) =>
+      name.includes('/') ? !files.includes(name) : !files.some((f) => path.basename(f) === name),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('reads ranges of case ids', () => {
+    expect(caseIds('T06–T08, T16')).toEqual(['T06', 'T07', 'T08', 'T16']);
+  });
+});
