@@ -1,38 +1,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { z } from '../lib/zod.js';
 import { appendPrivate } from '../lib/fs.js';
-import { SessionTokensSchema, type SessionRecord } from './record.js';
-
-/** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
-export const IndexEntrySchema = z.looseObject({
-  sessionId: z.string(),
-  itemId: z.string(),
-  itemTitle: z.string(),
-  status: z.string(),
-  outcome: z.string(),
-  message: z.string().optional(),
-  startedAt: z.string(),
-  endedAt: z.string().optional(),
-  durationMs: z.number().optional(),
-  turns: z.number().optional(),
-  toolCalls: z.number(),
-  costUsd: z.number(),
-  /** The cost is an estimate from the session's tokens (its CLI reports none). */
-  costEstimated: z.boolean().optional(),
-  /** Its tokens, in ralph's names for every CLI. */
-  tokens: SessionTokensSchema.optional(),
-  /** The agent CLI that ran it (lines of older versions: claude). */
-  cli: z.string().default('claude'),
-  persona: z.string().optional(),
-  /** Git mode: the item's branch. */
-  branch: z.string().optional(),
-  /** A fleet's index: the machine that ran it, and where its archive is there. */
-  host: z.string().optional(),
-  archive: z.string().optional(),
-});
-
-export type IndexEntry = z.output<typeof IndexEntrySchema>;
+import { IndexEntrySchema, type IndexEntry } from './index-entry.js';
+import type { SessionRecord } from './record.js';
 
 /** The index file of a sessions directory. */
 export function indexFile(sessionsDir: string): string {

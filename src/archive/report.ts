@@ -1,5 +1,5 @@
 import { addUsd } from '../lib/usd.js';
-import type { IndexEntry } from './index.js';
+import type { IndexEntry } from './index-entry.js';
 import type { SessionRecord } from './record.js';
 
 /** Sums of a group of sessions. */

@@ -59,9 +59,17 @@ export class UnavailableError extends RalphError {
   }
 }
 
+/** Node's errno errors, named without Node's global types (the dashboard compiles this too). */
+export interface ErrnoError extends Error {
+  errno?: number;
+  code?: string;
+  path?: string;
+  syscall?: string;
+}
+
 /** Narrows `unknown` errors to Node's errno errors. */
-export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+export function isErrnoException(error: unknown): error is ErrnoError {
+  return error instanceof Error && typeof (error as ErrnoError).code === 'string';
 }
 
 /** Exhaustiveness check for switches over unions. */

@@ -1,5 +1,6 @@
 import fsp from 'node:fs/promises';
-import { indexFile, parseIndexLines, type IndexEntry } from '../archive/index.js';
+import type { IndexEntry } from '../archive/index-entry.js';
+import { indexFile, parseIndexLines } from '../archive/index.js';
 import { fleetIndex } from '../workspace/sessions.js';
 import type { Queue } from '../queue/queue.js';
 

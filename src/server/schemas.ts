@@ -27,32 +27,55 @@ export const ItemsQuery = z.object({
     .optional(),
 });
 
+/** What the queue keeps of an item's life: ralph's to write, never a request's. */
+const ITEM_STATE = [
+  'status',
+  'attempts',
+  'sessions',
+  'costUsd',
+  'lastError',
+  'lastOutcome',
+  'conversationId',
+  'branch',
+  'baseCommit',
+  'gateFailure',
+  'createdAt',
+  'updatedAt',
+  'startedAt',
+  'finishedAt',
+  'retryAfter',
+] as const;
+
+/** Fields an item has that a request may not set, and why: said in the refusal. */
+const NOT_OVER_HTTP = {
+  gates: 'gates are commands run on this machine: set them in ralph.config.json or a persona',
+  bodyFile:
+    'bodyFile names a file on this machine: send the task text as "body" (ralph add --body-file reads it for you)',
+} as const;
+
+const settable = Object.fromEntries(
+  Object.entries(ItemSchema.shape).filter(
+    ([key]) => !(ITEM_STATE as readonly string[]).includes(key) && !(key in NOT_OVER_HTTP),
+  ),
+) as Omit<typeof ItemSchema.shape, (typeof ITEM_STATE)[number] | keyof typeof NOT_OVER_HTTP>;
+
 /**
- * `POST /items`: the fields `ralph add` sets, under the item's own names and schemas; a
- * `notBefore` is any time `Date` reads (made ISO), `replace` replaces an item of the same id.
+ * `POST /items`: the item's own fields under their own names and schemas (whatever `ralph add`
+ * may set, `cli`, `git` and `base` included), less its state and what must not come over HTTP.
+ * A `notBefore` is any time `Date` reads (made ISO); `replace` replaces an item of the same id.
  */
 export const NewItemSchema = z.strictObject({
+  ...settable,
   title: z.string(),
   id: shape.id.optional(),
-  body: z.string().optional(),
   priority: shape.priority.optional(),
-  maxAttempts: shape.maxAttempts,
-  maxTurns: shape.maxTurns,
-  maxBudgetUsd: shape.maxBudgetUsd,
-  timeout: shape.timeout,
-  idleTimeout: shape.idleTimeout,
-  model: shape.model,
-  workDir: shape.workDir,
-  agent: shape.agent,
-  tools: shape.tools,
-  allowedTools: shape.allowedTools,
-  disallowedTools: shape.disallowedTools,
-  permissionMode: shape.permissionMode,
   dependsOn: shape.dependsOn.optional(),
-  notBefore: z.string().optional(),
-  schedule: shape.schedule,
   vars: shape.vars.optional(),
+  notBefore: z.string().optional(),
   replace: z.boolean().optional(),
+  ...Object.fromEntries(
+    Object.entries(NOT_OVER_HTTP).map(([key, why]) => [key, z.never({ error: why }).optional()]),
+  ),
 });
 
 export const ItemParams = z.object({ id: ItemIdSchema });

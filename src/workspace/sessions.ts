@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { IndexEntrySchema, indexEntryOf, readIndex, type IndexEntry } from '../archive/index.js';
+import { IndexEntrySchema, type IndexEntry } from '../archive/index-entry.js';
+import { indexEntryOf, readIndex } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { decoderOf } from '../agent/clis/index.js';

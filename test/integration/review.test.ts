@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { IndexEntrySchema } from '../../src/archive/index.js';
+import { IndexEntrySchema } from '../../src/archive/index-entry.js';
 import { SessionRecordSchema } from '../../src/archive/record.js';
 import { logsCommand } from '../../src/cli/commands/logs.js';
 import { guardedWorkspace } from '../support/guarded.js';

@@ -144,12 +144,17 @@ describe('ralph serve: the API', () => {
       [{ title: 'x', agent: 'ghost' }, 'agent'],
       [{ title: 'x', surprise: 1 }, '(top level)'],
       [{}, 'title'],
+      [{ title: 'x', cli: 'vim' }, 'cli'],
+      [{ title: 'x', status: 'done' }, '(top level)'],
+      [{ title: 'x', attempts: 3 }, '(top level)'],
+      [{ title: 'x', gates: [['npm', 'test']] }, 'gates'],
+      [{ title: 'x', bodyFile: '/etc/passwd' }, 'bodyFile'],
     ];
     for (const [body, field] of cases) {
       const reply = await json(server, 'POST', '/items', body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(String(reply.body.error), JSON.stringify(body)).toContain(
-        field === '(top level)' ? 'surprise' : field,
+        field === '(top level)' ? Object.keys(body as object).at(-1)! : field,
       );
       if (field !== '(top level)') expect(reply.body.field, JSON.stringify(body)).toBe(field);
     }
@@ -168,6 +173,15 @@ describe('ralph serve: the API', () => {
     });
     expect(replaced.status).toBe(201);
     expect(readQueue(root).items).toHaveLength(2);
+
+    // What ralph add may set, the CLI to run and git mode included.
+    const settings = { cli: 'codex', git: true, base: 'main', model: 'a-model', timeout: 600 };
+    const chosen = await json(server, 'POST', '/items', { title: 'Settings', ...settings });
+    expect(chosen.status).toBe(201);
+    expect(readQueue(root).items.find((i) => i.id === chosen.body.id)).toMatchObject(settings);
+    // Gates run commands on this machine: the refusal says so.
+    const gates = await json(server, 'POST', '/items', { title: 'x', gates: [['npm', 'test']] });
+    expect(String(gates.body.error)).toContain('gates are commands run on this machine');
   });
 
   it('refuses a body over the cap with 413 and leaves the queue as it was', async () => {

@@ -1,12 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type ReportGroup } from '../api.js';
+import { get, type Report, type ReportGroup } from '../api.js';
 import { formatDuration, money } from '../format.js';
-
-interface Report {
-  byDay: ReportGroup[];
-  byItem: ReportGroup[];
-  byCli: ReportGroup[];
-}
 
 const WIDTH = 720;
 const HEIGHT = 180;

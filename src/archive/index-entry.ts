@@ -1,0 +1,32 @@
+import { z } from '../lib/zod.js';
+import { SessionTokensSchema } from './record.js';
+
+/** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
+export const IndexEntrySchema = z.looseObject({
+  sessionId: z.string(),
+  itemId: z.string(),
+  itemTitle: z.string(),
+  status: z.string(),
+  outcome: z.string(),
+  message: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  durationMs: z.number().optional(),
+  turns: z.number().optional(),
+  toolCalls: z.number(),
+  costUsd: z.number(),
+  /** The cost is an estimate from the session's tokens (its CLI reports none). */
+  costEstimated: z.boolean().optional(),
+  /** Its tokens, in ralph's names for every CLI. */
+  tokens: SessionTokensSchema.optional(),
+  /** The agent CLI that ran it (lines of older versions: claude). */
+  cli: z.string().default('claude'),
+  persona: z.string().optional(),
+  /** Git mode: the item's branch. */
+  branch: z.string().optional(),
+  /** A fleet's index: the machine that ran it, and where its archive is there. */
+  host: z.string().optional(),
+  archive: z.string().optional(),
+});
+
+export type IndexEntry = z.output<typeof IndexEntrySchema>;
