@@ -25,7 +25,7 @@ function writeJson(file, value) {
 /** Each CLI's configuration and environment, pointed at the fake API at `url`. */
 const SETUPS = {
   claude: (url) => ({
-    config: { claude: { command: [bin('claude')] } },
+    config: { clis: { claude: { command: [bin('claude')] } } },
     env: {
       HOME: home(),
       ANTHROPIC_BASE_URL: url,

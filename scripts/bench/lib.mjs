@@ -14,7 +14,7 @@ export function workspace(command, config = {}) {
   execFileSync(process.execPath, [BIN, 'init', root], { stdio: 'ignore' });
   const file = path.join(root, 'ralph.config.json');
   const current = JSON.parse(fs.readFileSync(file, 'utf8'));
-  current.claude.command = command;
+  current.clis.claude.command = command;
   for (const [key, value] of Object.entries(config)) current[key] = { ...current[key], ...value };
   fs.writeFileSync(file, JSON.stringify(current, null, 2));
   return root;

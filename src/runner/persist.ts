@@ -1,3 +1,4 @@
+import { jittered } from '../lib/backoff.js';
 import {
   ContentionError,
   CorruptStateError,
@@ -97,7 +98,8 @@ async function hold(
         })
         .catch(() => undefined);
     }
-    await ctx.wait({ ms: pollMs, signal: control.signal });
+    // Jittered: a fleet that lost its database together does not come back in lock-step.
+    await ctx.wait({ ms: jittered(pollMs), signal: control.signal });
     return;
   }
   if (fault === 'contention') {

@@ -14,6 +14,7 @@ import { openQueue } from '../../src/queue/open.js';
 import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
+import { claim } from '../../src/queue/transitions.js';
 import { calls, guardedWorkspace } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
 import { queueItem } from '../support/items.js';
@@ -23,7 +24,7 @@ import { makeWorkspace, ralph } from '../support/workspace.js';
 
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
 
-const item = (id: string) => queueItem(id);
+const item = queueItem;
 
 let postgres: Postgres;
 beforeAll(async () => {
@@ -91,6 +92,112 @@ describe('the Postgres queue', () => {
       POLICY,
     );
     expect(settled).toMatchObject({ kind: 'settled', item: { status: 'done', attempts: 2 } });
+  });
+
+  it('claims in one statement exactly as the transition table claims an item', async () => {
+    const { open } = await postgresWorkspace();
+    const queue = await open();
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const shapes = [
+      item('interrupted', {
+        status: 'interrupted',
+        attempts: 1,
+        sessions: ['s0'],
+        conversationId: 'c1',
+        costUsd: 0.25,
+      }),
+      item('retried', {
+        attempts: 2,
+        sessions: ['s1', 's2'],
+        retryAfter: past,
+        lastError: 'it failed',
+        gateFailure: 'npm test: 1 failing',
+      }),
+      item('plain', { priority: -1, vars: { A: 'b' }, createdAt: past }),
+    ];
+    await queue.importItems(shapes);
+    for (const before of shapes) {
+      const sessionId = crypto.randomUUID();
+      const now = Date.now();
+      const claimed = await queue.claim({ sessionId, now, busy: () => false, maxAttempts: 3 });
+      expect(claimed.item).toEqual(claim(before, sessionId, now));
+    }
+  });
+
+  it('puts back as it was an item whose work dir the runner uses, and claims the next', async () => {
+    const { open } = await postgresWorkspace();
+    const queue = await open();
+    await queue.importItems([item('held', { workDir: 'a', priority: 1 }), item('free')]);
+    const claimed = await queue.claim({
+      sessionId: crypto.randomUUID(),
+      now: Date.now(),
+      busy: (i) => i.workDir === 'a',
+      maxAttempts: 3,
+    });
+    expect(claimed.item).toMatchObject({ id: 'free', attempts: 1 });
+    expect((await queue.list()).find((i) => i.id === 'held')).toEqual(
+      item('held', { workDir: 'a', priority: 1 }),
+    );
+  });
+
+  it('stops claiming, saying why, once the database is migrated past what it knows', async () => {
+    const { open, url } = await postgresWorkspace();
+    const queue = await open();
+    await queue.importItems([item('a')]);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    await db.query(
+      "INSERT INTO ralph_migrations (version, name) VALUES ($1, 'from a newer ralph')",
+      [SCHEMA_VERSION + 1],
+    );
+    await db.end();
+    await expect(claimNow(queue)).rejects.toThrow(
+      `has schema version ${SCHEMA_VERSION + 1}, newer than this ralph knows (${SCHEMA_VERSION})`,
+    );
+    expect((await queue.list())[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('holds at most its workers and two more connections, and one listener', async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const { root, env } = await guardedWorkspace({
+      ...postgresConfig(),
+      run: { workers: 3, failureBackoffCap: 0, maxConsecutiveFailures: 0 },
+    });
+    const gate = path.join(root, 'gate');
+    // Three work dirs: items sharing one never run at once.
+    for (const id of ['a', 'b', 'c']) {
+      fs.mkdirSync(path.join(root, id));
+      const args = [
+        'add',
+        id,
+        '--id',
+        id,
+        '--work-dir',
+        id,
+        '--body',
+        `#behave: gated gate=${gate}`,
+      ];
+      await ralph(root, args, { ...env, RALPH_DATABASE_URL: url });
+    }
+    const runner = startRunner(root, { ...env, RALPH_DATABASE_URL: url }, '--drain');
+    onTestFinished(() => void runner.child.kill('SIGKILL'));
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    onTestFinished(() => db.end());
+    const count = async () =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ralph'",
+          )
+        ).rows[0]?.n,
+      );
+    await eventually(async () => (await calls(root)).length === 3, 20_000, 'three agents running');
+    // 3 workers: a pool of 3 + 2, and the listener.
+    expect(await count()).toBeLessThanOrEqual(6);
+    fs.writeFileSync(gate, '');
+    expect(await runner.exited).toBe(0);
   });
 
   it('migrates under a lock once however many start at once, and refuses a schema it does not know', async () => {

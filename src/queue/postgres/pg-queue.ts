@@ -27,13 +27,14 @@ import type { ItemStatus } from '../item-status.js';
 import {
   cancelled,
   checkedOut,
-  claim,
   reclaim,
   retried,
   settle,
   type Settlement,
 } from '../transitions.js';
+import { jittered } from '../../lib/backoff.js';
 import { inTransaction, queueError } from './connection.js';
+import { checkSchema, schemaVersion } from './migrations.js';
 import { PgFleet } from './fleet.js';
 import { ITEM_COLUMNS, itemOf, itemValues, workDirKey } from './rows.js';
 
@@ -65,6 +66,36 @@ const IMPORT_BATCH = 1000;
 /** How long a count of the waiting items is told again (counted down) before a new count. */
 const WAITING_COUNT_MS = 5_000;
 
+/** The claim: the first runnable row, locked and changed as `claim` changes an item. */
+const CLAIM = `
+  WITH next AS (
+    SELECT queue, id, doc AS before FROM ralph_items i
+    WHERE queue = $1 AND status IN ('pending', 'interrupted')
+      AND (not_before IS NULL OR not_before <= $2)
+      AND (retry_after IS NULL OR retry_after <= $2)
+      AND NOT (work_dir = ANY($3::text[]))
+      AND NOT EXISTS (
+        SELECT 1 FROM unnest(i.depends_on) AS d(id)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM ralph_items x
+          WHERE x.queue = i.queue AND x.id = d.id AND x.status = 'done'))
+    ORDER BY (status = 'interrupted') DESC, priority DESC, created_at, seq
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED)
+  UPDATE ralph_items t SET
+    status = 'running', attempts = t.attempts + 1, retry_after = NULL,
+    changed = nextval('ralph_changes'),
+    lease_session = $4, lease_runner = $5, lease_workspace = $6,
+    lease_until = now() + make_interval(secs => $7::double precision),
+    doc = (t.doc - 'retryAfter') || jsonb_build_object(
+      'status', 'running',
+      'attempts', t.attempts + 1,
+      'sessions', coalesce(t.doc->'sessions', '[]'::jsonb) || to_jsonb($4::text),
+      'startedAt', $8::text,
+      'updatedAt', $8::text)
+  FROM next WHERE t.queue = next.queue AND t.id = next.id
+  RETURNING t.doc, next.before`;
+
 /** The wait before listening again after the listening connection broke. */
 const RELISTEN_MS = 2_000;
 
@@ -85,7 +116,8 @@ type Db = pg.Pool | pg.PoolClient;
  * transaction over row locks: a claim takes the first runnable row with `FOR UPDATE SKIP
  * LOCKED` (two claimers never wait for, nor take, the same item), and the item itself changes
  * only through the pure transitions the file store applies. A claim gives a lease that the
- * runner renews; an expired one is taken back by the next claim, and the lost runner's settle,
+ * runner renews; an expired one is taken back by a sweep (every quarter lease, jittered, and
+ * whenever a claim finds nothing), and the lost runner's settle,
  * fenced by the attempt and session, is refused.
  */
 export class PgQueue implements Queue {
@@ -94,6 +126,8 @@ export class PgQueue implements Queue {
   private listening: pg.Client | undefined;
   private closed = false;
   private waitingCount: { at: number; count: number } | undefined;
+  /** When expired leases are next swept (the first claim sweeps). */
+  private nextSweepAt = 0;
   readonly fleet: PgFleet;
 
   constructor(
@@ -223,40 +257,48 @@ export class PgQueue implements Queue {
   }
 
   async claim(request: ClaimRequest): Promise<Claim> {
-    const expired = await this.takeBackExpired(request);
-    const claimed = await this.transaction(async (db) => {
-      const passedOver: string[] = [];
-      for (;;) {
-        const { rows } = await db.query<{ doc: unknown }>(
-          `SELECT doc FROM ralph_items i
-           WHERE queue = $1 AND status IN ('pending', 'interrupted')
-             AND (not_before IS NULL OR not_before <= $2)
-             AND (retry_after IS NULL OR retry_after <= $2)
-             AND NOT (work_dir = ANY($3::text[]))
-             AND NOT EXISTS (
-               SELECT 1 FROM unnest(i.depends_on) AS d(id)
-               WHERE NOT EXISTS (
-                 SELECT 1 FROM ralph_items x
-                 WHERE x.queue = i.queue AND x.id = d.id AND x.status = 'done'))
-           ORDER BY (status = 'interrupted') DESC, priority DESC, created_at, seq
-           LIMIT 1
-           FOR UPDATE SKIP LOCKED`,
-          [this.options.name, new Date(request.now), passedOver],
-        );
-        if (rows[0] === undefined) return undefined;
-        const item = itemOf(rows[0].doc, this.where);
-        // Its work dir is in use here: pass over every item of that dir.
-        if (request.busy(item)) {
-          passedOver.push(workDirKey(item));
-          continue;
-        }
-        const next = claim(item, request.sessionId, request.now);
-        await this.write(db, next, request.sessionId);
-        return next;
-      }
-    });
+    // Expired leases are swept every so often, and whenever the claim finds nothing.
+    const due = request.now >= this.nextSweepAt;
+    let expired: string[] = due ? await this.sweep(request) : [];
+    let claimed = await this.claimOne(request);
+    if (claimed === undefined && !due) {
+      expired = await this.sweep(request);
+      if (expired.length > 0) claimed = await this.claimOne(request);
+    }
     const waits = claimed === undefined ? await this.wakeTimes(request.now) : {};
     return { ...waits, item: claimed, queued: await this.waiting(claimed), expired };
+  }
+
+  /**
+   * Claims the first runnable item in one statement: `claim` of the transitions, done by
+   * the database on the row it locks (the test suite holds the two to the same result). An
+   * item whose work dir this runner uses under another spelling is put back as it was, and
+   * its work dir passed over.
+   */
+  private async claimOne(request: ClaimRequest): Promise<Item | undefined> {
+    const passedOver: string[] = [];
+    const { holder, leaseSeconds, name } = this.options;
+    for (;;) {
+      const { rows } = await this.run((db) =>
+        db.query<{ doc: unknown; before: unknown }>(CLAIM, [
+          name,
+          new Date(request.now),
+          passedOver,
+          request.sessionId,
+          holder.runner,
+          holder.workspace,
+          leaseSeconds,
+          new Date(request.now).toISOString(),
+        ]),
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const item = itemOf(row.doc, this.where);
+      if (!request.busy(item)) return item;
+      const before = itemOf(row.before, this.where);
+      await this.run((db) => this.write(db, before));
+      passedOver.push(workDirKey(before));
+    }
   }
 
   settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled> {
@@ -406,7 +448,8 @@ export class PgQueue implements Queue {
         // Unreachable now: try again after a pause.
       }
       await client.end().catch(() => undefined);
-      if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RELISTEN_MS).unref());
+      if (!this.closed)
+        await new Promise((resolve) => setTimeout(resolve, jittered(RELISTEN_MS)).unref());
     }
     this.listening = undefined;
   }
@@ -415,8 +458,13 @@ export class PgQueue implements Queue {
     for (const listener of this.listeners) listener();
   }
 
-  /** Items whose lease expired go back to the queue (their attempt counted); returns their ids. */
-  private takeBackExpired(request: ClaimRequest): Promise<string[]> {
+  /**
+   * Items whose lease expired go back to the queue (their attempt counted); returns their ids.
+   * A database migrated past what this ralph knows is said here: it stops claiming.
+   */
+  private async sweep(request: ClaimRequest): Promise<string[]> {
+    this.nextSweepAt = request.now + jittered((this.options.leaseSeconds * 1000) / 4);
+    checkSchema(await this.run((db) => schemaVersion(db)), this.options.where);
     return this.transaction(async (db) => {
       const { rows } = await db.query<{ doc: unknown; lease_runner: string }>(
         `SELECT doc, lease_runner FROM ralph_items
