@@ -193,7 +193,7 @@ describe('the Postgres queue', () => {
           )
         ).rows[0]?.n,
       );
-    await eventually(async () => (await calls(root)).length === 3, 20_000, 'three agents running');
+    await eventually(() => calls(root).length === 3, 20_000, 'three agents running');
     // 3 workers: a pool of 3 + 2, and the listener.
     expect(await count()).toBeLessThanOrEqual(6);
     fs.writeFileSync(gate, '');
