@@ -10,9 +10,10 @@ export default defineConfig({
     pool: 'forks',
     globalSetup: [
       'test/support/build.ts',
+      'test/support/coverage.ts',
       'test/reliability/figures.ts',
       'test/support/leak-check.ts',
     ],
-    setupFiles: ['test/support/cleanup.ts'],
+    setupFiles: ['test/support/cleanup.ts', 'test/support/coverage-env.ts'],
   },
 });

@@ -13,8 +13,11 @@ export const DENIED_VARIABLES = [
   'REDIS_URL',
 ];
 
-/** Variables that would change claude's behaviour under ralph and never reach it. */
-const ALWAYS_REMOVED = ['CLAUDECODE'];
+/**
+ * Variables that never reach the agent: one that would change claude's behaviour under ralph,
+ * and the coverage dumps of ralph's own processes (the agent's are not ralph's to collect).
+ */
+const ALWAYS_REMOVED = ['CLAUDECODE', 'NODE_V8_COVERAGE'];
 
 /** The name of the variable that marks every process of one session. */
 export const SESSION_MARKER = 'RALPH_SESSION_ID';
