@@ -9,20 +9,12 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ensureWorktree } from '../../src/git/worktree.js';
 import { logEvents, guardedWorkspace } from '../support/guarded.js';
 import { filesAt, git, makeRepo } from '../support/git.js';
+import { isAlive } from '../support/processes.js';
 import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
 import { readQueue, tempDir } from '../support/workspace.js';
 
 const HELD_GIT = fileURLToPath(new URL('../fixtures/held-git.mjs', import.meta.url));
-
-/** Whether a process runs (a zombie nobody reaped has finished). */
-const alive = (pid: number) => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 
 describe('git mode after a runner killed with SIGKILL', () => {
   it('ends the git the dead runner left making a worktree before it checks the item out again', async () => {
@@ -61,11 +53,13 @@ describe('git mode after a runner killed with SIGKILL', () => {
     const heldFile = path.join(held, 'held');
     await eventually(() => fs.existsSync(heldFile), 20_000, 'the worktree add held');
     const leftover = Number(fs.readFileSync(heldFile, 'utf8'));
-    onTestFinished(() => void (alive(leftover) && process.kill(leftover, 'SIGKILL')));
+    onTestFinished(
+      async () => void ((await isAlive(leftover)) && process.kill(leftover, 'SIGKILL')),
+    );
     // Only the runner dies, as under `kill -9 <pid>`: its git goes on.
     first.child.kill('SIGKILL');
     await first.exited;
-    expect(alive(leftover)).toBe(true);
+    expect(await isAlive(leftover)).toBe(true);
 
     // Without the runner ending it first, the leftover add makes the branch between the next
     // checkout's look for it and its own add, and the item is refused for good.
@@ -73,7 +67,7 @@ describe('git mode after a runner killed with SIGKILL', () => {
     onTestFinished(() => void second.child.kill('SIGKILL'));
     expect(await second.exited).toBe(0);
     expect(readQueue(root).items[0]).toMatchObject({ id: 'x', status: 'done' });
-    expect(alive(leftover)).toBe(false);
+    expect(await isAlive(leftover)).toBe(false);
     expect(logEvents(root).find((e) => e.event === 'leftover_git_ended')).toMatchObject({
       pids: [leftover],
     });
