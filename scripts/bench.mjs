@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// ralph's own cost, each figure against a baseline measured in the same run (so the figures
-// hold on a noisy machine). Prints one table and writes it to bench-results/bench.json.
+// ralph's own cost: each row a ratio to a baseline measured in the same run (so the figures
+// hold on a noisy machine), or an absolute figure where there is no baseline to run (a
+// latency, a memory ceiling), and says which. Prints one table and writes it to
+// bench-results/bench.json.
 // Usage: node scripts/bench.mjs [--quick] [--only <row prefix>]   (npm run bench builds first)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -82,11 +84,16 @@ for (const [name, bench] of benches) {
 }
 const format = (v) =>
   Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
-const header = ['benchmark', 'figure', 'target', 'met', 'detail'];
+// Every row says what its target is: a ratio to a baseline measured in this run, or absolute.
+const MEASURES = { ratio: 'ratio, same run', absolute: 'absolute' };
+for (const r of rows)
+  if (!(r.measure in MEASURES)) throw new Error(`bench row "${r.name}" says no measure`);
+const header = ['benchmark', 'figure', 'target', 'measure', 'met', 'detail'];
 const cells = rows.map((r) => [
   r.name,
   `${format(r.value)} ${r.unit}`,
   r.target,
+  MEASURES[r.measure],
   r.ok ? 'yes' : 'NO',
   r.detail,
 ]);

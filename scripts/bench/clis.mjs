@@ -170,6 +170,7 @@ async function oneCli(name, { items, runs }, url) {
     name: `${name} loop overhead (${items} items)`,
     value: ratio,
     unit: 'x bare CLI',
+    measure: 'ratio',
     target: '<= 1.25',
     ok: ratio <= 1.25,
     detail: `ralph ${r.median.toFixed(0)} ms, ${name} bare ${b.median.toFixed(0)} ms (${(b.median / items).toFixed(0)} ms a run); ralph adds ${((r.median - b.median) / items).toFixed(0)} ms an item`,

@@ -39,6 +39,7 @@ export async function loopOverhead({ items, runs }) {
     name: `loop overhead (${items} items)`,
     value: ralphStats.median / bareStats.median,
     unit: 'x bare loop',
+    measure: 'ratio',
     target: '<= 1.25',
     ok: ralphStats.median / bareStats.median <= 1.25,
     detail: `ralph ${ralphStats.median.toFixed(0)} ms (min ${ralphStats.min.toFixed(0)}, max ${ralphStats.max.toFixed(0)}), bare ${bareStats.median.toFixed(0)} ms (min ${bareStats.min.toFixed(0)}, max ${bareStats.max.toFixed(0)}); per item ${((ralphStats.median - bareStats.median) / items).toFixed(1)} ms`,

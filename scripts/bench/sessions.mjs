@@ -41,6 +41,7 @@ export async function sessionsListing({ sessions, runs }) {
     name: `ralph sessions, ${sessions} sessions`,
     value: l.median / 1000,
     unit: 's',
+    measure: 'absolute',
     target: '< 1',
     ok: l.median < 1000,
     detail: `${l.median.toFixed(0)} ms (min ${l.min.toFixed(0)}, max ${l.max.toFixed(0)}), ${(l.median / n.median).toFixed(1)}x node -e 0 (${n.median.toFixed(0)} ms)`,

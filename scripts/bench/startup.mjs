@@ -30,6 +30,7 @@ export async function cliStart({ runs }) {
       name,
       value: s.median / n.median,
       unit: 'x node -e 0',
+      measure: 'ratio',
       target: `<= ${target}`,
       ok: s.median / n.median <= target,
       detail: `${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}), node -e 0 ${n.median.toFixed(0)} ms`,
