@@ -123,8 +123,9 @@ export const HARNESSES: CliHarness[] = [
     holdsBudget: true,
     resumeFlag: '--session',
     keepsInterruptedCall: true,
-    // opencode takes seconds to start: the limit leaves it room to run a command first.
-    idleTimeout: '8s',
+    // opencode takes seconds to start, and over 8 s on a loaded machine: the limit leaves it
+    // room to run a command first.
+    idleTimeout: '15s',
   },
   {
     name: 'pi',
