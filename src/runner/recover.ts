@@ -129,10 +129,10 @@ async function endLeftoverGits(ctx: RunnerContext): Promise<void> {
 
 /**
  * Runs once at start, with the workspace lock held: whatever a dead runner left behind is
- * settled. Its gits are ended first, then its agent (pid and start time both matching) and the session's stray processes are
- * killed, its session is archived as `killed`, and items still `running` are requeued with their
- * attempt counted (at-least-once delivery). Temp files of atomic writes whose writer is gone
- * are removed. Returns the queue as it stands after.
+ * settled. Its gits are ended first; then its agent (pid and start time both matching) and the
+ * session's stray processes are killed, its session is archived as `killed`, and items still
+ * `running` are requeued with their attempt counted (at-least-once delivery). Temp files of
+ * atomic writes whose writer is gone are removed. Returns the queue as it stands after.
  */
 export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl): Promise<Item[]> {
   const { paths } = ctx.workspace;

@@ -115,10 +115,11 @@ type Db = pg.Pool | pg.PoolClient;
  * The queue in a Postgres database that runners on many machines share. Every change is one
  * transaction over row locks: a claim takes the first runnable row with `FOR UPDATE SKIP
  * LOCKED` (two claimers never wait for, nor take, the same item), and the item itself changes
- * only through the pure transitions the file store applies. A claim gives a lease that the
- * runner renews; an expired one is taken back by a sweep (every quarter lease, jittered, and
- * whenever a claim finds nothing), and the lost runner's settle,
- * fenced by the attempt and session, is refused.
+ * only through the pure transitions the file store applies (the claim's one statement does
+ * what its transition does, held to it by a test). A claim gives a lease that the runner
+ * renews; an expired one is taken back by a sweep (every quarter lease, jittered, and whenever
+ * a claim finds nothing), and the lost runner's settle, fenced by the attempt and session, is
+ * refused.
  */
 export class PgQueue implements Queue {
   readonly where: string;
