@@ -1,9 +1,9 @@
 // The shared queue's claims: claims per second with 1, 4 and 16 concurrent claimers on a queue
 // of 100,000 items in Postgres (a cluster of the bench's own), a claim's latency (median, p99),
 // against two baselines measured in the same run with the same claimers: the queue file, and
-// the best a Postgres queue can do, a bare one-statement `FOR UPDATE SKIP LOCKED` claim on a
-// table of the same items (no leases, no dependencies, no work dirs: a floor ralph's claim can
-// approach but not pass).
+// the best a Postgres queue can do, a bare one-statement `FOR UPDATE SKIP LOCKED` claim,
+// prepared, on a table of the same items (no leases, no dependencies, no work dirs: a floor
+// ralph's claim can approach but not pass).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -80,12 +80,14 @@ async function bareQueue(url, items) {
     await db.connect();
     return {
       claim: async () => {
-        const { rows } = await db.query(
-          `UPDATE bare_items SET status = 'running', doc = doc || '{"status": "running"}'
+        // Prepared, as a tuned queue's claim is.
+        const { rows } = await db.query({
+          name: 'bare_claim',
+          text: `UPDATE bare_items SET status = 'running', doc = doc || '{"status": "running"}'
            WHERE seq = (SELECT seq FROM bare_items WHERE status = 'pending'
                         ORDER BY priority DESC, created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
            RETURNING doc`,
-        );
+        });
         return { item: rows[0]?.doc };
       },
       close: () => db.end(),

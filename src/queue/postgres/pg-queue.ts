@@ -281,16 +281,21 @@ export class PgQueue implements Queue {
     const { holder, leaseSeconds, name } = this.options;
     for (;;) {
       const { rows } = await this.run((db) =>
-        db.query<{ doc: unknown; before: unknown }>(CLAIM, [
-          name,
-          new Date(request.now),
-          passedOver,
-          request.sessionId,
-          holder.runner,
-          holder.workspace,
-          leaseSeconds,
-          new Date(request.now).toISOString(),
-        ]),
+        // Prepared once per connection: planning it cost more than running it.
+        db.query<{ doc: unknown; before: unknown }>({
+          name: 'ralph_claim',
+          text: CLAIM,
+          values: [
+            name,
+            new Date(request.now),
+            passedOver,
+            request.sessionId,
+            holder.runner,
+            holder.workspace,
+            leaseSeconds,
+            new Date(request.now).toISOString(),
+          ],
+        }),
       );
       const row = rows[0];
       if (row === undefined) return undefined;
