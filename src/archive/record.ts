@@ -1,4 +1,4 @@
-import { renamedKey } from '../lib/state-schema.js';
+import { withConversationId } from '../lib/state-schema.js';
 import { z } from '../lib/zod.js';
 
 /** Lifecycle states of a session, from the spawn to how it ended. */
@@ -167,9 +167,6 @@ const SessionRecordFields = z.looseObject({
 });
 
 /** A session record as read: one written before the rename names its conversation the old way. */
-export const SessionRecordSchema = z.preprocess(
-  (value) => renamedKey(value, 'claudeSessionId', 'conversationId'),
-  SessionRecordFields,
-);
+export const SessionRecordSchema = z.preprocess(withConversationId, SessionRecordFields);
 
 export type SessionRecord = z.output<typeof SessionRecordFields>;

@@ -20,10 +20,13 @@ export function schemaOf(file: string, raw: unknown, current: number): number {
   return schema;
 }
 
-/** A record as written before `from` was renamed `to`: the value under its new name. */
-export function renamedKey(value: unknown, from: string, to: string): unknown {
+/**
+ * An item or a session record as release 0.1.0 wrote it, its conversation to resume under the
+ * name it had then (`claudeSessionId`, whichever CLI held it): the value as `conversationId`.
+ */
+export function withConversationId(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const { [from]: old, ...rest } = value as Record<string, unknown>;
-  if (old === undefined || to in rest) return value;
-  return { ...rest, [to]: old };
+  const { claudeSessionId: old, ...rest } = value as Record<string, unknown>;
+  if (old === undefined || 'conversationId' in rest) return value;
+  return { ...rest, conversationId: old };
 }

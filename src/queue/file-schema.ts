@@ -1,4 +1,4 @@
-import { renamedKey, schemaOf } from '../lib/state-schema.js';
+import { withConversationId, schemaOf } from '../lib/state-schema.js';
 
 /**
  * The schema of a queue file (`state/queue.json`, an export). 2: an item's conversation to
@@ -23,8 +23,6 @@ export function migrateQueueFile(file: string, raw: unknown): unknown {
   return {
     ...queue,
     schema: QUEUE_SCHEMA,
-    items: Array.isArray(queue.items)
-      ? queue.items.map((item) => renamedKey(item, 'claudeSessionId', 'conversationId'))
-      : queue.items,
+    items: Array.isArray(queue.items) ? queue.items.map(withConversationId) : queue.items,
   };
 }

@@ -120,11 +120,12 @@ class Night {
    * only one still waiting for its retry counts against the run's exit.
    */
   async forgetRetriedElsewhere(): Promise<void> {
-    if (this.retrying.size === 0) return;
-    const items = await this.ctx.queue.list().catch(() => undefined);
-    if (items === undefined) return;
-    const waiting = new Set(items.filter((i) => i.status === 'pending').map((i) => i.id));
-    for (const id of this.retrying) if (!waiting.has(id)) this.retrying.delete(id);
+    if (this.retrying.size > 0) {
+      // Those items alone (and what they depend on), not the whole queue.
+      const items = await this.ctx.queue.dependencyClosure([...this.retrying]).catch(() => []);
+      for (const item of items)
+        if (this.retrying.has(item.id) && item.status !== 'pending') this.retrying.delete(item.id);
+    }
     this.result.awaitingRetry = this.retrying.size;
   }
 
@@ -296,7 +297,6 @@ class Night {
     // a limit, a stop) is told by the run's other exit codes.
     if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
-    result.awaitingRetry = this.retrying.size;
     if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);
     await this.countFailure(turn);
     if (this.control.requested !== undefined) return 'stop';

@@ -260,6 +260,11 @@ export class PgQueue implements Queue {
   async claim(request: ClaimRequest): Promise<Claim> {
     // Expired leases are swept every so often, and whenever the claim finds nothing.
     const due = request.now >= this.nextSweepAt;
+    if (due) {
+      this.nextSweepAt = request.now + jittered((this.options.leaseSeconds * 1000) / 4);
+      // A database migrated past what this ralph knows stops its claims, saying so.
+      checkSchema(await this.run((db) => schemaVersion(db)), this.options.where);
+    }
     let expired: string[] = due ? await this.sweep(request) : [];
     let claimed = await this.claimOne(request);
     if (claimed === undefined && !due) {
@@ -464,13 +469,8 @@ export class PgQueue implements Queue {
     for (const listener of this.listeners) listener();
   }
 
-  /**
-   * Items whose lease expired go back to the queue (their attempt counted); returns their ids.
-   * A database migrated past what this ralph knows is said here: it stops claiming.
-   */
-  private async sweep(request: ClaimRequest): Promise<string[]> {
-    this.nextSweepAt = request.now + jittered((this.options.leaseSeconds * 1000) / 4);
-    checkSchema(await this.run((db) => schemaVersion(db)), this.options.where);
+  /** Items whose lease expired go back to the queue (their attempt counted); returns their ids. */
+  private sweep(request: ClaimRequest): Promise<string[]> {
     return this.transaction(async (db) => {
       const { rows } = await db.query<{ doc: unknown; lease_runner: string }>(
         `SELECT doc, lease_runner FROM ralph_items

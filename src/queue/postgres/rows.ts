@@ -1,5 +1,5 @@
 import { CorruptStateError } from '../../lib/errors.js';
-import { renamedKey } from '../../lib/state-schema.js';
+import { withConversationId } from '../../lib/state-schema.js';
 import { formatIssues } from '../../lib/validation.js';
 import { ItemSchema, type Item } from '../item.js';
 
@@ -33,7 +33,7 @@ export function workDirKey(item: Item): string {
  * older release wrote names its conversation the old way (rewritten at its next change).
  */
 export function itemOf(doc: unknown, where: string): Item {
-  const parsed = ItemSchema.safeParse(renamedKey(doc, 'claudeSessionId', 'conversationId'));
+  const parsed = ItemSchema.safeParse(withConversationId(doc));
   if (parsed.success) return parsed.data;
   const id = (doc as { id?: unknown } | null)?.id;
   throw new CorruptStateError(formatIssues(`${where}, item ${JSON.stringify(id)}`, parsed.error));

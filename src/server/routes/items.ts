@@ -60,6 +60,12 @@ const MAX_DIFF_CHARS = 512 * 1024;
 
 export function itemRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
+  /** One item (a database reads it and what it depends on, not the whole queue). */
+  const itemNamed = async (id: string): Promise<Item> => {
+    const item = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
+    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    return item;
+  };
   const idOf = (params: unknown) => {
     const parsed = ItemParams.safeParse(params);
     if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
@@ -92,8 +98,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
 
   app.get('/items/:id', async (c) => {
     const id = idOf(c.req.param());
-    const item = (await ctx.queue.list()).find((i) => i.id === id);
-    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    const item = await itemNamed(id);
     return c.json(ctx.redactor.redactValue(item));
   });
 
@@ -113,8 +118,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
   // What the item's branch holds against its base (git mode), for its page.
   app.get('/items/:id/diff', async (c) => {
     const id = idOf(c.req.param());
-    const item = (await ctx.queue.list()).find((i) => i.id === id);
-    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    const item = await itemNamed(id);
     if (item.branch === undefined) return c.json({ branch: null, diff: '', truncated: false });
     const { repo, branch, base } = await branchOfItem(ctx.workspace, item);
     const diff = await git(repo, ['diff', `${base}...${branch}`, '--']);
