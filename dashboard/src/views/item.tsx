@@ -104,7 +104,10 @@ export function ItemPage({ id }: { id: string }) {
                 <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
               </td>
               <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
-              <td class={s.outcome === 'success' ? 'ok' : 'bad'} title={s.message}>
+              <td
+                class={s.outcome === 'success' ? 'ok' : s.outcome === 'running' ? '' : 'bad'}
+                title={s.message}
+              >
                 {s.outcome}
                 {s.outcome === 'success' || s.message === undefined ? '' : `: ${s.message}`}
               </td>
