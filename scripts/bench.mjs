@@ -2,9 +2,10 @@
 // ralph's own cost: each row a ratio to a baseline measured in the same run (so the figures
 // hold on a noisy machine), or an absolute figure where there is no baseline to run (a
 // latency, a memory ceiling), and says which. Prints one table and writes it to
-// bench-results/bench.json.
+// bench-results/bench.json (`npm run bench:readme` puts a full run's into the README).
 // Usage: node scripts/bench.mjs [--quick] [--only <row prefix>]   (npm run bench builds first)
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { idleCost } from './bench/idle.mjs';
@@ -19,6 +20,7 @@ import { streamThroughput } from './bench/stream.mjs';
 import { workerFigures } from './bench/workers.mjs';
 import { cliFigures } from './bench/clis.mjs';
 import { fleetClaims } from './bench/fleet.mjs';
+import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
 const onlyAt = process.argv.indexOf('--only');
@@ -80,38 +82,22 @@ const started = Date.now();
 for (const [name, bench] of benches) {
   if (only !== undefined && !name.startsWith(only)) continue;
   process.stderr.write(`bench: ${name}…\n`);
-  rows.push(...[await bench()].flat());
+  rows.push(...[await bench()].flat().map((row) => ({ bench: name, ...row })));
 }
-const format = (v) =>
-  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
 // Every row says what its target is: a ratio to a baseline measured in this run, or absolute.
-const MEASURES = { ratio: 'ratio, same run', absolute: 'absolute' };
 for (const r of rows)
-  if (!(r.measure in MEASURES)) throw new Error(`bench row "${r.name}" says no measure`);
-const header = ['benchmark', 'figure', 'target', 'measure', 'met', 'detail'];
-const cells = rows.map((r) => [
-  r.name,
-  `${format(r.value)} ${r.unit}`,
-  r.target,
-  MEASURES[r.measure],
-  r.ok ? 'yes' : 'NO',
-  r.detail,
-]);
-const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-const line = (c) => `| ${c.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
-console.log(
-  [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join(
-    '\n',
-  ),
-);
-console.log(
-  `\n${quick ? 'quick' : 'full'} run, ${((Date.now() - started) / 1000).toFixed(0)} s, node ${process.version}, ${new Date().toISOString()}`,
-);
+  if (r.measure !== 'ratio' && r.measure !== 'absolute')
+    throw new Error(`bench row "${r.name}" says no measure`);
+const seconds = Math.round((Date.now() - started) / 1000);
+const at = new Date().toISOString();
+console.log(table(rows));
+console.log(`\n${quick ? 'quick' : 'full'} run, ${seconds} s, node ${process.version}, ${at}`);
 const out = fileURLToPath(new URL('../bench-results/bench.json', import.meta.url));
 fs.mkdirSync(path.dirname(out), { recursive: true });
+const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
 fs.writeFileSync(
   out,
-  `${JSON.stringify({ quick, node: process.version, at: new Date().toISOString(), rows }, null, 2)}\n`,
+  `${JSON.stringify({ quick, only, node: process.version, machine, at, seconds, rows }, null, 2)}\n`,
 );
 if (rows.some((r) => !r.ok)) process.exitCode = 1;
 // A benchmark must leave nothing running: whatever it started and did not stop is a fault.

@@ -1,4 +1,5 @@
 /** Calls of the ralph API; the browser sends the server's HttpOnly cookie with each. */
+import type { StreamEvent as ApiStreamEvent } from '../../src/server/api-types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -40,10 +41,11 @@ export type {
   Report,
   ReportGroup,
   SessionEntry,
+  SessionEvents,
 } from '../../src/server/api-types.js';
 
-/** A parsed line of a session's stream, as the server sends it. */
-export type StreamEvent = { kind: string; offset?: number; session?: string } & Record<
-  string,
-  unknown
->;
+/**
+ * A parsed line of a session's stream, as a page sends it (`offset`) or the night's events
+ * (`session`, `item`).
+ */
+export type StreamEvent = ApiStreamEvent & { offset?: number; session?: string; item?: string };

@@ -4,16 +4,8 @@ import { RESULT_CHARS, oneLine, summariseToolInput } from '../../src/archive/tra
 import { formatDuration } from '../../src/lib/duration.js';
 import type { StreamEvent } from './api.js';
 
-interface ToolUse {
-  id: string;
-  name: string;
-  input: unknown;
-}
-interface ToolResult {
-  toolUseId: string;
-  isError: boolean;
-  text: string;
-}
+type EventOf<K extends StreamEvent['kind']> = Extract<StreamEvent, { kind: K }>;
+type ToolResult = EventOf<'tool_results'>['results'][number];
 
 /** A field of an event as text (a number or a string; anything else is `fallback`). */
 const text = (value: unknown, fallback = '') =>
@@ -40,24 +32,22 @@ function ToolOutput({ name, result }: { name: string; result: ToolResult }) {
   );
 }
 
-function Result({ result }: { result: Record<string, unknown> }) {
-  const denials = (result.permissionDenials as { toolName: string }[] | undefined) ?? [];
-  const ok = result.subtype === 'success' && result.isError !== true && denials.length === 0;
+function Result({ result }: { result: EventOf<'result'>['result'] }) {
+  const denials = result.permissionDenials;
+  const ok = result.subtype === 'success' && !result.isError && denials.length === 0;
   const facts = [
-    typeof result.totalCostUsd === 'number' ? `$${result.totalCostUsd.toFixed(4)}` : undefined,
-    typeof result.numTurns === 'number'
+    result.totalCostUsd === undefined ? undefined : `$${result.totalCostUsd.toFixed(4)}`,
+    result.numTurns !== undefined
       ? `${result.numTurns} turn${result.numTurns === 1 ? '' : 's'}`
       : undefined,
-    typeof result.durationMs === 'number' ? formatDuration(result.durationMs / 1000) : undefined,
+    result.durationMs === undefined ? undefined : formatDuration(result.durationMs / 1000),
     denials.length > 0 ? `denied: ${denials.map((d) => d.toolName).join(', ')}` : undefined,
   ].filter((f) => f !== undefined);
   return (
     <div class={`line final ${ok ? 'ok' : 'bad'}`}>
-      ═ result: {String(result.subtype)}
-      {result.isError === true ? ' (error)' : ''} · {facts.join(' · ')}
-      {typeof result.text === 'string' && result.text.trim() !== '' && (
-        <pre>{result.text.trim()}</pre>
-      )}
+      ═ result: {result.subtype}
+      {result.isError ? ' (error)' : ''} · {facts.join(' · ')}
+      {result.text !== undefined && result.text.trim() !== '' && <pre>{result.text.trim()}</pre>}
     </div>
   );
 }
@@ -70,9 +60,9 @@ const line = (key: string, cls: string, content: ComponentChildren) => (
 );
 
 /** An assistant message: its text, then each tool call in one line (its id named for later). */
-function assistantLines(event: StreamEvent, key: string, names: Map<string, string>) {
-  const texts = (event.texts as string[]).filter((t) => t.trim() !== '');
-  const tools = event.toolUses as ToolUse[];
+function assistantLines(event: EventOf<'assistant'>, key: string, names: Map<string, string>) {
+  const texts = event.texts.filter((t) => t.trim() !== '');
+  const tools = event.toolUses;
   for (const tool of tools) names.set(tool.id, tool.name);
   return [
     ...texts.map((said, i) =>
@@ -110,7 +100,7 @@ function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
     case 'assistant':
       return assistantLines(event, key, names);
     case 'tool_results':
-      return (event.results as ToolResult[]).map((result) => (
+      return event.results.map((result) => (
         <ToolOutput
           key={`${key}-${result.toolUseId}`}
           name={names.get(result.toolUseId) ?? 'tool'}
@@ -132,7 +122,7 @@ function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
         ),
       ];
     case 'result':
-      return [<Result key={key} result={event.result as Record<string, unknown>} />];
+      return [<Result key={key} result={event.result} />];
     case 'issue':
       return [
         line(key, 'warn', `! ${text(event.issue).replace(/_/g, ' ')}: ${text(event.detail)}`),

@@ -56,7 +56,7 @@ export const SessionTokensSchema = z.object({
 
 export type SessionTokens = z.output<typeof SessionTokensSchema>;
 
-const SessionRecordFields = z.looseObject({
+export const SessionRecordFields = z.looseObject({
   sessionId: z.string(),
   itemId: z.string(),
   itemTitle: z.string(),

@@ -12,6 +12,24 @@ import {
   SessionParams,
   SessionsQuery,
 } from './schemas.js';
+import {
+  DiffAnswer,
+  ErrorAnswer,
+  HealthAnswer,
+  ItemAnswer,
+  ItemsAnswer,
+  ItemsChangedAnswer,
+  ItemsRemovedAnswer,
+  LogAnswer,
+  NightAnswer,
+  OpenApiAnswer,
+  PauseAnswer,
+  ReportAnswer,
+  ResumeAnswer,
+  SessionAnswer,
+  SessionEventsAnswer,
+  SessionsAnswer,
+} from './responses.js';
 
 type Schema = z.ZodObject;
 
@@ -20,42 +38,74 @@ interface Operation {
   params?: Schema;
   query?: Schema;
   body?: Schema;
-  /** A stream of server-sent events rather than JSON. */
-  events?: boolean;
+  /** The JSON it answers with. */
+  answer?: z.ZodType;
+  /** 201 for what it creates. */
+  status?: 200 | 201;
+  /** Server-sent events (the names of its events), instead of or besides the JSON. */
+  events?: string;
+  /** Text of another type: the archive's bytes, redacted. */
+  text?: 'text/plain' | 'application/x-ndjson';
 }
 
 /** Every route: what it does and the schemas its request is validated with. */
 export const ROUTES: Record<string, Record<string, Operation>> = {
-  '/health': { get: { summary: 'version, runner, pause, wait, queue counts, running sessions' } },
+  '/health': {
+    get: {
+      summary: 'version, runner, pause, wait, queue counts, running sessions',
+      answer: HealthAnswer,
+    },
+  },
   '/events': {
     get: {
       summary: 'runner log entries, the running sessions’ parsed streams, status changes',
-      events: true,
+      events:
+        '`runner` (a log entry, as in GET /log), `stream` (a parsed line of a running session, with its `session` and `item`), `status` (the health, when it changes); each with an id to resume from (Last-Event-ID)',
     },
   },
   '/report': {
-    get: { summary: 'outcomes, cost and time per day and per item', query: ReportQuery },
+    get: {
+      summary: 'outcomes, cost and time per day and per item',
+      query: ReportQuery,
+      answer: ReportAnswer,
+    },
   },
   '/night': {
     get: {
       summary: "the last run's span, outcomes, spend and failures with the agent's last words",
+      answer: NightAnswer,
     },
   },
-  '/log': { get: { summary: "the runner's latest log entries (state/iteration.log)" } },
-  '/pause': { post: { summary: 'pause now, or after the current item', body: PauseBody } },
-  '/resume': { post: { summary: 'remove the pause', body: EmptyBody } },
+  '/log': {
+    get: { summary: "the runner's latest log entries (state/iteration.log)", answer: LogAnswer },
+  },
+  '/pause': {
+    post: { summary: 'pause now, or after the current item', body: PauseBody, answer: PauseAnswer },
+  },
+  '/resume': { post: { summary: 'remove the pause', body: EmptyBody, answer: ResumeAnswer } },
   '/items': {
-    get: { summary: 'the queue (task texts left out)', query: ItemsQuery },
-    post: { summary: 'add an item, as ralph add', body: NewItemSchema },
+    get: { summary: 'the queue (task texts left out)', query: ItemsQuery, answer: ItemsAnswer },
+    post: {
+      summary: 'add an item, as ralph add',
+      body: NewItemSchema,
+      answer: ItemAnswer,
+      status: 201,
+    },
   },
   '/items/{id}': {
-    get: { summary: 'one item', params: ItemParams },
-    delete: { summary: 'remove an item, as ralph rm', params: ItemParams, query: ForceQuery },
+    get: { summary: 'one item', params: ItemParams, answer: ItemAnswer },
+    delete: {
+      summary: 'remove an item, as ralph rm',
+      params: ItemParams,
+      query: ForceQuery,
+      answer: ItemsRemovedAnswer,
+    },
   },
   '/items/{id}/diff': {
     get: {
       summary: "the item's branch against its base (git mode), as ralph diff",
       params: ItemParams,
+      answer: DiffAnswer,
     },
   },
   '/items/{id}/retry': {
@@ -63,6 +113,7 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       summary: 'retry, as ralph retry (force=1: a done item too)',
       params: ItemParams,
       query: ForceQuery,
+      answer: ItemsChangedAnswer,
     },
   },
   '/items/{id}/cancel': {
@@ -70,27 +121,59 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       summary: 'cancel, as ralph cancel (force=1: a done item too)',
       params: ItemParams,
       query: ForceQuery,
+      answer: ItemsChangedAnswer,
     },
   },
-  '/sessions': { get: { summary: 'the session index, newest first', query: SessionsQuery } },
-  '/sessions/{id}': { get: { summary: 'a session record', params: SessionParams } },
+  '/sessions': {
+    get: {
+      summary: 'the session index, newest first',
+      query: SessionsQuery,
+      answer: SessionsAnswer,
+    },
+  },
+  '/sessions/{id}': {
+    get: { summary: 'a session record', params: SessionParams, answer: SessionAnswer },
+  },
   '/sessions/{id}/events': {
     get: {
       summary: 'a page of parsed events, or (follow=1) server-sent events to the end',
       params: SessionParams,
       query: SessionEventsQuery,
+      answer: SessionEventsAnswer,
+      events:
+        '`stream` (a parsed event; its id the offset after its line), then `end` once the session has ended',
     },
   },
   '/sessions/{id}/raw': {
-    get: { summary: 'the stream-json archive, redacted', params: SessionParams },
+    get: {
+      summary: 'the stream-json archive, redacted',
+      params: SessionParams,
+      text: 'application/x-ndjson',
+    },
   },
   '/sessions/{id}/gates': {
-    get: { summary: "the quality gates' commands and output, redacted", params: SessionParams },
+    get: {
+      summary: "the quality gates' commands and output, redacted",
+      params: SessionParams,
+      text: 'text/plain',
+    },
   },
-  '/openapi.json': { get: { summary: 'this description' } },
+  '/openapi.json': { get: { summary: 'this description', answer: OpenApiAnswer } },
 };
 
-const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+/** A request's schema as what it takes, an answer's as what it gives. */
+const json = (schema: z.ZodType, io: 'input' | 'output' = 'input') =>
+  z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+
+/** What an operation answers with when it succeeds, by media type. */
+function answers(op: Operation) {
+  const content: Record<string, { schema: unknown }> = {};
+  if (op.answer !== undefined) content['application/json'] = { schema: json(op.answer, 'output') };
+  if (op.events !== undefined)
+    content['text/event-stream'] = { schema: { type: 'string', description: op.events } };
+  if (op.text !== undefined) content[op.text] = { schema: { type: 'string' } };
+  return content;
+}
 
 function parameters(where: 'path' | 'query', schema: Schema | undefined) {
   if (schema === undefined) return [];
@@ -111,12 +194,11 @@ function operation(op: Operation) {
       ? {}
       : { requestBody: { content: { 'application/json': { schema: json(op.body) } } } }),
     responses: {
-      '200': {
-        description: op.events ? 'server-sent events' : 'JSON',
-        content: { [op.events ? 'text/event-stream' : 'application/json']: {} },
-      },
+      [String(op.status ?? 200)]: { description: op.summary, content: answers(op) },
       default: {
-        description: '{"error": "…", "field": "…"} with 400, 401, 403, 404, 409, 413 or 503',
+        description:
+          'a refusal: 400, 401, 403, 404, 405, 409, 413 or 503 (500: logged by the server)',
+        content: { 'application/json': { schema: json(ErrorAnswer, 'output') } },
       },
     },
   };

@@ -127,17 +127,32 @@ describe('the Postgres queue', () => {
   it('puts back as it was an item whose work dir the runner uses, and claims the next', async () => {
     const { open } = await postgresWorkspace();
     const queue = await open();
-    await queue.importItems([item('held', { workDir: 'a', priority: 1 }), item('free')]);
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const held = [
+      item('held', { workDir: 'a', priority: 1 }),
+      // What the claim overwrites, each field of it there to be put back.
+      item('retried', {
+        workDir: 'b',
+        priority: 1,
+        attempts: 1,
+        sessions: ['s1'],
+        retryAfter: past,
+        startedAt: past,
+        updatedAt: past,
+        lastError: 'it failed',
+      }),
+      item('interrupted', { workDir: 'b', status: 'interrupted', attempts: 1, sessions: ['s2'] }),
+    ];
+    await queue.importItems([...held, item('free')]);
     const claimed = await queue.claim({
       sessionId: crypto.randomUUID(),
       now: Date.now(),
-      busy: (i) => i.workDir === 'a',
+      busy: (i) => i.workDir === 'a' || i.workDir === 'b',
       maxAttempts: 3,
     });
     expect(claimed.item).toMatchObject({ id: 'free', attempts: 1 });
-    expect((await queue.list()).find((i) => i.id === 'held')).toEqual(
-      item('held', { workDir: 'a', priority: 1 }),
-    );
+    const listed = await queue.list();
+    for (const before of held) expect(listed.find((i) => i.id === before.id)).toEqual(before);
   });
 
   it('stops claiming, saying why, once the database is migrated past what it knows', async () => {

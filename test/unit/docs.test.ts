@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { withTables, type BenchResults } from '../../scripts/bench/tables.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -66,5 +67,34 @@ describe('the README on the tests', () => {
 
   it('reads ranges of case ids', () => {
     expect(caseIds('T06–T08, T16')).toEqual(['T06', 'T07', 'T08', 'T16']);
+  });
+});
+
+describe("the README's figures", () => {
+  it('are the tables of one full bench run, docs/bench.json', async () => {
+    const results = JSON.parse(
+      fs.readFileSync(path.join(ROOT, 'docs', 'bench.json'), 'utf8'),
+    ) as BenchResults;
+    expect(results.quick).toBe(false);
+    expect(results.only).toBeUndefined();
+    // Every bench of scripts/bench.mjs has its rows there.
+    const benches = new Set(results.rows.map((r) => r.bench));
+    expect([...benches].sort()).toEqual(
+      [
+        'clis',
+        'fleet',
+        'idle',
+        'interrupt',
+        'loop',
+        'queue',
+        'serve',
+        'sessions',
+        'start',
+        'stream',
+        'workers',
+      ].sort(),
+    );
+    const file = path.join(ROOT, 'README.md');
+    expect(await withTables(README, results, file)).toBe(README);
   });
 });

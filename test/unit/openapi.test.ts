@@ -46,3 +46,31 @@ describe('GET /openapi.json', () => {
     expect(add?.properties.dependsOn).toMatchObject({ type: 'array' });
   });
 });
+
+describe('GET /openapi.json: answers', () => {
+  it('gives each route the schema of its answer, and of a refusal', () => {
+    const doc = openApiDocument() as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: object }> }>>;
+    };
+    const health = doc.paths['/health']?.get?.responses['200']?.content as Record<
+      string,
+      { schema: { properties: Record<string, unknown>; additionalProperties?: boolean } }
+    >;
+    expect(Object.keys(health['application/json']?.schema.properties ?? {})).toEqual(
+      expect.arrayContaining(['version', 'queue', 'running', 'budget']),
+    );
+    expect(health['application/json']?.schema.additionalProperties).toBe(false);
+    expect(Object.keys(doc.paths['/items']?.post?.responses ?? {})).toEqual(['201', 'default']);
+    expect(Object.keys(doc.paths['/events']?.get?.responses['200']?.content ?? {})).toEqual([
+      'text/event-stream',
+    ]);
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(methods)) {
+        const ok = Object.entries(op.responses).find(([status]) => status !== 'default');
+        expect(Object.keys(ok?.[1].content ?? {}).length, `${method} ${path}`).toBeGreaterThan(0);
+        expect(op.responses.default?.content, `${method} ${path}`).toHaveProperty(
+          'application/json',
+        );
+      }
+  });
+});

@@ -23,12 +23,9 @@ function Facts(props: {
     idleSince === undefined ? undefined : Math.max(0, (now - Date.parse(idleSince)) / 1000);
   const idleLimit = running.limits?.idleTimeoutSeconds;
   // Counted from the stream itself: the runner writes its heartbeat only now and then.
-  const assistant = session?.events.filter((e) => e.kind === 'assistant') ?? [];
-  const tools = assistant.flatMap((e) => (e.toolUses as { name: string }[] | undefined) ?? []);
-  const tokensOut = assistant.reduce(
-    (sum, e) => sum + ((e.usage as { outputTokens?: number } | undefined)?.outputTokens ?? 0),
-    0,
-  );
+  const assistant = (session?.events ?? []).flatMap((e) => (e.kind === 'assistant' ? [e] : []));
+  const tools = assistant.flatMap((e) => e.toolUses);
+  const tokensOut = assistant.reduce((sum, e) => sum + (e.usage?.outputTokens ?? 0), 0);
   return (
     <div
       class={['facts', props.choosable && 'choosable', props.selected && 'selected']

@@ -16,6 +16,14 @@ import {
 } from '../../workspace/admission.js';
 import { branchOfItem, dropWorktrees } from '../../workspace/branches.js';
 import type { ServerContext } from '../context.js';
+import type {
+  Diff,
+  ItemDetail,
+  Items,
+  ItemsChanged,
+  ItemsRemoved,
+  ListedItem,
+} from '../api-types.js';
 import { body, query } from '../request.js';
 import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery } from '../schemas.js';
 
@@ -46,10 +54,7 @@ function newItem(input: z.output<typeof NewItemSchema>, now: number): Item {
 }
 
 /** An item as lists show it: without its task text, with why it waits. */
-function listed(
-  item: Item,
-  waiting: string | undefined,
-): Omit<Item, 'body'> & { waiting?: string } {
+function listed(item: Item, waiting: string | undefined): ListedItem {
   const { body: _body, ...rest } = item;
   return waiting === undefined ? rest : { ...rest, waiting };
 }
@@ -92,13 +97,13 @@ export function itemRoutes(ctx: ServerContext): Hono {
       ctx.redactor.redactValue({
         items: shown,
         maxAttempts: ctx.workspace.config.defaults.maxAttempts,
-      }),
+      } satisfies Items),
     );
   });
 
   app.get('/items/:id', async (c) => {
     const id = idOf(c.req.param());
-    const item = await itemNamed(id);
+    const item: ItemDetail = await itemNamed(id);
     return c.json(ctx.redactor.redactValue(item));
   });
 
@@ -112,14 +117,15 @@ export function itemRoutes(ctx: ServerContext): Hono {
       searchPath: process.env.PATH,
     });
     ctx.logAction(c, 'add', [item.id]);
-    return c.json(ctx.redactor.redactValue(item), 201);
+    return c.json(ctx.redactor.redactValue(item satisfies ItemDetail), 201);
   });
 
   // What the item's branch holds against its base (git mode), for its page.
   app.get('/items/:id/diff', async (c) => {
     const id = idOf(c.req.param());
     const item = await itemNamed(id);
-    if (item.branch === undefined) return c.json({ branch: null, diff: '', truncated: false });
+    if (item.branch === undefined)
+      return c.json({ branch: null, diff: '', truncated: false } satisfies Diff);
     const { repo, branch, base } = await branchOfItem(ctx.workspace, item);
     const diff = await git(repo, ['diff', `${base}...${branch}`, '--']);
     return c.json({
@@ -127,14 +133,14 @@ export function itemRoutes(ctx: ServerContext): Hono {
       base,
       diff: ctx.redactor.redact(diff.slice(0, MAX_DIFF_CHARS)),
       truncated: diff.length > MAX_DIFF_CHARS,
-    });
+    } satisfies Diff);
   });
 
   app.post('/items/:id/retry', async (c) => {
     const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())], force: force === '1' });
     ctx.logAction(c, 'retry', ids);
-    return c.json({ items: ids, status: 'pending' });
+    return c.json({ items: ids, status: 'pending' } satisfies ItemsChanged);
   });
 
   app.post('/items/:id/cancel', async (c) => {
@@ -142,7 +148,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
     const ids = await ctx.queue.cancel({ ids: [idOf(c.req.param())], force: force === '1' });
     ctx.logAction(c, 'cancel', ids);
     await dropWorktrees(ctx.workspace, ids, 'cancelled');
-    return c.json({ items: ids, status: 'cancelled' });
+    return c.json({ items: ids, status: 'cancelled' } satisfies ItemsChanged);
   });
 
   app.delete('/items/:id', async (c) => {
@@ -150,7 +156,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
     const ids = await ctx.queue.remove([idOf(c.req.param())], force === '1');
     ctx.logAction(c, 'remove', ids);
     await dropWorktrees(ctx.workspace, ids, 'removed');
-    return c.json({ items: ids, removed: true });
+    return c.json({ items: ids, removed: true } satisfies ItemsRemoved);
   });
 
   return app;

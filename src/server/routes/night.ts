@@ -13,6 +13,7 @@ import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
 import { openApiDocument } from '../openapi.js';
+import type { Health, LogEntries, Night, PauseResult, Report, ResumeResult } from '../api-types.js';
 import { body, query } from '../request.js';
 import { EmptyBody, PauseBody, ReportQuery } from '../schemas.js';
 
@@ -22,7 +23,7 @@ import { EmptyBody, PauseBody, ReportQuery } from '../schemas.js';
  */
 export async function health(
   ctx: Pick<ServerContext, 'workspace' | 'queue' | 'redactor' | 'readOnly'>,
-): Promise<Record<string, unknown>> {
+): Promise<Health> {
   const { running, ...report } = await gatherStatus(ctx.workspace, ctx.queue, Date.now());
   const live = running.map(({ elapsedSeconds: _e, idleSeconds: _i, ...rest }) => rest);
   return ctx.redactor.redactValue({
@@ -30,7 +31,7 @@ export async function health(
     readOnly: ctx.readOnly,
     ...report,
     running: live,
-  });
+  } satisfies Health);
 }
 
 /** How much of the end of the runner's log `/log` reads. */
@@ -57,7 +58,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
         ...report,
-      }),
+      } satisfies Report),
     );
   });
 
@@ -73,7 +74,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
         return { ...f, lastWords: record?.lastText ?? record?.result?.text };
       }),
     );
-    return c.json(ctx.redactor.redactValue({ ...night, failures }));
+    return c.json(ctx.redactor.redactValue({ ...night, failures } satisfies Night));
   });
 
   // The runner's latest log entries (its waits, backoffs, refusals), for the Live view of a
@@ -84,12 +85,12 @@ export function nightRoutes(ctx: ServerContext): Hono {
     // The first line of a tail that was cut is a part of one.
     const entries = (cut ? lines.slice(1) : lines).flatMap((line) => {
       try {
-        return [JSON.parse(line) as Record<string, unknown>];
+        return [JSON.parse(line) as LogEntries['entries'][number]];
       } catch {
         return [];
       }
     });
-    return c.json(ctx.redactor.redactValue({ entries }));
+    return c.json(ctx.redactor.redactValue({ entries } satisfies LogEntries));
   });
 
   app.post('/pause', async (c) => {
@@ -101,14 +102,17 @@ export function nightRoutes(ctx: ServerContext): Hono {
       { afterCurrent: afterCurrent === true, runnerLive: runner !== undefined },
     );
     ctx.logAction(c, 'pause');
-    return c.json({ paused: when, runner: runner?.pid ?? null });
+    return c.json({ paused: when, runner: runner?.pid ?? null } satisfies PauseResult);
   });
 
   app.post('/resume', async (c) => {
     await body(c, EmptyBody);
     const reason = await new ControlFiles(paths).resume();
     ctx.logAction(c, 'resume');
-    return c.json({ resumed: reason !== undefined, wasPaused: reason ?? null });
+    return c.json({
+      resumed: reason !== undefined,
+      wasPaused: reason ?? null,
+    } satisfies ResumeResult);
   });
 
   app.get('/events', (c) => {

@@ -18,6 +18,7 @@ import {
 import type { ServerContext } from '../context.js';
 import { indexOf } from '../index-cache.js';
 import { keepStreaming } from '../live-stream.js';
+import type { SessionEvents, Sessions } from '../api-types.js';
 import { query } from '../request.js';
 import { SessionEventsQuery, SessionParams, SessionsQuery, StreamOffset } from '../schemas.js';
 import { SessionStream } from '../session-stream.js';
@@ -73,7 +74,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
         limit: q.limit,
         skipped,
         sessions: shown.slice(q.offset, q.offset + q.limit),
-      }),
+      } satisfies Sessions),
     );
   });
 
@@ -115,7 +116,7 @@ export function sessionRoutes(ctx: ServerContext): Hono {
         events: [...entries, ...tail].map(({ event, end }) => ({ offset: end, ...event })),
         next: stream.position,
         done,
-      });
+      } satisfies SessionEvents);
     } finally {
       await stream.close();
     }

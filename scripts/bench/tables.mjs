@@ -1,0 +1,68 @@
+// The README's tables of figures, rendered from one bench.json (one run of scripts/bench.mjs):
+// `npm run bench:readme` writes them into the README, and a test holds the README to them.
+import * as prettier from 'prettier';
+
+/** What each group of rows measures, said above its table. */
+const GROUPS = {
+  core: "ralph's own cost: the loop, the stream parser, the guards, the queue file, start-up and the session index.",
+  serve:
+    "The server: the latency is from a line appended to a session's archive to its event in a real Chromium page's `EventSource`.",
+  clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop; ralph's own cost is what it adds to each item.",
+  workers:
+    'Workers and git mode: items of an agent that takes 500 ms, each in a work dir of its own, with 1, 2 and 4 workers; and items of an instant agent in one repository with git mode on and off.',
+  fleet:
+    "The shared queue: claims by 1, 4 and 16 claimers side by side on a queue of 100,000 items (a quarter done, three priorities) in a Postgres cluster of the bench's own, against two baselines measured in the same run with the same claimers: a bare one-statement `UPDATE … WHERE seq = (SELECT … FOR UPDATE SKIP LOCKED)` claim, prepared, on a table of the same items (no leases, dependencies or work dirs: the floor), and the queue file. A tenth as many claims as are timed are made first by every contender: the figures are a night's steady state.",
+};
+
+/** The group a bench of scripts/bench.mjs belongs to. */
+export const groupOf = (bench) => (bench in GROUPS ? bench : 'core');
+
+const MEASURES = { ratio: 'ratio, same run', absolute: 'absolute' };
+
+const format = (v) =>
+  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
+
+/** Rows as one Markdown table. */
+export function table(rows) {
+  const header = ['benchmark', 'figure', 'target', 'measure', 'met', 'detail'];
+  const cells = rows.map((r) => [
+    r.name,
+    `${format(r.value)} ${r.unit}`,
+    r.target,
+    MEASURES[r.measure] ?? r.measure,
+    r.ok ? 'yes' : 'NO',
+    r.detail,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c) => `| ${c.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
+  return [
+    line(header),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...cells.map(line),
+  ].join('\n');
+}
+
+/** The README's part: the run, then a table a group. */
+export function readmeTables(results) {
+  const run = `From one ${results.quick ? 'quick' : 'full'} run of \`npm run bench\` (\`docs/bench.json\`): ${results.seconds} s, node ${results.node}, ${results.at}${results.machine ? `, ${results.machine}` : ''}.`;
+  const parts = [run];
+  for (const group of Object.keys(GROUPS)) {
+    const rows = results.rows.filter((r) => groupOf(r.bench) === group);
+    if (rows.length > 0) parts.push(GROUPS[group], table(rows));
+  }
+  return parts.join('\n\n');
+}
+
+export const START =
+  '<!-- bench tables: written by `npm run bench:readme` from docs/bench.json -->';
+export const END = '<!-- end of bench tables -->';
+
+/** The README (at `file`) with its tables replaced by those of `results`, as prettier lays it out. */
+export async function withTables(readme, results, file) {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start === -1 || end < start) throw new Error(`README.md: no "${START}" … "${END}" part`);
+  const text = `${readme.slice(0, start + START.length)}\n\n${readmeTables(results)}\n\n${readme.slice(end)}`;
+  const options = await prettier.resolveConfig(file);
+  return prettier.format(text, { ...options, filepath: file });
+}

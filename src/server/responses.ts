@@ -1,0 +1,309 @@
+import { IndexEntrySchema } from '../archive/index-entry.js';
+import { SessionRecordFields } from '../archive/record.js';
+import { z } from '../lib/zod.js';
+import { ItemSchema } from '../queue/item.js';
+
+// What every route answers with: described by GET /openapi.json, the types the dashboard
+// imports (src/server/api-types.ts), and held to the real answers by test/server/responses.test.ts.
+
+const time = z.string();
+const usd = z.number();
+
+/** Every refusal: 400, 401, 403, 404, 405, 409, 413, 503 (and 500, said no more of). */
+export const ErrorAnswer = z.strictObject({
+  error: z.string(),
+  /** The request's field at fault (400). */
+  field: z.string().optional(),
+});
+
+const RunningSessionAnswer = z.strictObject({
+  cli: z.string(),
+  itemId: z.string(),
+  itemTitle: z.string(),
+  sessionId: z.string(),
+  status: z.string(),
+  startedAt: time,
+  lastActivityAt: time.optional(),
+  assistantMessages: z.number(),
+  toolCalls: z.number(),
+  lastTool: z.string().optional(),
+  costUsd: usd.optional(),
+  limits: z
+    .strictObject({
+      timeoutSeconds: z.number(),
+      idleTimeoutSeconds: z.number(),
+      maxBudgetUsd: usd.optional(),
+    })
+    .optional(),
+  costEstimated: z.boolean().optional(),
+  branch: z.string().optional(),
+  gate: z.string().optional(),
+});
+
+const FleetRunnerAnswer = z.strictObject({
+  id: z.string(),
+  host: z.string(),
+  pid: z.number(),
+  workspace: z.string(),
+  workers: z.number(),
+  startedAt: time,
+  heartbeatAt: time,
+  items: z.array(z.string()),
+});
+
+const reason = z.strictObject({ reason: z.string() });
+
+/** `GET /health`: `ralph status --json` less the seconds a client counts itself, and the server. */
+export const HealthAnswer = z.strictObject({
+  version: z.string(),
+  readOnly: z.boolean(),
+  root: z.string(),
+  runner: z.strictObject({ pid: z.number(), startedAt: time }).optional(),
+  paused: reason.optional(),
+  pauseAfterCurrent: reason.optional(),
+  waiting: z.strictObject({ until: time, reason: z.string(), event: z.string() }).optional(),
+  queue: z.record(z.string(), z.number()),
+  queueVersion: z.number(),
+  fleet: z
+    .strictObject({
+      queue: z.string(),
+      unreachable: z.string().optional(),
+      paused: z.strictObject({ reason: z.string(), at: time, by: z.string() }).optional(),
+      runners: z.array(FleetRunnerAnswer),
+    })
+    .optional(),
+  running: z.array(RunningSessionAnswer),
+  orphaned: z
+    .strictObject({ itemIds: z.array(z.string()), sessions: z.array(z.string()) })
+    .optional(),
+  unreadable: z.array(z.strictObject({ file: z.string(), problem: z.string() })).optional(),
+  quarantined: z.array(z.string()).optional(),
+  server: z.strictObject({ pid: z.number(), url: z.string(), readOnly: z.boolean() }).optional(),
+  budget: z.strictObject({
+    run: z
+      .strictObject({
+        startedAt: time,
+        costUsd: usd,
+        iterations: z.number(),
+        maxCostUsd: usd.optional(),
+        maxIterations: z.number().optional(),
+      })
+      .optional(),
+    totalCostUsd: usd,
+    iterations: z.number(),
+  }),
+});
+
+/** Why a waiting item does not run yet (a dependency, a time, a backoff). */
+const waiting = z.string().optional();
+
+const { body: _body, ...listedItem } = ItemSchema.shape;
+
+/** `GET /items`: the queue without the task texts. */
+export const ItemsAnswer = z.strictObject({
+  items: z.array(z.strictObject({ ...listedItem, waiting })),
+  maxAttempts: z.number(),
+});
+
+/** `GET /items/:id`, and `POST /items` (201): the item whole. */
+export const ItemAnswer = ItemSchema;
+
+/** `GET /items/:id/diff`: the branch against its base (`branch` null outside git mode). */
+export const DiffAnswer = z.strictObject({
+  branch: z.string().nullable(),
+  base: z.string().optional(),
+  diff: z.string(),
+  /** The diff was cut at 512 KB (`ralph diff` shows it whole). */
+  truncated: z.boolean(),
+});
+
+/** `POST /items/:id/retry` and `/cancel`: the items changed (with what depended on them). */
+export const ItemsChangedAnswer = z.strictObject({
+  items: z.array(z.string()),
+  status: z.enum(['pending', 'cancelled']),
+});
+
+/** `DELETE /items/:id`. */
+export const ItemsRemovedAnswer = z.strictObject({
+  items: z.array(z.string()),
+  removed: z.literal(true),
+});
+
+export const PauseAnswer = z.strictObject({
+  paused: z.enum(['now', 'after-current']),
+  /** The runner's pid, null when none runs (the pause waits for the next). */
+  runner: z.number().nullable(),
+});
+
+export const ResumeAnswer = z.strictObject({
+  resumed: z.boolean(),
+  /** The reason of the pause removed. */
+  wasPaused: z.string().nullable(),
+});
+
+const Failure = z.strictObject({
+  sessionId: z.string(),
+  itemId: z.string(),
+  outcome: z.string(),
+  message: z.string().optional(),
+});
+
+const ReportGroupAnswer = z.strictObject({
+  key: z.string(),
+  sessions: z.number(),
+  done: z.number(),
+  retried: z.number(),
+  failed: z.number(),
+  interrupted: z.number(),
+  costUsd: usd,
+  costEstimated: z.boolean(),
+  seconds: z.number(),
+  failures: z.array(Failure),
+});
+
+/** `GET /report`: sums by day, item and CLI, oldest first. */
+export const ReportAnswer = z.strictObject({
+  since: time.optional(),
+  byDay: z.array(ReportGroupAnswer),
+  byItem: z.array(ReportGroupAnswer),
+  byCli: z.array(ReportGroupAnswer),
+});
+
+/** `GET /night`: the last run at a glance, each failure with the agent's last words. */
+export const NightAnswer = z.strictObject({
+  startedAt: time.optional(),
+  lastEndedAt: time.optional(),
+  sessions: z.number(),
+  done: z.number(),
+  failed: z.number(),
+  retried: z.number(),
+  costUsd: usd,
+  costEstimated: z.boolean(),
+  maxCostUsd: usd.optional(),
+  budgetLeftUsd: usd.optional(),
+  failures: z.array(Failure.extend({ lastWords: z.string().optional() })),
+});
+
+/** `GET /log`: the runner's latest log entries, each with its time, level and event. */
+export const LogAnswer = z.strictObject({
+  entries: z.array(z.looseObject({ time, level: z.string(), event: z.string() })),
+});
+
+/** `GET /sessions`: a page of the index, newest first, running sessions included. */
+export const SessionsAnswer = z.strictObject({
+  total: z.number(),
+  offset: z.number(),
+  limit: z.number(),
+  /** Index lines that could not be read. */
+  skipped: z.number(),
+  sessions: z.array(IndexEntrySchema),
+});
+
+/** `GET /sessions/:id`: the session record. */
+export const SessionAnswer = SessionRecordFields;
+
+const tokens = z.strictObject({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  cacheReadTokens: z.number().optional(),
+  cacheCreationTokens: z.number().optional(),
+});
+
+/** One parsed line of a session's stream, by its kind (the same for every CLI). */
+export const StreamEventAnswer = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('init'),
+    cli: z.string(),
+    sessionId: z.string(),
+    model: z.string().optional(),
+    tools: z.array(z.string()),
+    cwd: z.string().optional(),
+    version: z.string().optional(),
+    permissionMode: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('assistant'),
+    model: z.string().optional(),
+    texts: z.array(z.string()),
+    toolUses: z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown() })),
+    /** Written by the CLI itself, not the model. */
+    synthetic: z.boolean(),
+    usage: tokens.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('tool_results'),
+    results: z.array(
+      z.strictObject({ toolUseId: z.string(), isError: z.boolean(), text: z.string() }),
+    ),
+  }),
+  z.strictObject({
+    kind: z.literal('result'),
+    result: z.strictObject({
+      subtype: z.string(),
+      isError: z.boolean(),
+      text: z.string().optional(),
+      totalCostUsd: usd.optional(),
+      numTurns: z.number().optional(),
+      durationMs: z.number().optional(),
+      sessionId: z.string().optional(),
+      usage: z.record(z.string(), z.unknown()).optional(),
+      permissionDenials: z.array(
+        z.strictObject({
+          toolName: z.string(),
+          toolUseId: z.string().optional(),
+          toolInput: z.unknown().optional(),
+        }),
+      ),
+      apiErrorStatus: z.number().optional(),
+      apiErrorType: z.string().optional(),
+      terminalReason: z.string().optional(),
+      errors: z.array(z.string()),
+    }),
+  }),
+  z.strictObject({
+    kind: z.literal('rate_limit'),
+    status: z.string(),
+    resetsAt: z.number().optional(),
+    rateLimitType: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('api_retry'),
+    attempt: z.number().optional(),
+    maxRetries: z.number().optional(),
+    retryDelayMs: z.number().optional(),
+    errorStatus: z.number().optional(),
+    error: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('permission_denied'),
+    toolName: z.string().optional(),
+    toolUseId: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  z.strictObject({ kind: z.literal('usage'), tokens, costUsd: usd.optional() }),
+  z.strictObject({ kind: z.literal('delta') }),
+  /** A line of a type this version does not model. */
+  z.strictObject({ kind: z.literal('other'), type: z.string(), subtype: z.string().optional() }),
+  /** A line that could not be used; the archive keeps its bytes. */
+  z.strictObject({
+    kind: z.literal('issue'),
+    issue: z.enum(['invalid_json', 'schema', 'oversize', 'truncated', 'too_deep', 'invalid_utf8']),
+    detail: z.string(),
+    bytes: z.number(),
+  }),
+]);
+
+/** `GET /sessions/:id/events`: a page of parsed events, each with the offset after its line. */
+export const SessionEventsAnswer = z.strictObject({
+  events: z.array(z.intersection(StreamEventAnswer, z.strictObject({ offset: z.number() }))),
+  /** The offset to ask from next. */
+  next: z.number(),
+  /** The session has ended and its stream is read whole. */
+  done: z.boolean(),
+});
+
+/** `GET /openapi.json`: an OpenAPI 3.1 document. */
+export const OpenApiAnswer = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  paths: z.record(z.string(), z.unknown()),
+});
