@@ -24,8 +24,10 @@ export async function interruptLatency({ trials }) {
       await until(() => fs.existsSync(ready));
       const created = performance.timeOrigin + performance.now();
       fs.writeFileSync(interrupt, `trial ${t}\n`);
-      await until(() => fs.existsSync(stamp), 1);
-      latencies.push(Number(fs.readFileSync(stamp, 'utf8')) - created);
+      // Read once the agent has written it whole (an empty read would count as time 0).
+      const stamped = () => Number(fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8') : '');
+      await until(() => stamped() > 0, 1);
+      latencies.push(stamped() - created);
       fs.rmSync(stamp);
       fs.rmSync(ready);
       // The interrupted item is resumed once the file goes: the next trial's agent.

@@ -55,7 +55,7 @@ const concrete = (route: string, item = 'feature') =>
 
 async function answer(method: string, route: string, body?: unknown) {
   const reply = await request(served, method.toUpperCase(), route, { body });
-  return { ...reply, parsed: reply.body === '' ? undefined : (reply.json()) };
+  return { ...reply, parsed: reply.body === '' ? undefined : reply.json() };
 }
 
 /** Parses with the schema; the failure names the route and the fields at fault. */
