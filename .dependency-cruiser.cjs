@@ -13,6 +13,7 @@ const FEATURES = [
   'control',
   'git',
   'gates',
+  'land',
 ];
 
 /**
@@ -33,6 +34,8 @@ const MAY_IMPORT = {
   control: ['lib', 'config', 'archive'],
   git: ['lib'],
   gates: ['lib', 'config'],
+  // Landing: the git of a merge queue, given the item and its resolved settings.
+  land: ['lib', 'config', 'git', 'gates', 'queue', 'agent'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

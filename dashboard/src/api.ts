@@ -36,6 +36,7 @@ export type {
   Health,
   HealthSession as RunningSession,
   ItemDetail,
+  Items,
   ListedItem as Item,
   Night,
   Report,

@@ -1,5 +1,5 @@
 import type { CliName } from '../config/cli-names.js';
-import type { Config, Gate, SessionSettings } from '../config/schema.js';
+import type { Config, Gate, LandChoice, SessionSettings } from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
@@ -72,14 +72,58 @@ export interface WorkSettings {
   /** The remote a branch is pushed to once its gates pass. */
   push?: string;
   gates: Gate[];
+  /** Landing, when it is on (git mode only). */
+  land?: LandSettings;
 }
 
-/** Git mode and gates after precedence: the item's, then the persona's, then the workspace's. */
+/** How an item's branch lands on the target once its gates pass. */
+export interface LandSettings {
+  target: string;
+  method: NonNullable<LandChoice['method']>;
+  /** Run on the merged tree before the target moves. */
+  gates: Gate[];
+  maxRounds: number;
+  /** New branches start from the target (where their dependencies landed), unless a base is named. */
+  fromTarget: boolean;
+}
+
+/**
+ * Git mode, gates and landing after precedence: the item's, then the persona's, then the
+ * workspace's (each key of `land` on its own).
+ */
 export function resolveWork(config: Config, layers: readonly SessionSettings[]): WorkSettings {
+  const git = pickLayer(layers, 'git') ?? config.git.enabled;
+  const gates = pickLayer(layers, 'gates') ?? config.gates;
+  const landing = git && (pickLand(layers, 'enabled') ?? config.land.enabled);
   return {
-    git: pickLayer(layers, 'git') ?? config.git.enabled,
+    git,
     base: pickLayer(layers, 'base') ?? config.git.base,
     push: config.git.push,
-    gates: pickLayer(layers, 'gates') ?? config.gates,
+    gates,
+    land: landing ? landSettingsOf(config, layers) : undefined,
   };
+}
+
+/** How an item lands, whether or not landing is on for it (an item already waiting to land). */
+export function landSettingsOf(config: Config, layers: readonly SessionSettings[]): LandSettings {
+  const gates = pickLayer(layers, 'gates') ?? config.gates;
+  return {
+    target: pickLand(layers, 'target') ?? config.land.target,
+    method: pickLand(layers, 'method') ?? config.land.method,
+    gates: pickLand(layers, 'gates') ?? config.land.gates ?? gates,
+    maxRounds: pickLand(layers, 'maxRounds') ?? config.land.maxRounds,
+    fromTarget: pickLayer(layers, 'base') === undefined,
+  };
+}
+
+/** The value of `land.<key>` of the last layer that sets it. */
+function pickLand<K extends keyof LandChoice>(
+  layers: readonly SessionSettings[],
+  key: K,
+): LandChoice[K] {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const value = layers[i]?.land?.[key];
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }

@@ -10,6 +10,8 @@ export interface SessionFiles {
   context: string;
   /** The quality gates' commands and output. */
   gates: string;
+  /** The land gates' commands and output, when the session's work was landed. */
+  land: string;
   /** The permission rules ralph wrote for a CLI that reads them from a file (gemini). */
   policy: string;
 }
@@ -25,6 +27,7 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     prompt: at('-prompt.md'),
     context: at('-context.json'),
     gates: at('-gates.log'),
+    land: at('-land.log'),
     policy: at('-policy.toml'),
   };
 }

@@ -32,6 +32,7 @@ const FLAG_OF: Record<string, string> = {
   git: '--git',
   base: '--base',
   gates: '--gate',
+  land: '--land',
 };
 
 const number = (flag: string, value: unknown, integer: boolean) =>
@@ -121,6 +122,7 @@ export async function fieldsFromFlags(
       (o.dependsOn as string[]).flatMap((v) => list(v) ?? []),
     );
   if (typeof o.git === 'boolean') set('git', o.git);
+  if (typeof o.land === 'boolean') set('land', { enabled: o.land });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {

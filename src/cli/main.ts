@@ -58,6 +58,8 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--git', 'git mode: work on branch ralph/<id> in a worktree of its own')
     .option('--no-git', 'work in the work dir itself, whatever "git.enabled" says')
     .option('--base <ref>', 'git mode: the ref the branch starts from (default: HEAD at the claim)')
+    .option('--land', 'git mode: land the branch on the target once its gates pass ("land")')
+    .option('--no-land', 'leave the branch as it is, whatever "land.enabled" says')
     .option(
       '--gate <command>',
       'a quality gate: words run without a shell, or a JSON argv array (repeatable; replaces the configured gates)',
@@ -157,6 +159,17 @@ function queueCommands(program: CommanderCommand, app: App): void {
     .action(async (ids: string[], options: { all?: boolean; status?: string; force?: boolean }) => {
       const { cancelCommand } = await import('./commands/items.js');
       app.done(await cancelCommand(app.root(), { ids, ...options }, app.output, app.env));
+    });
+
+  program
+    .command('land [ids...]')
+    .description(
+      'land done items of git mode on their target (a night that ran without landing), run no agent',
+    )
+    .option('--dry-run', 'say what would land, in order; change nothing')
+    .action(async (ids: string[], options: { dryRun?: boolean }) => {
+      const { landCommand } = await import('./commands/land.js');
+      app.done(await landCommand(app.root(), ids, options, app.output, app.env));
     });
 
   program

@@ -69,11 +69,38 @@ export const GateSchema = z
 
 export type Gate = z.output<typeof GateSchema>;
 
+/** How a landing merges an item's branch onto the target. */
+export const LAND_METHODS = ['merge', 'rebase', 'squash'] as const;
+
+/** A branch name git takes (`git check-ref-format --branch`), in the safe part of its syntax. */
+const BranchName = z
+  .string()
+  .regex(
+    /^(?![-/.])(?!.*(?:\.\.|\/\/|@\{|\/\.|\.lock$|\.$|\/$))[A-Za-z0-9._/-]{1,200}$/,
+    'a branch name: letters, digits, ".", "_", "-" and "/" (no "..", no leading "-" or "/", no trailing "/", "." or ".lock")',
+  );
+
+/** Landing as an item or a persona may set it: each key overrides the workspace's. */
+export const LandChoiceSchema = z.strictObject({
+  /** Land the item's branch once its gates pass (`ralph add --land`, `--no-land`). */
+  enabled: z.boolean().optional(),
+  /** The branch the night's work lands on. */
+  target: BranchName.optional(),
+  method: z.enum(LAND_METHODS).optional(),
+  /** Run on the merged tree before the target moves (default: the item's gates). */
+  gates: z.array(GateSchema).optional(),
+  /** Landings that fail (a conflict, a land gate) before the item is failed. */
+  maxRounds: z.int().positive().max(20).optional(),
+});
+
+export type LandChoice = z.output<typeof LandChoiceSchema>;
+
 /** Git mode as an item or a persona may set it: on or off, and the ref its branch starts from. */
 const GitChoiceShape = {
   git: z.boolean().optional(),
   base: z.string().min(1).optional(),
   gates: z.array(GateSchema).optional(),
+  land: LandChoiceSchema.optional(),
 };
 
 /** Settings an item, a persona or the workspace may set for a session. */
@@ -97,7 +124,7 @@ export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.
-  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true }).shape,
+  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true, land: true }).shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
   timeout: LimitSchema.default(3600),
@@ -274,6 +301,15 @@ const GitSchema = z.strictObject({
   push: z.string().min(1).optional(),
 });
 
+/** Landing: git mode's branches merged onto one target, re-checked after every merge. */
+const LandSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  target: BranchName.default('ralph/landed'),
+  method: z.enum(LAND_METHODS).default('merge'),
+  gates: z.array(GateSchema).optional(),
+  maxRounds: z.int().positive().max(20).default(2),
+});
+
 const EnvSchema = z.strictObject({
   /** Extra variable names passed to the agent even though they look like secrets. */
   allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name')).default([]),
@@ -317,6 +353,7 @@ export const ConfigSchema = z
     env: EnvSchema.prefault({}),
     log: LogSchema.prefault({}),
     git: GitSchema.prefault({}),
+    land: LandSchema.prefault({}),
     queue: QueueSchema.prefault({}),
     /** Commands a successful session's work must pass before its item is done. */
     gates: z.array(GateSchema).default([]),

@@ -82,7 +82,7 @@ async function currentBranch(dir: string): Promise<string | undefined> {
 }
 
 /** Author and committer for a repository that names none: commits must not fail on it. */
-async function identityEnv(dir: string): Promise<Record<string, string>> {
+export async function identityEnv(dir: string): Promise<Record<string, string>> {
   if (await gitSucceeds(dir, ['config', 'user.email'])) return {};
   return {
     GIT_AUTHOR_NAME: 'ralph',

@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { GateSchema, type SessionSettings } from '../config/schema.js';
+import { GateSchema, LandChoiceSchema, type SessionSettings } from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';
@@ -36,6 +36,8 @@ export const FrontmatterSchema = z.strictObject({
   base: z.string().min(1).optional(),
   /** Quality gates of this persona's items. */
   gates: z.array(GateSchema).optional(),
+  /** Landing of this persona's items (each key overrides the workspace's `land`). */
+  land: LandChoiceSchema.optional(),
 });
 
 /** A persona: its settings for the session and its instructions. */
@@ -88,6 +90,7 @@ export function parsePersona(id: string, file: string, text: string): Persona {
     git: f.git,
     base: f.base,
     gates: f.gates,
+    land: f.land,
   };
   return { id, file, settings, instructions: body.trim() };
 }

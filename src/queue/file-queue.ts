@@ -13,7 +13,7 @@ import {
   type SettlePolicy,
   type Settled,
 } from './queue.js';
-import { nextWakeTime, selectNext } from './select.js';
+import { inLandingOrder, nextWakeTime, selectNext } from './select.js';
 import {
   CANCELLABLE,
   RETRYABLE,
@@ -101,6 +101,29 @@ export class FileQueue implements Queue {
       refuseQueued(added, new Set(items.map((item) => item.id)));
       return { items: [...items, ...added], value: undefined };
     });
+  }
+
+  async landing(): Promise<Item[]> {
+    return inLandingOrder(await this.list());
+  }
+
+  advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined> {
+    return this.store.update((items) => {
+      const index = items.findIndex((item) => item.id === id);
+      const item = items[index];
+      if (item === undefined || !from.includes(item.status)) return { items, value: undefined };
+      const next = change(item);
+      return { items: items.with(index, next), value: next };
+    });
+  }
+
+  holdLanding(): Promise<() => Promise<void>> {
+    // One runner holds the workspace, and lands one item at a time.
+    return Promise.resolve(() => Promise.resolve());
   }
 
   edit(

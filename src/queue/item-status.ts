@@ -2,6 +2,8 @@
 export const ITEM_STATUSES = [
   'pending',
   'running',
+  /** Its session and gates passed; its branch waits to land on the target (or is landing). */
+  'landing',
   'done',
   'failed',
   'interrupted',

@@ -17,6 +17,7 @@ export const BUILTIN_VARS = [
   'ATTEMPT',
   'PREVIOUS_ERROR',
   'GATE_FAILURE',
+  'LAND_FAILURE',
   'BRANCH',
 ] as const;
 
@@ -86,6 +87,14 @@ export const ItemSchema = z
     baseCommit: z.string().optional(),
     /** The failing gate's command and the end of its output, for the next attempt's prompt. */
     gateFailure: z.string().optional(),
+    /** Landings that failed (a conflict, a land gate) since the item last landed. */
+    landRounds: z.int().nonnegative().optional(),
+    /** Why the last landing failed, for the next attempt's prompt (`{{LAND_FAILURE}}`). */
+    landFailure: z.string().optional(),
+    /** Where and when the item's work landed: the target's commit that holds it. */
+    landedCommit: z.string().optional(),
+    landedOn: z.string().optional(),
+    landedAt: Timestamp.optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',

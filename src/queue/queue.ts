@@ -44,6 +44,22 @@ export interface Queue {
   settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled>;
   /** Keeps the leases of running items from expiring (a runner's heartbeat). */
   renew(leases: readonly Lease[]): Promise<void>;
+  /** The items waiting to land, in the order they finished. */
+  landing(): Promise<Item[]>;
+  /**
+   * Applies a transition of the lander to one item, if the item is in one of the statuses
+   * `from` (otherwise nothing: undefined; a person cancelled it meanwhile, say).
+   */
+  advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined>;
+  /**
+   * The right to land onto `target`, for one lander at a time: undefined when another holds
+   * it (a runner of the fleet). The workspace's runner lock is that right for a queue file.
+   */
+  holdLanding(target: string): Promise<(() => Promise<void>) | undefined>;
   /** Records an item's git branch and base at its first checkout. */
   recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void>;
   /**

@@ -73,3 +73,29 @@ export function nextWakeTime(
   }
   return earliest;
 }
+
+/**
+ * The items waiting to land, in the order they finished, each after those of them it depends
+ * on (a dependency lands first).
+ */
+export function inLandingOrder(items: readonly Item[]): Item[] {
+  const waiting = items
+    .filter((item) => item.status === 'landing')
+    .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''));
+  const ids = new Set(waiting.map((item) => item.id));
+  const placed = new Set<string>();
+  const order: Item[] = [];
+  const byId = new Map(waiting.map((item) => [item.id, item]));
+  const place = (item: Item, path: Set<string>) => {
+    if (placed.has(item.id) || path.has(item.id)) return;
+    path.add(item.id);
+    for (const dep of item.dependsOn) {
+      const first = byId.get(dep);
+      if (first !== undefined && ids.has(dep)) place(first, path);
+    }
+    placed.add(item.id);
+    order.push(item);
+  };
+  for (const item of waiting) place(item, new Set());
+  return order;
+}

@@ -2,6 +2,7 @@ import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
 import type { Item } from './item.js';
+import type { ItemStatus } from './item-status.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,7 +21,8 @@ export function claim(item: Item, sessionId: string, now: number): Item {
 
 /** How a session ended, as far as its item is concerned. */
 export type Settlement =
-  | { kind: 'succeeded'; costUsd: number; conversationId?: string }
+  /** `land`: the item's branch lands on a target before it is done. */
+  | { kind: 'succeeded'; costUsd: number; conversationId?: string; land?: boolean }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
   | {
       kind: 'failed';
@@ -55,6 +57,18 @@ export function retryBackoffMs(attempts: number, capMs = DEFAULT_RETRY_BACKOFF_C
   return exponentialBackoffMs(attempts, RETRY_BACKOFF_BASE_MS, capMs);
 }
 
+/** An item whose work is finished: done, or (recurring) pending for its next time. */
+function completed(item: Item, now: number): Item {
+  if (item.schedule !== undefined)
+    return {
+      ...item,
+      status: 'pending',
+      attempts: 0,
+      notBefore: iso(nextCronTime(item.schedule, now)),
+    };
+  return { ...item, status: 'done' };
+}
+
 /** Applies a session's settlement to its item. */
 export function settle(
   item: Item,
@@ -72,18 +86,14 @@ export function settle(
         lastOutcome: 'success',
         lastError: undefined,
         gateFailure: undefined,
+        landFailure: undefined,
         finishedAt: iso(now),
         conversationId: undefined,
       };
-      if (item.schedule !== undefined) {
-        return {
-          ...finished,
-          status: 'pending',
-          attempts: 0,
-          notBefore: iso(nextCronTime(item.schedule, now)),
-        };
-      }
-      return { ...finished, status: 'done' };
+      // The conversation is kept: a landing that fails hands the item back to it.
+      if (settlement.land === true)
+        return { ...finished, status: 'landing', conversationId: settlement.conversationId };
+      return completed(finished, now);
     }
     case 'failed': {
       const exhausted = !settlement.retryable || item.attempts >= maxAttempts;
@@ -199,4 +209,77 @@ export function cancelled(item: Item, now: number): Item {
 /** Git mode: the item's branch and the commit it was made from, at its first checkout. */
 export function checkedOut(item: Item, checkout: { branch: string; baseCommit: string }): Item {
   return { ...item, branch: checkout.branch, baseCommit: checkout.baseCommit };
+}
+
+/** The statuses each landing transition starts from: anything else is not the lander's. */
+export const LANDS_FROM = {
+  landed: ['landing'],
+  landRefused: ['landing'],
+  toLand: ['done'],
+} as const satisfies Record<string, readonly ItemStatus[]>;
+
+/** A landing item whose work is on the target now, at `commit`. */
+export function landed(item: Item, landing: { commit: string; target: string }, now: number): Item {
+  return completed(
+    {
+      ...item,
+      updatedAt: iso(now),
+      landedCommit: landing.commit,
+      landedOn: landing.target,
+      landedAt: iso(now),
+      landRounds: undefined,
+      landFailure: undefined,
+      conversationId: undefined,
+    },
+    now,
+  );
+}
+
+/** Why a landing failed: the outcome when it is the last round, and what the agent is told. */
+export interface LandRefusal {
+  outcome: 'land_conflict' | 'land_gate_failed';
+  /** One line: the item's `lastError`. */
+  error: string;
+  /** For the next attempt's prompt: the conflicting files and the target's commits, or the gate. */
+  failure: string;
+}
+
+/**
+ * A landing that failed leaves the target as it was: the item goes back to its agent, on its
+ * own branch and resuming its conversation, told why (a new attempt, counted when claimed);
+ * after `maxRounds` failed landings it is failed, its branch kept.
+ */
+export function landRefused(
+  item: Item,
+  refusal: LandRefusal,
+  maxRounds: number,
+  now: number,
+): Item {
+  const rounds = (item.landRounds ?? 0) + 1;
+  const base = {
+    ...item,
+    updatedAt: iso(now),
+    lastError: refusal.error,
+    lastOutcome: refusal.outcome,
+    landRounds: rounds,
+  };
+  if (rounds >= maxRounds)
+    return {
+      ...base,
+      status: 'failed',
+      finishedAt: iso(now),
+      landFailure: undefined,
+      conversationId: undefined,
+    };
+  return {
+    ...base,
+    status: 'pending',
+    landFailure: refusal.failure,
+    finishedAt: undefined,
+  };
+}
+
+/** A done item of git mode put in line to land (`ralph land` after a night without landing). */
+export function toLand(item: Item, now: number): Item {
+  return { ...item, status: 'landing', updatedAt: iso(now), landRounds: undefined };
 }

@@ -24,7 +24,7 @@ import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
-import { recordCheckout, settleItem, settlementFor } from './item-steps.js';
+import { landingIf, recordCheckout, settleItem, settlementFor } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
 import type { PreparedSession } from './prepare.js';
@@ -375,12 +375,15 @@ export class Attempt {
       ctx,
       control,
       item,
-      settlementFor(
-        outcome,
-        costUsd,
-        end.summary.conversationId,
-        checked.gateFailure,
-        prepared.resume,
+      landingIf(
+        prepared,
+        settlementFor(
+          outcome,
+          costUsd,
+          end.summary.conversationId,
+          checked.gateFailure,
+          prepared.resume,
+        ),
       ),
     );
     await persistently(ctx, control, 'recording the spend', () =>

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { WorkSettings } from '../agent/settings.js';
 import { itemWorktree, type Workspace } from '../config/workspace.js';
+import { gitSucceeds } from '../git/git.js';
 import {
   branchOf,
   ensureWorktree,
@@ -30,7 +31,10 @@ export async function checkoutFor(
   const repo = await repositoryRoot(workDir);
   if (repo === undefined) return {};
   let baseCommit = item.baseCommit;
-  const baseRef = work.base ?? 'HEAD';
+  const target = work.land?.fromTarget === true ? `refs/heads/${work.land.target}` : undefined;
+  const fromTarget =
+    target !== undefined && (await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', target]));
+  const baseRef = fromTarget ? target : (work.base ?? 'HEAD');
   try {
     baseCommit ??= await resolveCommit(repo, baseRef);
   } catch {

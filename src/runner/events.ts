@@ -129,6 +129,21 @@ export interface RunnerEvents {
   worktree_failed: { item: string; operation: string; error: string };
   pushed: { item: string; branch: string; remote: string };
   push_failed: { item: string; branch: string; remote: string; error: string };
+  /** Landing: an item's branch is being merged onto its target and checked there. */
+  land_started: { item: string; target: string; method: string; branch: string };
+  land_gate_started: { item: string; target: string; gate: string };
+  /** The target holds the item's work (`already`: found landed after a crash). */
+  landed: { item: string; target: string; commit: string; already: boolean };
+  /** The target was left as it was; the item goes back to its agent, or fails (`itemStatus`). */
+  land_refused: {
+    item: string;
+    target: string;
+    outcome: string;
+    error: string;
+    itemStatus?: string;
+  };
+  /** A landing that could not be made (git failed): the item waits to land, tried again later. */
+  land_failed: { item: string; target: string; error: string };
   gate_started: { item: string; session: string; gate: string };
   gate_ended: {
     item: string;

@@ -7,5 +7,11 @@ export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from './prepare.js';
-export { recoverWorkspace, startRunner, type RunnerOptions, type RunnerResult } from './start.js';
+export {
+  landWaiting,
+  recoverWorkspace,
+  startRunner,
+  type RunnerOptions,
+  type RunnerResult,
+} from './start.js';
 export { waitForChange, type Wait } from './wait.js';

@@ -5,6 +5,7 @@ import type { Item } from '../queue/item.js';
 import { leaseOf, type Claim as QueueClaim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
+import type { PreparedSession } from './prepare.js';
 import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
 import { tidyWorktree } from './worktrees.js';
@@ -132,6 +133,12 @@ export function settlementFor(
     default:
       return unreachable(outcome);
   }
+}
+
+/** A success whose work is on a branch of its own lands before its item is done, when landing is on. */
+export function landingIf(prepared: PreparedSession, settlement: Settlement): Settlement {
+  if (settlement.kind !== 'succeeded' || prepared.work.land === undefined) return settlement;
+  return prepared.checkout === undefined ? settlement : { ...settlement, land: true };
 }
 
 /** Git mode: the item's branch and base, recorded at its first checkout for retries and diffs. */

@@ -9,6 +9,7 @@ import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from './run-result.js';
+import { Lander } from './landing.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -73,6 +74,8 @@ class Night {
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
+  /** Lands the items whose gates passed, beside the workers. */
+  readonly lander: Lander;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -80,6 +83,33 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
+    this.lander = new Lander(ctx, control, (item) => {
+      // A landing that failed its item for good is a failure of the run's.
+      if (item?.status === 'failed') this.result.failed++;
+      this.wake();
+    });
+  }
+
+  /** Lands what waits to land until the workers have ended and nothing is left to land. */
+  async land(workersDone: () => boolean): Promise<void> {
+    await this.lander.run(workersDone, () => this.untilChanged());
+  }
+
+  /**
+   * Until something may have changed what waits to land (a worker's turn ended, the queue's
+   * store announced a change, a stop), or a poll interval of real time passed: never through
+   * the loop's wait, whose clock may be a test's.
+   */
+  private untilChanged(): Promise<void> {
+    const signal = AbortSignal.any([
+      this.control.signal,
+      this.changed.signal,
+      AbortSignal.timeout(this.ctx.workspace.config.run.pollInterval * 1000),
+    ]);
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
   }
 
   /**
@@ -263,8 +293,10 @@ class Night {
   private async whenIdle(wakeAt: number | undefined, retryAt: number | undefined) {
     const { ctx } = this;
     const until = this.draining ? retryAt : wakeAt;
-    // Another worker's item may yet fail and come back, or free the items that depend on it.
-    if (this.draining && until === undefined && this.active === 0) return 'stop';
+    // Another worker's item may yet fail and come back, or free the items that depend on it;
+    // an item waiting to land may come back to its agent.
+    if (this.draining && until === undefined && this.active === 0 && !this.lander.busy)
+      return 'stop';
     // Said once, so that a quiet runner does not look hung.
     if (!this.idle) {
       ctx.events.info('idle', {
@@ -436,11 +468,24 @@ export async function runLoop(
   const night = new Night(ctx, options, control);
   // A queue in a database announces new items and retries: the workers wake at once.
   const unsubscribe = ctx.queue.subscribe(() => night.wake());
+  let workersDone = false;
+  // Awaited once the workers end; until then a failure of it must not go unhandled.
+  const landing = night
+    .land(() => workersDone)
+    .then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
   try {
     await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
   } finally {
+    workersDone = true;
+    night.wake();
+    await landing;
     unsubscribe();
   }
+  const failed = await landing;
+  if (failed !== undefined) throw failed.error;
   await night.forgetRetriedElsewhere();
   return night.result;
 }

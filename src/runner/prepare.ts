@@ -117,7 +117,7 @@ export interface PreparationRequest {
 }
 
 /** What the item, its persona and the workspace settle between them, before anything is made. */
-interface Resolution {
+export interface Resolution {
   persona?: Persona;
   settings: ResolvedSettings;
   work: WorkSettings;
@@ -210,7 +210,9 @@ export async function prepareSession(
  * precedence), checked against what the workspace allows and what its CLI can honour. Nothing
  * is made: the persona is only read.
  */
-async function resolveSession(request: PreparationRequest): Promise<Resolution | PreparationError> {
+export async function resolveSession(
+  request: Pick<PreparationRequest, 'workspace' | 'item' | 'cache' | 'budgetLeftUsd'>,
+): Promise<Resolution | PreparationError> {
   const { workspace, item } = request;
   const { config, paths } = workspace;
   const personaId = item.agent ?? config.defaults.agent;
@@ -285,6 +287,7 @@ function bootstrapValues(
     ATTEMPT: String(item.attempts),
     PREVIOUS_ERROR: item.lastError ?? '',
     GATE_FAILURE: item.gateFailure ?? '',
+    LAND_FAILURE: item.landFailure ?? '',
     BRANCH:
       checkout === undefined
         ? 'none (git mode is off for this item)'

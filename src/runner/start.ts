@@ -17,6 +17,7 @@ import type { RunnerContext, RunnerTimings } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from './events.js';
 import { keepUp } from './fleet.js';
+import { Lander } from './landing.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
 import { runLoop, type LoopOptions } from './loop.js';
@@ -94,7 +95,10 @@ function contextOf(
  * The workspace's queue, waited for while its database cannot be reached (said once in the
  * log): a runner started during an outage starts working when it ends.
  */
-async function openWhenReachable(options: RunnerOptions, poolSize: number): Promise<Queue> {
+async function openWhenReachable(
+  options: Omit<RunnerOptions, 'loop'>,
+  poolSize: number,
+): Promise<Queue> {
   const { workspace, events, control } = options;
   for (let said = false; ; said = true) {
     try {
@@ -149,6 +153,41 @@ export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Pr
       const ctx = contextOf(options, lock, redactor, queue);
       await asRunnerOf(workspace.root, () => recoverAfterCrash(ctx, options.control));
       return before.filter((item) => item.status === 'running').map((item) => item.id);
+    } finally {
+      await queue.close();
+      unsubscribe();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Lands the items waiting to land, and runs no agent (`ralph land`): under the workspace lock,
+ * so never beside a runner (a running night lands them itself), after what a dead runner left
+ * is settled. Returns when nothing waits to land.
+ */
+export async function landWaiting(options: Omit<RunnerOptions, 'loop'>): Promise<void> {
+  const { workspace, events, clock } = options;
+  await checkDirectories(workspace);
+  const lock = await acquireRunnerLock(workspace.paths.runnerLock, clock.now());
+  try {
+    const redactor = redactorFor(workspace, options.env);
+    events.redactWith(redactor);
+    const unsubscribe = events.subscribe(
+      logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes),
+    );
+    const queue = await openWhenReachable(options, 2);
+    try {
+      const ctx = contextOf(options, lock, redactor, queue);
+      await asRunnerOf(workspace.root, async () => {
+        await recoverAfterCrash(ctx, options.control);
+        const lander = new Lander(ctx, options.control, () => undefined);
+        await lander.run(
+          () => true,
+          () => Promise.resolve(),
+        );
+      });
     } finally {
       await queue.close();
       unsubscribe();

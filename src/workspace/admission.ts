@@ -121,6 +121,11 @@ async function checkWork(
     path.resolve(workspace.root, p),
   );
   const work = resolveWork(workspace.config, layers);
+  if (pickLayer(layers, 'land')?.enabled === true && !work.git)
+    throw new InputError(
+      `${names('land')}: landing merges an item's branch, and this item runs without git mode (--git, or "git.enabled")`,
+      names('land'),
+    );
   const base = pickLayer(layers, 'base');
   if (work.git && base !== undefined && (await isDirectory(workDir))) {
     const repo = await repositoryRoot(workDir);

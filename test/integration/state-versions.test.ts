@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { QUEUE_SCHEMA } from '../../src/queue/file-schema.js';
 import { itemOf } from '../../src/queue/postgres/rows.js';
 import { calls, guardedWorkspace } from '../support/guarded.js';
 import { FAKE_CLAUDE, ralph, tempDir } from '../support/workspace.js';
@@ -55,7 +56,7 @@ describe('a workspace written by release 0.1.0', () => {
       expect.arrayContaining(['--resume', 'conversation-of-0-1-0']),
     );
     const queue = read(root, 'state/queue.json');
-    expect(queue.schema).toBe(2);
+    expect(queue.schema).toBe(QUEUE_SCHEMA);
     expect(JSON.stringify(queue)).not.toContain('claudeSessionId');
     expect(read(root, 'state/budget.json')).toMatchObject({ schema: 1, iterations: 2 });
     // The configuration is the person's: never rewritten.
@@ -72,7 +73,7 @@ describe('a workspace written by release 0.1.0', () => {
 
 describe('a state file of a newer schema', () => {
   it.each([
-    ['state/queue.json', ['ls'], { schema: 3, version: 1, items: [] }],
+    ['state/queue.json', ['ls'], { schema: QUEUE_SCHEMA + 1, version: 1, items: [] }],
     ['state/budget.json', ['run', '--once'], { schema: 2, totalCostUsd: 0, iterations: 0 }],
   ])('%s is refused with exit 4 and left as it is', async (file, args, content) => {
     const { root, env } = await guardedWorkspace();
@@ -91,7 +92,7 @@ describe('a state file of a newer schema', () => {
   it('to import is bad input (exit 2), nothing imported', async () => {
     const { root, env } = await guardedWorkspace();
     const file = path.join(await tempDir(), 'newer.json');
-    fs.writeFileSync(file, JSON.stringify({ schema: 3, version: 1, items: [] }));
+    fs.writeFileSync(file, JSON.stringify({ schema: QUEUE_SCHEMA + 1, version: 1, items: [] }));
     const result = await ralph(root, ['queue', 'import', file], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('was written by a newer ralph');

@@ -25,7 +25,7 @@ function loopContext(): RunnerContext {
         queue: {},
       },
     },
-    queue: { subscribe: () => () => undefined },
+    queue: { subscribe: () => () => undefined, landing: () => Promise.resolve([]) },
     controlFiles: {
       watched: { dir: tmp, names: [] },
       pendingPauseReason: () => Promise.resolve(undefined),

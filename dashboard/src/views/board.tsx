@@ -1,21 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, post, remove, type Item } from '../api.js';
-
-/** `GET /items`: the items, and the attempts an item without its own limit gets. */
-interface ItemList {
-  items: Item[];
-  maxAttempts: number;
-}
+import { ApiError, get, post, remove, type Item, type Items } from '../api.js';
 import { money } from '../format.js';
 import { useLive } from '../live.js';
 import { NightSummary, useNight } from './night.js';
 
-const COLUMNS = ['pending', 'running', 'interrupted', 'failed', 'done', 'cancelled'] as const;
+const COLUMNS = [
+  'pending',
+  'running',
+  'landing',
+  'interrupted',
+  'failed',
+  'done',
+  'cancelled',
+] as const;
+/** Shown only while they hold an item: a night without landing never sees them. */
+const OCCASIONAL = new Set<string>(['landing']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
 const PAGE = 50;
 
 const RETRYABLE = new Set(['failed', 'cancelled', 'interrupted']);
-const CANCELLABLE = new Set(['pending', 'interrupted', 'failed']);
+const CANCELLABLE = new Set(['pending', 'interrupted', 'failed', 'landing']);
 
 function Card({
   item,
@@ -55,6 +59,11 @@ function Card({
       {note && (
         <div class={item.status === 'failed' ? 'note why' : 'note'} title={note}>
           {note.split('\n')[0]}
+        </div>
+      )}
+      {item.landedCommit !== undefined && (
+        <div class="note landed" title={item.landedCommit}>
+          landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
         </div>
       )}
       {item.status === 'failed' && item.sessions.length > 0 && (
@@ -153,11 +162,11 @@ export function Board() {
       .filter((f) => f.lastWords)
       .map((f) => [f.itemId, f.lastWords]),
   );
-  const [queue, setQueue] = useState<ItemList>({ items: [], maxAttempts: 0 });
+  const [queue, setQueue] = useState<Items>({ items: [], maxAttempts: 0 });
   const [error, setError] = useState<string>();
   const [shown, setShown] = useState<Record<string, number>>({});
   const version = health?.queueVersion;
-  const load = () => get<ItemList>('/items').then(setQueue, (e: Error) => setError(e.message));
+  const load = () => get<Items>('/items').then(setQueue, (e: Error) => setError(e.message));
   useEffect(() => void load(), [version]);
   const act = (f: () => Promise<unknown>) =>
     void f().then(
@@ -179,6 +188,7 @@ export function Board() {
       <div class="board">
         {COLUMNS.map((status) => {
           const column = queue.items.filter((i) => i.status === status);
+          if (column.length === 0 && OCCASIONAL.has(status)) return null;
           const limit = shown[status] ?? PAGE;
           return (
             <div class="column" data-status={status} key={status}>

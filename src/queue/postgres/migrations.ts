@@ -80,6 +80,12 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Items may be "landing", which a ralph of schema 2 does not know: it stops claiming.
+    version: 3,
+    name: 'items waiting to land',
+    sql: `CREATE INDEX ralph_items_landing ON ralph_items (queue) WHERE status = 'landing';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

@@ -24,6 +24,7 @@ import {
   refuseRunning,
 } from '../selection.js';
 import type { ItemStatus } from '../item-status.js';
+import { inLandingOrder } from '../select.js';
 import {
   cancelled,
   checkedOut,
@@ -95,6 +96,9 @@ const CLAIM = `
       'updatedAt', $8::text)
   FROM next WHERE t.queue = next.queue AND t.id = next.id
   RETURNING t.doc, next.before`;
+
+/** The advisory lock's first key of a target's landing (the second: the queue and target). */
+const LANDING_LOCK = 0x6c61_6e64; // "land"
 
 /** The wait before listening again after the listening connection broke. */
 const RELISTEN_MS = 2_000;
@@ -346,6 +350,51 @@ export class PgQueue implements Queue {
         ],
       ),
     );
+  }
+
+  async landing(): Promise<Item[]> {
+    return inLandingOrder(await this.run((db) => this.items(db, "status = 'landing'", [])));
+  }
+
+  advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined> {
+    return this.transaction(async (db) => {
+      const [item] = await this.items(db, 'id = $2 FOR UPDATE', [id]);
+      if (item === undefined || !from.includes(item.status)) return undefined;
+      const next = change(item);
+      await this.write(db, next);
+      await this.announce(db);
+      return next;
+    });
+  }
+
+  async holdLanding(target: string): Promise<(() => Promise<void>) | undefined> {
+    // A session-level advisory lock, on a connection held while the landing lasts: it goes
+    // with the connection if this runner dies.
+    const client = await this.run((db) => (db as pg.Pool).connect());
+    const key: unknown[] = [LANDING_LOCK, `${this.options.name}\n${target}`];
+    try {
+      const { rows } = await client.query<{ held: boolean }>(
+        'SELECT pg_try_advisory_lock($1, hashtext($2)) AS held',
+        key,
+      );
+      if (rows[0]?.held !== true) {
+        client.release();
+        return undefined;
+      }
+    } catch (error) {
+      client.release(true);
+      throw queueError(error, this.options.url);
+    }
+    return async () => {
+      await client
+        .query('SELECT pg_advisory_unlock($1, hashtext($2))', key)
+        .then(() => client.release())
+        .catch(() => client.release(true));
+    };
   }
 
   recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void> {

@@ -1,0 +1,112 @@
+import type { Workspace } from '../../config/workspace.js';
+import { systemClock } from '../../lib/clock.js';
+import { InputError, RalphError } from '../../lib/errors.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import type { Item } from '../../queue/item.js';
+import { withQueue } from '../../queue/open.js';
+import { inLandingOrder } from '../../queue/select.js';
+import { LANDS_FROM, toLand } from '../../queue/transitions.js';
+import { liveRunner } from '../../runner/state.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+
+/** Why a done item cannot be put in line to land, or undefined when it can. */
+function cannotLand(item: Item): string | undefined {
+  if (item.status === 'landing') return undefined;
+  if (item.status !== 'done') return `it is ${item.status} (only a done item lands)`;
+  if (item.branch === undefined) return 'it ran without git mode: it has no branch to land';
+  if (item.landedCommit !== undefined)
+    return `it landed already (${item.landedCommit.slice(0, 12)} on ${item.landedOn ?? 'its target'})`;
+  return undefined;
+}
+
+/** The items `ids` names, or every done item of git mode that has not landed. */
+function chosen(items: readonly Item[], ids: readonly string[]): Item[] {
+  if (ids.length === 0)
+    return items.filter(
+      (item) =>
+        item.status === 'landing' ||
+        (item.status === 'done' && item.branch !== undefined && item.landedCommit === undefined),
+    );
+  const byId = new Map(items.map((item) => [item.id, item]));
+  return ids.map((id) => {
+    const item = byId.get(id);
+    if (item === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
+    const why = cannotLand(item);
+    if (why !== undefined) throw new InputError(`${id} cannot land: ${why}`);
+    return item;
+  });
+}
+
+/**
+ * `ralph land [ids...]`: the done items of a night that ran without landing (or those named)
+ * are put in line to land, and landed now, one at a time, as the runner lands them; a running
+ * night lands them itself. `--dry-run` says what would land, in order, and changes nothing.
+ */
+export async function landCommand(
+  root: string,
+  ids: readonly string[],
+  options: { dryRun?: boolean },
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const lined = inLandingOrder(
+    chosen(items, ids).map((item) => ({ ...item, status: 'landing' as const })),
+  );
+  if (lined.length === 0) {
+    output.out('nothing to land: no done item of git mode waits to land');
+    return ExitCode.ok;
+  }
+  if (options.dryRun === true) {
+    for (const item of lined) output.out(`${item.id}: would land ${item.branch ?? ''}`);
+    return ExitCode.ok;
+  }
+  const now = systemClock.now();
+  await withQueue(workspace, env, async (queue) => {
+    for (const item of lined)
+      await queue.advance(item.id, LANDS_FROM.toLand, (i) => toLand(i, now));
+  });
+  if ((await liveRunner(workspace.paths.runnerLock)) !== undefined) {
+    output.out(`${lined.length} item(s) put in line: the running night lands them`);
+    return ExitCode.ok;
+  }
+  await land(workspace, env);
+  const after = await withQueue(workspace, env, (queue) =>
+    queue.dependencyClosure(lined.map((item) => item.id)),
+  );
+  let failed = 0;
+  for (const { id } of lined) {
+    const item = after.find((i) => i.id === id);
+    if (item?.landedCommit !== undefined && item.status !== 'landing')
+      output.out(`${id}: landed on ${item.landedOn ?? ''} at ${item.landedCommit.slice(0, 12)}`);
+    else {
+      failed++;
+      output.out(
+        `${id}: ${item?.status === 'pending' ? 'back to its agent (the next ralph run)' : (item?.status ?? 'gone')}${item?.lastError === undefined ? '' : `: ${item.lastError}`}`,
+      );
+    }
+  }
+  return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;
+}
+
+async function land(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  const { DEFAULT_TIMINGS, RunEvents, StopControl, landWaiting, waitForChange } =
+    await import('../../runner/index.js');
+  await landWaiting({
+    workspace,
+    env,
+    events: new RunEvents(() => systemClock.now()),
+    control: new StopControl(),
+    clock: systemClock,
+    wait: waitForChange,
+    timings: DEFAULT_TIMINGS,
+    onWedged: (message) => {
+      throw new RalphError(message);
+    },
+  });
+}

@@ -1,0 +1,171 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitSucceeds, GitError } from '../git/git.js';
+import { identityEnv } from '../git/worktree.js';
+
+// The git of a landing: the target branch, the worktree ralph keeps of it, a merge by the
+// chosen method, and the compare-and-swap that moves the target. Nothing here knows the queue.
+
+/** The trailer that names the session whose work a landed commit holds. */
+export const SESSION_TRAILER = 'Ralph-Session';
+
+const refOf = (branch: string) => `refs/heads/${branch}`;
+
+/** The target's commit, made from the repository's HEAD at the first landing. */
+export async function targetCommit(repo: string, target: string): Promise<string> {
+  const ref = refOf(target);
+  const current = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(
+    () => '',
+  );
+  if (current.trim() !== '') return current.trim();
+  const head = (await git(repo, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  // Created only if it still does not exist (an empty old value): never over another's.
+  await git(repo, ['update-ref', '-m', 'ralph: the landing target', ref, head, '']).catch(
+    () => undefined,
+  );
+  return (await git(repo, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+}
+
+/**
+ * The worktree ralph keeps for landing onto a target, detached at `commit`, clean: a landing a
+ * crash cut short (a merge or rebase in progress, files half written) is undone first, and one
+ * git no longer knows is made anew. Never the person's own checkout.
+ */
+export async function landingWorktree(repo: string, dir: string, commit: string): Promise<void> {
+  if (await gitSucceeds(dir, ['rev-parse', '--git-dir'])) {
+    for (const abort of [
+      ['merge', '--abort'],
+      ['rebase', '--abort'],
+      ['cherry-pick', '--abort'],
+    ])
+      await git(dir, abort).catch(() => undefined);
+    const gitDir = (await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir'])).trim();
+    await fsp.rm(path.join(gitDir, 'index.lock'), { force: true });
+    try {
+      await git(dir, ['checkout', '--force', '--detach', commit]);
+      await git(dir, ['reset', '--hard', '--quiet', commit]);
+      await git(dir, ['clean', '-ffdxq']);
+      return;
+    } catch {
+      // Beyond repair in place: made anew below.
+    }
+  }
+  await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(() => undefined);
+  await fsp.rm(dir, { recursive: true, force: true });
+  await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
+  await git(repo, ['worktree', 'prune']);
+  await fsp.mkdir(path.dirname(dir), { recursive: true });
+  await git(repo, ['worktree', 'add', '--detach', '--', dir, commit]);
+}
+
+/**
+ * The commit of the target, since `base`, that holds the work of `session` (its trailer), if
+ * it landed: how a landing cut short after the target moved is found finished.
+ */
+export async function landedCommit(
+  repo: string,
+  target: string,
+  base: string,
+  session: string,
+): Promise<string | undefined> {
+  const out = await git(repo, [
+    'log',
+    '--format=%H',
+    '-n1',
+    '--fixed-strings',
+    `--grep=${SESSION_TRAILER}: ${session}`,
+    `${base}..${refOf(target)}`,
+    '--',
+  ]).catch(() => '');
+  return out.trim() || undefined;
+}
+
+/** How a merge went: the new commit, or the files in conflict (the worktree left clean). */
+export type MergeResult =
+  { kind: 'merged'; commit: string } | { kind: 'conflict'; files: string[] };
+
+/** What to merge, how, and what the landed commit says. */
+export interface Merge {
+  method: 'merge' | 'rebase' | 'squash';
+  branch: string;
+  /** The target's commit the worktree is at. */
+  onto: string;
+  /** The subject and body of a merge or squash commit. */
+  message: string;
+  session: string;
+}
+
+/** Merges the item's branch in the landing worktree (at `onto`) by the method. */
+export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResult> {
+  const env = { ...process.env, ...(await identityEnv(dir)) };
+  const trailer = `${SESSION_TRAILER}: ${merge.session}`;
+  const message = `${merge.message}\n\n${trailer}`;
+  try {
+    switch (merge.method) {
+      case 'merge':
+        await git(
+          dir,
+          ['merge', '--no-ff', '--no-verify', '--quiet', '-m', message, '--', merge.branch],
+          env,
+        );
+        break;
+      case 'squash':
+        await git(dir, ['merge', '--squash', '--quiet', '--', merge.branch], env);
+        await git(dir, ['commit', '--no-verify', '--quiet', '--allow-empty', '-m', message], env);
+        break;
+      case 'rebase': {
+        // The branch's commits replayed onto the target; its tip names the session.
+        await git(dir, ['checkout', '--quiet', '--detach', merge.branch]);
+        await git(dir, ['rebase', '--quiet', merge.onto], env);
+        if ((await git(dir, ['rev-parse', 'HEAD'])).trim() === merge.onto)
+          await git(dir, ['commit', '--no-verify', '--quiet', '--allow-empty', '-m', message], env);
+        else
+          await git(
+            dir,
+            ['commit', '--amend', '--no-verify', '--quiet', '--no-edit', `--trailer=${trailer}`],
+            env,
+          );
+        break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    const files = await conflicted(dir);
+    if (files.length === 0) throw error;
+    return { kind: 'conflict', files };
+  }
+  return { kind: 'merged', commit: (await git(dir, ['rev-parse', 'HEAD'])).trim() };
+}
+
+/** The files a merge or rebase left in conflict. */
+async function conflicted(dir: string): Promise<string[]> {
+  const out = await git(dir, ['diff', '--name-only', '--diff-filter=U']).catch(() => '');
+  return out.split('\n').filter((file) => file !== '');
+}
+
+/**
+ * Moves the target from `from` to `to` only if it is still at `from` (another lander that got
+ * there first makes this fail: the landing is redone on top).
+ */
+export async function moveTarget(
+  repo: string,
+  target: string,
+  to: string,
+  from: string,
+  why: string,
+): Promise<boolean> {
+  return gitSucceeds(repo, ['update-ref', '-m', why, refOf(target), to, from]);
+}
+
+/** The target's commits since the item's base, newest first (at most `max`). */
+export async function commitsSinceBase(
+  repo: string,
+  base: string,
+  commit: string,
+  max = 30,
+): Promise<string[]> {
+  const out = await git(repo, ['log', '--oneline', `-n${max}`, `${base}..${commit}`, '--']).catch(
+    () => '',
+  );
+  return out.split('\n').filter((line) => line !== '');
+}

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import type { LandSettings } from '../agent/settings.js';
+import { runGates, type GateResult } from '../gates/gates.js';
+import type { Item } from '../queue/item.js';
+import type { LandRefusal } from '../queue/transitions.js';
+import {
+  commitsSinceBase,
+  landedCommit,
+  landingWorktree,
+  mergeBranch,
+  moveTarget,
+  targetCommit,
+} from './git-land.js';
+
+/** One item's landing: what to merge, where, and how its land gates run. */
+export interface LandJob {
+  item: Item;
+  /** The repository of the item's work dir. */
+  repo: string;
+  /** The item's work dir inside the repository: where its land gates run. */
+  workDirInRepo: string;
+  land: LandSettings;
+  /** The worktree ralph keeps for landing onto this target. */
+  worktree: string;
+  gates: {
+    env: Readonly<Record<string, string>>;
+    /** Every land gate's command and output. */
+    logFile: string;
+    killGraceMs: number;
+    maxOutputBytes: number;
+    signal?: AbortSignal;
+    onStart?: (name: string) => void;
+    onEnd?: (result: GateResult) => void;
+  };
+}
+
+/** How a landing went. */
+export type Landing =
+  /** The target holds the item's work at `commit` (`already`: a landing a crash cut short). */
+  | { kind: 'landed'; commit: string; already: boolean; gates: GateResult[] }
+  /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
+  | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
+  /** Another lander moved the target meanwhile: land again on top of it. */
+  | { kind: 'moved' }
+  /** The runner is stopping: the item waits to land. */
+  | { kind: 'stopped' };
+
+/** Lines of the target's history a conflict's message names. */
+const COMMITS_SHOWN = 30;
+
+/**
+ * Lands one item: its branch merged onto the target in the kept worktree by the method, the
+ * land gates run on the merged tree, and only then the target moved, by a compare-and-swap
+ * from the commit the merge was made on. A crash at any point leaves the target before or
+ * after the merge; a landing found on the target already (its session's trailer) is done.
+ */
+export async function landItem(job: LandJob): Promise<Landing> {
+  const { item, repo, land } = job;
+  const session = item.sessions.at(-1);
+  const { branch, baseCommit } = item;
+  if (session === undefined || branch === undefined || baseCommit === undefined)
+    throw new Error(`item ${item.id} has no branch and session to land`);
+  const onto = await targetCommit(repo, land.target);
+  const already = await landedCommit(repo, land.target, baseCommit, session);
+  if (already !== undefined) return { kind: 'landed', commit: already, already: true, gates: [] };
+  await landingWorktree(repo, job.worktree, onto);
+  const merged = await mergeBranch(job.worktree, {
+    method: land.method,
+    branch,
+    onto,
+    message: `ralph: land ${item.title} (${item.id})`,
+    session,
+  });
+  if (merged.kind === 'conflict')
+    return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
+  const gated = await runGates(land.gates, {
+    ...job.gates,
+    cwd: path.join(job.worktree, job.workDirInRepo),
+    onStart: (gate) => job.gates.onStart?.(gate.name),
+  });
+  if (gated.stopped) return { kind: 'stopped' };
+  if (gated.failure !== undefined)
+    return {
+      kind: 'refused',
+      gates: gated.results,
+      refusal: {
+        outcome: 'land_gate_failed',
+        error: `landing on ${land.target}: ${gated.verdict ?? 'a land gate failed'}`,
+        failure: [
+          `Your branch \`${branch}\` merged onto \`${land.target}\` (at ${onto.slice(0, 12)}) without conflicts, but a land gate failed on the merged tree: ${land.target} was left as it was.`,
+          gated.failure,
+          `Merge \`${land.target}\` into your branch (\`git merge ${land.target}\`), make the gate pass there, and commit.`,
+        ].join('\n\n'),
+      },
+    };
+  const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
+  if (!moved) return { kind: 'moved' };
+  return { kind: 'landed', commit: merged.commit, already: false, gates: gated.results };
+}
+
+/** A conflict, as the agent is told it: the files, the target's commits, what to do. */
+async function conflict(job: LandJob, onto: string, files: string[]): Promise<LandRefusal> {
+  const { item, land } = job;
+  const commits = await commitsSinceBase(job.repo, item.baseCommit ?? onto, onto, COMMITS_SHOWN);
+  return {
+    outcome: 'land_conflict',
+    error: `landing on ${land.target}: ${files.length} file${files.length === 1 ? '' : 's'} in conflict (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''})`,
+    failure: [
+      `Your branch \`${item.branch ?? ''}\` could not land on \`${land.target}\`: merging it (${land.method}) conflicts in these files:`,
+      files.map((file) => `- ${file}`).join('\n'),
+      commits.length === 0
+        ? `\`${land.target}\` is at ${onto.slice(0, 12)}.`
+        : `The commits \`${land.target}\` has gained since your branch started (newest first):\n${commits.map((c) => `    ${c}`).join('\n')}`,
+      `Merge \`${land.target}\` into your branch (\`git merge ${land.target}\`), resolve every conflict keeping both sides' intent, make the project's checks pass, and commit the merge. ralph lands the branch again after you finish.`,
+    ].join('\n\n'),
+  };
+}

@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { buildAgentEnv } from '../agent/env.js';
+import { landSettingsOf } from '../agent/settings.js';
+import { sessionFiles } from '../archive/paths.js';
+import { repositoryRoot } from '../git/worktree.js';
+import { landItem, type LandJob, type Landing } from '../land/lander.js';
+import { readIfExists, writeFileAtomically } from '../lib/fs.js';
+import type { Item } from '../queue/item.js';
+import { landed, landRefused, LANDS_FROM } from '../queue/transitions.js';
+import type { RunnerContext } from './context.js';
+import { persistently } from './persist.js';
+import { resolveSession } from './prepare.js';
+import type { StopControl } from './stop-control.js';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Bytes of one land gate's output kept in `<session>-land.log`. */
+const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
+
+/** Landings in a row that found the target moved under them before one gives way. */
+const MAX_MOVED = 5;
+
+/**
+ * The night's lander: items whose gates passed wait in the queue as `landing`, and it lands
+ * them one at a time, in the order they finished (dependencies first), while the workers go on
+ * claiming. A landing that fails hands its item back to the queue (`pending`, for its agent)
+ * or fails it; no worker waits for a landing.
+ */
+export class Lander {
+  /** Items seen waiting to land at the last look (the run does not end while there are). */
+  private waiting = 0;
+  /** Items whose landing could not be made this run (a git failure): tried again later. */
+  private readonly failing = new Set<string>();
+
+  constructor(
+    private readonly ctx: RunnerContext,
+    private readonly control: StopControl,
+    /**
+     * Hears of each item a landing settled (a landed item frees its dependents, a refused one
+     * is claimable again, or failed).
+     */
+    private readonly onSettled: (item: Item | undefined) => void,
+  ) {}
+
+  /** Whether items wait to land, or one is landing. */
+  get busy(): boolean {
+    return this.waiting > 0;
+  }
+
+  /**
+   * Lands what waits, then sleeps until told of a change (`sleep`), until `over` says the run
+   * is over and nothing waits to land; a stop ends it at once.
+   */
+  async run(over: () => boolean, sleep: () => Promise<void>): Promise<void> {
+    while (this.control.requested === undefined) {
+      if ((await this.ctx.controlFiles.pauseReason()) !== undefined) {
+        if (over()) return;
+        await sleep();
+        continue;
+      }
+      const next = (
+        await persistently(this.ctx, this.control, 'reading the items waiting to land', () =>
+          this.ctx.queue.landing(),
+        )
+      ).filter((item) => !this.failing.has(item.id));
+      this.waiting = next.length;
+      const item = next[0];
+      if (item === undefined) {
+        if (over()) return;
+        await sleep();
+        continue;
+      }
+      const settled = await this.land(item);
+      if (settled === 'elsewhere') await sleep();
+      else this.onSettled(settled);
+    }
+  }
+
+  /**
+   * Lands one item, and settles it in the queue by what became of the landing; `elsewhere`
+   * when another runner of the fleet is landing onto its target.
+   */
+  async land(item: Item): Promise<Item | undefined | 'elsewhere'> {
+    const { ctx } = this;
+    let job: LandJob | undefined;
+    try {
+      job = await this.jobOf(item);
+      ctx.events.info('land_started', {
+        item: item.id,
+        target: job.land.target,
+        method: job.land.method,
+        branch: item.branch ?? '',
+      });
+      const target = job.land.target;
+      // One lander a target at a time: another runner of the fleet may hold it.
+      const release = await persistently(ctx, this.control, `waiting to land on ${target}`, () =>
+        ctx.queue.holdLanding(target),
+      );
+      if (release === undefined) return 'elsewhere';
+      let landing: Landing;
+      try {
+        let moved = 0;
+        do landing = await landItem(job);
+        while (landing.kind === 'moved' && ++moved < MAX_MOVED);
+      } finally {
+        await release();
+      }
+      if (landing.kind === 'stopped') return undefined;
+      if (landing.kind === 'moved')
+        throw new Error(`the target moved under ${MAX_MOVED} landings in a row`);
+      return await this.settle(job, landing);
+    } catch (error) {
+      // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
+      this.failing.add(item.id);
+      ctx.events.error('land_failed', {
+        item: item.id,
+        target: job?.land.target ?? '',
+        error: ctx.redactor.redact(messageOf(error)),
+      });
+      return undefined;
+    } finally {
+      if (job !== undefined) await redactLog(ctx, job.gates.logFile);
+    }
+  }
+
+  private async settle(
+    job: LandJob,
+    landing: Landing & { kind: 'landed' | 'refused' },
+  ): Promise<Item | undefined> {
+    const { ctx, control } = this;
+    const { item, land } = job;
+    const now = ctx.clock.now();
+    if (landing.kind === 'landed') {
+      const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
+        ctx.queue.advance(item.id, LANDS_FROM.landed, (i) =>
+          landed(i, { commit: landing.commit, target: land.target }, now),
+        ),
+      );
+      if (done !== undefined)
+        ctx.events.info('landed', {
+          item: item.id,
+          target: land.target,
+          commit: landing.commit,
+          already: landing.already,
+        });
+      return done;
+    }
+    const refusal = {
+      ...landing.refusal,
+      failure: ctx.redactor.redact(landing.refusal.failure),
+      error: ctx.redactor.redact(landing.refusal.error),
+    };
+    const after = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
+      ctx.queue.advance(item.id, LANDS_FROM.landRefused, (i) =>
+        landRefused(i, refusal, land.maxRounds, now),
+      ),
+    );
+    ctx.events.warn('land_refused', {
+      item: item.id,
+      target: land.target,
+      outcome: refusal.outcome,
+      error: refusal.error,
+      itemStatus: after?.status,
+    });
+    return after;
+  }
+
+  /** What landing the item takes: its repository, its settings, the kept worktree, the gates. */
+  private async jobOf(item: Item): Promise<LandJob> {
+    const { ctx } = this;
+    const { workspace } = ctx;
+    const resolved = await resolveSession({ workspace, item, cache: ctx.files });
+    if ('reason' in resolved) throw new Error(resolved.reason);
+    const { settings } = resolved;
+    const layers = resolved.persona === undefined ? [item] : [resolved.persona.settings, item];
+    const land = landSettingsOf(workspace.config, layers);
+    const repo = await repositoryRoot(settings.workDir);
+    if (repo === undefined) throw new Error(`${settings.workDir} is in no git repository`);
+    const session = item.sessions.at(-1) ?? item.id;
+    const { env } = buildAgentEnv(ctx.parentEnv, {
+      deny: workspace.config.env.deny,
+      allow: workspace.config.env.allow,
+      credentials: [],
+      session: {
+        sessionId: session,
+        itemId: item.id,
+        iteration: 0,
+        interruptFile: workspace.paths.interruptFile,
+      },
+    });
+    const key = createHash('sha256').update(`${repo}\n${land.target}`).digest('hex').slice(0, 16);
+    return {
+      item,
+      repo,
+      workDirInRepo: path.relative(repo, settings.workDir),
+      land,
+      worktree: path.join(workspace.paths.state, 'land', key),
+      gates: {
+        env,
+        logFile: sessionFiles(workspace.paths.sessions, session).land,
+        killGraceMs: workspace.config.run.killGrace * 1000,
+        maxOutputBytes: LAND_GATE_OUTPUT_CAP,
+        signal: this.control.signal,
+        onStart: (gate) =>
+          ctx.events.info('land_gate_started', { item: item.id, target: land.target, gate }),
+      },
+    };
+  }
+}
+
+/** The land gates' log, redacted once they end. */
+async function redactLog(ctx: RunnerContext, file: string): Promise<void> {
+  const log = await readIfExists(file).catch(() => undefined);
+  if (log !== undefined) await writeFileAtomically(file, ctx.redactor.redact(log)).catch(() => {});
+}

@@ -1,0 +1,98 @@
+// A landing cut short by kill -9 leaves the target before or after the item's merge, never
+// between, and the next start finishes or redoes it: killed while its land gate ran (the merge
+// made in the kept worktree, the target not yet moved), and killed after the target moved but
+// before the queue recorded it (found by the landed commit's session trailer).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, makeRepo } from '../support/git.js';
+import {
+  FAKE_CLAUDE,
+  RALPH_BIN,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  tempDir,
+} from '../support/workspace.js';
+
+const TARGET = 'ralph/landed';
+
+async function landingWorkspace(land: Record<string, unknown>) {
+  const repo = await makeRepo();
+  const root = await makeWorkspace({
+    clis: { claude: { command: [FAKE_CLAUDE] } },
+    defaults: { workDir: repo },
+    git: { enabled: true },
+    land,
+    run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
+  });
+  return { repo, root };
+}
+
+const item = (root: string, id: string) =>
+  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown>;
+
+/** `ralph run --drain` as a process of its own (a land gate kills it). */
+function runProcess(root: string, env: Record<string, string>) {
+  return spawnSync(process.execPath, [RALPH_BIN, '-C', root, 'run', '--drain'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+}
+
+/** The target's commits that name a session, by their trailer. */
+const landedSessions = (repo: string) =>
+  git(repo, 'log', '--format=%(trailers:key=Ralph-Session,valueonly)', TARGET)
+    .split('\n')
+    .filter(Boolean);
+
+describe('landing, killed with SIGKILL', () => {
+  it('redoes a landing killed during its land gate: the target moved once, after the restart', async () => {
+    const mark = path.join(await tempDir(), 'killed');
+    // The first time it runs, the land gate kills the runner (its parent) with SIGKILL.
+    const gate = ['sh', '-c', 'if [ ! -e "$KILL_MARK" ]; then : > "$KILL_MARK"; kill -9 $PPID; fi'];
+    const { repo, root } = await landingWorkspace({ enabled: true, gates: [gate] });
+    await ralph(root, ['add', 'Killed', '--id', 'k', '--body', '#behave: land file=k.txt']);
+    const env = { KILL_MARK: mark };
+    const killed = runProcess(root, env);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(fs.existsSync(mark)).toBe(true);
+    expect(item(root, 'k')).toMatchObject({ status: 'landing' });
+    // Killed before the compare-and-swap: the target is where it was made, at main.
+    expect(git(repo, 'rev-parse', TARGET)).toBe(git(repo, 'rev-parse', 'main'));
+    const again = runProcess(root, env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(item(root, 'k')).toMatchObject({ status: 'done', landedOn: TARGET });
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('k.txt');
+    expect(landedSessions(repo)).toEqual([(item(root, 'k').sessions as string[]).at(-1)]);
+  });
+
+  it('records a landing whose target moved before the runner died, without landing it twice', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false });
+    await ralph(root, ['add', 'Moved', '--id', 'm', '--body', '#behave: land file=m.txt']);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const session = (item(root, 'm').sessions as string[]).at(-1) ?? '';
+    // As a lander killed after `update-ref` leaves it: the target holds the merge, the queue
+    // still has the item waiting to land.
+    git(repo, 'branch', TARGET, 'main');
+    const tree = await tempDir();
+    git(repo, 'worktree', 'add', '-q', '--detach', tree, TARGET);
+    git(tree, 'merge', '--no-ff', '-q', '-m', `land m\n\nRalph-Session: ${session}`, 'ralph/m');
+    const merged = git(tree, 'rev-parse', 'HEAD');
+    git(repo, 'update-ref', `refs/heads/${TARGET}`, merged);
+    const file = path.join(root, 'state', 'queue.json');
+    const queue = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      items: { id: string; status: string }[];
+    };
+    for (const i of queue.items) if (i.id === 'm') i.status = 'landing';
+    fs.writeFileSync(file, JSON.stringify(queue));
+    const landed = await ralph(root, ['land']);
+    expect(landed.code, landed.stderr).toBe(0);
+    expect(item(root, 'm')).toMatchObject({ status: 'done', landedCommit: merged });
+    expect(git(repo, 'rev-parse', TARGET)).toBe(merged);
+    expect(landedSessions(repo)).toEqual([session]);
+    const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+    expect(log).toMatch(/"event":"landed","item":"m".*"already":true/);
+  });
+});

@@ -1,0 +1,178 @@
+// Landing: the night's branches merged onto one target through a merge queue, its land gates
+// run on every merged tree, conflicts and failed land gates handed back to the agent. Real
+// repositories made by the tests, the fake agent's `land` behaviour (it writes its line, or
+// merges the target and resolves what conflicts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, makeRepo } from '../support/git.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
+
+const TARGET = 'ralph/landed';
+
+async function landingWorkspace(land: Record<string, unknown> = {}, config = {}) {
+  const repo = await makeRepo();
+  const root = await makeWorkspace({
+    clis: { claude: { command: [FAKE_CLAUDE] } },
+    defaults: { workDir: repo },
+    git: { enabled: true },
+    land: { enabled: true, ...land },
+    run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
+    ...config,
+  });
+  return { repo, root };
+}
+
+const item = (root: string, id: string) =>
+  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown>;
+
+/** The prompts the item's sessions were given, in order. */
+function prompts(root: string, id: string): string[] {
+  const sessions = item(root, id).sessions as string[];
+  return sessions.map((s) =>
+    fs.readFileSync(path.join(root, 'docs', 'sessions', `${s}-prompt.md`), 'utf8'),
+  );
+}
+
+const shared = (repo: string, ref = TARGET) => git(repo, 'show', `${ref}:shared.txt`).split('\n');
+
+describe('landing', () => {
+  it('lands five items whose branches conflict pairwise, the conflicts resolved by their agents', async () => {
+    const { repo, root } = await landingWorkspace({ maxRounds: 8 });
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    // Every branch starts from main and adds its line at the end of shared.txt: each pair conflicts.
+    for (const id of ids)
+      await ralph(root, [
+        'add',
+        `Item ${id}`,
+        '--id',
+        id,
+        '--base',
+        'main',
+        '--body',
+        '#behave: land',
+      ]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ids)
+      expect(item(root, id)).toMatchObject({ status: 'done', landedOn: TARGET });
+    // The target holds every item's line once, and the person's main is untouched.
+    expect(shared(repo).sort()).toEqual(ids.map((id) => `line of ${id}`).sort());
+    expect(git(repo, 'rev-parse', 'main')).toBe(git(repo, 'rev-list', '--max-parents=0', 'main'));
+    // The conflicts were handed back: the agent's next prompt named the files and what to do.
+    const handedBack = ids.filter((id) => (item(root, id).sessions as string[]).length > 1);
+    expect(handedBack.length).toBeGreaterThanOrEqual(4);
+    for (const id of handedBack) {
+      const second = prompts(root, id)[1] ?? '';
+      expect(second).toContain(`could not land on \`${TARGET}\``);
+      expect(second).toContain('- shared.txt');
+      expect(second).toContain(`git merge ${TARGET}`);
+    }
+    // Each landed commit is on the target, once.
+    const history = git(repo, 'log', '--format=%H', TARGET).split('\n');
+    for (const id of ids) expect(history).toContain(item(root, id).landedCommit);
+    const trailers = git(repo, 'log', '--format=%(trailers:key=Ralph-Session,valueonly)', TARGET)
+      .split('\n')
+      .filter(Boolean);
+    expect(new Set(trailers).size).toBe(trailers.length);
+  });
+
+  it('hands back a second item whose merge breaks a land gate, and fails it after its rounds with the target unmoved', async () => {
+    // The land gate: green on one item alone (one marker), red beside another (two markers).
+    const gate = ['sh', '-c', 'test "$(ls marker-* | wc -l)" -lt 2'];
+    const { repo, root } = await landingWorkspace({ maxRounds: 2, gates: [gate] });
+    for (const id of ['first', 'second'])
+      await ralph(root, [
+        'add',
+        id,
+        '--id',
+        id,
+        '--base',
+        'main',
+        '--body',
+        `#behave: land file=${id}.txt marker=1`,
+      ]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code).toBe(1);
+    expect(item(root, 'first')).toMatchObject({ status: 'done', landedOn: TARGET });
+    const second = item(root, 'second');
+    expect(second).toMatchObject({
+      status: 'failed',
+      lastOutcome: 'land_gate_failed',
+      landRounds: 2,
+    });
+    // Its next attempt was told the gate's command and output.
+    const told = prompts(root, 'second')[1] ?? '';
+    expect(told).toContain('a land gate failed on the merged tree');
+    expect(told).toContain('marker-*');
+    // The target holds the first item alone; the second's branch is kept.
+    expect(git(repo, 'rev-parse', TARGET)).toBe(item(root, 'first').landedCommit);
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).not.toContain('second.txt');
+    expect(git(repo, 'ls-tree', '--name-only', 'ralph/second')).toContain('second.txt');
+  });
+
+  it('lands a dependency before its dependent starts, and starts the dependent from the target', async () => {
+    const { repo, root } = await landingWorkspace();
+    await ralph(root, ['add', 'Base work', '--id', 'dep', '--body', '#behave: land file=dep.txt']);
+    await ralph(root, [
+      'add',
+      'Built on it',
+      '--id',
+      'user',
+      '--depends-on',
+      'dep',
+      '--body',
+      '#behave: land file=user.txt',
+    ]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const dep = item(root, 'dep');
+    const user = item(root, 'user');
+    expect(user).toMatchObject({ status: 'done' });
+    // The dependent's branch started where its dependency landed.
+    expect(user.baseCommit).toBe(dep.landedCommit);
+    expect(git(repo, 'ls-tree', '--name-only', 'ralph/user')).toContain('dep.txt');
+  });
+
+  it('lands under --workers 3 while the workers go on', async () => {
+    const { repo, root } = await landingWorkspace();
+    const ids = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+    for (const id of ids)
+      await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+    const run = await ralph(root, ['run', '--drain', '--workers', '3']);
+    expect(run.code, run.stderr).toBe(0);
+    const files = git(repo, 'ls-tree', '--name-only', TARGET).split('\n');
+    for (const id of ids) {
+      expect(item(root, id)).toMatchObject({ status: 'done', landedOn: TARGET });
+      expect(files).toContain(`${id}.txt`);
+    }
+  });
+
+  it('lands with ralph land the done items of a night that ran without landing', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false, method: 'squash' });
+    for (const id of ['x', 'y'])
+      await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    expect(item(root, 'x')).toMatchObject({ status: 'done' });
+    expect(item(root, 'x').landedCommit).toBeUndefined();
+    const dry = await ralph(root, ['land', '--dry-run']);
+    expect(dry.stdout).toContain('x: would land ralph/x');
+    expect(readQueue(root).items.every((i) => i.status === 'done')).toBe(true);
+    const landed = await ralph(root, ['land']);
+    expect(landed.code, landed.stderr).toBe(0);
+    expect(landed.stdout).toMatch(/x: landed on ralph\/landed at [0-9a-f]{12}/);
+    // Squashed: one commit an item on the target, each naming its session.
+    expect(git(repo, 'rev-list', '--count', `main..${TARGET}`)).toBe('2');
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.txt');
+    const again = await ralph(root, ['land', 'x']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('x cannot land: it landed already');
+  });
+
+  it('refuses --land for an item without git mode', async () => {
+    const { root } = await landingWorkspace({}, { git: { enabled: false } });
+    const refused = await ralph(root, ['add', 'No git', '--land']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--land: landing merges');
+  });
+});
