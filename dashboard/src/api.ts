@@ -33,6 +33,7 @@ export const post = <T>(path: string, body: unknown = {}) => call<T>('POST', pat
 export const remove = <T>(path: string) => call<T>('DELETE', path);
 
 export type {
+  Diff,
   Health,
   HealthSession as RunningSession,
   ItemDetail,

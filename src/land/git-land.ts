@@ -157,6 +157,11 @@ export async function moveTarget(
   return gitSucceeds(repo, ['update-ref', '-m', why, refOf(target), to, from]);
 }
 
+/** A commit's first parent: the target before a merge or squash commit landed on it. */
+export async function firstParent(repo: string, commit: string): Promise<string> {
+  return (await git(repo, ['rev-parse', '--verify', `${commit}^1`])).trim();
+}
+
 /** The target's commits since the item's base, newest first (at most `max`). */
 export async function commitsSinceBase(
   repo: string,

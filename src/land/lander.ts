@@ -5,6 +5,7 @@ import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
   commitsSinceBase,
+  firstParent,
   landedCommit,
   landingWorktree,
   mergeBranch,
@@ -36,8 +37,11 @@ export interface LandJob {
 
 /** How a landing went. */
 export type Landing =
-  /** The target holds the item's work at `commit` (`already`: a landing a crash cut short). */
-  | { kind: 'landed'; commit: string; already: boolean; gates: GateResult[] }
+  /**
+   * The target holds the item's work at `commit`, landed onto `onto` (`already`: a landing a
+   * crash cut short, found on the target).
+   */
+  | { kind: 'landed'; commit: string; onto: string; already: boolean; gates: GateResult[] }
   /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
   | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
   /** Another lander moved the target meanwhile: land again on top of it. */
@@ -62,7 +66,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
     throw new Error(`item ${item.id} has no branch and session to land`);
   const onto = await targetCommit(repo, land.target);
   const already = await landedCommit(repo, land.target, baseCommit, session);
-  if (already !== undefined) return { kind: 'landed', commit: already, already: true, gates: [] };
+  if (already !== undefined)
+    return {
+      kind: 'landed',
+      commit: already,
+      onto: await firstParent(repo, already),
+      already: true,
+      gates: [],
+    };
   await landingWorktree(repo, job.worktree, onto);
   const merged = await mergeBranch(job.worktree, {
     method: land.method,
@@ -95,7 +106,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
     };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
   if (!moved) return { kind: 'moved' };
-  return { kind: 'landed', commit: merged.commit, already: false, gates: gated.results };
+  return { kind: 'landed', commit: merged.commit, onto, already: false, gates: gated.results };
 }
 
 /** A conflict, as the agent is told it: the files, the target's commits, what to do. */

@@ -94,6 +94,8 @@ export const ItemSchema = z
     /** Where and when the item's work landed: the target's commit that holds it. */
     landedCommit: z.string().optional(),
     landedOn: z.string().optional(),
+    /** The target's commit it landed onto: `ralph diff` shows what the landing brought. */
+    landedOnto: z.string().optional(),
     landedAt: Timestamp.optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {

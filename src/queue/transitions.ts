@@ -182,12 +182,13 @@ export function reclaim(
   };
 }
 
-/** A failed, cancelled or interrupted item back to pending, its attempts renewed. */
+/** A failed, cancelled or interrupted item back to pending, its attempts (and landings) renewed. */
 export function retried(item: Item, now: number): Item {
   return {
     ...item,
     status: 'pending',
     attempts: 0,
+    landRounds: undefined,
     retryAfter: undefined,
     finishedAt: undefined,
     updatedAt: iso(now),
@@ -219,13 +220,18 @@ export const LANDS_FROM = {
 } as const satisfies Record<string, readonly ItemStatus[]>;
 
 /** A landing item whose work is on the target now, at `commit`. */
-export function landed(item: Item, landing: { commit: string; target: string }, now: number): Item {
+export function landed(
+  item: Item,
+  landing: { commit: string; target: string; onto: string },
+  now: number,
+): Item {
   return completed(
     {
       ...item,
       updatedAt: iso(now),
       landedCommit: landing.commit,
       landedOn: landing.target,
+      landedOnto: landing.onto,
       landedAt: iso(now),
       landRounds: undefined,
       landFailure: undefined,
@@ -262,21 +268,12 @@ export function landRefused(
     lastError: refusal.error,
     lastOutcome: refusal.outcome,
     landRounds: rounds,
+    // Kept when it fails too: a `ralph retry` tells the agent why it did not land.
+    landFailure: refusal.failure,
   };
   if (rounds >= maxRounds)
-    return {
-      ...base,
-      status: 'failed',
-      finishedAt: iso(now),
-      landFailure: undefined,
-      conversationId: undefined,
-    };
-  return {
-    ...base,
-    status: 'pending',
-    landFailure: refusal.failure,
-    finishedAt: undefined,
-  };
+    return { ...base, status: 'failed', finishedAt: iso(now), conversationId: undefined };
+  return { ...base, status: 'pending', finishedAt: undefined };
 }
 
 /** A done item of git mode put in line to land (`ralph land` after a night without landing). */

@@ -134,7 +134,7 @@ export class Lander {
     if (landing.kind === 'landed') {
       const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
         ctx.queue.advance(item.id, LANDS_FROM.landed, (i) =>
-          landed(i, { commit: landing.commit, target: land.target }, now),
+          landed(i, { commit: landing.commit, target: land.target, onto: landing.onto }, now),
         ),
       );
       if (done !== undefined)

@@ -112,6 +112,8 @@ export const ItemAnswer = ItemSchema;
 export const DiffAnswer = z.strictObject({
   branch: z.string().nullable(),
   base: z.string().optional(),
+  /** The item landed: the diff is what its landing brought onto the target, from `base`. */
+  landed: z.boolean().optional(),
   diff: z.string(),
   /** The diff was cut at 512 KB (`ralph diff` shows it whole). */
   truncated: z.boolean(),

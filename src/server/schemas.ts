@@ -43,6 +43,7 @@ const ITEM_STATE = [
   'landFailure',
   'landedCommit',
   'landedOn',
+  'landedOnto',
   'landedAt',
   'createdAt',
   'updatedAt',

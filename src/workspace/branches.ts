@@ -60,6 +60,10 @@ export interface ItemBranch {
   repo: string;
   branch: string;
   base: string;
+  /** What is compared with the base: the branch, or the commit it landed as. */
+  tip: string;
+  /** The item landed: `base..tip` is what its landing brought onto the target. */
+  landed: boolean;
 }
 
 /** The branch of an item in the queue, with its base and repository. */
@@ -82,5 +86,14 @@ export async function branchOfItem(workspace: Workspace, item: Item): Promise<It
   const repo = await repositoryOf(workspace, item);
   if (repo === undefined)
     throw new RalphError(`${id}: its work dir is no longer in a git repository`);
-  return { repo, branch: item.branch, base: item.baseCommit };
+  // A landed item: what its landing brought onto the target.
+  if (item.landedCommit !== undefined && item.landedOnto !== undefined)
+    return {
+      repo,
+      branch: item.branch,
+      base: item.landedOnto,
+      tip: item.landedCommit,
+      landed: true,
+    };
+  return { repo, branch: item.branch, base: item.baseCommit, tip: item.branch, landed: false };
 }

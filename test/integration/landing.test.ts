@@ -164,6 +164,11 @@ describe('landing', () => {
     // Squashed: one commit an item on the target, each naming its session.
     expect(git(repo, 'rev-list', '--count', `main..${TARGET}`)).toBe('2');
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.txt');
+    // What the landing brought onto the target: x's work alone, not y's.
+    const diff = await ralph(root, ['diff', 'x', '--stat']);
+    expect(diff.stdout).toContain('x.txt');
+    expect(diff.stdout).not.toContain('y.txt');
+    expect(item(root, 'x').landedOnto).toBe(git(repo, 'rev-parse', `${TARGET}~2`));
     const again = await ralph(root, ['land', 'x']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('x cannot land: it landed already');

@@ -155,6 +155,26 @@ describe('the Postgres queue', () => {
     for (const before of held) expect(listed.find((i) => i.id === before.id)).toEqual(before);
   });
 
+  it('lets one runner of the fleet land onto a target at a time, and advances only from the status named', async () => {
+    const { open } = await postgresWorkspace();
+    const [a, b] = [await open(), await open()];
+    const release = await a.holdLanding('ralph/landed');
+    expect(release).toBeDefined();
+    expect(await b.holdLanding('ralph/landed')).toBeUndefined();
+    // Another target is another lock.
+    const other = await b.holdLanding('main');
+    expect(other).toBeDefined();
+    await other?.();
+    await release?.();
+    const then = await b.holdLanding('ralph/landed');
+    expect(then).toBeDefined();
+    await then?.();
+    await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);
+    expect(await a.advance('y', ['done'], (i) => ({ ...i, status: 'landing' }))).toBeUndefined();
+    await a.advance('x', ['done'], (i) => ({ ...i, status: 'landing', finishedAt: i.updatedAt }));
+    expect((await b.landing()).map((i) => i.id)).toEqual(['x']);
+  });
+
   it('stops claiming, saying why, once the database is migrated past what it knows', async () => {
     const { open, url } = await postgresWorkspace();
     const queue = await open();

@@ -1,14 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, type ItemDetail, type SessionEntry } from '../api.js';
+import { ApiError, get, type Diff, type ItemDetail, type SessionEntry } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
 import { formatDuration, money, when } from '../format.js';
-
-interface Diff {
-  branch: string | null;
-  base?: string;
-  diff: string;
-  truncated: boolean;
-}
 
 /** The gates' log of one session, fetched when asked for. */
 function GateLog({ session }: { session: string }) {
@@ -123,7 +116,9 @@ export function ItemPage({ id }: { id: string }) {
       {diff?.branch && (
         <>
           <h3>
-            Branch {diff.branch} against {diff.base?.slice(0, 12)}
+            {diff.landed === true
+              ? `Landed on ${item?.landedOn ?? 'its target'} at ${item?.landedCommit?.slice(0, 12) ?? ''}, from ${diff.branch}`
+              : `Branch ${diff.branch} against ${diff.base?.slice(0, 12) ?? ''}`}
           </h3>
           <pre class="diff" id="item-diff">
             {diff.diff === '' ? '(no change)' : diff.diff}

@@ -6,7 +6,8 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
 /**
- * `ralph diff <item>`: `git diff base...branch` of the item's branch. On a terminal git runs
+ * `ralph diff <item>`: `git diff base...branch` of the item's branch (of a landed item, what its
+ * landing brought onto the target). On a terminal git runs
  * with the terminal, so it pages through the user's pager as it always does; otherwise the diff
  * is printed.
  */
@@ -18,8 +19,8 @@ export async function diffCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { repo, branch, base } = await itemBranch(workspace, id, env);
-  const args = ['diff', ...(options.stat === true ? ['--stat'] : []), `${base}...${branch}`, '--'];
+  const { repo, base, tip } = await itemBranch(workspace, id, env);
+  const args = ['diff', ...(options.stat === true ? ['--stat'] : []), `${base}...${tip}`, '--'];
   if (!output.isTTY) {
     output.raw(Buffer.from(await git(repo, args)));
     return ExitCode.ok;

@@ -126,11 +126,12 @@ export function itemRoutes(ctx: ServerContext): Hono {
     const item = await itemNamed(id);
     if (item.branch === undefined)
       return c.json({ branch: null, diff: '', truncated: false } satisfies Diff);
-    const { repo, branch, base } = await branchOfItem(ctx.workspace, item);
-    const diff = await git(repo, ['diff', `${base}...${branch}`, '--']);
+    const { repo, branch, base, tip, landed } = await branchOfItem(ctx.workspace, item);
+    const diff = await git(repo, ['diff', `${base}...${tip}`, '--']);
     return c.json({
       branch,
       base,
+      landed,
       diff: ctx.redactor.redact(diff.slice(0, MAX_DIFF_CHARS)),
       truncated: diff.length > MAX_DIFF_CHARS,
     } satisfies Diff);
