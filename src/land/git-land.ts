@@ -157,6 +157,11 @@ export async function moveTarget(
   return gitSucceeds(repo, ['update-ref', '-m', why, refOf(target), to, from]);
 }
 
+/** Whether `commit` has every commit of `ref` already. */
+export async function containedIn(repo: string, ref: string, commit: string): Promise<boolean> {
+  return gitSucceeds(repo, ['merge-base', '--is-ancestor', ref, commit]);
+}
+
 /** A commit's first parent: the target before a merge or squash commit landed on it. */
 export async function firstParent(repo: string, commit: string): Promise<string> {
   return (await git(repo, ['rev-parse', '--verify', `${commit}^1`])).trim();

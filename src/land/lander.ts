@@ -4,6 +4,7 @@ import { runGates, type GateResult } from '../gates/gates.js';
 import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
+  containedIn,
   commitsSinceBase,
   firstParent,
   landedCommit,
@@ -74,6 +75,9 @@ export async function landItem(job: LandJob): Promise<Landing> {
       already: true,
       gates: [],
     };
+  // A branch with nothing the target lacks (an item that changed nothing) lands as it is.
+  if (await containedIn(repo, branch, onto))
+    return { kind: 'landed', commit: onto, onto, already: false, gates: [] };
   await landingWorktree(repo, job.worktree, onto);
   const merged = await mergeBranch(job.worktree, {
     method: land.method,

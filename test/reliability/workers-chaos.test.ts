@@ -3,7 +3,9 @@
 // Nothing may be lost, stuck or left running, and every item's work must be on its own branch,
 // with no worktree left behind.
 // WORKERS_CHAOS_ITEMS and WORKERS_CHAOS_KILLS scale it (npm run test:stress).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -62,9 +64,20 @@ async function queueOf(backend: 'file' | 'postgres'): Promise<{
   return { config: { queue: { backend: 'postgres' } }, env: { RALPH_DATABASE_URL: url }, items };
 }
 
-describe.each(['file', 'postgres'] as const)(
-  'T02w kill -9 chaos with 3 workers in git mode, %s queue',
-  (backend) => {
+/** The land gate: the merged tree has the project and every item file in it is an item's work. */
+const LAND_GATE = [
+  'sh',
+  '-c',
+  'test -f README.md && ! grep -L "^work of" w*.txt 2>/dev/null | grep .',
+];
+
+describe.each([
+  { backend: 'file', landing: false },
+  { backend: 'postgres', landing: false },
+  { backend: 'file', landing: true },
+] as const)(
+  'T02w kill -9 chaos with 3 workers in git mode, $backend queue, landing $landing',
+  ({ backend, landing }) => {
     it(`loses nothing over ${ITEMS} items and up to ${KILLS} kills, each item's work on its branch`, async () => {
       const repo = await makeRepo();
       const head = git(repo, 'rev-parse', 'HEAD');
@@ -73,6 +86,8 @@ describe.each(['file', 'postgres'] as const)(
         ...queue.config,
         defaults: { workDir: repo },
         git: { enabled: true },
+        // Landing: each item's branch merged onto ralph/landed, the runner killed in landings too.
+        ...(landing ? { land: { enabled: true, gates: [LAND_GATE] } } : {}),
         run: {
           maxConsecutiveFailures: 0,
           failureBackoffCap: 0,
@@ -92,6 +107,8 @@ describe.each(['file', 'postgres'] as const)(
         // counted, and fail). The poison-item bound is T32's to prove; here no item may fail
         // for the harness's kills alone.
         maxAttempts: KILLS + 10,
+        // From main, as without landing: each branch holds its own work alone.
+        ...(landing ? { base: 'main' } : {}),
         createdAt: new Date(Date.now() + i).toISOString(),
       }));
       const file = path.join(backend === 'file' ? path.join(root, 'state') : root, 'queue.json');
@@ -118,7 +135,7 @@ describe.each(['file', 'postgres'] as const)(
         items: queued,
       });
       recordFigures({
-        scenario: `T02w kill -9, 3 workers, git${backend === 'file' ? '' : ', pg'}`,
+        scenario: `T02w kill -9, 3 workers, git${backend === 'file' ? '' : ', pg'}${landing ? ', landing' : ''}`,
         items: ITEMS,
         kills,
         ...report,
@@ -137,7 +154,63 @@ describe.each(['file', 'postgres'] as const)(
       expect(git(repo, 'rev-parse', 'main')).toBe(head);
       expect(git(repo, 'status', '--porcelain')).toBe('');
       expect(fs.readdirSync(path.join(root, 'worktrees'))).toEqual([]);
-      expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+      // The repository's checkout, and the worktree ralph keeps of the landing target.
+      expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(landing ? 2 : 1);
+      if (landing) expectLandedOnce(repo, root, items, queued);
     }, 900_000);
   },
 );
+
+/**
+ * After a chaos night with landing: the target holds every item's work exactly once (one landed
+ * commit a session, each item's landed commit on it), and its land gate passes on every commit
+ * the target moved to.
+ */
+function expectLandedOnce(
+  repo: string,
+  root: string,
+  items: readonly { id: string; body: string }[],
+  queued: Item[] | undefined,
+): void {
+  const target = 'ralph/landed';
+  const final =
+    queued ??
+    (
+      JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')) as {
+        items: Item[];
+      }
+    ).items;
+  const trailers = git(
+    repo,
+    'log',
+    '--first-parent',
+    '--format=%(trailers:key=Ralph-Session,valueonly)',
+    target,
+  )
+    .split('\n')
+    .filter(Boolean);
+  expect(new Set(trailers).size, 'a session landed twice').toBe(trailers.length);
+  // An item that changed nothing lands as it is, without a commit.
+  expect(trailers).toHaveLength(items.filter((i) => i.body.includes('work')).length);
+  const files = filesAt(repo, target).filter((f) => f !== 'README.md');
+  expect(files).toEqual(
+    items
+      .filter((i) => i.body.includes('work'))
+      .map((i) => `${i.id}.txt`)
+      .sort(),
+  );
+  const history = git(repo, 'rev-list', '--first-parent', target).split('\n');
+  for (const item of final) expect(history, item.id).toContain(item.landedCommit);
+  const check = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-land-check-'));
+  try {
+    for (const commit of git(repo, 'rev-list', '--first-parent', `main..${target}`).split('\n')) {
+      git(repo, 'worktree', 'add', '-q', '--detach', check, commit);
+      const ran = spawnSync(LAND_GATE[0] as string, LAND_GATE.slice(1), { cwd: check });
+      expect(ran.status, `the land gate on ${commit}`).toBe(0);
+      git(repo, 'worktree', 'remove', '--force', check);
+    }
+  } finally {
+    fs.rmSync(check, { recursive: true, force: true });
+    git(repo, 'worktree', 'prune');
+  }
+}
