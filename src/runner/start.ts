@@ -133,11 +133,13 @@ function warnIfSerial(ctx: RunnerContext, items: readonly Item[], workers: numbe
 }
 
 /**
- * Settles what a dead runner left, as the next run would, and runs nothing (`ralph recover`,
- * and `ralph cancel` or `rm` of an item such a runner left running): under the workspace lock,
- * so never while a runner lives. Returns the items it requeued.
+ * Runs `work` as a runner that starts no night: under the workspace lock (so never beside a
+ * runner), with the log written, after what a dead runner left is settled.
  */
-export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<string[]> {
+async function asQuietRunner<T>(
+  options: Omit<RunnerOptions, 'loop'>,
+  work: (ctx: RunnerContext, queue: Queue) => Promise<T>,
+): Promise<T> {
   const { workspace, events, clock } = options;
   await checkDirectories(workspace);
   const lock = await acquireRunnerLock(workspace.paths.runnerLock, clock.now());
@@ -149,10 +151,8 @@ export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Pr
     );
     const queue = await openQueue(workspace, options.env);
     try {
-      const before = await queue.list();
       const ctx = contextOf(options, lock, redactor, queue);
-      await asRunnerOf(workspace.root, () => recoverAfterCrash(ctx, options.control));
-      return before.filter((item) => item.status === 'running').map((item) => item.id);
+      return await asRunnerOf(workspace.root, () => work(ctx, queue));
     } finally {
       await queue.close();
       unsubscribe();
@@ -163,38 +163,31 @@ export async function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Pr
 }
 
 /**
- * Lands the items waiting to land, and runs no agent (`ralph land`): under the workspace lock,
- * so never beside a runner (a running night lands them itself), after what a dead runner left
- * is settled. Returns when nothing waits to land.
+ * Settles what a dead runner left, as the next run would, and runs nothing (`ralph recover`,
+ * and `ralph cancel` or `rm` of an item such a runner left running). Returns the items it
+ * requeued.
  */
-export async function landWaiting(options: Omit<RunnerOptions, 'loop'>): Promise<void> {
-  const { workspace, events, clock } = options;
-  await checkDirectories(workspace);
-  const lock = await acquireRunnerLock(workspace.paths.runnerLock, clock.now());
-  try {
-    const redactor = redactorFor(workspace, options.env);
-    events.redactWith(redactor);
-    const unsubscribe = events.subscribe(
-      logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes),
+export function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<string[]> {
+  return asQuietRunner(options, async (ctx, queue) => {
+    const before = await queue.list();
+    await recoverAfterCrash(ctx, options.control);
+    return before.filter((item) => item.status === 'running').map((item) => item.id);
+  });
+}
+
+/**
+ * Lands the items waiting to land, and runs no agent (`ralph land`; a running night lands them
+ * itself). Returns when nothing waits to land.
+ */
+export function landWaiting(options: Omit<RunnerOptions, 'loop'>): Promise<void> {
+  return asQuietRunner(options, async (ctx) => {
+    await recoverAfterCrash(ctx, options.control);
+    const lander = new Lander(ctx, options.control, () => undefined);
+    await lander.run(
+      () => true,
+      () => Promise.resolve(),
     );
-    const queue = await openWhenReachable(options, 2);
-    try {
-      const ctx = contextOf(options, lock, redactor, queue);
-      await asRunnerOf(workspace.root, async () => {
-        await recoverAfterCrash(ctx, options.control);
-        const lander = new Lander(ctx, options.control, () => undefined);
-        await lander.run(
-          () => true,
-          () => Promise.resolve(),
-        );
-      });
-    } finally {
-      await queue.close();
-      unsubscribe();
-    }
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /**

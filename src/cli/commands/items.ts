@@ -1,6 +1,4 @@
 import type { Workspace } from '../../config/workspace.js';
-import { systemClock } from '../../lib/clock.js';
-import { RalphError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { liveRunner } from '../../runner/state.js';
@@ -8,6 +6,7 @@ import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
 import { withQueue } from '../../queue/open.js';
 import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
+import { quietRunner } from '../quiet-runner.js';
 import type { Output } from '../output.js';
 
 /**
@@ -39,20 +38,8 @@ async function recover(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string[]> {
-  const { DEFAULT_TIMINGS, RunEvents, StopControl, recoverWorkspace, waitForChange } =
-    await import('../../runner/index.js');
-  return recoverWorkspace({
-    workspace,
-    env,
-    events: new RunEvents(() => systemClock.now()),
-    control: new StopControl(),
-    clock: systemClock,
-    wait: waitForChange,
-    timings: DEFAULT_TIMINGS,
-    onWedged: (message) => {
-      throw new RalphError(message);
-    },
-  });
+  const { runner, options } = await quietRunner(workspace, env);
+  return runner.recoverWorkspace(options);
 }
 
 /** `ralph recover`: settles what a runner that died left, and runs nothing. */

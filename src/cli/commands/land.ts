@@ -1,6 +1,6 @@
 import type { Workspace } from '../../config/workspace.js';
 import { systemClock } from '../../lib/clock.js';
-import { InputError, RalphError } from '../../lib/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
@@ -8,6 +8,7 @@ import { inLandingOrder } from '../../queue/select.js';
 import { LANDS_FROM, toLand } from '../../queue/transitions.js';
 import { liveRunner } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
+import { quietRunner } from '../quiet-runner.js';
 import type { Output } from '../output.js';
 
 /** Why a done item cannot be put in line to land, or undefined when it can. */
@@ -95,18 +96,6 @@ async function land(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
-  const { DEFAULT_TIMINGS, RunEvents, StopControl, landWaiting, waitForChange } =
-    await import('../../runner/index.js');
-  await landWaiting({
-    workspace,
-    env,
-    events: new RunEvents(() => systemClock.now()),
-    control: new StopControl(),
-    clock: systemClock,
-    wait: waitForChange,
-    timings: DEFAULT_TIMINGS,
-    onWedged: (message) => {
-      throw new RalphError(message);
-    },
-  });
+  const { runner, options } = await quietRunner(workspace, env);
+  await runner.landWaiting(options);
 }
