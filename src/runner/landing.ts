@@ -48,6 +48,11 @@ export class Lander {
     return this.waiting > 0;
   }
 
+  /** Items whose landing could not be made this run: they still wait to land. */
+  get unlanded(): number {
+    return this.failing.size;
+  }
+
   /**
    * Lands what waits, then sleeps until told of a change (`sleep`), until `over` says the run
    * is over and nothing waits to land; a stop ends it at once.

@@ -93,6 +93,8 @@ class Night {
   /** Lands what waits to land until the workers have ended and nothing is left to land. */
   async land(workersDone: () => boolean): Promise<void> {
     await this.lander.run(workersDone, () => this.untilChanged());
+    // An item that could not be landed (its git failed) did not get done: the run says so.
+    this.result.failed += this.lander.unlanded;
   }
 
   /**

@@ -174,6 +174,24 @@ describe('landing', () => {
     expect(again.stderr).toContain('x cannot land: it landed already');
   });
 
+  it('leaves an item waiting to land when its landing cannot be made, says why, and exits 1', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false });
+    await ralph(root, ['add', 'Gone', '--id', 'gone', '--body', '#behave: land file=gone.txt']);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    // Its branch deleted by hand: git cannot merge it.
+    git(repo, 'branch', '-D', 'ralph/gone');
+    const landed = await ralph(root, ['land']);
+    expect(landed.code).toBe(1);
+    expect(landed.stdout).toContain('gone: still waiting to land');
+    expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
+    const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+    expect(log).toMatch(/"event":"land_failed","item":"gone".*ralph\/gone/);
+    // A drained night says so too: the item did not get done.
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code).toBe(1);
+    expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
+  });
+
   it('refuses --land for an item without git mode', async () => {
     const { root } = await landingWorkspace({}, { git: { enabled: false } });
     const refused = await ralph(root, ['add', 'No git', '--land']);

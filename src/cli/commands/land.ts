@@ -21,6 +21,17 @@ function cannotLand(item: Item): string | undefined {
   return undefined;
 }
 
+/** What became of an item `ralph land` could not land. */
+function notLanded(item: Item | undefined): string {
+  if (item === undefined) return 'gone from the queue';
+  if (item.status === 'landing')
+    return 'still waiting to land: its landing could not be made (land_failed in state/iteration.log says why)';
+  const why = item.lastError === undefined ? '' : `: ${item.lastError}`;
+  return item.status === 'pending'
+    ? `back to its agent (the next ralph run)${why}`
+    : `${item.status}${why}`;
+}
+
 /** The items `ids` names, or every done item of git mode that has not landed. */
 function chosen(items: readonly Item[], ids: readonly string[]): Item[] {
   if (ids.length === 0)
@@ -84,9 +95,7 @@ export async function landCommand(
       output.out(`${id}: landed on ${item.landedOn ?? ''} at ${item.landedCommit.slice(0, 12)}`);
     else {
       failed++;
-      output.out(
-        `${id}: ${item?.status === 'pending' ? 'back to its agent (the next ralph run)' : (item?.status ?? 'gone')}${item?.lastError === undefined ? '' : `: ${item.lastError}`}`,
-      );
+      output.out(`${id}: ${notLanded(item)}`);
     }
   }
   return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;
