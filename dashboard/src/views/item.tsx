@@ -56,6 +56,13 @@ export function ItemPage({ id }: { id: string }) {
           {money(item.costUsd, 4)}
         </div>
         {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}
+        {item.landedCommit !== undefined && (
+          <div class="ok">
+            landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
+            {item.landedAt ? `, ${when(item.landedAt)}` : ''}
+          </div>
+        )}
+        {item.status === 'landing' && <div class="dim">waiting to land</div>}
         <div class="dim">
           {item.cli ? `on ${item.cli} · ` : ''}
           {item.agent ? `persona ${item.agent} · ` : ''}
