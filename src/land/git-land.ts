@@ -26,20 +26,34 @@ export async function targetCommit(repo: string, target: string): Promise<string
   return (await git(repo, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
 }
 
+/** What a merge, rebase or cherry-pick under way leaves in the git dir, and its command. */
+const IN_PROGRESS = [
+  ['MERGE_HEAD', 'merge'],
+  ['rebase-merge', 'rebase'],
+  ['rebase-apply', 'rebase'],
+  ['CHERRY_PICK_HEAD', 'cherry-pick'],
+] as const;
+
+const pathIsThere = (p: string) =>
+  fsp.access(p).then(
+    () => true,
+    () => false,
+  );
+
 /**
  * The worktree ralph keeps for landing onto a target, detached at `commit`, clean: a landing a
  * crash cut short (a merge or rebase in progress, files half written) is undone first, and one
  * git no longer knows is made anew. Never the person's own checkout.
  */
 export async function landingWorktree(repo: string, dir: string, commit: string): Promise<void> {
-  if (await gitSucceeds(dir, ['rev-parse', '--git-dir'])) {
-    for (const abort of [
-      ['merge', '--abort'],
-      ['rebase', '--abort'],
-      ['cherry-pick', '--abort'],
-    ])
-      await git(dir, abort).catch(() => undefined);
-    const gitDir = (await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir'])).trim();
+  const gitDir = (
+    await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir']).catch(() => '')
+  ).trim();
+  if (gitDir !== '') {
+    // Only what a crash left under way is undone: a clean worktree costs no git for it.
+    for (const [marker, command] of IN_PROGRESS)
+      if (await pathIsThere(path.join(gitDir, marker)))
+        await git(dir, [command, '--abort']).catch(() => undefined);
     await fsp.rm(path.join(gitDir, 'index.lock'), { force: true });
     try {
       await git(dir, ['checkout', '--force', '--detach', commit]);

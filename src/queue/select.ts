@@ -74,28 +74,32 @@ export function nextWakeTime(
   return earliest;
 }
 
+/** The items waiting to land, in the order they land (`landingOrder`). */
+export function inLandingOrder(items: readonly Item[]): Item[] {
+  return landingOrder(items.filter((item) => item.status === 'landing'));
+}
+
 /**
- * The items waiting to land, in the order they finished, each after those of them it depends
+ * Items in the order they land: the order they finished, each after those of them it depends
  * on (a dependency lands first).
  */
-export function inLandingOrder(items: readonly Item[]): Item[] {
-  const waiting = items
-    .filter((item) => item.status === 'landing')
-    .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''));
-  const ids = new Set(waiting.map((item) => item.id));
+export function landingOrder(items: readonly Item[]): Item[] {
+  const byId = new Map(items.map((item) => [item.id, item]));
   const placed = new Set<string>();
   const order: Item[] = [];
-  const byId = new Map(waiting.map((item) => [item.id, item]));
   const place = (item: Item, path: Set<string>) => {
     if (placed.has(item.id) || path.has(item.id)) return;
     path.add(item.id);
     for (const dep of item.dependsOn) {
       const first = byId.get(dep);
-      if (first !== undefined && ids.has(dep)) place(first, path);
+      if (first !== undefined) place(first, path);
     }
     placed.add(item.id);
     order.push(item);
   };
-  for (const item of waiting) place(item, new Set());
+  const finished = [...items].sort((a, b) =>
+    (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''),
+  );
+  for (const item of finished) place(item, new Set());
   return order;
 }

@@ -483,8 +483,7 @@ export async function runLoop(
   } finally {
     workersDone = true;
     night.wake();
-    await landing;
-    unsubscribe();
+    await landing.finally(unsubscribe);
   }
   const failed = await landing;
   if (failed !== undefined) throw failed.error;

@@ -4,7 +4,7 @@ import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
-import { inLandingOrder } from '../../queue/select.js';
+import { landingOrder } from '../../queue/select.js';
 import { LANDS_FROM, toLand } from '../../queue/transitions.js';
 import { liveRunner } from '../../runner/state.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -63,10 +63,15 @@ export async function landCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const items = await withQueue(workspace, env, (queue) => queue.list());
-  const lined = inLandingOrder(
-    chosen(items, ids).map((item) => ({ ...item, status: 'landing' as const })),
-  );
+  const lined = await withQueue(workspace, env, async (queue) => {
+    const order = landingOrder(chosen(await queue.list(), ids));
+    if (options.dryRun !== true) {
+      const now = systemClock.now();
+      for (const item of order)
+        await queue.advance(item.id, LANDS_FROM.toLand, (i) => toLand(i, now));
+    }
+    return order;
+  });
   if (lined.length === 0) {
     output.out('nothing to land: no done item of git mode waits to land');
     return ExitCode.ok;
@@ -75,11 +80,6 @@ export async function landCommand(
     for (const item of lined) output.out(`${item.id}: would land ${item.branch ?? ''}`);
     return ExitCode.ok;
   }
-  const now = systemClock.now();
-  await withQueue(workspace, env, async (queue) => {
-    for (const item of lined)
-      await queue.advance(item.id, LANDS_FROM.toLand, (i) => toLand(i, now));
-  });
   if ((await liveRunner(workspace.paths.runnerLock)) !== undefined) {
     output.out(`${lined.length} item(s) put in line: the running night lands them`);
     return ExitCode.ok;
