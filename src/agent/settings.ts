@@ -83,6 +83,8 @@ export interface LandSettings {
   /** Run on the merged tree before the target moves. */
   gates: Gate[];
   maxRounds: number;
+  /** The remote the target is pushed to after each landing. */
+  push?: string;
   /** New branches start from the target (where their dependencies landed), unless a base is named. */
   fromTarget: boolean;
 }
@@ -112,6 +114,7 @@ export function landSettingsOf(config: Config, layers: readonly SessionSettings[
     method: pickLand(layers, 'method') ?? config.land.method,
     gates: pickLand(layers, 'gates') ?? config.land.gates ?? gates,
     maxRounds: pickLand(layers, 'maxRounds') ?? config.land.maxRounds,
+    push: pickLand(layers, 'push') ?? config.land.push,
     fromTarget: pickLayer(layers, 'base') === undefined,
   };
 }

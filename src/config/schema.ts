@@ -80,6 +80,17 @@ const BranchName = z
     'a branch name: letters, digits, ".", "_", "-" and "/" (no "..", no leading "-" or "/", no trailing "/", "." or ".lock")',
   );
 
+/**
+ * A remote of the repository, by its name: credentials stay in git's own configuration, never
+ * in ralph's files or log.
+ */
+const RemoteName = z
+  .string()
+  .regex(
+    /^(?![-.])[A-Za-z0-9._-]{1,100}$/,
+    'the name of a git remote (such as "origin"), not a URL',
+  );
+
 /** Landing as an item or a persona may set it: each key overrides the workspace's. */
 export const LandChoiceSchema = z.strictObject({
   /** Land the item's branch once its gates pass (`ralph add --land`, `--no-land`). */
@@ -91,6 +102,8 @@ export const LandChoiceSchema = z.strictObject({
   gates: z.array(GateSchema).optional(),
   /** Landings that fail (a conflict, a land gate) before the item is failed. */
   maxRounds: z.int().positive().max(20).optional(),
+  /** A remote the target is pushed to after each landing (never by force). */
+  push: RemoteName.optional(),
 });
 
 export type LandChoice = z.output<typeof LandChoiceSchema>;
@@ -308,6 +321,7 @@ const LandSchema = z.strictObject({
   method: z.enum(LAND_METHODS).default('merge'),
   gates: z.array(GateSchema).optional(),
   maxRounds: z.int().positive().max(20).default(2),
+  push: RemoteName.optional(),
 });
 
 const EnvSchema = z.strictObject({

@@ -11,14 +11,14 @@ export const SESSION_TRAILER = 'Ralph-Session';
 
 const refOf = (branch: string) => `refs/heads/${branch}`;
 
-/** The target's commit, made from the repository's HEAD at the first landing. */
-export async function targetCommit(repo: string, target: string): Promise<string> {
+/** The target's commit, made from `start` (the repository's HEAD) at the first landing. */
+export async function targetCommit(repo: string, target: string, start = 'HEAD'): Promise<string> {
   const ref = refOf(target);
   const current = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(
     () => '',
   );
   if (current.trim() !== '') return current.trim();
-  const head = (await git(repo, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  const head = (await git(repo, ['rev-parse', '--verify', `${start}^{commit}`])).trim();
   // Created only if it still does not exist (an empty old value): never over another's.
   await git(repo, ['update-ref', '-m', 'ralph: the landing target', ref, head, '']).catch(
     () => undefined,
@@ -169,6 +169,84 @@ export async function moveTarget(
   why: string,
 ): Promise<boolean> {
   return gitSucceeds(repo, ['update-ref', '-m', why, refOf(target), to, from]);
+}
+
+/** The target as the remote has it (fetched), or undefined when the remote has no such branch. */
+export async function fetchTarget(
+  repo: string,
+  remote: string,
+  target: string,
+): Promise<string | undefined> {
+  const tracking = `refs/remotes/${remote}/${target}`;
+  try {
+    await git(repo, [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--',
+      remote,
+      `+${refOf(target)}:${tracking}`,
+    ]);
+  } catch (error) {
+    // A remote without the branch yet (the first landing pushes it) answers with nothing here.
+    const heads = await git(repo, ['ls-remote', '--heads', '--', remote, refOf(target)]).catch(
+      () => undefined,
+    );
+    if (heads === '') return undefined;
+    throw error;
+  }
+  return (await git(repo, ['rev-parse', '--verify', `${tracking}^{commit}`])).trim();
+}
+
+/** The target a landing starts from when it is pushed: the local one brought up to the remote's. */
+export interface SyncedTarget {
+  onto: string;
+  /** The remote's target, if it has one. */
+  remote: string | undefined;
+}
+
+/**
+ * Brings the local target up to the remote's before a landing: fast-forwarded when the remote
+ * moved on; kept when it holds landings the remote lacks (the next push carries them). Targets
+ * that have diverged are a person's to bring together: ralph never force-pushes.
+ */
+export async function syncTarget(
+  repo: string,
+  remote: string,
+  target: string,
+): Promise<SyncedTarget> {
+  const remoteTip = await fetchTarget(repo, remote, target);
+  const local = await targetCommit(repo, target, remoteTip ?? 'HEAD');
+  if (remoteTip === undefined || remoteTip === local || (await containedIn(repo, remoteTip, local)))
+    return { onto: local, remote: remoteTip };
+  if (!(await containedIn(repo, local, remoteTip)))
+    throw new Error(
+      `${target} here and on ${remote} have diverged; ralph never force-pushes: merge them by hand and the landing goes on`,
+    );
+  if (!(await moveTarget(repo, target, remoteTip, local, `ralph: ${target} from ${remote}`)))
+    throw new Error(`${target} moved while it was brought up to ${remote}'s`);
+  return { onto: remoteTip, remote: remoteTip };
+}
+
+/**
+ * Pushes `commit` to the remote's target, never by force: `rejected` when the remote moved on
+ * meanwhile (the landing is made again on top of it).
+ */
+export async function pushTarget(
+  repo: string,
+  remote: string,
+  target: string,
+  commit: string,
+): Promise<'pushed' | 'rejected'> {
+  try {
+    await git(repo, ['push', '--quiet', '--', remote, `${commit}:${refOf(target)}`]);
+    return 'pushed';
+  } catch (error) {
+    // Told by what the remote now holds, not by git's words (they vary with its version).
+    const remoteTip = await fetchTarget(repo, remote, target).catch(() => undefined);
+    if (remoteTip !== undefined && !(await containedIn(repo, remoteTip, commit))) return 'rejected';
+    throw error;
+  }
 }
 
 /** Whether `commit` has every commit of `ref` already. */

@@ -11,6 +11,8 @@ import {
   landingWorktree,
   mergeBranch,
   moveTarget,
+  pushTarget,
+  syncTarget,
   targetCommit,
 } from './git-land.js';
 
@@ -45,8 +47,11 @@ export type Landing =
   | { kind: 'landed'; commit: string; onto: string; already: boolean; gates: GateResult[] }
   /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
   | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
-  /** Another lander moved the target meanwhile: land again on top of it. */
-  | { kind: 'moved' }
+  /**
+   * The target moved meanwhile (another lander here, or the remote a push went to): land again
+   * on top of it.
+   */
+  | { kind: 'moved'; where: 'here' | 'remote' }
   /** The runner is stopping: the item waits to land. */
   | { kind: 'stopped' };
 
@@ -65,19 +70,30 @@ export async function landItem(job: LandJob): Promise<Landing> {
   const { branch, baseCommit } = item;
   if (session === undefined || branch === undefined || baseCommit === undefined)
     throw new Error(`item ${item.id} has no branch and session to land`);
-  const onto = await targetCommit(repo, land.target);
+  const synced =
+    land.push === undefined
+      ? { onto: await targetCommit(repo, land.target), remote: undefined }
+      : await syncTarget(repo, land.push, land.target);
+  const { onto } = synced;
+  // The target as it is, pushed when the remote lacks it: a landing found made, or not needed.
+  const asItIs = async (landing: Landing & { kind: 'landed' }): Promise<Landing> =>
+    land.push === undefined ||
+    synced.remote === onto ||
+    (await pushTarget(repo, land.push, land.target, onto)) === 'pushed'
+      ? landing
+      : { kind: 'moved', where: 'remote' };
   const already = await landedCommit(repo, land.target, baseCommit, session);
   if (already !== undefined)
-    return {
+    return asItIs({
       kind: 'landed',
       commit: already,
       onto: await firstParent(repo, already),
       already: true,
       gates: [],
-    };
+    });
   // A branch with nothing the target lacks (an item that changed nothing) lands as it is.
   if (await containedIn(repo, branch, onto))
-    return { kind: 'landed', commit: onto, onto, already: false, gates: [] };
+    return asItIs({ kind: 'landed', commit: onto, onto, already: false, gates: [] });
   await landingWorktree(repo, job.worktree, onto);
   const merged = await mergeBranch(job.worktree, {
     method: land.method,
@@ -108,8 +124,15 @@ export async function landItem(job: LandJob): Promise<Landing> {
         ].join('\n\n'),
       },
     };
+  // Pushed before the local target moves: a crash between the two is found landed (the
+  // remote's target, fetched, holds the session's commit).
+  if (
+    land.push !== undefined &&
+    (await pushTarget(repo, land.push, land.target, merged.commit)) === 'rejected'
+  )
+    return { kind: 'moved', where: 'remote' };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
-  if (!moved) return { kind: 'moved' };
+  if (!moved) return { kind: 'moved', where: 'here' };
   return { kind: 'landed', commit: merged.commit, onto, already: false, gates: gated.results };
 }
 

@@ -133,7 +133,9 @@ export interface RunnerEvents {
   land_started: { item: string; target: string; method: string; branch: string };
   land_gate_started: { item: string; target: string; gate: string };
   /** The target holds the item's work (`already`: found landed after a crash). */
-  landed: { item: string; target: string; commit: string; already: boolean };
+  landed: { item: string; target: string; commit: string; already: boolean; pushedTo?: string };
+  /** The target moved under a landing (here, or on the remote a push went to): made again. */
+  land_retried: { item: string; target: string; why: string };
   /** The target was left as it was; the item goes back to its agent, or fails (`itemStatus`). */
   land_refused: {
     item: string;

@@ -106,8 +106,18 @@ export class Lander {
       let landing: Landing;
       try {
         let moved = 0;
-        do landing = await landItem(job);
-        while (landing.kind === 'moved' && ++moved < MAX_MOVED);
+        for (;;) {
+          landing = await landItem(job);
+          if (landing.kind !== 'moved' || ++moved >= MAX_MOVED) break;
+          ctx.events.info('land_retried', {
+            item: item.id,
+            target,
+            why:
+              landing.where === 'remote'
+                ? `${target} moved on ${job.land.push ?? 'the remote'}: landing again on top`
+                : `${target} moved: landing again on top`,
+          });
+        }
       } finally {
         await release();
       }
@@ -148,6 +158,7 @@ export class Lander {
           target: land.target,
           commit: landing.commit,
           already: landing.already,
+          ...(land.push === undefined ? {} : { pushedTo: land.push }),
         });
       return done;
     }

@@ -95,4 +95,42 @@ describe('landing, killed with SIGKILL', () => {
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
     expect(log).toMatch(/"event":"landed","item":"m".*"already":true/);
   });
+
+  it('finds a landing pushed to the remote before the runner died, and lands it once', async () => {
+    const mark = path.join(await tempDir(), 'killed');
+    const { repo, root } = await landingWorkspace({ enabled: true, push: 'origin' });
+    const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
+    git(repo, 'clone', '-q', '--bare', repo, bare);
+    git(repo, 'remote', 'add', 'origin', bare);
+    // Once the remote took the push, its hook kills the runner (the node process above the
+    // git push): the remote's target moved, the local one and the queue did not.
+    const hook = path.join(bare, 'hooks', 'post-receive');
+    fs.writeFileSync(
+      hook,
+      [
+        '#!/bin/sh',
+        'test -e "$KILL_MARK" && exit 0',
+        ': > "$KILL_MARK"',
+        'p=$PPID',
+        'while [ "$p" -gt 1 ]; do',
+        '  if [ "$(cat /proc/$p/comm)" = node ]; then kill -9 "$p"; exit 0; fi',
+        "  p=$(awk '{print $4}' /proc/$p/stat)",
+        'done',
+      ].join('\n') + '\n',
+      { mode: 0o755 },
+    );
+    await ralph(root, ['add', 'Pushed', '--id', 'p', '--body', '#behave: land file=p.txt']);
+    const env = { KILL_MARK: mark };
+    const killed = runProcess(root, env);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(item(root, 'p')).toMatchObject({ status: 'landing' });
+    expect(git(repo, 'rev-parse', TARGET)).toBe(git(repo, 'rev-parse', 'main'));
+    const pushed = git(bare, 'rev-parse', TARGET);
+    const again = runProcess(root, env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(item(root, 'p')).toMatchObject({ status: 'done', landedCommit: pushed });
+    expect(git(repo, 'rev-parse', TARGET)).toBe(pushed);
+    expect(git(bare, 'rev-parse', TARGET)).toBe(pushed);
+    expect(landedSessions(repo)).toEqual([(item(root, 'p').sessions as string[]).at(-1)]);
+  });
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, makeRepo } from '../support/git.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from '../support/workspace.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const TARGET = 'ralph/landed';
 
@@ -32,6 +32,14 @@ function prompts(root: string, id: string): string[] {
   return sessions.map((s) =>
     fs.readFileSync(path.join(root, 'docs', 'sessions', `${s}-prompt.md`), 'utf8'),
   );
+}
+
+/** A bare repository made from `repo`, its remote `origin`. */
+async function pushRemote(repo: string): Promise<string> {
+  const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
+  git(repo, 'clone', '-q', '--bare', repo, bare);
+  git(repo, 'remote', 'add', 'origin', bare);
+  return bare;
 }
 
 const shared = (repo: string, ref = TARGET) => git(repo, 'show', `${ref}:shared.txt`).split('\n');
@@ -190,6 +198,60 @@ describe('landing', () => {
     const run = await ralph(root, ['run', '--drain']);
     expect(run.code).toBe(1);
     expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
+  });
+
+  it('pushes the target to a remote after each landing', async () => {
+    const { repo, root } = await landingWorkspace({ push: 'origin' });
+    const bare = await pushRemote(repo);
+    for (const id of ['p1', 'p2'])
+      await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(git(bare, 'rev-parse', TARGET)).toBe(git(repo, 'rev-parse', TARGET));
+    expect(git(bare, 'ls-tree', '--name-only', TARGET).split('\n')).toEqual(
+      expect.arrayContaining(['p1.txt', 'p2.txt']),
+    );
+    const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+    expect(log).toMatch(/"event":"landed","item":"p1".*"pushedTo":"origin"/);
+  });
+
+  it('lands again on top when the push is rejected because the remote moved, never forcing it', async () => {
+    const bareWork = await tempDir('ralph-other-');
+    const flag = path.join(bareWork, 'moved-once');
+    const other = path.join(bareWork, 'clone');
+    // The land gate pushes someone else's commit to the remote's target the first time it runs:
+    // ralph's push after it is rejected.
+    const moveRemote = [
+      'sh',
+      '-c',
+      `test -e ${flag} && exit 0; touch ${flag}; cd ${other} && echo theirs > theirs.txt && git add theirs.txt && git -c user.name=o -c user.email=o@example.test commit -qm theirs && git push -q origin HEAD:refs/heads/${TARGET}`,
+    ];
+    const { repo, root } = await landingWorkspace({ push: 'origin', gates: [moveRemote] });
+    const bare = await pushRemote(repo);
+    git(bareWork, 'clone', '-q', bare, other);
+    await ralph(root, ['add', 'Mine', '--id', 'mine', '--body', '#behave: land file=mine.txt']);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    // Their commit stays; the item landed on top of it, once, and the remote has both.
+    expect(item(root, 'mine')).toMatchObject({ status: 'done', landedOnto: theirs });
+    expect(git(bare, 'rev-parse', TARGET)).toBe(item(root, 'mine').landedCommit);
+    expect(git(bare, 'ls-tree', '--name-only', TARGET).split('\n')).toEqual(
+      expect.arrayContaining(['theirs.txt', 'mine.txt']),
+    );
+    const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+    expect(log).toContain(`"event":"land_retried","item":"mine","target":"${TARGET}"`);
+    expect(log).toContain('moved on origin: landing again on top');
+  });
+
+  it('takes a remote by its name only, so no credentials sit in the configuration', async () => {
+    const { root } = await landingWorkspace({
+      push: 'https://user:secret-token@example.test/r.git',
+    });
+    const status = await ralph(root, ['status']);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('land.push');
+    expect(status.stderr).toContain('not a URL');
   });
 
   it('refuses --land for an item without git mode', async () => {
