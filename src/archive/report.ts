@@ -87,6 +87,75 @@ export function reportOf(entries: readonly IndexEntry[]): {
   };
 }
 
+/** What `landingReport` reads of a queue item. */
+export interface LandingOfItem {
+  id: string;
+  status: string;
+  landedCommit?: string;
+  landFailure?: string;
+  lastError?: string;
+}
+
+/** What the landings of a span came to, and what an accepted change cost. */
+export interface LandingReport {
+  /** Items worked on in the span whose work is on a target. */
+  landed: number;
+  /** Items waiting to land now. */
+  waiting: number;
+  /** Items a landing refused (`pending`: back with their agent; `failed`: rounds ran out). */
+  notLanded: { itemId: string; status: string; error: string }[];
+  /** Spend on the landed items: every attempt that led to them. */
+  landedCostUsd: number;
+  /** Spend on items that have not landed (failed, waiting, never finished). */
+  otherCostUsd: number;
+  /** All the span's spend over the items landed: what a landed change cost; none landed, none. */
+  costPerLandedUsd?: number;
+  costEstimated: boolean;
+}
+
+/**
+ * The landings of the sessions in `entries`, given the queue's items now; undefined when
+ * nothing in it had to do with landing.
+ */
+export function landingReport(
+  entries: readonly IndexEntry[],
+  items: readonly LandingOfItem[],
+): LandingReport | undefined {
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const worked = new Set(entries.map((e) => e.itemId));
+  const touched = items.filter(
+    (item) =>
+      item.status === 'landing' ||
+      item.landedCommit !== undefined ||
+      item.landFailure !== undefined,
+  );
+  if (touched.length === 0) return undefined;
+  let landedCostUsd = 0;
+  let otherCostUsd = 0;
+  let costEstimated = false;
+  for (const e of entries) {
+    if (byId.get(e.itemId)?.landedCommit !== undefined)
+      landedCostUsd = addUsd(landedCostUsd, e.costUsd);
+    else otherCostUsd = addUsd(otherCostUsd, e.costUsd);
+    if (e.costEstimated === true) costEstimated = true;
+  }
+  const landed = items.filter((i) => i.landedCommit !== undefined && worked.has(i.id)).length;
+  return {
+    landed,
+    waiting: touched.filter((i) => i.status === 'landing').length,
+    notLanded: touched
+      .filter((i) => i.landFailure !== undefined)
+      .map((i) => ({ itemId: i.id, status: i.status, error: i.lastError ?? '' })),
+    landedCostUsd,
+    otherCostUsd,
+    costPerLandedUsd:
+      landed === 0
+        ? undefined
+        : Math.round((addUsd(landedCostUsd, otherCostUsd) / landed) * 1e9) / 1e9,
+    costEstimated,
+  };
+}
+
 /** The night as a person reads it in the morning: one run's span, outcomes, spend and failures. */
 export interface NightSummary {
   /** When the run started; undefined before the first run. */

@@ -144,6 +144,16 @@ export interface QueueTally {
   version: number;
   /** Git mode: the branches of the running items, by item id. */
   branches: Record<string, string>;
+  landings: LandingTally;
+}
+
+/**
+ * What landing did: each target's landed items and its newest landed commit, and the items a
+ * landing refused since (back with their agent, or failed), with why.
+ */
+export interface LandingTally {
+  targets: { target: string; landed: number; commit: string }[];
+  refused: { id: string; status: ItemStatus; error: string }[];
 }
 
 export interface AddOptions {

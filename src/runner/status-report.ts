@@ -49,6 +49,15 @@ export interface StatusReport {
     paused?: { reason: string; at: string; by: string };
     runners: FleetRunner[];
   };
+  /**
+   * Landing (absent in a workspace that never landed): each target's landed items and newest
+   * landed commit, and the items a landing refused since (`pending`: back with their agent;
+   * `failed`: their rounds ran out), with why.
+   */
+  landing?: {
+    targets: { target: string; landed: number; commit: string }[];
+    refused: { id: string; status: string; error: string }[];
+  };
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /**

@@ -44,7 +44,7 @@ async function readQueue(
   queue: Queue | UnavailableError,
   unreadable: Unreadable,
 ): Promise<QueueTally & { fleet?: StatusReport['fleet'] }> {
-  const none = { counts: {}, version: 0, branches: {} };
+  const none = { counts: {}, version: 0, branches: {}, landings: { targets: [], refused: [] } };
   if (queue instanceof UnavailableError)
     return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
   if (queue.fleet === undefined) return orUnreadable(queue.tally(), none, queue.where, unreadable);
@@ -75,7 +75,7 @@ export async function gatherStatus(
   const control = new ControlFiles(paths);
   const unreadable: Unreadable = [];
   const [
-    { counts: tallied, version, branches, fleet },
+    { counts: tallied, version, branches, landings, fleet },
     budget,
     runner,
     paused,
@@ -100,6 +100,7 @@ export async function gatherStatus(
     running: [],
     budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
   };
+  if (landings.targets.length > 0 || landings.refused.length > 0) report.landing = landings;
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
   if (paused !== undefined) report.paused = { reason: paused };
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };

@@ -72,6 +72,14 @@ export const HealthAnswer = z.strictObject({
       runners: z.array(FleetRunnerAnswer),
     })
     .optional(),
+  landing: z
+    .strictObject({
+      targets: z.array(
+        z.strictObject({ target: z.string(), landed: z.number(), commit: z.string() }),
+      ),
+      refused: z.array(z.strictObject({ id: z.string(), status: z.string(), error: z.string() })),
+    })
+    .optional(),
   running: z.array(RunningSessionAnswer),
   orphaned: z
     .strictObject({ itemIds: z.array(z.string()), sessions: z.array(z.string()) })
@@ -163,12 +171,24 @@ const ReportGroupAnswer = z.strictObject({
   failures: z.array(Failure),
 });
 
+/** What the landings came to, and what a landed change cost (absent without landing). */
+const LandingReportAnswer = z.strictObject({
+  landed: z.number(),
+  waiting: z.number(),
+  notLanded: z.array(z.strictObject({ itemId: z.string(), status: z.string(), error: z.string() })),
+  landedCostUsd: usd,
+  otherCostUsd: usd,
+  costPerLandedUsd: usd.optional(),
+  costEstimated: z.boolean(),
+});
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
   byDay: z.array(ReportGroupAnswer),
   byItem: z.array(ReportGroupAnswer),
   byCli: z.array(ReportGroupAnswer),
+  landing: LandingReportAnswer.optional(),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */
@@ -184,6 +204,7 @@ export const NightAnswer = z.strictObject({
   maxCostUsd: usd.optional(),
   budgetLeftUsd: usd.optional(),
   failures: z.array(Failure.extend({ lastWords: z.string().optional() })),
+  landing: LandingReportAnswer.optional(),
 });
 
 /** `GET /log`: the runner's latest log entries, each with its time, level and event. */

@@ -109,6 +109,38 @@ describe('landing', () => {
       lastOutcome: 'land_gate_failed',
       landRounds: 2,
     });
+    // What landed and what did not, and why, in status, ls, show and the report.
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toContain(`Landed:  1 item on ${TARGET}, newest`);
+    expect(status.stdout).toMatch(/Not landed: second failed: landing on ralph\/landed: /);
+    const ls = await ralph(root, ['ls']);
+    expect(ls.stdout).toMatch(/first .*landed on ralph\/landed at [0-9a-f]{12}/);
+    expect(ls.stdout).toMatch(/second .*landing on ralph\/landed: /);
+    expect((await ralph(root, ['show', 'first'])).stdout).toMatch(
+      /Landed: {3}on ralph\/landed at [0-9a-f]{12} \(onto [0-9a-f]{12}\)/,
+    );
+    expect((await ralph(root, ['show', 'second'])).stdout).toContain(
+      'Landing:  not landed (failed, round 2): landing on ralph/landed',
+    );
+    const report = await ralph(root, ['report']);
+    expect(report.stdout).toContain('Landing: 1 landed, 0 waiting to land, 1 not landed');
+    expect(report.stdout).toMatch(/cost per landed item: \$[0-9.]+ \(\$[0-9.]+ spent in all/);
+    expect(report.stdout).toContain('not landed: second failed: landing on ralph/landed');
+    const json = JSON.parse((await ralph(root, ['report', '--json'])).stdout) as {
+      landing: {
+        landed: number;
+        landedCostUsd: number;
+        otherCostUsd: number;
+        costPerLandedUsd: number;
+      };
+    };
+    // Every attempt of both items counted: the one that landed carries the other's spend too.
+    expect(json.landing.landed).toBe(1);
+    expect(json.landing.costPerLandedUsd).toBeCloseTo(
+      json.landing.landedCostUsd + json.landing.otherCostUsd,
+      9,
+    );
+    expect(json.landing.otherCostUsd).toBeGreaterThan(0);
     // Its next attempt was told the gate's command and output.
     const told = prompts(root, 'second')[1] ?? '';
     expect(told).toContain('a land gate failed on the merged tree');

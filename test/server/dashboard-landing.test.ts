@@ -63,6 +63,11 @@ describe('landing on the board', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
       1440,
     );
+    // The night's summary says what landed and what a landed item cost.
+    const summary = await page.locator('#night .landing-summary').textContent();
+    expect(summary).toMatch(
+      /Landing · 1 landed · 1 waiting to land · 0 not landed · \$[0-9.]+ per landed item/,
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'landing-1440.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(

@@ -3,6 +3,7 @@ import { get, type Night } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
 import { money, when } from '../format.js';
 import { useLive } from '../live.js';
+import { LandingSummary } from './landing-summary.js';
 
 /** The last night, fetched again whenever the queue changes. */
 export function useNight(): Night | undefined {
@@ -33,6 +34,7 @@ export function NightSummary({ night }: { night: Night | undefined }) {
           ? ''
           : ` of ${money(night.maxCostUsd)} (${money(night.budgetLeftUsd)} left)`}
       </div>
+      <LandingSummary landing={night.landing} />
       {night.failures.length > 0 && (
         <ul class="failures">
           {night.failures.map((f) => (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Report, type ReportGroup } from '../api.js';
 import { formatDuration, money } from '../format.js';
+import { LandingSummary } from './landing-summary.js';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -120,6 +121,7 @@ export function ReportView() {
       {report && (
         <>
           <Chart days={report.byDay} />
+          <LandingSummary landing={report.landing} />
           <p class="legend">
             <span class="ok">■ done</span> <span class="bad">■ failed</span>{' '}
             <span class="warn">■ interrupted</span> <span class="cost">● cost</span>

@@ -6,6 +6,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { blockedReason } from '../../queue/select.js';
+import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -38,7 +39,7 @@ export async function queueCommand(
       item.status === 'pending' || item.status === 'interrupted'
         ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
         : undefined;
-    const note = waiting ?? (item.status === 'failed' ? item.lastError : undefined);
+    const note = waiting ?? (item.status === 'failed' ? item.lastError : landingNote(item));
     return [
       item.id,
       item.status,
@@ -50,6 +51,14 @@ export async function queueCommand(
   });
   output.out(renderTable(['ID', 'STATUS', 'PRIO', 'TRIES', 'COST', 'TITLE'], rows));
   return ExitCode.ok;
+}
+
+/** What landing did with an item: where it landed, or why it went back to its agent. */
+function landingNote(item: Item): string | undefined {
+  if (item.landFailure !== undefined) return `back from landing: ${item.lastError ?? ''}`;
+  if (item.landedCommit !== undefined)
+    return `landed on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}`;
+  return undefined;
 }
 
 /**

@@ -1,10 +1,34 @@
-import { formatCost, reportOf, type ReportGroup } from '../../archive/report.js';
+import {
+  formatCost,
+  landingReport,
+  reportOf,
+  type LandingReport,
+  type ReportGroup,
+} from '../../archive/report.js';
+import { addUsd } from '../../lib/usd.js';
+import { withQueue } from '../../queue/open.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
 import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.js';
+
+/** What the landings came to, and what a landed change cost. */
+function landingLines(landing: LandingReport): string[] {
+  const spent = addUsd(landing.landedCostUsd, landing.otherCostUsd);
+  const cost = (usd: number) => formatCost(usd, landing.costEstimated);
+  return [
+    `Landing: ${landing.landed} landed, ${landing.waiting} waiting to land, ${landing.notLanded.length} not landed`,
+    landing.costPerLandedUsd === undefined
+      ? `  nothing landed yet: ${cost(spent)} spent`
+      : `  cost per landed item: ${cost(landing.costPerLandedUsd)} (${cost(spent)} spent in all, ${cost(landing.otherCostUsd)} of it on items not landed)`,
+    ...landing.notLanded.map(
+      (n) =>
+        `  not landed: ${n.itemId} ${n.status === 'failed' ? 'failed' : 'back with its agent'}: ${n.error}`,
+    ),
+  ];
+}
 
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
@@ -17,6 +41,9 @@ export async function reportCommand(
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const entries = newestFirst((await sessionIndex(workspace, env)).entries, since).reverse();
   const { byDay, byItem, byCli } = reportOf(entries);
+  // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
+  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  const landing = landingReport(entries, items);
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -25,6 +52,7 @@ export async function reportCommand(
           byDay,
           byItem,
           byCli,
+          landing,
         },
         null,
         2,
@@ -60,6 +88,7 @@ export async function reportCommand(
       ...table('ITEM', byItem),
       // Only a workspace that ran more than one CLI needs the split.
       ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
+      ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(failures.length === 0
         ? []
         : [

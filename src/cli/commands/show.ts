@@ -10,6 +10,8 @@ import { plural } from '../../lib/text.js';
 import { openSession } from '../session-lookup.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { gateVerdict } from '../../gates/gates.js';
+import type { Workspace } from '../../config/workspace.js';
+import { withQueue } from '../../queue/open.js';
 
 const STDERR_TAIL = 4096;
 
@@ -33,6 +35,30 @@ function workLines(record: SessionRecord): string[] {
       );
   }
   return lines;
+}
+
+/** What became of the landing of an item's latest session: landed, waiting, or refused and why. */
+async function landingLines(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  sessionId: string,
+  record: SessionRecord,
+): Promise<string[]> {
+  // The queue may be out of reach (a fleet's database): the session is shown without it.
+  const item = await withQueue(workspace, env, (queue) => queue.dependencyClosure([record.itemId]))
+    .then((items) => items.find((i) => i.id === record.itemId))
+    .catch(() => undefined);
+  if (item === undefined || item.sessions.at(-1) !== sessionId) return [];
+  if (item.landedCommit !== undefined)
+    return [
+      `Landed:   on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}${item.landedOnto ? ` (onto ${item.landedOnto.slice(0, 12)})` : ''}${item.landedAt ? `, ${item.landedAt}` : ''}`,
+    ];
+  if (item.status === 'landing') return ['Landing:  waits to land'];
+  if (item.landFailure !== undefined)
+    return [
+      `Landing:  not landed (${item.status === 'failed' ? 'failed' : 'back with its agent'}, round ${item.landRounds ?? 1}): ${item.lastError ?? ''}`,
+    ];
+  return [];
 }
 
 /** `ralph show <session|item>`: the record, the command, the prompt, stderr and every file. */
@@ -77,6 +103,7 @@ export async function showCommand(
     }`,
     `Work dir: ${record.workDir}`,
     ...workLines(record),
+    ...(record.git === undefined ? [] : await landingLines(workspace, env, sessionId, record)),
     '',
     'Command (secrets masked):',
     `  ${shellQuote(record.command)}`,

@@ -9,6 +9,9 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
+/** Items a landing refused that the status names, one a line. */
+const REFUSALS_SHOWN = 10;
+
 /** The report as people read it. */
 export function renderStatus(report: StatusReport, now = Date.now()): string {
   const lines = [`Workspace ${report.root}`];
@@ -47,6 +50,15 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
         .map(([status, n]) => `${n} ${status}`)
         .join(', ')}${fleet === undefined ? '' : ` (${fleet.queue})`}`,
     );
+  for (const { target, landed, commit } of report.landing?.targets ?? [])
+    lines.push(`Landed:  ${plural(landed, 'item')} on ${target}, newest ${commit.slice(0, 12)}`);
+  const refused = report.landing?.refused ?? [];
+  for (const [i, { id, status, error }] of refused.slice(0, REFUSALS_SHOWN).entries())
+    lines.push(
+      `${i === 0 ? 'Not landed:' : '           '} ${id} ${status === 'failed' ? 'failed' : 'back with its agent'}: ${error}`,
+    );
+  if (refused.length > REFUSALS_SHOWN)
+    lines.push(`            and ${refused.length - REFUSALS_SHOWN} more (ralph ls)`);
   if (fleet?.paused)
     lines.push(
       `Fleet:   paused by ${fleet.paused.by} at ${fleet.paused.at}: ${fleet.paused.reason} (ralph resume --fleet to go on)`,

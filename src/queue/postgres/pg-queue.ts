@@ -165,7 +165,7 @@ export class PgQueue implements Queue {
 
   tally(): Promise<QueueTally> {
     return this.run(async (db) => {
-      const [counts, running, version] = await Promise.all([
+      const [counts, running, version, landedOn, refused] = await Promise.all([
         db.query<{ status: ItemStatus; count: string }>(
           'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
           [this.options.name],
@@ -175,11 +175,31 @@ export class PgQueue implements Queue {
           [this.options.name],
         ),
         db.query<{ version: string }>('SELECT last_value AS version FROM ralph_changes'),
+        db.query<{ target: string; landed: string; commit: string }>(
+          `SELECT doc->>'landedOn' AS target, count(*) AS landed,
+                  (array_agg(doc->>'landedCommit' ORDER BY doc->>'landedAt' DESC NULLS LAST))[1] AS commit
+             FROM ralph_items WHERE queue = $1 AND doc ? 'landedOn' AND doc ? 'landedCommit'
+            GROUP BY 1 ORDER BY 1`,
+          [this.options.name],
+        ),
+        db.query<{ id: string; status: ItemStatus; error: string | null }>(
+          `SELECT id, status, doc->>'lastError' AS error FROM ralph_items
+            WHERE queue = $1 AND doc ? 'landFailure' ORDER BY id`,
+          [this.options.name],
+        ),
       ]);
       return {
         counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.count)])),
         version: Number(version.rows[0]?.version ?? 0),
         branches: Object.fromEntries(running.rows.map((r) => [r.id, r.branch])),
+        landings: {
+          targets: landedOn.rows.map((r) => ({
+            target: r.target,
+            landed: Number(r.landed),
+            commit: r.commit,
+          })),
+          refused: refused.rows.map((r) => ({ id: r.id, status: r.status, error: r.error ?? '' })),
+        },
       };
     });
   }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { nightOf, reportOf } from '../../archive/report.js';
+import { landingReport, nightOf, reportOf } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
@@ -53,11 +53,14 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const q = query(c, ReportQuery);
     const since = q.since === undefined ? undefined : parseSince(q.since, Date.now(), 'since');
     const { entries } = await indexOf(ctx);
-    const report = reportOf(newestFirst(entries, since).reverse());
+    const spanned = newestFirst(entries, since).reverse();
+    const report = reportOf(spanned);
+    const landing = landingReport(spanned, await ctx.queue.list());
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
         ...report,
+        landing,
       } satisfies Report),
     );
   });
@@ -68,13 +71,20 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const { run } = await readBudget(paths.budget);
     const { entries } = await indexOf(ctx);
     const night = nightOf(entries, run);
+    const landing =
+      run === undefined
+        ? undefined
+        : landingReport(
+            entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt)),
+            await ctx.queue.list(),
+          );
     const failures = await Promise.all(
       night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
         const record = await readRecord(ctx.workspace, f.sessionId).catch(() => undefined);
         return { ...f, lastWords: record?.lastText ?? record?.result?.text };
       }),
     );
-    return c.json(ctx.redactor.redactValue({ ...night, failures } satisfies Night));
+    return c.json(ctx.redactor.redactValue({ ...night, failures, landing } satisfies Night));
   });
 
   // The runner's latest log entries (its waits, backoffs, refusals), for the Live view of a
