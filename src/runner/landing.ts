@@ -91,12 +91,6 @@ export class Lander {
     let job: LandJob | undefined;
     try {
       job = await this.jobOf(item);
-      ctx.events.info('land_started', {
-        item: item.id,
-        target: job.land.target,
-        method: job.land.method,
-        branch: item.branch ?? '',
-      });
       const target = job.land.target;
       // One lander a target at a time: another runner of the fleet may hold it.
       const release = await persistently(ctx, this.control, `waiting to land on ${target}`, () =>
@@ -105,6 +99,12 @@ export class Lander {
       if (release === undefined) return 'elsewhere';
       let landing: Landing;
       try {
+        ctx.events.info('land_started', {
+          item: item.id,
+          target,
+          method: job.land.method,
+          branch: item.branch ?? '',
+        });
         let moved = 0;
         for (;;) {
           landing = await landItem(job);

@@ -15,12 +15,13 @@ import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { claim } from '../../src/queue/transitions.js';
-import { calls, guardedWorkspace } from '../support/guarded.js';
+import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
+import { git, makeRepo } from '../support/git.js';
 import { startRunner } from '../support/runner.js';
 import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
-import { makeWorkspace, ralph } from '../support/workspace.js';
+import { makeWorkspace, ralph, tempDir } from '../support/workspace.js';
 
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
 
@@ -472,6 +473,68 @@ describe('the Postgres queue', () => {
     expect(await runnerA.exited).toBe(0);
     expect(await runnerB.exited).toBe(0);
     expect(await doc('g')).toMatchObject({ status: 'done' });
+  });
+
+  it('lands onto one target from two runners of the fleet, one landing at a time, each item once', async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const repo = await makeRepo();
+    const shared = await tempDir('ralph-landers-');
+    // The land gate holds a lock of its own for its run: a landing beside another fails it.
+    const gate = [
+      'sh',
+      '-c',
+      `mkdir ${shared}/held 2>/dev/null || { echo overlap >> ${shared}/seen; exit 1; }; echo in >> ${shared}/seen; sleep 0.2; rmdir ${shared}/held`,
+    ];
+    const config = {
+      ...postgresConfig(),
+      defaults: { workDir: repo },
+      git: { enabled: true },
+      land: { enabled: true, gates: [gate] },
+    };
+    const [a, b] = [await guardedWorkspace(config), await guardedWorkspace(config)];
+    const [envA, envB] = [
+      { ...a.env, RALPH_DATABASE_URL: url },
+      { ...b.env, RALPH_DATABASE_URL: url },
+    ];
+    const ids = ['l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', 'l8'];
+    for (const id of ids)
+      expect(
+        (
+          await ralph(
+            a.root,
+            ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`],
+            envA,
+          )
+        ).code,
+      ).toBe(0);
+    const runners = [
+      startRunner(a.root, envA, '--drain', '--workers', '2'),
+      startRunner(b.root, envB, '--drain', '--workers', '2'),
+    ];
+    for (const r of runners) onTestFinished(() => void r.child.kill('SIGKILL'));
+    expect(await Promise.all(runners.map((r) => r.exited))).toEqual([0, 0]);
+    const exported = await ralph(a.root, ['queue', 'export'], envA);
+    const { items } = JSON.parse(exported.stdout) as { items: Item[] };
+    for (const i of items)
+      expect(i, i.id).toMatchObject({ status: 'done', landedOn: 'ralph/landed' });
+    // Every item on the target once; no landing beside another (the gate's lock, and no
+    // compare-and-swap that found the target moved under it).
+    const trailers = git(
+      repo,
+      'log',
+      '--format=%(trailers:key=Ralph-Session,valueonly)',
+      'ralph/landed',
+    )
+      .split('\n')
+      .filter(Boolean);
+    expect(trailers.sort()).toEqual(items.map((i) => i.sessions.at(-1)).sort());
+    expect(fs.readFileSync(path.join(shared, 'seen'), 'utf8')).not.toContain('overlap');
+    const landings = [a.root, b.root].flatMap((root) => logEvents(root));
+    expect(landings.filter((e) => e.event === 'landed')).toHaveLength(ids.length);
+    expect(landings.filter((e) => e.event === 'land_retried' || e.event === 'land_failed')).toEqual(
+      [],
+    );
   });
 
   it('fences a runner cut off past its lease: another runs the item, the late settle is refused and logged', async () => {
