@@ -163,7 +163,7 @@ export async function prepareSession(
   });
   const command = cli.command({
     command: commandOf(config, cli.name),
-    initialPrompt: config.initialPrompt,
+    initialPrompt: initialPromptOf(config.initialPrompt, item, resume),
     title: `${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
     policyFile: identity.files.policy,
@@ -293,6 +293,24 @@ function bootstrapValues(
         ? 'none (git mode is off for this item)'
         : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
   };
+}
+
+/**
+ * The message a session starts with. A resumed CLI keeps the system prompt its conversation
+ * began with (claude ignores a new `--append-system-prompt-file` on `--resume`), so why the
+ * item came back (a landing refused, a gate failed, the attempt ended) travels in the message.
+ */
+export function initialPromptOf(initial: string, item: Item, resume: string | undefined): string {
+  if (resume === undefined) return initial;
+  const news = [item.landFailure, item.gateFailure].filter((text) => text !== undefined);
+  if (news.length === 0 && item.lastError !== undefined)
+    news.push(`Your previous attempt ended: ${item.lastError}`);
+  if (news.length === 0) return initial;
+  return [
+    initial,
+    'This session resumes your earlier one on this item; the system prompt is as it was then. What has happened since:',
+    ...news,
+  ].join('\n\n');
 }
 
 /** The appended system prompt: who the agent is, the project's context, the persona, the task. */
