@@ -20,6 +20,7 @@ import { streamThroughput } from './bench/stream.mjs';
 import { workerFigures } from './bench/workers.mjs';
 import { cliFigures } from './bench/clis.mjs';
 import { fleetClaims } from './bench/fleet.mjs';
+import { landingFigures } from './bench/landing.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -43,6 +44,7 @@ const size = quick
       workers: { items: 20, agentMs: 500, runs: 1, gitItems: 20 },
       clis: { items: 5, runs: 1 },
       fleet: { items: 100_000, claims: 400, fileClaims: 8 },
+      landing: { branches: 20, runs: 3 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -61,6 +63,7 @@ const size = quick
       workers: { items: 20, agentMs: 500, runs: 3, gitItems: 40 },
       clis: { items: 10, runs: 3 },
       fleet: { items: 100_000, claims: 2000, fileClaims: 24 },
+      landing: { branches: 20, runs: 7 },
     };
 
 const benches = [
@@ -75,6 +78,7 @@ const benches = [
   ['workers', () => workerFigures(size.workers)],
   ['clis', () => cliFigures(size.clis)],
   ['fleet', () => fleetClaims(size.fleet)],
+  ['landing', () => landingFigures(size.landing)],
 ];
 
 const rows = [];

@@ -1,7 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitSucceeds, GitError } from '../git/git.js';
-import { identityEnv } from '../git/worktree.js';
 
 // The git of a landing: the target branch, the worktree ralph keeps of it, a merge by the
 // chosen method, and the compare-and-swap that moves the target. Nothing here knows the queue.
@@ -40,24 +39,29 @@ const pathIsThere = (p: string) =>
     () => false,
   );
 
+/** The git dir of a linked worktree, read from its `.git` file; undefined when there is none. */
+async function worktreeGitDir(dir: string): Promise<string | undefined> {
+  const link = await fsp.readFile(path.join(dir, '.git'), 'utf8').catch(() => undefined);
+  const gitDir = /^gitdir: (.+)$/m.exec(link ?? '')?.[1]?.trim();
+  return gitDir === undefined ? undefined : path.resolve(dir, gitDir);
+}
+
 /**
  * The worktree ralph keeps for landing onto a target, detached at `commit`, clean: a landing a
  * crash cut short (a merge or rebase in progress, files half written) is undone first, and one
  * git no longer knows is made anew. Never the person's own checkout.
  */
 export async function landingWorktree(repo: string, dir: string, commit: string): Promise<void> {
-  const gitDir = (
-    await git(dir, ['rev-parse', '--path-format=absolute', '--git-dir']).catch(() => '')
-  ).trim();
-  if (gitDir !== '') {
+  const gitDir = await worktreeGitDir(dir);
+  if (gitDir !== undefined && (await pathIsThere(gitDir))) {
     // Only what a crash left under way is undone: a clean worktree costs no git for it.
     for (const [marker, command] of IN_PROGRESS)
       if (await pathIsThere(path.join(gitDir, marker)))
         await git(dir, [command, '--abort']).catch(() => undefined);
     await fsp.rm(path.join(gitDir, 'index.lock'), { force: true });
     try {
-      await git(dir, ['checkout', '--force', '--detach', commit]);
-      await git(dir, ['reset', '--hard', '--quiet', commit]);
+      // A forced checkout puts back every tracked file and the index; clean removes the rest.
+      await git(dir, ['checkout', '--quiet', '--force', '--detach', commit]);
       await git(dir, ['clean', '-ffdxq']);
       return;
     } catch {
@@ -107,11 +111,13 @@ export interface Merge {
   /** The subject and body of a merge or squash commit. */
   message: string;
   session: string;
+  /** The committer's identity when the repository has none configured (`identityEnv`). */
+  identity: Readonly<Record<string, string>>;
 }
 
 /** Merges the item's branch in the landing worktree (at `onto`) by the method. */
 export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResult> {
-  const env = { ...process.env, ...(await identityEnv(dir)) };
+  const env = { ...process.env, ...merge.identity };
   const trailer = `${SESSION_TRAILER}: ${merge.session}`;
   const message = `${merge.message}\n\n${trailer}`;
   try {
@@ -148,7 +154,30 @@ export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResul
     if (files.length === 0) throw error;
     return { kind: 'conflict', files };
   }
-  return { kind: 'merged', commit: (await git(dir, ['rev-parse', 'HEAD'])).trim() };
+  return { kind: 'merged', commit: await detachedHead(dir) };
+}
+
+/**
+ * The commit a detached worktree is at: read from its HEAD file (a landing's every git call
+ * counts), or asked of git when the file holds no object name (another ref storage).
+ */
+async function detachedHead(dir: string): Promise<string> {
+  const gitDir = await worktreeGitDir(dir);
+  const head =
+    gitDir === undefined
+      ? ''
+      : (await fsp.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(head)
+    ? head
+    : (await git(dir, ['rev-parse', 'HEAD'])).trim();
+}
+
+/**
+ * Whether a worktree holds nothing but its commit: no tracked file changed, no new file (files
+ * its `.gitignore` ignores, such as a gate's build output, may stay).
+ */
+export async function worktreeClean(dir: string): Promise<boolean> {
+  return (await git(dir, ['status', '--porcelain']).catch(() => 'unknown')).trim() === '';
 }
 
 /** The files a merge or rebase left in conflict. */

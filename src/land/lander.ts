@@ -26,6 +26,18 @@ export interface LandJob {
   land: LandSettings;
   /** The worktree ralph keeps for landing onto this target. */
   worktree: string;
+  /**
+   * The commit the worktree was left at, clean, by the last landing through it (nothing has
+   * run in it since): a landing onto that commit needs no checkout.
+   */
+  worktreeAt?: string;
+  /**
+   * Where the lander last saw the target (it moved it there): trusted instead of read, as the
+   * compare-and-swap that moves it finds out if it moved meanwhile.
+   */
+  targetAt?: string;
+  /** The committer's identity for a repository without one (`identityEnv`). */
+  identity: Readonly<Record<string, string>>;
   gates: {
     env: Readonly<Record<string, string>>;
     /** Every land gate's command and output. */
@@ -72,7 +84,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
     throw new Error(`item ${item.id} has no branch and session to land`);
   const synced =
     land.push === undefined
-      ? { onto: await targetCommit(repo, land.target), remote: undefined }
+      ? { onto: job.targetAt ?? (await targetCommit(repo, land.target)), remote: undefined }
       : await syncTarget(repo, land.push, land.target);
   const { onto } = synced;
   // The target as it is, pushed when the remote lacks it: a landing found made, or not needed.
@@ -82,28 +94,42 @@ export async function landItem(job: LandJob): Promise<Landing> {
     (await pushTarget(repo, land.push, land.target, onto)) === 'pushed'
       ? landing
       : { kind: 'moved', where: 'remote' };
-  const already = await landedCommit(repo, land.target, baseCommit, session);
-  if (already !== undefined)
-    return asItIs({
-      kind: 'landed',
-      commit: already,
-      onto: await firstParent(repo, already),
-      already: true,
-      gates: [],
-    });
-  // A branch with nothing the target lacks (an item that changed nothing) lands as it is.
-  if (await containedIn(repo, branch, onto))
-    return asItIs({ kind: 'landed', commit: onto, onto, already: false, gates: [] });
-  await landingWorktree(repo, job.worktree, onto);
+  // A branch the target has already: landed before (a landing a crash cut short, found by its
+  // session's trailer), or with nothing the target lacks (it lands as it is, no commit).
+  const asFound = async (): Promise<Landing> => {
+    const already = await landedCommit(repo, land.target, baseCommit, session);
+    return asItIs(
+      already === undefined
+        ? { kind: 'landed', commit: onto, onto, already: false, gates: [] }
+        : {
+            kind: 'landed',
+            commit: already,
+            onto: await firstParent(repo, already),
+            already: true,
+            gates: [],
+          },
+    );
+  };
+  // A merge says itself when the target has the branch already; a squash or a rebase would
+  // make an empty commit of it, so they ask first.
+  if (
+    land.method !== 'merge' &&
+    ((await containedIn(repo, branch, onto)) ||
+      (await landedCommit(repo, land.target, baseCommit, session)) !== undefined)
+  )
+    return asFound();
+  if (job.worktreeAt !== onto) await landingWorktree(repo, job.worktree, onto);
   const merged = await mergeBranch(job.worktree, {
     method: land.method,
     branch,
     onto,
     message: `ralph: land ${item.title} (${item.id})`,
     session,
+    identity: job.identity,
   });
   if (merged.kind === 'conflict')
     return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
+  if (merged.commit === onto) return asFound();
   const gated = await runGates(land.gates, {
     ...job.gates,
     cwd: path.join(job.worktree, job.workDirInRepo),

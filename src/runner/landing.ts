@@ -3,7 +3,8 @@ import path from 'node:path';
 import { buildAgentEnv } from '../agent/env.js';
 import { landSettingsOf } from '../agent/settings.js';
 import { sessionFiles } from '../archive/paths.js';
-import { repositoryRoot } from '../git/worktree.js';
+import { identityEnv, repositoryRoot } from '../git/worktree.js';
+import { worktreeClean } from '../land/git-land.js';
 import { landItem, type LandJob, type Landing } from '../land/lander.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
@@ -32,6 +33,13 @@ export class Lander {
   private waiting = 0;
   /** Items whose landing could not be made this run (a git failure): tried again later. */
   private readonly failing = new Set<string>();
+  /** Each work dir's repository, each repository's committer identity: read once a run. */
+  private readonly repositories = new Map<string, string>();
+  private readonly identities = new Map<string, Readonly<Record<string, string>>>();
+  /** Where each kept worktree was left, clean, by the last landing through it. */
+  private readonly worktreeAt = new Map<string, string>();
+  /** Where this lander left each target (by repository and name), trusted until a swap fails. */
+  private readonly targetAt = new Map<string, string>();
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -107,7 +115,7 @@ export class Lander {
         });
         let moved = 0;
         for (;;) {
-          landing = await landItem(job);
+          landing = await this.landOnce(job);
           if (landing.kind !== 'moved' || ++moved >= MAX_MOVED) break;
           ctx.events.info('land_retried', {
             item: item.id,
@@ -137,6 +145,28 @@ export class Lander {
     } finally {
       if (job !== undefined) await redactLog(ctx, job.gates.logFile);
     }
+  }
+
+  /** One landing through the kept worktree, remembering where it leaves the worktree. */
+  private async landOnce(job: LandJob): Promise<Landing> {
+    const target = `${job.repo}\n${job.land.target}`;
+    const landing = await landItem({
+      ...job,
+      worktreeAt: this.worktreeAt.get(job.worktree),
+      targetAt: this.targetAt.get(target),
+    });
+    if (landing.kind !== 'landed') {
+      this.worktreeAt.delete(job.worktree);
+      this.targetAt.delete(target);
+      return landing;
+    }
+    if (!landing.already) this.targetAt.set(target, landing.commit);
+    // Left at the landed commit, as the next landing wants it unless its land gates changed it.
+    if (landing.already || landing.commit === landing.onto) return landing;
+    if (landing.gates.length === 0 || (await worktreeClean(job.worktree)))
+      this.worktreeAt.set(job.worktree, landing.commit);
+    else this.worktreeAt.delete(job.worktree);
+    return landing;
   }
 
   private async settle(
@@ -191,8 +221,12 @@ export class Lander {
     const { settings } = resolved;
     const layers = resolved.persona === undefined ? [item] : [resolved.persona.settings, item];
     const land = landSettingsOf(workspace.config, layers);
-    const repo = await repositoryRoot(settings.workDir);
+    const repo =
+      this.repositories.get(settings.workDir) ?? (await repositoryRoot(settings.workDir));
     if (repo === undefined) throw new Error(`${settings.workDir} is in no git repository`);
+    this.repositories.set(settings.workDir, repo);
+    const identity = this.identities.get(repo) ?? (await identityEnv(repo));
+    this.identities.set(repo, identity);
     const session = item.sessions.at(-1) ?? item.id;
     const { env } = buildAgentEnv(ctx.parentEnv, {
       deny: workspace.config.env.deny,
@@ -212,6 +246,7 @@ export class Lander {
       workDirInRepo: path.relative(repo, settings.workDir),
       land,
       worktree: path.join(workspace.paths.state, 'land', key),
+      identity,
       gates: {
         env,
         logFile: sessionFiles(workspace.paths.sessions, session).land,

@@ -232,6 +232,25 @@ describe('landing', () => {
     expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
   });
 
+  it('gives every landing a clean worktree, whatever the land gates left in it', async () => {
+    // The gate passes only on a clean tree, and leaves it dirty: a new file, a changed one.
+    const gate = [
+      'sh',
+      '-c',
+      'git diff --quiet && test ! -e junk.txt && touch junk.txt && echo dirty >> README.md',
+    ];
+    const { repo, root } = await landingWorkspace({ gates: [gate] });
+    const ids = ['c1', 'c2', 'c3'];
+    for (const id of ids)
+      await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ids)
+      expect(item(root, id)).toMatchObject({ status: 'done', landedOn: TARGET });
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).not.toContain('junk.txt');
+    expect(git(repo, 'show', `${TARGET}:README.md`)).toBe('# A project');
+  });
+
   it('pushes the target to a remote after each landing', async () => {
     const { repo, root } = await landingWorkspace({ push: 'origin' });
     const bare = await pushRemote(repo);
