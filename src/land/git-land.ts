@@ -60,9 +60,10 @@ export async function landingWorktree(repo: string, dir: string, commit: string)
         await git(dir, [command, '--abort']).catch(() => undefined);
     await fsp.rm(path.join(gitDir, 'index.lock'), { force: true });
     try {
-      // A forced checkout puts back every tracked file and the index; clean removes the rest.
+      // A forced checkout puts back every tracked file and the index; clean removes new files
+      // (ignored ones, such as a land gate's build output, stay for the next landing).
       await git(dir, ['checkout', '--quiet', '--force', '--detach', commit]);
-      await git(dir, ['clean', '-ffdxq']);
+      await git(dir, ['clean', '-ffdq']);
       return;
     } catch {
       // Beyond repair in place: made anew below.

@@ -97,6 +97,9 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // A branch the target has already: landed before (a landing a crash cut short, found by its
   // session's trailer), or with nothing the target lacks (it lands as it is, no commit).
   const asFound = async (): Promise<Landing> => {
+    // A target trusted, not read, is read before a landing is recorded without moving it.
+    if (job.targetAt !== undefined && (await targetCommit(repo, land.target)) !== onto)
+      return { kind: 'moved', where: 'here' };
     const already = await landedCommit(repo, land.target, baseCommit, session);
     return asItIs(
       already === undefined
