@@ -14,6 +14,7 @@ const FEATURES = [
   'git',
   'gates',
   'land',
+  'forge',
 ];
 
 /**
@@ -36,6 +37,8 @@ const MAY_IMPORT = {
   gates: ['lib', 'config'],
   // Landing: the git of a merge queue, given the item and its resolved settings.
   land: ['lib', 'config', 'git', 'gates', 'queue', 'agent'],
+  // The forge (GitHub): pull requests, checks, comments, merges; it knows nothing of ralph's.
+  forge: ['lib'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

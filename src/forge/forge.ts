@@ -1,0 +1,73 @@
+// The forge a night's branches go to: pull requests, their checks, comments, merges. What the
+// runner needs of any forge (GitHub now; GitLab's merge requests and pipelines can follow),
+// nothing of how one answers.
+
+/** A pull request as the forge has it. */
+export interface PullRequest {
+  number: number;
+  url: string;
+  /** The commit its head branch is at. */
+  headSha: string;
+  state: 'open' | 'closed' | 'merged';
+  draft: boolean;
+}
+
+/** What to open a pull request with (or update the open one of its head branch to). */
+export interface PullRequestRequest {
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  labels: readonly string[];
+  reviewers: readonly string[];
+}
+
+/** A check that failed, with what the forge says of why. */
+export interface FailedCheck {
+  name: string;
+  /** The check's title and summary, as its CI wrote them. */
+  summary?: string;
+  /** Its annotations: file, line and message. */
+  annotations: string[];
+  detailsUrl?: string;
+}
+
+/** What the checks of a commit say, all of them or the required ones. */
+export type ChecksVerdict =
+  | { state: 'pending'; waitingFor: string[] }
+  | { state: 'success'; passed: string[] }
+  | { state: 'failure'; failed: FailedCheck[] };
+
+/** How a merge through the forge went. */
+export type MergeResult = 'merged' | 'base_moved';
+
+/** A forge's pull requests, as the runner uses them. */
+export interface Forge {
+  /** Opens the head branch's pull request into the base, or updates the open one. */
+  openPullRequest(request: PullRequestRequest): Promise<PullRequest>;
+  /** The checks of a commit (`required`: only those names count; none named: every one). */
+  checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict>;
+  comment(pullRequest: number, body: string): Promise<void>;
+  merge(
+    pullRequest: number,
+    method: 'merge' | 'squash' | 'rebase',
+    sha: string,
+  ): Promise<MergeResult>;
+}
+
+/** Why a forge refused or could not answer: what people must fix is in the message. */
+export class ForgeError extends Error {
+  constructor(
+    /**
+     * `auth`: the token is missing, wrong or lacks a permission (the night pauses);
+     * `not_found`: the repository, branch or pull request is not there;
+     * `rate_limited` and `unavailable`: wait and ask again; `refused`: the request was wrong.
+     */
+    readonly kind: 'auth' | 'not_found' | 'rate_limited' | 'unavailable' | 'refused',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ForgeError';
+  }
+}

@@ -1,0 +1,348 @@
+import { Octokit } from '@octokit/core';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import {
+  ForgeError,
+  type ChecksVerdict,
+  type FailedCheck,
+  type Forge,
+  type MergeResult,
+  type PullRequest,
+  type PullRequestRequest,
+} from './forge.js';
+
+// GitHub's REST API through Octokit: its retry plugin for a server's 5xx, its throttling
+// plugin for the rate limits (it waits out `Retry-After` and the reset the headers give, and
+// spaces writes as GitHub asks). Checks are polled with conditional requests: an unchanged
+// answer is a 304, which GitHub does not count against the rate limit.
+
+const GitHubClient = Octokit.plugin(retry, throttling);
+
+/** Where the repository is and how to reach it; the token itself, never its variable's value in text. */
+export interface GitHubSettings {
+  apiUrl: string;
+  /** `owner/name`. */
+  repo: string;
+  token: string;
+  /** The variable the token came from, for messages. */
+  tokenEnv: string;
+  /** The longest `Retry-After` waited out in place before a rate limit is said (seconds). */
+  maxRetryAfterSeconds?: number;
+  /** Retries of a server error (5xx), with Octokit's growing waits. */
+  retries?: number;
+  /** What one second of `Retry-After` is in ms (the tests shorten it). */
+  retryAfterUnitMs?: number;
+}
+
+/** Conclusions of a completed check run that fail it. */
+const FAILING = new Set(['failure', 'cancelled', 'timed_out', 'action_required', 'stale']);
+
+/** Annotations of a failed check that are read. */
+const ANNOTATIONS_READ = 20;
+
+interface Cached {
+  etag: string;
+  data: unknown;
+}
+
+interface CheckRun {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  details_url?: string | null;
+  output?: { title?: string | null; summary?: string | null };
+}
+
+interface CommitStatus {
+  context: string;
+  state: string;
+  description?: string | null;
+  target_url?: string | null;
+}
+
+/** A GitHub repository's pull requests and checks. */
+export function gitHubForge(settings: GitHubSettings): Forge {
+  const [owner = '', repo = ''] = settings.repo.split('/');
+  const maxWait = settings.maxRetryAfterSeconds ?? 120;
+  const octokit = new GitHubClient({
+    auth: settings.token,
+    baseUrl: settings.apiUrl.replace(/\/+$/, ''),
+    userAgent: 'ralph',
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    // A refusal is an answer, not a fault: only a server's 5xx and the network are retried.
+    retry: {
+      retries: settings.retries ?? 2,
+      doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 429, 451],
+    },
+    throttle: {
+      retryAfterBaseValue: settings.retryAfterUnitMs ?? 1000,
+      // Waited out in place once when short; a longer wait is said, and the caller waits.
+      onRateLimit: (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number) =>
+        retryCount === 0 && retryAfter <= maxWait,
+      onSecondaryRateLimit: (
+        retryAfter: number,
+        _options: unknown,
+        _octokit: unknown,
+        retryCount: number,
+      ) => retryCount === 0 && retryAfter <= maxWait,
+    },
+  });
+  const cache = new Map<string, Cached>();
+
+  /** A request, its failure told as a ForgeError that names the setting to fix. */
+  async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
+    try {
+      const response = await octokit.request(route, { owner, repo, ...params });
+      return response.data as T;
+    } catch (error) {
+      throw forgeError(error, what, settings);
+    }
+  }
+
+  /** A GET asked with the ETag of its last answer: an unchanged one comes back as a 304. */
+  async function conditional<T>(route: string, params: Record<string, unknown>): Promise<T> {
+    const key = `${route} ${JSON.stringify(params)}`;
+    const cached = cache.get(key);
+    try {
+      const response = await octokit.request(route, {
+        owner,
+        repo,
+        ...params,
+        headers: cached === undefined ? {} : { 'if-none-match': cached.etag },
+      });
+      const etag = response.headers.etag;
+      if (etag !== undefined) cache.set(key, { etag, data: response.data });
+      return response.data as T;
+    } catch (error) {
+      if (statusOf(error) === 304 && cached !== undefined) return cached.data as T;
+      throw forgeError(error, `reading the checks of ${settings.repo}`, settings);
+    }
+  }
+
+  async function failedCheck(run: CheckRun): Promise<FailedCheck> {
+    const annotations = await call<
+      { path: string; start_line: number; annotation_level: string; message: string }[]
+    >(
+      `reading the annotations of the check "${run.name}"`,
+      'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations',
+      {
+        check_run_id: run.id,
+        per_page: ANNOTATIONS_READ,
+      },
+    ).catch(() => []);
+    const summary = [run.output?.title, run.output?.summary].filter((t) => t).join('\n');
+    return {
+      name: run.name,
+      summary: summary === '' ? undefined : summary,
+      annotations: annotations.map(
+        (a) => `${a.path}:${a.start_line}: ${a.annotation_level}: ${a.message}`,
+      ),
+      detailsUrl: run.details_url ?? undefined,
+    };
+  }
+
+  return {
+    async openPullRequest(request: PullRequestRequest): Promise<PullRequest> {
+      const what = `opening the pull request of ${request.head} on ${settings.repo}`;
+      const open = await call<GitHubPull[]>(what, 'GET /repos/{owner}/{repo}/pulls', {
+        head: `${owner}:${request.head}`,
+        state: 'open',
+        per_page: 1,
+      });
+      const existing = open[0];
+      const pull =
+        existing === undefined
+          ? await call<GitHubPull>(what, 'POST /repos/{owner}/{repo}/pulls', {
+              head: request.head,
+              base: request.base,
+              title: request.title,
+              body: request.body,
+              draft: request.draft,
+            })
+          : await call<GitHubPull>(what, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+              pull_number: existing.number,
+              title: request.title,
+              body: request.body,
+              base: request.base,
+            });
+      if (request.labels.length > 0)
+        await call(what, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+          issue_number: pull.number,
+          labels: request.labels,
+        });
+      if (existing === undefined && request.reviewers.length > 0)
+        await call(what, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', {
+          pull_number: pull.number,
+          reviewers: request.reviewers,
+        });
+      return pullOf(pull);
+    },
+
+    async checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict> {
+      const [runs, combined] = await Promise.all([
+        conditional<{ check_runs: CheckRun[] }>(
+          'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+          {
+            ref: sha,
+            per_page: 100,
+          },
+        ),
+        conditional<{ statuses: CommitStatus[] }>(
+          'GET /repos/{owner}/{repo}/commits/{ref}/status',
+          {
+            ref: sha,
+            per_page: 100,
+          },
+        ),
+      ]);
+      const counted = (name: string) =>
+        required === undefined || required.length === 0 || required.includes(name);
+      const checkRuns = runs.check_runs.filter((run) => counted(run.name));
+      const statuses = combined.statuses.filter((status) => counted(status.context));
+      const failedRuns = checkRuns.filter(
+        (run) => run.status === 'completed' && FAILING.has(run.conclusion ?? ''),
+      );
+      const failedStatuses = statuses.filter((s) => s.state === 'failure' || s.state === 'error');
+      if (failedRuns.length > 0 || failedStatuses.length > 0)
+        return {
+          state: 'failure',
+          failed: [
+            ...(await Promise.all(failedRuns.map(failedCheck))),
+            ...failedStatuses.map((s) => ({
+              name: s.context,
+              summary: s.description ?? undefined,
+              annotations: [],
+              detailsUrl: s.target_url ?? undefined,
+            })),
+          ],
+        };
+      const reported = [...checkRuns.map((run) => run.name), ...statuses.map((s) => s.context)];
+      const waitingFor = [
+        ...checkRuns.filter((run) => run.status !== 'completed').map((run) => run.name),
+        ...statuses.filter((s) => s.state === 'pending').map((s) => s.context),
+        // A required check not reported yet is waited for.
+        ...(required ?? []).filter((name) => !reported.includes(name)),
+      ];
+      if (waitingFor.length > 0 || reported.length === 0) return { state: 'pending', waitingFor };
+      return { state: 'success', passed: reported };
+    },
+
+    async comment(pullRequest: number, body: string): Promise<void> {
+      await call(
+        `commenting on pull request #${pullRequest}`,
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        {
+          issue_number: pullRequest,
+          body,
+        },
+      );
+    },
+
+    async merge(
+      pullRequest: number,
+      method: 'merge' | 'squash' | 'rebase',
+      sha: string,
+    ): Promise<MergeResult> {
+      try {
+        await octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
+          owner,
+          repo,
+          pull_number: pullRequest,
+          merge_method: method,
+          sha,
+        });
+        return 'merged';
+      } catch (error) {
+        // 405: not mergeable as it is (its base moved on); 409: its head is not `sha` any more.
+        const status = statusOf(error);
+        if (status === 405 || status === 409) return 'base_moved';
+        throw forgeError(error, `merging pull request #${pullRequest}`, settings);
+      }
+    },
+  };
+}
+
+interface GitHubPull {
+  number: number;
+  html_url: string;
+  state: string;
+  draft?: boolean;
+  merged_at?: string | null;
+  head: { sha: string };
+}
+
+function pullOf(pull: GitHubPull): PullRequest {
+  return {
+    number: pull.number,
+    url: pull.html_url,
+    headSha: pull.head.sha,
+    state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
+    draft: pull.draft === true,
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function headerOf(error: unknown, name: string): string | undefined {
+  const headers = (error as { response?: { headers?: Record<string, unknown> } } | null)?.response
+    ?.headers;
+  const value = headers?.[name];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+}
+
+/** GitHub's own words of a refusal (its JSON `message`), never the request (it holds the token). */
+function gitHubMessage(error: unknown): string {
+  const data = (error as { response?: { data?: unknown } } | null)?.response?.data;
+  const message = (data as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : '';
+}
+
+/** A failed request as people read it: what was being done, why, and the setting to look at. */
+function forgeError(error: unknown, what: string, settings: GitHubSettings): ForgeError {
+  const status = statusOf(error);
+  const said = gitHubMessage(error);
+  const because = said === '' ? '' : `: ${said}`;
+  if (status === 401)
+    return new ForgeError(
+      'auth',
+      `${what}: GitHub refused the token in ${settings.tokenEnv} (401${because}); set ${settings.tokenEnv} to a token that can read and write ${settings.repo}`,
+    );
+  if (
+    (status === 403 || status === 429) &&
+    (headerOf(error, 'x-ratelimit-remaining') === '0' ||
+      headerOf(error, 'retry-after') !== undefined)
+  ) {
+    const reset = Number(headerOf(error, 'x-ratelimit-reset'));
+    const after = Number(headerOf(error, 'retry-after'));
+    const until =
+      Number.isFinite(after) && after > 0
+        ? `in ${after} s`
+        : Number.isFinite(reset) && reset > 0
+          ? `at ${new Date(reset * 1000).toISOString()}`
+          : 'later';
+    return new ForgeError(
+      'rate_limited',
+      `${what}: GitHub's rate limit is reached (${status}); asked again ${until}`,
+    );
+  }
+  if (status === 403)
+    return new ForgeError(
+      'auth',
+      `${what}: the token in ${settings.tokenEnv} lacks a permission on ${settings.repo} (403${because})`,
+    );
+  if (status === 404)
+    return new ForgeError(
+      'not_found',
+      `${what}: GitHub has no ${settings.repo} (404), or the token in ${settings.tokenEnv} cannot see it: check forge.repo`,
+    );
+  if (status !== undefined && status >= 400 && status < 500)
+    return new ForgeError('refused', `${what}: GitHub refused it (${status}${because})`);
+  return new ForgeError(
+    'unavailable',
+    `${what}: GitHub cannot be reached at ${settings.apiUrl} (${status ?? (error instanceof Error ? error.message : String(error))})`,
+  );
+}
