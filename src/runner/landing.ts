@@ -153,7 +153,8 @@ export class Lander {
     const landing = await landItem({
       ...job,
       worktreeAt: this.worktreeAt.get(job.worktree),
-      targetAt: this.targetAt.get(target),
+      // A fleet's other runners move the target between this one's landings: read each time.
+      targetAt: this.ctx.queue.fleet === undefined ? this.targetAt.get(target) : undefined,
     });
     if (landing.kind !== 'landed') {
       this.worktreeAt.delete(job.worktree);
