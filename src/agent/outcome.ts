@@ -10,6 +10,8 @@ export type StopReason =
   | 'idle_timeout'
   | 'interrupt'
   | 'shutdown'
+  /** A person stopped this one session (`ralph stop`); the rest of the night goes on. */
+  | 'requested'
   /** The agent printed `result` but did not exit within the grace. */
   | 'after_result'
   /** The agent wrote more than the output cap. */
@@ -171,6 +173,14 @@ function byStopReason(stopReason: StopReason | undefined): Outcome | undefined {
         kind: 'stopped',
         status: 'killed',
         message: 'stopped because the runner was shutting down',
+        retryable: true,
+        countsAsFailure: false,
+      };
+    case 'requested':
+      return {
+        kind: 'stopped',
+        status: 'killed',
+        message: 'stopped by a person (ralph stop)',
         retryable: true,
         countsAsFailure: false,
       };

@@ -162,6 +162,17 @@ function queueCommands(program: CommanderCommand, app: App): void {
     });
 
   program
+    .command('stop <id>')
+    .description(
+      'stop the session of one running item, the rest of the night going on: back in line with its attempt given back',
+    )
+    .option('--cancel', 'cancel the item once its session has ended')
+    .action(async (id: string, options: { cancel?: boolean }) => {
+      const { stopCommand } = await import('./commands/stop.js');
+      app.done(await stopCommand(app.root(), id, options, app.output, app.env));
+    });
+
+  program
     .command('land [ids...]')
     .description(
       'land done items of git mode on their target (a night that ran without landing), run no agent',

@@ -19,6 +19,8 @@ export interface WorkspacePaths {
   queue: string;
   /** One record per running session (`<session id>.json`). */
   running: string;
+  /** A person's requests to stop one running item (`ralph stop`), one file an item. */
+  stopRequests: string;
   /** Git mode's worktrees, one directory per item. */
   worktrees: string;
   interruptFile: string;
@@ -67,6 +69,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     sessions: at(config.paths.sessions),
     queue: path.join(state, 'queue.json'),
     running: path.join(state, 'running'),
+    stopRequests: path.join(state, 'stop'),
     worktrees: at(config.paths.worktrees),
     interruptFile: path.join(state, 'interrupt-request.txt'),
     pauseAfterCurrent: path.join(state, 'pause-after-current.txt'),

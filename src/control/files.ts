@@ -13,6 +13,15 @@ export interface Waiting {
   event: string;
 }
 
+/** A person's request to stop one running item (`state/stop/<item>.json`). */
+export interface StopRequest {
+  /** Cancel the item once its session has ended, instead of putting it back in line. */
+  cancel: boolean;
+  /** Who asked: `cli`, or the HTTP client's address. */
+  by: string;
+  at: string;
+}
+
 /** The interrupt file as a running session's supervision sees it. */
 export type InterruptState = 'absent' | 'empty' | 'present';
 
@@ -31,6 +40,46 @@ export interface RunningSessions {
  */
 export class ControlFiles {
   constructor(private readonly paths: WorkspacePaths) {}
+
+  /** Where one item's stop request is written: watched by the session running it. */
+  stopWatch(itemId: string): { dir: string; name: string } {
+    return { dir: this.paths.stopRequests, name: `${itemId}.json` };
+  }
+
+  /** Asks the runner to stop the session of one item (the rest of the night goes on). */
+  async requestStop(itemId: string, request: StopRequest): Promise<void> {
+    await fsp.mkdir(this.paths.stopRequests, { recursive: true });
+    await writeJsonAtomically(path.join(this.paths.stopRequests, `${itemId}.json`), request);
+  }
+
+  /**
+   * The stop request of an item, if one waits; a file that is not one (cut short, edited) is a
+   * request all the same, to stop without cancelling.
+   */
+  async stopRequest(itemId: string): Promise<StopRequest | undefined> {
+    const text = await readIfExists(path.join(this.paths.stopRequests, `${itemId}.json`));
+    if (text === undefined) return undefined;
+    try {
+      const parsed = JSON.parse(text) as Partial<StopRequest>;
+      return {
+        cancel: parsed.cancel === true,
+        by: typeof parsed.by === 'string' ? parsed.by : 'unknown',
+        at: typeof parsed.at === 'string' ? parsed.at : '',
+      };
+    } catch {
+      return { cancel: false, by: 'unknown', at: '' };
+    }
+  }
+
+  /** Whether an item's stop request waits, read synchronously (a session's first look). */
+  stopRequested(itemId: string): boolean {
+    return fs.existsSync(path.join(this.paths.stopRequests, `${itemId}.json`));
+  }
+
+  /** Removes an item's stop request once it has been carried out. */
+  async clearStopRequest(itemId: string): Promise<void> {
+    await fsp.rm(path.join(this.paths.stopRequests, `${itemId}.json`), { force: true });
+  }
 
   /** The interrupt file's path: the agent is told it (`$INTERRUPT_FILE`) to ask for a pause. */
   get interruptFile(): string {

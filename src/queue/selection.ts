@@ -33,7 +33,7 @@ export function chosenOf(selection: Selection, eligible: readonly ItemStatus[]):
 export function refuseRunning(item: Item): void {
   if (item.status === 'running')
     throw new InputError(
-      `item ${JSON.stringify(item.id)} is running; pause the runner first ("ralph pause")`,
+      `item ${JSON.stringify(item.id)} is running; stop it first (ralph stop ${item.id})`,
     );
 }
 

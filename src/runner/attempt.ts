@@ -1,3 +1,4 @@
+import fsp from 'node:fs/promises';
 import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
@@ -19,6 +20,8 @@ import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/item-status.js';
+import { cancelled } from '../queue/transitions.js';
+import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
@@ -307,7 +310,19 @@ export class Attempt {
       supervision.stop('shutdown', { force: request.force }),
     );
     if (control.requested !== undefined) supervision.stop('shutdown');
-    return supervision.done.finally(unsubscribe);
+    // A person's request to stop this item alone (`ralph stop`): watched, and looked for now.
+    const itemId = this.init.item.id;
+    const stopWatch = ctx.controlFiles.stopWatch(itemId);
+    await fsp.mkdir(stopWatch.dir, { recursive: true });
+    const stopIfAsked = () => {
+      if (ctx.controlFiles.stopRequested(itemId)) supervision.stop('requested');
+    };
+    const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
+    stopIfAsked();
+    return supervision.done.finally(() => {
+      unsubscribe();
+      watcher?.close();
+    });
   }
 
   /** What the CLI kept outside its stream (codex's refused commands), into the summary. */
@@ -404,6 +419,10 @@ export class Attempt {
         session: sessionId,
         resumed: prepared.resume,
       });
+    let stopped: Item | undefined;
+    if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
+    // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
+    else await ctx.controlFiles.clearStopRequest(item.id);
     const extras = {
       lastText: end.summary.lastText,
       context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
@@ -416,7 +435,7 @@ export class Attempt {
       outcome: outcome.kind,
       status: outcome.status,
       message: outcome.message,
-      itemStatus: settled?.status,
+      itemStatus: stopped?.status ?? settled?.status,
       costUsd,
       exit: this.record.exit,
       stopReason: end.stopReason,
@@ -429,9 +448,39 @@ export class Attempt {
       itemId: item.id,
       sessionId,
       outcome,
-      itemStatus: settled?.status ?? 'running',
+      itemStatus: stopped?.status ?? settled?.status ?? 'running',
       costUsd,
     };
+  }
+
+  /**
+   * What a person's stop of this item asked for, once its session has ended: the item back in
+   * line (settled so already), or cancelled; the request is then removed (what `ralph stop`
+   * waits for).
+   */
+  private async carryOutStop(
+    settled: Item | undefined,
+    sessionId: string,
+  ): Promise<Item | undefined> {
+    const { ctx, control } = this;
+    const { item } = this.init;
+    const request = await ctx.controlFiles.stopRequest(item.id);
+    let after = settled;
+    if (request?.cancel === true)
+      after =
+        (await persistently(ctx, control, `cancelling ${item.id}`, () =>
+          ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) =>
+            cancelled(i, ctx.clock.now()),
+          ),
+        )) ?? settled;
+    await ctx.controlFiles.clearStopRequest(item.id);
+    ctx.events.info('item_stopped', {
+      item: item.id,
+      session: sessionId,
+      by: request?.by ?? 'unknown',
+      itemStatus: after?.status ?? 'pending',
+    });
+    return after;
   }
 
   /** The session's cost: its CLI's figure, or its tokens at the configured price. */

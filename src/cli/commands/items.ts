@@ -1,9 +1,12 @@
 import type { Workspace } from '../../config/workspace.js';
+import { ControlFiles } from '../../control/files.js';
+import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { liveRunner } from '../../runner/state.js';
 import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
 import { withQueue } from '../../queue/open.js';
+import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';
 import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';
@@ -31,6 +34,35 @@ async function settleDeadRunner(
     output.err(
       `ralph: ${id} was left running by a runner that died: settled (its session archived)`,
     );
+}
+
+/**
+ * Stops the running items among `ids` of a live runner, cancelling them (`ralph stop --cancel`),
+ * so that a person's cancel or removal of one needs no pause of the night.
+ */
+async function stopRunning(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  ids: readonly string[],
+  output: Output,
+): Promise<void> {
+  if (ids.length === 0 || (await liveRunner(workspace.paths.runnerLock)) === undefined) return;
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const running = items
+    .filter((i) => i.status === 'running' && ids.includes(i.id))
+    .map((i) => i.id);
+  if (running.length === 0) return;
+  const left = await stopItems(
+    new ControlFiles(workspace.paths),
+    running,
+    { cancel: true, by: 'cli' },
+    stopTimeoutMs(workspace.config.run.killGrace),
+  );
+  if (left.length > 0)
+    throw new InputError(
+      `${left.join(', ')}: asked to stop, and the runner has not done it yet; try again in a moment`,
+    );
+  for (const id of running) output.err(`ralph: ${id} was running: its session was stopped`);
 }
 
 /** Settles what a dead runner left, with the runner's own recovery; returns the items requeued. */
@@ -85,6 +117,7 @@ export async function cancelCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   await settleDeadRunner(workspace, env, selection, output);
+  await stopRunning(workspace, env, selection.ids, output);
   const ids = await withQueue(workspace, env, (queue) => queue.cancel(selection));
   await dropWorktrees(workspace, ids, 'cancelled');
   return report(output, ids, 'cancelled');
@@ -102,6 +135,7 @@ export async function removeCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   await settleDeadRunner(workspace, env, selection, output);
+  await stopRunning(workspace, env, selection.ids, output);
   const { before, ids } = await withQueue(workspace, env, async (queue) => ({
     before: await queue.list(),
     ids: await queue.remove(selection.ids, selection.force === true),
