@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { expectNoSurvivors, guardedWorkspace, logEvents } from '../support/guarded.js';
+import { expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
@@ -31,7 +31,14 @@ describe('ralph stop', () => {
     await add(root, env, 'b', `#behave: gated gate=${gate}`);
     const runner = startRunner(root, env, '--drain', '--workers', '2');
     onTestFinished(() => void runner.child.kill('SIGKILL'));
-    await eventually(() => running(root, 'a', 'b'), 20_000, 'both items run');
+    // Both agents started (the fake's ledger): a's first call is counted, its next one ends.
+    await eventually(
+      () =>
+        running(root, 'a', 'b') &&
+        ['a', 'b'].every((id) => ledger(root).some((l) => l.startsWith(`start ${id} `))),
+      20_000,
+      'both items run',
+    );
     const stop = await ralph(root, ['stop', 'a'], env);
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stdout).toBe('a: stopped; back in line with its attempt given back');
