@@ -5,13 +5,13 @@ import type { Redactor } from '../lib/redact.js';
 import { RunEvents, logFile } from '../runner/index.js';
 
 /** What a person may change over HTTP. */
-export type HttpAction = 'add' | 'retry' | 'cancel' | 'remove' | 'pause' | 'resume';
+export type HttpAction = 'add' | 'retry' | 'cancel' | 'stop' | 'remove' | 'pause' | 'resume';
 
 /** Writes one change made over HTTP to the runner's log, with the address that made it. */
 export type ActionLog = (c: Context, action: HttpAction, items?: readonly string[]) => void;
 
 /** The address of the client a request came from (behind a proxy: the proxy's). */
-function addressOf(c: Context): string {
+export function addressOf(c: Context): string {
   try {
     const { address, port } = getConnInfo(c).remote;
     return address === undefined ? 'unknown' : `${address}${port === undefined ? '' : `:${port}`}`;

@@ -7,6 +7,7 @@ import {
   NewItemSchema,
   PauseBody,
   ForceQuery,
+  StopQuery,
   ReportQuery,
   SessionEventsQuery,
   SessionParams,
@@ -121,6 +122,15 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       summary: 'cancel, as ralph cancel (force=1: a done item too)',
       params: ItemParams,
       query: ForceQuery,
+      answer: ItemsChangedAnswer,
+    },
+  },
+  '/items/{id}/stop': {
+    post: {
+      summary:
+        'stop the session of one running item, as ralph stop (cancel=1: cancel it too); answers once the runner has',
+      params: ItemParams,
+      query: StopQuery,
       answer: ItemsChangedAnswer,
     },
   },

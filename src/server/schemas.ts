@@ -89,6 +89,9 @@ export const ItemParams = z.object({ id: ItemIdSchema });
 /** `force=1`: remove an item others depend on, retry or cancel a done one. */
 export const ForceQuery = z.object({ force: flag });
 
+/** `cancel=1`: cancel the stopped item instead of putting it back in line. */
+export const StopQuery = z.object({ cancel: flag });
+
 /** Session ids are UUIDs ralph made; anything else never names a file. */
 export const SessionIdSchema = z
   .string()

@@ -83,6 +83,15 @@ function Card({
               cancel
             </button>
           )}
+          {item.status === 'running' && (
+            <button
+              title="end this item's session alone; it goes back in line, its attempt given back"
+              disabled={off}
+              onClick={() => act(() => post(`/items/${item.id}/stop`))}
+            >
+              stop
+            </button>
+          )}
           {item.status !== 'running' && (
             <button
               class="danger"

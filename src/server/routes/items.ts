@@ -25,7 +25,11 @@ import type {
   ListedItem,
 } from '../api-types.js';
 import { body, query } from '../request.js';
-import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery } from '../schemas.js';
+import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery, StopQuery } from '../schemas.js';
+import { addressOf } from '../action-log.js';
+import { ControlFiles } from '../../control/files.js';
+import { liveRunner } from '../../runner/state.js';
+import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';
 
 const fieldName = (field: string) => field;
 
@@ -150,6 +154,34 @@ export function itemRoutes(ctx: ServerContext): Hono {
     ctx.logAction(c, 'cancel', ids);
     await dropWorktrees(ctx.workspace, ids, 'cancelled');
     return c.json({ items: ids, status: 'cancelled' } satisfies ItemsChanged);
+  });
+
+  app.post('/items/:id/stop', async (c) => {
+    const { cancel } = query(c, StopQuery);
+    const id = idOf(c.req.param());
+    const item = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
+    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    if (item.status !== 'running')
+      throw new InputError(`${id} is ${item.status}, not running: nothing to stop`);
+    const { paths, config } = ctx.workspace;
+    if ((await liveRunner(paths.runnerLock)) === undefined)
+      throw new InputError(
+        `${id} was left running by a runner that died: ralph recover settles it`,
+      );
+    ctx.logAction(c, 'stop', [id]);
+    const left = await stopItems(
+      new ControlFiles(paths),
+      [id],
+      { cancel: cancel === '1', by: addressOf(c) },
+      stopTimeoutMs(config.run.killGrace),
+    );
+    if (left.length > 0)
+      throw new InputError(`${id}: asked to stop; the runner has not done it yet (it will)`);
+    const after = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
+    return c.json({
+      items: [id],
+      status: after?.status === 'cancelled' ? 'cancelled' : 'pending',
+    } satisfies ItemsChanged);
   });
 
   app.delete('/items/:id', async (c) => {
