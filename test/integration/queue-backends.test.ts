@@ -100,19 +100,36 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect(claim.queued).toBe(2);
   });
 
-  it('tallies the items by status, with the branches of the running ones', async () => {
+  it('tallies the items by status, with the branches of the running ones and what landed', async () => {
     const { queue } = await backendQueue(backend);
+    const landed = (commit: string, at: string) => ({
+      status: 'done' as const,
+      landedOn: 'ralph/landed',
+      landedCommit: commit,
+      landedAt: at,
+    });
     await queue.importItems([
       item('a', { branch: 'ralph/a' }),
       item('b'),
       item('c', { status: 'done', branch: 'ralph/c' }),
+      item('d', landed('d'.repeat(40), '2026-11-24T01:00:00.000Z')),
+      item('e', landed('e'.repeat(40), '2026-11-24T02:00:00.000Z')),
+      item('f', {
+        status: 'failed',
+        landFailure: 'conflicts',
+        lastError: 'landing: 1 file in conflict',
+      }),
     ]);
     await claimAt(queue);
     const { version } = await queue.snapshot();
     expect(await queue.tally()).toEqual({
-      counts: { running: 1, pending: 1, done: 1 },
+      counts: { running: 1, pending: 1, done: 3, failed: 1 },
       version,
       branches: { a: 'ralph/a' },
+      landings: {
+        targets: [{ target: 'ralph/landed', landed: 2, commit: 'e'.repeat(40) }],
+        refused: [{ id: 'f', status: 'failed', error: 'landing: 1 file in conflict' }],
+      },
     });
   });
 
