@@ -6,7 +6,8 @@ const LOOK_EVERY_MS = 100;
 /**
  * Asks the runner to stop the sessions of `ids` alone (the rest of the night goes on) and waits
  * until it has carried each request out (it removes the request once the item is back in line,
- * or cancelled). Returns the ids whose request still waits after `timeoutMs`.
+ * or cancelled). Returns the ids whose request was not carried out within `timeoutMs`; those
+ * requests are withdrawn, so none lingers to stop a later session of the item.
  */
 export async function stopItems(
   control: ControlFiles,
@@ -22,6 +23,7 @@ export async function stopItems(
     await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
     waiting = waiting.filter((id) => control.stopRequested(id));
   }
+  for (const id of waiting) await control.clearStopRequest(id);
   return waiting;
 }
 

@@ -60,7 +60,7 @@ async function stopRunning(
   );
   if (left.length > 0)
     throw new InputError(
-      `${left.join(', ')}: asked to stop, and the runner has not done it yet; try again in a moment`,
+      `${left.join(', ')}: running, and the runner did not stop ${left.length === 1 ? 'it' : 'them'} in time (in a fleet: from the workspace whose runner runs it)`,
     );
   for (const id of running) output.err(`ralph: ${id} was running: its session was stopped`);
 }

@@ -44,7 +44,7 @@ export async function stopCommand(
   );
   if (left.length > 0) {
     output.out(
-      `${id}: asked to stop; the runner has not done it yet (it will: state/stop/${id}.json)`,
+      `${id}: not stopped: the runner did not act on the request in time (withdrawn); in a fleet, stop it from the workspace whose runner runs it`,
     );
     return ExitCode.itemsFailed;
   }

@@ -176,7 +176,9 @@ export function itemRoutes(ctx: ServerContext): Hono {
       stopTimeoutMs(config.run.killGrace),
     );
     if (left.length > 0)
-      throw new InputError(`${id}: asked to stop; the runner has not done it yet (it will)`);
+      throw new InputError(
+        `${id}: not stopped: the runner did not act on the request in time (withdrawn); in a fleet, stop it from the workspace whose runner runs it`,
+      );
     const after = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
     return c.json({
       items: [id],
