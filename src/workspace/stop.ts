@@ -1,4 +1,7 @@
-import type { ControlFiles } from '../control/files.js';
+import type { Workspace } from '../config/workspace.js';
+import { ControlFiles } from '../control/files.js';
+import { InputError, NotFoundError } from '../lib/errors.js';
+import type { Queue } from '../queue/queue.js';
 
 /** How often a stop request is looked at while its runner carries it out. */
 const LOOK_EVERY_MS = 100;
@@ -31,3 +34,46 @@ export async function stopItems(
 export function stopTimeoutMs(killGraceSeconds: number): number {
   return (killGraceSeconds * 3 + 30) * 1000;
 }
+
+/** What became of an item a person stopped: back in line, cancelled, or not stopped in time. */
+export type StopResult =
+  | { kind: 'stopped'; status: 'pending' | 'cancelled' }
+  /** Its session had ended before the request was seen (its gates ran): the status it has. */
+  | { kind: 'ended'; status: string }
+  | { kind: 'not_in_time' };
+
+/**
+ * `ralph stop` and `POST /items/:id/stop`: refuses an item that is not running or whose runner
+ * died, then stops it and says what became of it.
+ */
+export async function stopItem(
+  workspace: Workspace,
+  queue: Pick<Queue, 'dependencyClosure'>,
+  id: string,
+  request: { cancel: boolean; by: string; runnerLive: boolean },
+): Promise<StopResult> {
+  const itemOf = async () => (await queue.dependencyClosure([id])).find((i) => i.id === id);
+  const item = await itemOf();
+  if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+  if (item.status !== 'running')
+    throw new InputError(`${id} is ${item.status}, not running: nothing to stop`);
+  if (!request.runnerLive)
+    throw new InputError(
+      `${id} was left running by a runner that died: ralph recover settles it (or ralph cancel ${id})`,
+    );
+  const left = await stopItems(
+    new ControlFiles(workspace.paths),
+    [id],
+    { cancel: request.cancel, by: request.by },
+    stopTimeoutMs(workspace.config.run.killGrace),
+  );
+  if (left.length > 0) return { kind: 'not_in_time' };
+  const status = (await itemOf())?.status ?? 'gone';
+  return status === 'cancelled' || status === 'pending' || status === 'running'
+    ? { kind: 'stopped', status: status === 'cancelled' ? 'cancelled' : 'pending' }
+    : { kind: 'ended', status };
+}
+
+/** Why a stop did not happen in time, for people. */
+export const notStoppedInTime = (id: string) =>
+  `${id}: not stopped: the runner did not act on the request in time (withdrawn); in a fleet, stop it from the workspace whose runner runs it`;

@@ -27,9 +27,8 @@ import type {
 import { body, query } from '../request.js';
 import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery, StopQuery } from '../schemas.js';
 import { addressOf } from '../action-log.js';
-import { ControlFiles } from '../../control/files.js';
 import { liveRunner } from '../../runner/state.js';
-import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';
+import { notStoppedInTime, stopItem } from '../../workspace/stop.js';
 
 const fieldName = (field: string) => field;
 
@@ -159,30 +158,16 @@ export function itemRoutes(ctx: ServerContext): Hono {
   app.post('/items/:id/stop', async (c) => {
     const { cancel } = query(c, StopQuery);
     const id = idOf(c.req.param());
-    const item = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
-    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
-    if (item.status !== 'running')
-      throw new InputError(`${id} is ${item.status}, not running: nothing to stop`);
-    const { paths, config } = ctx.workspace;
-    if ((await liveRunner(paths.runnerLock)) === undefined)
-      throw new InputError(
-        `${id} was left running by a runner that died: ralph recover settles it`,
-      );
+    const result = await stopItem(ctx.workspace, ctx.queue, id, {
+      cancel: cancel === '1',
+      by: addressOf(c),
+      runnerLive: (await liveRunner(ctx.workspace.paths.runnerLock)) !== undefined,
+    });
     ctx.logAction(c, 'stop', [id]);
-    const left = await stopItems(
-      new ControlFiles(paths),
-      [id],
-      { cancel: cancel === '1', by: addressOf(c) },
-      stopTimeoutMs(config.run.killGrace),
-    );
-    if (left.length > 0)
-      throw new InputError(
-        `${id}: not stopped: the runner did not act on the request in time (withdrawn); in a fleet, stop it from the workspace whose runner runs it`,
-      );
-    const after = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
+    if (result.kind === 'not_in_time') throw new InputError(notStoppedInTime(id));
     return c.json({
       items: [id],
-      status: after?.status === 'cancelled' ? 'cancelled' : 'pending',
+      status: result.status === 'cancelled' ? 'cancelled' : 'pending',
     } satisfies ItemsChanged);
   });
 
