@@ -38,7 +38,7 @@ const MAY_IMPORT = {
   // Landing: the git of a merge queue, given the item and its resolved settings.
   land: ['lib', 'config', 'git', 'gates', 'queue', 'agent'],
   // The forge (GitHub): pull requests, checks, comments, merges; it knows nothing of ralph's.
-  forge: ['lib'],
+  forge: ['lib', 'git'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

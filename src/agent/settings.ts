@@ -1,5 +1,5 @@
 import type { CliName } from '../config/cli-names.js';
-import type { Config, Gate, LandChoice, SessionSettings } from '../config/schema.js';
+import type { Config, ForgeConfig, Gate, LandChoice, SessionSettings } from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
@@ -74,6 +74,8 @@ export interface WorkSettings {
   gates: Gate[];
   /** Landing, when it is on (git mode only). */
   land?: LandSettings;
+  /** Pull requests, when the workspace sets a forge and the item does not turn it off. */
+  forge?: ForgeConfig;
 }
 
 /** How an item's branch lands on the target once its gates pass. */
@@ -103,6 +105,7 @@ export function resolveWork(config: Config, layers: readonly SessionSettings[]):
     push: config.git.push,
     gates,
     land: landing ? landSettingsOf(config, layers) : undefined,
+    forge: git && pickLayer(layers, 'forge') !== false ? config.forge : undefined,
   };
 }
 

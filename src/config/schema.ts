@@ -114,6 +114,8 @@ const GitChoiceShape = {
   base: z.string().min(1).optional(),
   gates: z.array(GateSchema).optional(),
   land: LandChoiceSchema.optional(),
+  /** `false`: no pull request for the item even though the workspace sets `forge`. */
+  forge: z.boolean().optional(),
 };
 
 /** Settings an item, a persona or the workspace may set for a session. */
@@ -137,7 +139,8 @@ export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.
-  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true, land: true }).shape,
+  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true, land: true, forge: true })
+    .shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
   timeout: LimitSchema.default(3600),
@@ -324,6 +327,64 @@ const LandSchema = z.strictObject({
   push: RemoteName.optional(),
 });
 
+/** How a pull request is merged once its checks are green (`none`: left for a person). */
+export const FORGE_MERGES = ['none', 'merge', 'squash', 'rebase'] as const;
+
+/**
+ * Pull requests with CI in the loop: an item's branch pushed and a pull request opened once its
+ * gates (or its landing) pass, its checks awaited, a failure handed back to its agent.
+ */
+const ForgeSchema = z.strictObject({
+  kind: z.literal('github', { error: 'the forge ralph speaks to: "github"' }),
+  /** GitHub's API, or a GitHub Enterprise server's (`https://ghe.example/api/v3`). */
+  apiUrl: z
+    .url({ protocol: /^https?$/, error: 'an http(s) URL such as "https://api.github.com"' })
+    .default('https://api.github.com'),
+  /** `owner/name`; default: read from the remote's URL. */
+  repo: z
+    .string()
+    .regex(/^[\w.-]+\/[\w.-]+$/, 'the repository as "owner/name"')
+    .optional(),
+  /** The remote branches are pushed to, with the person's git credentials. */
+  remote: RemoteName.default('origin'),
+  /** The variable holding the API token (never the token itself). */
+  tokenEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, not a token')
+    .default('GITHUB_TOKEN'),
+  /**
+   * `item`: a pull request for each item's branch into its base; `landed`: one for the land
+   * target (items that land), into `forge.base`.
+   */
+  pr: z.enum(['item', 'landed']).default('item'),
+  /** The branch the land target's pull request goes into (`pr: "landed"`). */
+  base: BranchName.default('main'),
+  draft: z.boolean().default(false),
+  labels: z.array(z.string().min(1).max(50)).default([]),
+  reviewers: z.array(z.string().regex(/^[A-Za-z0-9-]{1,39}$/, 'a GitHub login')).default([]),
+  merge: z.enum(FORGE_MERGES).default('none'),
+  /** Merge (or call it ready) only once a reviewer approved it. */
+  requireApproval: z.boolean().default(false),
+  checks: z
+    .strictObject({
+      /** Longest an item waits for its checks after a push. */
+      timeout: DurationSchema.default(2 * 3600),
+      /** Rounds of a failed check handed back to the agent before the item fails. */
+      maxFixRounds: z.int().nonnegative().max(10).default(2),
+      /** The checks that count (by name); empty: every check reported. */
+      required: z.array(z.string().min(1)).default([]),
+      /** The first wait between two looks at a commit's checks; it grows to 10 times it. */
+      poll: DurationSchema.default(30),
+    })
+    .prefault({}),
+  /** Pull requests of this workspace open and not merged, past which no new item starts. */
+  maxOpen: z.int().positive().optional(),
+  /** A review that requests changes goes back to the agent like a failed check. */
+  reviews: z.boolean().default(false),
+});
+
+export type ForgeConfig = z.output<typeof ForgeSchema>;
+
 const EnvSchema = z.strictObject({
   /** Extra variable names passed to the agent even though they look like secrets. */
   allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name')).default([]),
@@ -368,6 +429,7 @@ export const ConfigSchema = z
     log: LogSchema.prefault({}),
     git: GitSchema.prefault({}),
     land: LandSchema.prefault({}),
+    forge: ForgeSchema.optional(),
     queue: QueueSchema.prefault({}),
     /** Commands a successful session's work must pass before its item is done. */
     gates: z.array(GateSchema).default([]),
@@ -379,6 +441,16 @@ export const ConfigSchema = z
     yolo: z.boolean().default(false),
   })
   .superRefine((config, ctx) => {
+    const pr = config.forge?.pr;
+    if (pr !== undefined && (pr === 'landed') !== config.land.enabled)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['forge', 'pr'],
+        message:
+          pr === 'landed'
+            ? '"landed" opens the land target\'s pull request, and landing is off: set "land": { "enabled": true } or "pr": "item"'
+            : 'landing is on, so the night\'s branches land on one target: set "pr": "landed" (its pull request), or turn landing off for a pull request per item',
+      });
     if (config.defaults.permissionMode === 'bypassPermissions' && !config.yolo) {
       ctx.addIssue({
         code: 'custom',

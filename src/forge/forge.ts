@@ -12,6 +12,13 @@ export interface PullRequest {
   draft: boolean;
 }
 
+/** What reviewers said of a pull request: their latest review each. */
+export interface ReviewVerdict {
+  approved: boolean;
+  /** Reviews asking for changes, with their comments (`file:line: text`). */
+  changesRequested: { reviewer: string; body: string; comments: string[] }[];
+}
+
 /** What to open a pull request with (or update the open one of its head branch to). */
 export interface PullRequestRequest {
   head: string;
@@ -31,6 +38,8 @@ export interface FailedCheck {
   /** Its annotations: file, line and message. */
   annotations: string[];
   detailsUrl?: string;
+  /** The end of the failing job's log, where the forge gives it. */
+  logTail?: string;
 }
 
 /** What the checks of a commit say, all of them or the required ones. */
@@ -42,10 +51,24 @@ export type ChecksVerdict =
 /** How a merge through the forge went. */
 export type MergeResult = 'merged' | 'base_moved';
 
+/** How bringing a pull request's branch up to its base went. */
+export type UpdateResult = 'updated' | 'conflict';
+
 /** A forge's pull requests, as the runner uses them. */
 export interface Forge {
+  /**
+   * Pushes a branch of the local repository to the forge's remote, with the person's git
+   * credentials (the API token never reaches git). `lease`: the commit the remote branch is
+   * known to be at, which the push may replace even when it is not an ancestor.
+   */
+  push(repo: string, branch: string, lease?: string): Promise<void>;
   /** Opens the head branch's pull request into the base, or updates the open one. */
   openPullRequest(request: PullRequestRequest): Promise<PullRequest>;
+  /** A pull request as it is now. */
+  pullRequest(number: number): Promise<PullRequest>;
+  reviews(pullRequest: number): Promise<ReviewVerdict>;
+  /** Brings the pull request's branch up to its base (its base moved since the checks ran). */
+  updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult>;
   /** The checks of a commit (`required`: only those names count; none named: every one). */
   checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict>;
   comment(pullRequest: number, body: string): Promise<void>;

@@ -1,6 +1,7 @@
 import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
+import { git, GitError } from '../git/git.js';
 import {
   ForgeError,
   type ChecksVerdict,
@@ -9,6 +10,8 @@ import {
   type MergeResult,
   type PullRequest,
   type PullRequestRequest,
+  type ReviewVerdict,
+  type UpdateResult,
 } from './forge.js';
 
 // GitHub's REST API through Octokit: its retry plugin for a server's 5xx, its throttling
@@ -23,6 +26,8 @@ export interface GitHubSettings {
   apiUrl: string;
   /** `owner/name`. */
   repo: string;
+  /** The git remote branches are pushed to (its name). */
+  remote: string;
   token: string;
   /** The variable the token came from, for messages. */
   tokenEnv: string;
@@ -40,6 +45,9 @@ const FAILING = new Set(['failure', 'cancelled', 'timed_out', 'action_required',
 /** Annotations of a failed check that are read. */
 const ANNOTATIONS_READ = 20;
 
+/** Lines of a failing job's log the agent is shown (its end, where the error is). */
+const LOG_TAIL_LINES = 80;
+
 interface Cached {
   etag: string;
   data: unknown;
@@ -47,6 +55,7 @@ interface Cached {
 
 interface CheckRun {
   id: number;
+  app?: { slug?: string } | null;
   name: string;
   status: string;
   conclusion: string | null;
@@ -101,7 +110,11 @@ export function gitHubForge(settings: GitHubSettings): Forge {
   }
 
   /** A GET asked with the ETag of its last answer: an unchanged one comes back as a 304. */
-  async function conditional<T>(route: string, params: Record<string, unknown>): Promise<T> {
+  async function conditional<T>(
+    route: string,
+    params: Record<string, unknown>,
+    what = `reading the checks of ${settings.repo}`,
+  ): Promise<T> {
     const key = `${route} ${JSON.stringify(params)}`;
     const cached = cache.get(key);
     try {
@@ -116,7 +129,7 @@ export function gitHubForge(settings: GitHubSettings): Forge {
       return response.data as T;
     } catch (error) {
       if (statusOf(error) === 304 && cached !== undefined) return cached.data as T;
-      throw forgeError(error, `reading the checks of ${settings.repo}`, settings);
+      throw forgeError(error, what, settings);
     }
   }
 
@@ -139,10 +152,116 @@ export function gitHubForge(settings: GitHubSettings): Forge {
         (a) => `${a.path}:${a.start_line}: ${a.annotation_level}: ${a.message}`,
       ),
       detailsUrl: run.details_url ?? undefined,
+      logTail: await logTail(run),
     };
   }
 
+  /** The end of an Actions job's log (a check run of Actions is its job); none elsewhere. */
+  async function logTail(run: CheckRun): Promise<string | undefined> {
+    if (run.app?.slug !== undefined && run.app.slug !== 'github-actions') return undefined;
+    try {
+      const response = await octokit.request(
+        'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+        {
+          owner,
+          repo,
+          job_id: run.id,
+        },
+      );
+      const text = typeof response.data === 'string' ? response.data : '';
+      const lines = text.trimEnd().split('\n');
+      return text === '' ? undefined : lines.slice(-LOG_TAIL_LINES).join('\n');
+    } catch {
+      // Logs expire, and a token may not read them: the check's summary is still told.
+      return undefined;
+    }
+  }
+
+  /** A review's comments, as `file:line: text`. */
+  async function reviewComments(pullRequest: number, review: number): Promise<string[]> {
+    const comments = await call<{ path: string; line?: number | null; body: string }[]>(
+      `reading the comments of a review of pull request #${pullRequest}`,
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
+      { pull_number: pullRequest, review_id: review, per_page: 50 },
+    );
+    return comments.map((c) => `${c.path}${c.line == null ? '' : `:${c.line}`}: ${c.body}`);
+  }
+
   return {
+    async push(repoDir: string, branch: string, lease?: string): Promise<void> {
+      const ref = `refs/heads/${branch}`;
+      try {
+        await git(repoDir, [
+          'push',
+          '--quiet',
+          ...(lease === undefined ? [] : [`--force-with-lease=${ref}:${lease}`]),
+          '--',
+          settings.remote,
+          `${ref}:${ref}`,
+        ]);
+      } catch (error) {
+        const said = error instanceof GitError ? error.output : String(error);
+        const rejected = /rejected|stale info|non-fast-forward/i.test(said);
+        throw new ForgeError(
+          rejected ? 'refused' : 'unavailable',
+          `pushing ${branch} to ${settings.remote} (forge.remote): ${rejected ? 'the remote refused it' : 'it failed'}: ${said.trim().split('\n').slice(-2).join(' ')}`,
+        );
+      }
+    },
+
+    async pullRequest(number: number): Promise<PullRequest> {
+      return pullOf(
+        await conditional<GitHubPull>(
+          'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+          { pull_number: number },
+          `reading pull request #${number}`,
+        ),
+      );
+    },
+
+    async reviews(pullRequest: number): Promise<ReviewVerdict> {
+      const reviews = await conditional<
+        { id: number; user?: { login?: string } | null; state: string; body?: string | null }[]
+      >(
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+        { pull_number: pullRequest, per_page: 100 },
+        `reading the reviews of pull request #${pullRequest}`,
+      );
+      // Each reviewer's latest say; a comment alone changes nothing.
+      const latest = new Map<string, (typeof reviews)[number]>();
+      for (const review of reviews)
+        if (['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state))
+          latest.set(review.user?.login ?? '', review);
+      const said = [...latest.values()];
+      const requested = said.filter((r) => r.state === 'CHANGES_REQUESTED');
+      return {
+        approved: requested.length === 0 && said.some((r) => r.state === 'APPROVED'),
+        changesRequested: await Promise.all(
+          requested.map(async (r) => ({
+            reviewer: r.user?.login ?? 'a reviewer',
+            body: r.body ?? '',
+            comments: await reviewComments(pullRequest, r.id),
+          })),
+        ),
+      };
+    },
+
+    async updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult> {
+      try {
+        await octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch', {
+          owner,
+          repo,
+          pull_number: pullRequest,
+          expected_head_sha: headSha,
+        });
+        return 'updated';
+      } catch (error) {
+        // 422: the base cannot be merged into it without conflicts (or its head moved).
+        if (statusOf(error) === 422) return 'conflict';
+        throw forgeError(error, `updating the branch of pull request #${pullRequest}`, settings);
+      }
+    },
+
     async openPullRequest(request: PullRequestRequest): Promise<PullRequest> {
       const what = `opening the pull request of ${request.head} on ${settings.repo}`;
       const open = await call<GitHubPull[]>(what, 'GET /repos/{owner}/{repo}/pulls', {

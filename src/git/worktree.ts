@@ -199,3 +199,8 @@ export async function deleteBranch(repo: string, branch: string): Promise<boolea
 export async function pushBranch(repo: string, remote: string, branch: string): Promise<void> {
   await git(repo, ['push', '--quiet', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
 }
+
+/** The URL of a remote of the repository, as git has it (credentials stay in git's helpers). */
+export async function remoteUrl(repo: string, remote: string): Promise<string> {
+  return (await git(repo, ['remote', 'get-url', '--', remote])).trim();
+}

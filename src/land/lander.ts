@@ -24,6 +24,8 @@ export interface LandJob {
   /** The item's work dir inside the repository: where its land gates run. */
   workDirInRepo: string;
   land: LandSettings;
+  /** Whether its pull request's checks are awaited once it landed (the workspace's forge). */
+  forge: boolean;
   /** The worktree ralph keeps for landing onto this target. */
   worktree: string;
   /**

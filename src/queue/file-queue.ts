@@ -14,7 +14,7 @@ import {
   type SettlePolicy,
   type Settled,
 } from './queue.js';
-import { inLandingOrder, nextWakeTime, selectNext } from './select.js';
+import { inChecksOrder, inLandingOrder, nextWakeTime, selectNext } from './select.js';
 import {
   CANCELLABLE,
   RETRYABLE,
@@ -108,6 +108,10 @@ export class FileQueue implements Queue {
     return inLandingOrder(await this.list());
   }
 
+  async awaitingChecks(): Promise<Item[]> {
+    return inChecksOrder(await this.list());
+  }
+
   advance(
     id: string,
     from: readonly ItemStatus[],
@@ -122,7 +126,7 @@ export class FileQueue implements Queue {
     });
   }
 
-  holdLanding(): Promise<() => Promise<void>> {
+  holdStage(): Promise<() => Promise<void>> {
     // One runner holds the workspace, and lands one item at a time.
     return Promise.resolve(() => Promise.resolve());
   }

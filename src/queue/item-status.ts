@@ -4,6 +4,8 @@ export const ITEM_STATUSES = [
   'running',
   /** Its session and gates passed; its branch waits to land on the target (or is landing). */
   'landing',
+  /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
+  'awaiting_checks',
   'done',
   'failed',
   'interrupted',

@@ -18,6 +18,7 @@ export const BUILTIN_VARS = [
   'PREVIOUS_ERROR',
   'GATE_FAILURE',
   'LAND_FAILURE',
+  'CHECKS_FAILURE',
   'BRANCH',
 ] as const;
 
@@ -37,6 +38,17 @@ export const AgentIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"');
 
 const Timestamp = z.iso.datetime({ offset: true });
+
+/** An item's pull request on the forge. */
+const PullRequestSchema = z.strictObject({
+  number: z.int().positive(),
+  url: z.string().min(1),
+  /** Its branch and the one it goes into. */
+  head: z.string().min(1),
+  base: z.string().min(1),
+  /** `item`: the item's own branch; `landed`: the land target's, shared by what landed. */
+  kind: z.enum(['item', 'landed']),
+});
 
 /** One work item in `state/queue.json`. */
 export const ItemSchema = z
@@ -97,6 +109,19 @@ export const ItemSchema = z
     /** The target's commit it landed onto: `ralph diff` shows what the landing brought. */
     landedOnto: z.string().optional(),
     landedAt: Timestamp.optional(),
+    /** Its pull request (the item's own, or the land target's it landed on). */
+    pullRequest: PullRequestSchema.optional(),
+    /** The commit whose checks the item waits for, pushed at `checksSince`. */
+    checksHead: z.string().optional(),
+    checksSince: Timestamp.optional(),
+    /** What the checks last said, in a line (`3 pending: build, test…`, `green`). */
+    checks: z.string().optional(),
+    /** Rounds of failed checks (or reviews asking for changes) handed back to the agent. */
+    checkRounds: z.int().nonnegative().optional(),
+    /** What failed in the checks, for the next attempt's prompt (`{{CHECKS_FAILURE}}`). */
+    checksFailure: z.string().optional(),
+    /** When the forge merged its pull request. */
+    mergedAt: Timestamp.optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',

@@ -46,6 +46,8 @@ export interface Queue {
   renew(leases: readonly Lease[]): Promise<void>;
   /** The items waiting to land, in the order they finished. */
   landing(): Promise<Item[]>;
+  /** The items awaiting their pull request's checks, the longest waiting first. */
+  awaitingChecks(): Promise<Item[]>;
   /**
    * Applies a transition of the lander to one item, if the item is in one of the statuses
    * `from` (otherwise nothing: undefined; a person cancelled it meanwhile, say).
@@ -56,10 +58,11 @@ export interface Queue {
     change: (item: Item) => Item,
   ): Promise<Item | undefined>;
   /**
-   * The right to land onto `target`, for one lander at a time: undefined when another holds
-   * it (a runner of the fleet). The workspace's runner lock is that right for a queue file.
+   * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
+   * one runner at a time: undefined when another of the fleet holds it. The workspace's runner
+   * lock is that right for a queue file.
    */
-  holdLanding(target: string): Promise<(() => Promise<void>) | undefined>;
+  holdStage(stage: string): Promise<(() => Promise<void>) | undefined>;
   /** Records an item's git branch and base at its first checkout. */
   recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void>;
   /**

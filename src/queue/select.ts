@@ -103,3 +103,10 @@ export function landingOrder(items: readonly Item[]): Item[] {
   for (const item of finished) place(item, new Set());
   return order;
 }
+
+/** The items awaiting their checks, the one that has waited longest (or not yet pushed) first. */
+export function inChecksOrder(items: readonly Item[]): Item[] {
+  return items
+    .filter((item) => item.status === 'awaiting_checks')
+    .sort((a, b) => (a.checksSince ?? '').localeCompare(b.checksSince ?? ''));
+}

@@ -6,7 +6,13 @@ import { ITEM_STATUSES, type ItemStatus } from './item-status.js';
 /** The statuses `ralph retry` acts on. */
 export const RETRYABLE: readonly ItemStatus[] = ['failed', 'cancelled', 'interrupted'];
 /** The statuses `ralph cancel` acts on. */
-export const CANCELLABLE: readonly ItemStatus[] = ['pending', 'interrupted', 'failed', 'landing'];
+export const CANCELLABLE: readonly ItemStatus[] = [
+  'pending',
+  'interrupted',
+  'failed',
+  'landing',
+  'awaiting_checks',
+];
 
 /** A selection checked: ids, or the statuses `--all` / `--status` pick among `eligible`. */
 export function chosenOf(selection: Selection, eligible: readonly ItemStatus[]): Chosen {

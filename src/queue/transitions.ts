@@ -21,8 +21,17 @@ export function claim(item: Item, sessionId: string, now: number): Item {
 
 /** How a session ended, as far as its item is concerned. */
 export type Settlement =
-  /** `land`: the item's branch lands on a target before it is done. */
-  | { kind: 'succeeded'; costUsd: number; conversationId?: string; land?: boolean }
+  /**
+   * `land`: the item's branch lands on a target before it is done; `checks`: its pull request's
+   * checks are awaited first (its branch is pushed and the pull request opened by the runner).
+   */
+  | {
+      kind: 'succeeded';
+      costUsd: number;
+      conversationId?: string;
+      land?: boolean;
+      checks?: boolean;
+    }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
   | {
       kind: 'failed';
@@ -87,12 +96,14 @@ export function settle(
         lastError: undefined,
         gateFailure: undefined,
         landFailure: undefined,
+        checksFailure: undefined,
         finishedAt: iso(now),
         conversationId: undefined,
       };
-      // The conversation is kept: a landing that fails hands the item back to it.
+      // The conversation is kept: a landing or a check that fails hands the item back to it.
       if (settlement.land === true)
         return { ...finished, status: 'landing', conversationId: settlement.conversationId };
+      if (settlement.checks === true) return awaitingChecks(finished, settlement.conversationId);
       return completed(finished, now);
     }
     case 'failed': {
@@ -189,6 +200,7 @@ export function retried(item: Item, now: number): Item {
     status: 'pending',
     attempts: 0,
     landRounds: undefined,
+    checkRounds: undefined,
     retryAfter: undefined,
     finishedAt: undefined,
     updatedAt: iso(now),
@@ -219,26 +231,28 @@ export const LANDS_FROM = {
   toLand: ['done'],
 } as const satisfies Record<string, readonly ItemStatus[]>;
 
-/** A landing item whose work is on the target now, at `commit`. */
+/**
+ * A landing item whose work is on the target now, at `commit`; with `checks`, it awaits the
+ * checks of the target's pull request (a failure comes back to its conversation).
+ */
 export function landed(
   item: Item,
-  landing: { commit: string; target: string; onto: string },
+  landing: { commit: string; target: string; onto: string; checks?: boolean },
   now: number,
 ): Item {
-  return completed(
-    {
-      ...item,
-      updatedAt: iso(now),
-      landedCommit: landing.commit,
-      landedOn: landing.target,
-      landedOnto: landing.onto,
-      landedAt: iso(now),
-      landRounds: undefined,
-      landFailure: undefined,
-      conversationId: undefined,
-    },
-    now,
-  );
+  const onTarget = {
+    ...item,
+    updatedAt: iso(now),
+    landedCommit: landing.commit,
+    landedOn: landing.target,
+    landedOnto: landing.onto,
+    landedAt: iso(now),
+    landRounds: undefined,
+    landFailure: undefined,
+    conversationId: undefined,
+  };
+  if (landing.checks === true) return awaitingChecks(onTarget, item.conversationId);
+  return completed(onTarget, now);
 }
 
 /** Why a landing failed: the outcome when it is the last round, and what the agent is told. */
@@ -279,4 +293,102 @@ export function landRefused(
 /** A done item of git mode put in line to land (`ralph land` after a night without landing). */
 export function toLand(item: Item, now: number): Item {
   return { ...item, status: 'landing', updatedAt: iso(now), landRounds: undefined };
+}
+
+/** Waits for its pull request's checks: the runner pushes and opens it first (no `checksSince`). */
+function awaitingChecks(item: Item, conversationId: string | undefined): Item {
+  return {
+    ...item,
+    status: 'awaiting_checks',
+    conversationId,
+    // `checksHead` stays: the commit ralph last pushed, which its next push may replace.
+    checksSince: undefined,
+    checks: undefined,
+  };
+}
+
+/** The statuses each forge transition starts from: anything else is not the forge stage's. */
+export const CHECKS_FROM = ['awaiting_checks'] as const satisfies readonly ItemStatus[];
+
+/** Its branch pushed at `head` and its pull request opened (or updated): its checks are awaited. */
+export function pullRequestOpened(
+  item: Item,
+  opened: { pullRequest: NonNullable<Item['pullRequest']>; head: string },
+  now: number,
+): Item {
+  return {
+    ...item,
+    updatedAt: iso(now),
+    pullRequest: opened.pullRequest,
+    checksHead: opened.head,
+    checksSince: iso(now),
+    checks: 'pending',
+  };
+}
+
+/** What the checks say now, in a line, while they are awaited (`head`: the forge moved it). */
+export function checksSeen(item: Item, checks: string, now: number, head?: string): Item {
+  return { ...item, updatedAt: iso(now), checks, checksHead: head ?? item.checksHead };
+}
+
+/** Why an item's checks failed: the outcome when it is the last round, and what the agent is told. */
+export interface ChecksRefusal {
+  outcome: 'checks_failed' | 'changes_requested' | 'checks_timeout';
+  /** One line: the item's `lastError`. */
+  error: string;
+  /** For the next attempt's prompt: the failing checks, their annotations and log tails. */
+  failure: string;
+  /** The verdict in a line, kept for status. */
+  checks: string;
+}
+
+/**
+ * Checks that failed (or a review asking for changes): the item goes back to its agent on its
+ * own branch, resuming its conversation, told what failed (a new attempt, counted when claimed);
+ * after `maxRounds` rounds, or when the checks never ended, it is failed.
+ */
+export function checksFailed(
+  item: Item,
+  refusal: ChecksRefusal,
+  maxRounds: number,
+  now: number,
+): Item {
+  const rounds = (item.checkRounds ?? 0) + 1;
+  const base = {
+    ...item,
+    updatedAt: iso(now),
+    lastError: refusal.error,
+    lastOutcome: refusal.outcome,
+    checks: refusal.checks,
+    checkRounds: rounds,
+    checksFailure: refusal.failure,
+  };
+  if (rounds > maxRounds || refusal.outcome === 'checks_timeout')
+    return { ...base, status: 'failed', finishedAt: iso(now), conversationId: undefined };
+  return { ...base, status: 'pending', finishedAt: undefined, retryAfter: undefined };
+}
+
+/**
+ * Green (and approved when asked): merged by the forge at `mergedAt`, or ready for a person's
+ * review; either way the item's work is done.
+ */
+export function checksPassed(
+  item: Item,
+  verdict: { checks: string; merged: boolean },
+  now: number,
+): Item {
+  return completed(
+    {
+      ...item,
+      updatedAt: iso(now),
+      finishedAt: iso(now),
+      checks: verdict.checks,
+      lastOutcome: verdict.merged ? 'merged' : 'ready_for_review',
+      lastError: undefined,
+      checksFailure: undefined,
+      conversationId: undefined,
+      mergedAt: verdict.merged ? iso(now) : undefined,
+    },
+    now,
+  );
 }

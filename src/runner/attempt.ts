@@ -27,7 +27,7 @@ import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
-import { landingIf, recordCheckout, settleItem, settlementFor } from './item-steps.js';
+import { nextStageOf, recordCheckout, settleItem, settlementFor } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
 import type { PreparedSession } from './prepare.js';
@@ -390,7 +390,7 @@ export class Attempt {
       ctx,
       control,
       item,
-      landingIf(
+      nextStageOf(
         prepared,
         settlementFor(
           outcome,

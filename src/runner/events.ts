@@ -148,6 +148,25 @@ export interface RunnerEvents {
   };
   /** A landing that could not be made (git failed): the item waits to land, tried again later. */
   land_failed: { item: string; target: string; error: string };
+  /** The item's branch (or the land target) pushed, its pull request opened or updated. */
+  pull_request_opened: { item: string; number: number; url: string; head: string; commit: string };
+  pull_request_merged: { item: string; number: number };
+  /** Its base moved before the merge: the branch brought up to it, the checks run again. */
+  pull_request_updated: { item: string; number: number; base: string };
+  /** A person closed it unmerged: the item is cancelled. */
+  pull_request_closed: { item: string; number: number };
+  /** Red checks or changes asked for: back to the agent, or failed (`itemStatus`). */
+  checks_failed: { item: string; outcome: string; error: string; itemStatus?: string };
+  /** The forge refused the token or the settings (the night pauses), or one item's request. */
+  forge_refused: { item: string; error: string };
+  /** The forge did not answer (down, rate-limited): the items wait, asked again at `retryAt`. */
+  forge_unavailable: { error: string; retryAt: string };
+  forge_reachable: { after: number };
+  forge_comment_failed: { item: string; error: string };
+  /** Items await checks and no `forge` is set to read them from. */
+  forge_unconfigured: { items: string; reason: string };
+  /** `forge.maxOpen` reached: no new item starts. */
+  forge_full: { reason: string };
   gate_started: { item: string; session: string; gate: string };
   gate_ended: {
     item: string;

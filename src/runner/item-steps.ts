@@ -135,10 +135,16 @@ export function settlementFor(
   }
 }
 
-/** A success whose work is on a branch of its own lands before its item is done, when landing is on. */
-export function landingIf(prepared: PreparedSession, settlement: Settlement): Settlement {
-  if (settlement.kind !== 'succeeded' || prepared.work.land === undefined) return settlement;
-  return prepared.checkout === undefined ? settlement : { ...settlement, land: true };
+/**
+ * A success whose work is on a branch of its own lands before its item is done, when landing is
+ * on, or awaits its pull request's checks, when the workspace has a forge.
+ */
+export function nextStageOf(prepared: PreparedSession, settlement: Settlement): Settlement {
+  if (settlement.kind !== 'succeeded' || prepared.checkout === undefined) return settlement;
+  if (prepared.work.land !== undefined) return { ...settlement, land: true };
+  // Its pull request is opened and its checks awaited by the forge stage, not by this worker.
+  if (prepared.work.forge !== undefined) return { ...settlement, checks: true };
+  return settlement;
 }
 
 /** Git mode: the item's branch and base, recorded at its first checkout for retries and diffs. */

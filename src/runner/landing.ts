@@ -102,7 +102,7 @@ export class Lander {
       const target = job.land.target;
       // One lander a target at a time: another runner of the fleet may hold it.
       const release = await persistently(ctx, this.control, `waiting to land on ${target}`, () =>
-        ctx.queue.holdLanding(target),
+        ctx.queue.holdStage(target),
       );
       if (release === undefined) return 'elsewhere';
       let landing: Landing;
@@ -180,7 +180,16 @@ export class Lander {
     if (landing.kind === 'landed') {
       const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
         ctx.queue.advance(item.id, LANDS_FROM.landed, (i) =>
-          landed(i, { commit: landing.commit, target: land.target, onto: landing.onto }, now),
+          landed(
+            i,
+            {
+              commit: landing.commit,
+              target: land.target,
+              onto: landing.onto,
+              checks: job.forge,
+            },
+            now,
+          ),
         ),
       );
       if (done !== undefined)
@@ -246,6 +255,7 @@ export class Lander {
       repo,
       workDirInRepo: path.relative(repo, settings.workDir),
       land,
+      forge: resolved.work.forge !== undefined,
       worktree: path.join(workspace.paths.state, 'land', key),
       identity,
       gates: {

@@ -9,6 +9,7 @@ import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from './run-result.js';
+import { ChecksStage } from './checks.js';
 import { Lander } from './landing.js';
 
 /** Options of `ralph run`. */
@@ -76,6 +77,10 @@ class Night {
   readonly workers: number;
   /** Lands the items whose gates passed, beside the workers. */
   readonly lander: Lander;
+  /** Opens the pull requests of the items that passed, and tends their checks. */
+  readonly checks: ChecksStage;
+  /** Said once while `forge.maxOpen` holds the workers. */
+  private fullSaid = false;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -88,6 +93,16 @@ class Night {
       if (item?.status === 'failed') this.result.failed++;
       this.wake();
     });
+    this.checks = new ChecksStage(ctx, control, (item) => {
+      // Checks that failed their item for good are a failure of the run's.
+      if (item?.status === 'failed') this.result.failed++;
+      this.wake();
+    });
+  }
+
+  /** Tends the pull requests awaiting checks until the workers have ended and none waits. */
+  async tendChecks(workersDone: () => boolean): Promise<void> {
+    await this.checks.run(workersDone, (ms) => this.sleep(ms));
   }
 
   /** Lands what waits to land until the workers have ended and nothing is left to land. */
@@ -227,11 +242,42 @@ class Night {
       await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
       return 'again';
     }
+    const full = this.checks.full;
+    if (full !== undefined) return this.whileFull(full);
+    this.fullSaid = false;
     // Each worker's session may spend its share of what is left: together they stay within it.
     const lefts = [check.budgetLeftUsd, daily?.left].filter((l) => l !== undefined);
     return {
       budgetLeftUsd: lefts.length === 0 ? undefined : Math.min(...lefts) / this.workers,
     };
+  }
+
+  /**
+   * `forge.maxOpen` pull requests wait for a person: no item starts until one is merged or
+   * closed. A drained run whose workers and checks are idle ends, as nobody merges at night.
+   */
+  private async whileFull(reason: string): Promise<'stop' | 'again'> {
+    const { ctx, result } = this;
+    if (this.draining && this.active === 0 && !this.checks.busy && !this.lander.busy) {
+      ctx.events.info('run_limit_reached', { reason });
+      result.ended = reason;
+      return 'stop';
+    }
+    if (!this.fullSaid) {
+      ctx.events.warn('forge_full', { reason });
+      this.fullSaid = true;
+    }
+    const pollMs = ctx.workspace.config.run.pollInterval * 1000;
+    await ctx.controlFiles
+      .writeWaiting({
+        until: new Date(ctx.clock.now() + pollMs).toISOString(),
+        reason,
+        event: 'forge_full',
+      })
+      .catch(() => undefined);
+    await this.sleep(pollMs);
+    await ctx.controlFiles.clearWaiting().catch(() => undefined);
+    return 'again';
   }
 
   /** What the fleet may still spend today, when its queue has a daily cap. */
@@ -297,7 +343,13 @@ class Night {
     const until = this.draining ? retryAt : wakeAt;
     // Another worker's item may yet fail and come back, or free the items that depend on it;
     // an item waiting to land may come back to its agent.
-    if (this.draining && until === undefined && this.active === 0 && !this.lander.busy)
+    if (
+      this.draining &&
+      until === undefined &&
+      this.active === 0 &&
+      !this.lander.busy &&
+      !this.checks.busy
+    )
       return 'stop';
     // Said once, so that a quiet runner does not look hung.
     if (!this.idle) {
@@ -472,20 +524,21 @@ export async function runLoop(
   const unsubscribe = ctx.queue.subscribe(() => night.wake());
   let workersDone = false;
   // Awaited once the workers end; until then a failure of it must not go unhandled.
-  const landing = night
-    .land(() => workersDone)
-    .then(
-      () => undefined,
-      (error: unknown) => ({ error }),
-    );
+  const stages = Promise.all([
+    night.land(() => workersDone),
+    night.tendChecks(() => workersDone),
+  ]).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
   try {
     await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
   } finally {
     workersDone = true;
     night.wake();
-    await landing.finally(unsubscribe);
+    await stages.finally(unsubscribe);
   }
-  const failed = await landing;
+  const failed = await stages;
   if (failed !== undefined) throw failed.error;
   await night.forgetRetriedElsewhere();
   return night.result;

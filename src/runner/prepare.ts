@@ -288,6 +288,7 @@ function bootstrapValues(
     PREVIOUS_ERROR: item.lastError ?? '',
     GATE_FAILURE: item.gateFailure ?? '',
     LAND_FAILURE: item.landFailure ?? '',
+    CHECKS_FAILURE: item.checksFailure ?? '',
     BRANCH:
       checkout === undefined
         ? 'none (git mode is off for this item)'
@@ -298,11 +299,14 @@ function bootstrapValues(
 /**
  * The message a session starts with. A resumed CLI keeps the system prompt its conversation
  * began with (claude ignores a new `--append-system-prompt-file` on `--resume`), so why the
- * item came back (a landing refused, a gate failed, the attempt ended) travels in the message.
+ * item came back (its checks failed, a landing refused, a gate failed, the attempt ended)
+ * travels in the message.
  */
 export function initialPromptOf(initial: string, item: Item, resume: string | undefined): string {
   if (resume === undefined) return initial;
-  const news = [item.landFailure, item.gateFailure].filter((text) => text !== undefined);
+  const news = [item.checksFailure, item.landFailure, item.gateFailure].filter(
+    (text) => text !== undefined,
+  );
   if (news.length === 0 && item.lastError !== undefined)
     news.push(`Your previous attempt ended: ${item.lastError}`);
   if (news.length === 0) return initial;

@@ -23,6 +23,7 @@ async function forgeOf(token = TOKEN): Promise<{ forge: Forge; github: FakeGitHu
     repo: `${fake.owner}/${fake.repo}`,
     token,
     tokenEnv: 'GITHUB_TOKEN',
+    remote: 'origin',
     retries: 0,
     retryAfterUnitMs: 10,
   });

@@ -159,15 +159,15 @@ describe('the Postgres queue', () => {
   it('lets one runner of the fleet land onto a target at a time, and advances only from the status named', async () => {
     const { open } = await postgresWorkspace();
     const [a, b] = [await open(), await open()];
-    const release = await a.holdLanding('ralph/landed');
+    const release = await a.holdStage('ralph/landed');
     expect(release).toBeDefined();
-    expect(await b.holdLanding('ralph/landed')).toBeUndefined();
+    expect(await b.holdStage('ralph/landed')).toBeUndefined();
     // Another target is another lock.
-    const other = await b.holdLanding('main');
+    const other = await b.holdStage('main');
     expect(other).toBeDefined();
     await other?.();
     await release?.();
-    const then = await b.holdLanding('ralph/landed');
+    const then = await b.holdStage('ralph/landed');
     expect(then).toBeDefined();
     await then?.();
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);

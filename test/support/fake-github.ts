@@ -1,13 +1,18 @@
 // A fake of the GitHub REST endpoints ralph's forge uses, on 127.0.0.1: pull requests, labels,
-// reviewers, comments, merges, and check runs and statuses the test scripts per commit. It
-// answers a conditional GET with a 304 when nothing changed, counts every request, and can be
-// told to refuse the token or to be rate-limited.
+// reviewers, reviews, comments, merges, branch updates, and check runs and statuses the test
+// scripts per commit. With a bare repository as its remote, a pull request's head is the
+// branch's commit there, a merge moves the base and an update merges the base into the head.
+// It answers a conditional GET with a 304 when nothing changed, counts every request, and can
+// be told to refuse the token or to be rate-limited.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeCheckRun {
   id: number;
+  /** The end of its job's log (an Actions job). */
+  log?: string;
   name: string;
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: string | null;
@@ -28,6 +33,14 @@ export interface FakePull {
   labels: string[];
   reviewers: string[];
   comments: string[];
+}
+
+export interface FakeReview {
+  id: number;
+  user: { login: string };
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  body: string;
+  comments: { path: string; line: number; body: string }[];
 }
 
 export interface RecordedCall {
@@ -52,20 +65,82 @@ export interface FakeGitHub {
   script: { match: RegExp; status: number; headers?: Record<string, string>; body?: unknown }[];
   /** Merges answer this status (200: merged). */
   mergeStatus: number;
+  /** Reviews by pull request number. */
+  reviews: Map<number, FakeReview[]>;
+  /** The checks of a commit the test did not script in `checkRuns` (undefined: none yet). */
+  checksFor?: (sha: string) => FakeCheckRun[] | undefined;
+  /** Branch protection's "up to date": a merge of a head its base is not in is refused (405). */
+  requireUpToDate: boolean;
   close(): Promise<void>;
 }
 
-export async function startFakeGitHub(owner = 'acme', repo = 'app'): Promise<FakeGitHub> {
+export interface FakeGitHubOptions {
+  owner?: string;
+  repo?: string;
+  /** The bare repository that is the remote ralph pushes to. */
+  bare?: string;
+}
+
+/** A git command in the bare remote. */
+const inBare = (bare: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', bare, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'GitHub',
+      GIT_AUTHOR_EMAIL: 'noreply@github.example',
+      GIT_COMMITTER_NAME: 'GitHub',
+      GIT_COMMITTER_EMAIL: 'noreply@github.example',
+    },
+  }).trim();
+
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const { owner = 'acme', repo = 'app', bare } = options;
   const pulls: FakePull[] = [];
   const checkRuns = new Map<string, FakeCheckRun[]>();
   const statuses = new Map<string, { context: string; state: string; description?: string }[]>();
   const calls: RecordedCall[] = [];
   const headShas = new Map<string, string>();
   const script: FakeGitHub['script'] = [];
-  const state = { mergeStatus: 200 };
+  const reviews = new Map<number, FakeReview[]>();
+  const state = {
+    mergeStatus: 200,
+    requireUpToDate: false,
+    checksFor: undefined as FakeGitHub['checksFor'],
+  };
+  /** A branch's commit on the remote, when there is one. */
+  const branchSha = (branch: string) => {
+    if (bare === undefined) return undefined;
+    try {
+      return inBare(bare, 'rev-parse', '--verify', `refs/heads/${branch}`);
+    } catch {
+      return undefined;
+    }
+  };
+  const isAncestor = (a: string, b: string) => {
+    try {
+      execFileSync('git', ['--git-dir', bare ?? '', 'merge-base', '--is-ancestor', a, b]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** The tree of `a` and `b` merged; undefined when they conflict. */
+  const mergedTree = (a: string, b: string) => {
+    try {
+      return inBare(bare ?? '', 'merge-tree', '--write-tree', a, b).split('\n')[0];
+    } catch {
+      return undefined;
+    }
+  };
+  const runsOf = (sha: string) => checkRuns.get(sha) ?? state.checksFor?.(sha) ?? [];
   const base = `/repos/${owner}/${repo}`;
 
-  const pullJson = (p: FakePull) => ({
+  const pullJson = (p: FakePull) => {
+    if (p.state === 'open') p.headSha = branchSha(p.head) ?? p.headSha;
+    return pullFields(p);
+  };
+  const pullFields = (p: FakePull) => ({
     number: p.number,
     html_url: `https://github.example/${owner}/${repo}/pull/${p.number}`,
     state: p.state,
@@ -127,13 +202,64 @@ export async function startFakeGitHub(owner = 'acme', repo = 'app'): Promise<Fak
           draft: body.draft === true,
           state: 'open',
           merged: false,
-          headSha: headShas.get(String(body.head)) ?? '0'.repeat(40),
+          headSha:
+            branchSha(String(body.head)) ?? headShas.get(String(body.head)) ?? '0'.repeat(40),
           labels: [],
           reviewers: [],
           comments: [],
         };
         pulls.push(pull);
         return send(201, pullJson(pull));
+      }
+      if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'GET') {
+        const pull = pulls.find((p) => p.number === Number(m?.[1]));
+        if (pull === undefined) return send(404, { message: 'Not Found' });
+        return conditional(pullJson(pull));
+      }
+      if ((m = /^\/pulls\/(\d+)\/reviews$/.exec(rest)) && method === 'GET')
+        return conditional(
+          (reviews.get(Number(m[1])) ?? []).map(({ comments: _c, ...review }) => review),
+        );
+      if ((m = /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/.exec(rest)) && method === 'GET') {
+        const review = reviews.get(Number(m[1]))?.find((r) => r.id === Number(m?.[2]));
+        return send(200, review?.comments ?? []);
+      }
+      if ((m = /^\/pulls\/(\d+)\/update-branch$/.exec(rest)) && method === 'PUT') {
+        const pull = pulls.find((p) => p.number === Number(m?.[1]));
+        const head = pull === undefined ? undefined : branchSha(pull.head);
+        const baseSha = pull === undefined ? undefined : branchSha(pull.base);
+        if (pull === undefined || head === undefined || baseSha === undefined || bare === undefined)
+          return send(422, { message: 'merge conflict between base and head' });
+        const tree = mergedTree(baseSha, head);
+        if (tree === undefined)
+          return send(422, { message: 'merge conflict between base and head' });
+        const merged = inBare(
+          bare,
+          'commit-tree',
+          tree,
+          '-p',
+          head,
+          '-p',
+          baseSha,
+          '-m',
+          `Merge branch '${pull.base}' into ${pull.head}`,
+        );
+        inBare(bare, 'update-ref', `refs/heads/${pull.head}`, merged, head);
+        return send(202, { message: 'Updating pull request branch.' });
+      }
+      if ((m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest)) && method === 'GET') {
+        const run = [...checkRuns.values(), ...pulls.map((p) => runsOf(p.headSha))]
+          .flat()
+          .find((r) => r.id === Number(m?.[1]));
+        if (run?.log === undefined) return send(404, { message: 'Not Found' });
+        calls.push({
+          method,
+          path: url.pathname,
+          status: 200,
+          authorization: req.headers.authorization,
+        });
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(run.log);
       }
       if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'PATCH') {
         const pull = pulls.find((p) => p.number === Number(m?.[1]));
@@ -162,14 +288,44 @@ export async function startFakeGitHub(owner = 'acme', repo = 'app'): Promise<Fak
           return send(state.mergeStatus, {
             message: 'Base branch was modified. Review and try the merge again.',
           });
-        if (pull !== undefined) Object.assign(pull, { merged: true, state: 'closed' });
+        if (pull === undefined) return send(404, { message: 'Not Found' });
+        const head = branchSha(pull.head);
+        const baseSha = branchSha(pull.base);
+        if (body.sha !== undefined && head !== undefined && body.sha !== head)
+          return send(409, {
+            message: 'Head branch was modified. Review and try the merge again.',
+          });
+        if (
+          state.requireUpToDate &&
+          head !== undefined &&
+          baseSha !== undefined &&
+          !isAncestor(baseSha, head)
+        )
+          return send(405, { message: 'Head branch is out of date. Update it and try again.' });
+        if (bare !== undefined && head !== undefined && baseSha !== undefined) {
+          const merged = isAncestor(baseSha, head)
+            ? head
+            : inBare(
+                bare,
+                'commit-tree',
+                `${head}^{tree}`,
+                '-p',
+                baseSha,
+                '-p',
+                head,
+                '-m',
+                'Merge',
+              );
+          inBare(bare, 'update-ref', `refs/heads/${pull.base}`, merged, baseSha);
+        }
+        Object.assign(pull, { merged: true, state: 'closed', headSha: head ?? pull.headSha });
         return send(200, { merged: true, sha: 'f'.repeat(40) });
       }
       if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && method === 'GET') {
-        const runs = checkRuns.get(m[1] ?? '') ?? [];
+        const runs = runsOf(m[1] ?? '');
         return conditional({
           total_count: runs.length,
-          check_runs: runs.map(({ annotations: _a, ...run }) => ({
+          check_runs: runs.map(({ annotations: _a, log: _l, ...run }) => ({
             ...run,
             details_url: `https://ci.example/${run.id}`,
           })),
@@ -178,7 +334,9 @@ export async function startFakeGitHub(owner = 'acme', repo = 'app'): Promise<Fak
       if ((m = /^\/commits\/([^/]+)\/status$/.exec(rest)) && method === 'GET')
         return conditional({ statuses: statuses.get(m[1] ?? '') ?? [] });
       if ((m = /^\/check-runs\/(\d+)\/annotations$/.exec(rest)) && method === 'GET') {
-        const run = [...checkRuns.values()].flat().find((r) => r.id === Number(m?.[1]));
+        const run = [...checkRuns.values(), ...pulls.map((p) => runsOf(p.headSha))]
+          .flat()
+          .find((r) => r.id === Number(m?.[1]));
         return send(200, run?.annotations ?? []);
       }
       return send(404, { message: 'Not Found' });
@@ -196,11 +354,24 @@ export async function startFakeGitHub(owner = 'acme', repo = 'app'): Promise<Fak
     calls,
     headShas,
     script,
+    reviews,
     get mergeStatus() {
       return state.mergeStatus;
     },
     set mergeStatus(status: number) {
       state.mergeStatus = status;
+    },
+    get requireUpToDate() {
+      return state.requireUpToDate;
+    },
+    set requireUpToDate(on: boolean) {
+      state.requireUpToDate = on;
+    },
+    get checksFor() {
+      return state.checksFor;
+    },
+    set checksFor(f: FakeGitHub['checksFor']) {
+      state.checksFor = f;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -86,6 +86,12 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'items waiting to land',
     sql: `CREATE INDEX ralph_items_landing ON ralph_items (queue) WHERE status = 'landing';`,
   },
+  {
+    // Items may be "awaiting_checks", which a ralph of schema 3 does not know: it stops claiming.
+    version: 4,
+    name: "items awaiting their pull request's checks",
+    sql: `CREATE INDEX ralph_items_awaiting_checks ON ralph_items (queue) WHERE status = 'awaiting_checks';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

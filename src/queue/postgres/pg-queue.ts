@@ -24,7 +24,7 @@ import {
   refuseRunning,
 } from '../selection.js';
 import type { ItemStatus } from '../item-status.js';
-import { inLandingOrder } from '../select.js';
+import { inChecksOrder, inLandingOrder } from '../select.js';
 import {
   cancelled,
   checkedOut,
@@ -98,7 +98,7 @@ const CLAIM = `
   RETURNING t.doc, next.before`;
 
 /** The advisory lock's first key of a target's landing (the second: the queue and target). */
-const LANDING_LOCK = 0x6c61_6e64; // "land"
+const STAGE_LOCK = 0x6c61_6e64; // "land"
 
 /** The wait before listening again after the listening connection broke. */
 const RELISTEN_MS = 2_000;
@@ -376,6 +376,10 @@ export class PgQueue implements Queue {
     return inLandingOrder(await this.run((db) => this.items(db, "status = 'landing'", [])));
   }
 
+  async awaitingChecks(): Promise<Item[]> {
+    return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
+  }
+
   advance(
     id: string,
     from: readonly ItemStatus[],
@@ -391,11 +395,11 @@ export class PgQueue implements Queue {
     });
   }
 
-  async holdLanding(target: string): Promise<(() => Promise<void>) | undefined> {
+  async holdStage(stage: string): Promise<(() => Promise<void>) | undefined> {
     // A session-level advisory lock, on a connection held while the landing lasts: it goes
     // with the connection if this runner dies.
     const client = await this.run((db) => (db as pg.Pool).connect());
-    const key: unknown[] = [LANDING_LOCK, `${this.options.name}\n${target}`];
+    const key: unknown[] = [STAGE_LOCK, `${this.options.name}\n${stage}`];
     try {
       const { rows } = await client.query<{ held: boolean }>(
         'SELECT pg_try_advisory_lock($1, hashtext($2)) AS held',

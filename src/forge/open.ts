@@ -1,0 +1,44 @@
+import { ForgeError, type Forge } from './forge.js';
+import { repositoryOfRemote } from './remote.js';
+
+/** What a forge is opened with: the workspace's `forge` settings and the token they name. */
+export interface ForgeAccess {
+  kind: 'github';
+  apiUrl: string;
+  /** `owner/name`, or undefined to read it from the remote's URL. */
+  repo?: string;
+  remote: string;
+  tokenEnv: string;
+  /** The token's value, from the variable `tokenEnv` names. */
+  token: string | undefined;
+  /** The remote's URL, when `repo` is to be read from it. */
+  remoteUrl?: string;
+}
+
+/**
+ * The forge of a repository. The GitHub client is loaded only here, when a night has pull
+ * requests to tend: a `ralph status` never pays for it.
+ */
+export async function openForge(access: ForgeAccess): Promise<Forge> {
+  if (access.token === undefined || access.token === '')
+    throw new ForgeError(
+      'auth',
+      `no token in ${access.tokenEnv} (forge.tokenEnv): set it to a token that can push to and open pull requests on the repository`,
+    );
+  const repo =
+    access.repo ??
+    (access.remoteUrl === undefined ? undefined : repositoryOfRemote(access.remoteUrl));
+  if (repo === undefined)
+    throw new ForgeError(
+      'not_found',
+      `the remote ${access.remote} (forge.remote) names no GitHub repository: set forge.repo to "owner/name"`,
+    );
+  const { gitHubForge } = await import('./github.js');
+  return gitHubForge({
+    apiUrl: access.apiUrl,
+    repo,
+    remote: access.remote,
+    token: access.token,
+    tokenEnv: access.tokenEnv,
+  });
+}

@@ -1,0 +1,520 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sessionFiles } from '../archive/paths.js';
+import type { ForgeConfig } from '../config/schema.js';
+import { ForgeError, type Forge } from '../forge/forge.js';
+import { openForge } from '../forge/open.js';
+import { remoteUrl, repositoryRoot, resolveCommit } from '../git/worktree.js';
+import { exponentialBackoffMs } from '../lib/backoff.js';
+import type { Item } from '../queue/item.js';
+import {
+  cancelled,
+  checksFailed,
+  checksPassed,
+  checksSeen,
+  CHECKS_FROM,
+  pullRequestOpened,
+  type ChecksRefusal,
+} from '../queue/transitions.js';
+import type { RunnerContext } from './context.js';
+import { persistently, pauseForOperator } from './persist.js';
+import { resolveSession } from './prepare.js';
+import {
+  baseConflictText,
+  changesRequestedText,
+  checksFailedComment,
+  checksFailureText,
+  pullRequestBody,
+  type SessionTold,
+} from './pull-request-text.js';
+import type { StopControl } from './stop-control.js';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Looks at one item's checks grow apart up to this many times the first wait. */
+const MAX_POLL_FACTOR = 10;
+/** Looks for the last session's record (its summary goes in the body) before it goes without. */
+const RECORD_LOOKS = 4;
+/** The longest wait after the forge failed to answer (down, rate-limited). */
+const MAX_OUTAGE_WAIT_MS = 10 * 60_000;
+
+/** When to look at an item's checks next, and how many looks found them unchanged. */
+interface Due {
+  at: number;
+  looks: number;
+}
+
+/**
+ * The forge stage, beside the lander: items whose work is done wait in the queue as
+ * `awaiting_checks`. It pushes each one's branch and opens its pull request, looks at the
+ * checks of its head (conditional requests, backing off), and settles it: green → merged or
+ * ready for review; red → back to its agent with what failed, or failed after its rounds. No
+ * worker waits for a check; a restart finds the waiting items in the queue.
+ */
+export class ChecksStage {
+  /** Items awaiting their checks at the last look (the run does not end while there are). */
+  private waiting = 0;
+  private readonly due = new Map<string, Due>();
+  /** Each repository's forge, opened once a run. */
+  private readonly forges = new Map<string, Forge>();
+  /** Since when the forge has not answered, and the failures in a row. */
+  private outage: { since: number; failures: number; until: number } | undefined;
+  /** Time the forge was down this run: deadlines move by it (an outage never fails an item). */
+  private outageMs = 0;
+  /** Pull requests of this workspace open and not merged, at the last look. */
+  private open = 0;
+
+  constructor(
+    private readonly ctx: RunnerContext,
+    private readonly control: StopControl,
+    /** Hears of each item it settled (back to its agent, done, failed). */
+    private readonly onSettled: (item: Item | undefined) => void,
+  ) {}
+
+  /** Whether items await their checks. */
+  get busy(): boolean {
+    return this.waiting > 0;
+  }
+
+  /** Why no new item may start (`forge.maxOpen` reached); undefined when one may. */
+  get full(): string | undefined {
+    const max = this.ctx.workspace.config.forge?.maxOpen;
+    if (max === undefined || this.open < max) return undefined;
+    return `${this.open} pull request${this.open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${max}): no new item starts until one is merged or closed`;
+  }
+
+  /**
+   * Tends the items awaiting checks until `over` says the run is over and none waits; a stop
+   * ends it at once. `sleep` waits up to its milliseconds, or until something changes.
+   */
+  async run(over: () => boolean, sleep: (ms: number) => Promise<void>): Promise<void> {
+    const { ctx, control } = this;
+    const forge = ctx.workspace.config.forge;
+    const pollMs = ctx.workspace.config.run.pollInterval * 1000;
+    while (control.requested === undefined) {
+      if ((await ctx.controlFiles.pauseReason()) !== undefined) {
+        if (over()) return;
+        await sleep(pollMs);
+        continue;
+      }
+      const items = await persistently(ctx, control, 'reading the items awaiting checks', () =>
+        ctx.queue.awaitingChecks(),
+      );
+      this.waiting = items.length;
+      if (forge?.maxOpen !== undefined) await this.countOpen(forge);
+      if (forge === undefined || items.length === 0) {
+        if (items.length > 0) this.warnUnconfigured(items);
+        if (over() || (forge === undefined && items.length > 0)) return;
+        await sleep(pollMs);
+        continue;
+      }
+      const now = ctx.clock.now();
+      if (this.outage !== undefined && now < this.outage.until) {
+        await sleep(Math.min(pollMs, this.outage.until - now));
+        continue;
+      }
+      const release = await persistently(ctx, control, 'tending pull requests', () =>
+        ctx.queue.holdStage('forge'),
+      );
+      if (release === undefined) {
+        // Another runner of the fleet tends them now.
+        if (over()) return;
+        await sleep(pollMs);
+        continue;
+      }
+      try {
+        for (const item of items) {
+          if (control.requested !== undefined) break;
+          if ((this.due.get(item.id)?.at ?? 0) > ctx.clock.now()) continue;
+          if (!(await this.tend(forge, item))) break;
+        }
+      } finally {
+        await release();
+      }
+      const next = Math.min(...items.map((item) => this.due.get(item.id)?.at ?? 0));
+      await sleep(Math.max(0, Math.min(pollMs * 12, next - ctx.clock.now())));
+    }
+  }
+
+  /**
+   * One look at an item: published when it has no pull request at its head yet, else its
+   * checks read. False when the forge is down or refuses the token (no other item is tried).
+   */
+  private async tend(forge: ForgeConfig, item: Item): Promise<boolean> {
+    const { ctx } = this;
+    try {
+      const settled =
+        item.checksSince === undefined
+          ? await this.publish(forge, item)
+          : await this.look(forge, item);
+      if (this.outage !== undefined) {
+        this.outageMs += ctx.clock.now() - this.outage.since;
+        ctx.events.info('forge_reachable', { after: this.outage.failures });
+        this.outage = undefined;
+      }
+      if (settled !== 'waiting') {
+        this.due.delete(item.id);
+        this.onSettled(settled);
+      }
+      return true;
+    } catch (error) {
+      return this.fault(forge, item, error);
+    }
+  }
+
+  /** What a failed call to the forge means for the night. */
+  private async fault(forge: ForgeConfig, item: Item, error: unknown): Promise<boolean> {
+    const { ctx, control } = this;
+    const message = ctx.redactor.redact(messageOf(error));
+    const kind = error instanceof ForgeError ? error.kind : 'unavailable';
+    if (kind === 'auth' || kind === 'not_found') {
+      // Every pull request would fail alike: a person fixes the token or the settings.
+      ctx.events.error('forge_refused', { item: item.id, error: message });
+      await pauseForOperator(
+        ctx,
+        control,
+        `ralph: the forge refused: ${message}; fix it, then run "ralph resume"`,
+      );
+      return false;
+    }
+    if (kind === 'refused') {
+      // This item's request was wrong (a pull request GitHub will not open): it fails alone.
+      const failed = await this.settle(item, (i) =>
+        checksFailed(
+          i,
+          { outcome: 'checks_failed', error: message, failure: message, checks: 'refused' },
+          0,
+          ctx.clock.now(),
+        ),
+      );
+      ctx.events.error('forge_refused', { item: item.id, error: message });
+      this.onSettled(failed);
+      return true;
+    }
+    const now = ctx.clock.now();
+    const failures = (this.outage?.failures ?? 0) + 1;
+    const waitMs = exponentialBackoffMs(failures, forge.checks.poll * 1000, MAX_OUTAGE_WAIT_MS);
+    this.outage = { since: this.outage?.since ?? now, failures, until: now + waitMs };
+    ctx.events.warn('forge_unavailable', {
+      error: message,
+      retryAt: new Date(now + waitMs).toISOString(),
+    });
+    return false;
+  }
+
+  /** Pushes the item's branch (or the land target) and opens or updates its pull request. */
+  private async publish(forge: ForgeConfig, item: Item): Promise<Item | undefined | 'waiting'> {
+    const { ctx } = this;
+    const session = await this.sessionOf(item);
+    const looks = this.due.get(item.id)?.looks ?? 0;
+    if (session === undefined && looks < RECORD_LOOKS) {
+      const soon = Math.min(1000, forge.checks.poll * 1000);
+      this.due.set(item.id, { at: ctx.clock.now() + soon, looks: looks + 1 });
+      return 'waiting';
+    }
+    const repo = await this.repositoryOf(item);
+    const client = await this.forgeOf(forge, repo);
+    const kind = item.landedOn === undefined ? 'item' : 'landed';
+    const head = kind === 'landed' ? item.landedOn : item.branch;
+    if (head === undefined) throw new Error(`item ${item.id} has no branch to push`);
+    const sha = await resolveCommit(repo, head);
+    // The item's own branch may replace what ralph last pushed there (the forge's update of
+    // it, say); the shared land target is never pushed by force.
+    const lease = kind === 'item' && item.pullRequest?.head === head ? item.checksHead : undefined;
+    await client.push(repo, head, lease);
+    const task = await this.taskOf(item);
+    const pull = await client.openPullRequest({
+      head,
+      base: (kind === 'item' ? item.base : undefined) ?? forge.base,
+      title: kind === 'landed' ? `ralph: ${head}` : item.title,
+      body: ctx.redactor.redact(pullRequestBody(item, task, session)),
+      draft: forge.draft,
+      labels: forge.labels,
+      reviewers: forge.reviewers,
+    });
+    const pullRequest = {
+      number: pull.number,
+      url: pull.url,
+      head,
+      base: (kind === 'item' ? item.base : undefined) ?? forge.base,
+      kind,
+    } as const;
+    const after = await this.settle(item, (i) =>
+      pullRequestOpened(i, { pullRequest, head: sha }, ctx.clock.now()),
+    );
+    ctx.events.info('pull_request_opened', {
+      item: item.id,
+      number: pull.number,
+      url: pull.url,
+      head,
+      commit: sha,
+    });
+    this.schedule(item.id, forge, 0);
+    return after?.status === 'awaiting_checks' ? 'waiting' : after;
+  }
+
+  /** Reads the item's pull request and the checks of its head, and settles what they say. */
+  private async look(forge: ForgeConfig, item: Item): Promise<Item | undefined | 'waiting'> {
+    const { ctx } = this;
+    const pr = item.pullRequest;
+    if (pr === undefined) throw new Error(`item ${item.id} awaits checks without a pull request`);
+    const client = await this.forgeOf(forge, await this.repositoryOf(item));
+    const now = ctx.clock.now();
+    const pull = await client.pullRequest(pr.number);
+    if (pull.state === 'merged')
+      return this.settle(item, (i) => checksPassed(i, { checks: 'merged', merged: true }, now));
+    if (pull.state === 'closed') {
+      ctx.events.warn('pull_request_closed', { item: item.id, number: pr.number });
+      return this.settle(item, (i) => cancelled(i, now));
+    }
+    const verdict = await client.checks(pull.headSha, forge.checks.required);
+    const deadline =
+      Date.parse(item.checksSince ?? '') + forge.checks.timeout * 1000 + this.outageMs;
+    if (verdict.state === 'pending') {
+      const line = `pending: ${verdict.waitingFor.length === 0 ? 'no check reported yet' : verdict.waitingFor.join(', ')}`;
+      if (now >= deadline)
+        return this.refuse(forge, item, {
+          outcome: 'checks_timeout',
+          error: `the checks of pull request #${pr.number} did not end within forge.checks.timeout (${line})`,
+          failure: `The checks of pull request #${pr.number} did not end in time (${line}).`,
+          checks: `timed out, ${line}`,
+        });
+      await this.seen(item, line, forge);
+      return 'waiting';
+    }
+    if (verdict.state === 'failure') {
+      const round = { number: (item.checkRounds ?? 0) + 1, of: forge.checks.maxFixRounds };
+      const names = verdict.failed.map((check) => check.name);
+      return this.refuse(forge, item, {
+        outcome: 'checks_failed',
+        error: `pull request #${pr.number}: ${names.join(', ')} failed`,
+        failure: checksFailureText({ ...item, checksHead: pull.headSha }, verdict.failed, round),
+        checks: `failed: ${names.join(', ')}`,
+      });
+    }
+    const green = `green: ${verdict.passed.join(', ')}`;
+    if (forge.reviews || forge.requireApproval) {
+      const reviews = await client.reviews(pr.number);
+      if (forge.reviews && reviews.changesRequested.length > 0) {
+        const round = { number: (item.checkRounds ?? 0) + 1, of: forge.checks.maxFixRounds };
+        return this.refuse(forge, item, {
+          outcome: 'changes_requested',
+          error: `pull request #${pr.number}: ${reviews.changesRequested.map((r) => r.reviewer).join(', ')} requested changes`,
+          failure: changesRequestedText(item, reviews.changesRequested, round),
+          checks: `${green}; changes requested`,
+        });
+      }
+      if (forge.requireApproval && !reviews.approved) {
+        await this.seen(item, `${green}; awaiting approval`, forge);
+        return 'waiting';
+      }
+    }
+    if (forge.merge === 'none')
+      return this.settle(item, (i) => checksPassed(i, { checks: green, merged: false }, now));
+    const merged = await client.merge(pr.number, forge.merge, pull.headSha);
+    if (merged === 'merged') {
+      ctx.events.info('pull_request_merged', { item: item.id, number: pr.number });
+      return this.settle(item, (i) => checksPassed(i, { checks: green, merged: true }, now));
+    }
+    // The base moved: its branch brought up to it, the checks run again on the new head.
+    const updated = await client.updateBranch(pr.number, pull.headSha);
+    if (updated === 'conflict') {
+      const round = { number: (item.checkRounds ?? 0) + 1, of: forge.checks.maxFixRounds };
+      return this.refuse(forge, item, {
+        outcome: 'checks_failed',
+        error: `pull request #${pr.number}: ${pr.base} moved and conflicts with it`,
+        failure: baseConflictText(item, round),
+        checks: `${green}; conflicts with ${pr.base}`,
+      });
+    }
+    ctx.events.info('pull_request_updated', { item: item.id, number: pr.number, base: pr.base });
+    const updatedHead = (await client.pullRequest(pr.number)).headSha;
+    await this.settle(item, (i) =>
+      checksSeen(i, `${pr.base} moved: branch updated, checks again`, ctx.clock.now(), updatedHead),
+    );
+    this.schedule(item.id, forge, 0);
+    return 'waiting';
+  }
+
+  /** Red checks (or changes asked for): back to the agent, or failed with a comment. */
+  private async refuse(
+    forge: ForgeConfig,
+    item: Item,
+    refusal: ChecksRefusal,
+  ): Promise<Item | undefined> {
+    const { ctx } = this;
+    const redacted = {
+      ...refusal,
+      error: ctx.redactor.redact(refusal.error),
+      failure: ctx.redactor.redact(refusal.failure),
+    };
+    const after = await this.settle(item, (i) =>
+      checksFailed(i, redacted, forge.checks.maxFixRounds, ctx.clock.now()),
+    );
+    ctx.events.warn('checks_failed', {
+      item: item.id,
+      outcome: refusal.outcome,
+      error: redacted.error,
+      itemStatus: after?.status,
+    });
+    if (after?.status === 'failed' && item.pullRequest !== undefined) {
+      const names = refusal.checks
+        .replace(/^[^:]*: ?/, '')
+        .split(', ')
+        .filter(Boolean);
+      const client = await this.forgeOf(forge, await this.repositoryOf(item));
+      await client
+        .comment(item.pullRequest.number, checksFailedComment(after, names))
+        .catch((error: unknown) =>
+          ctx.events.warn('forge_comment_failed', {
+            item: item.id,
+            error: ctx.redactor.redact(messageOf(error)),
+          }),
+        );
+    }
+    return after;
+  }
+
+  /** Records what the checks say when it changed, and when to look again. */
+  private async seen(item: Item, line: string, forge: ForgeConfig): Promise<void> {
+    const { ctx } = this;
+    const looks = this.due.get(item.id)?.looks ?? 0;
+    if (item.checks !== line) {
+      await this.settle(item, (i) => checksSeen(i, line, ctx.clock.now()));
+      this.schedule(item.id, forge, 0);
+    } else this.schedule(item.id, forge, looks + 1);
+  }
+
+  /** The next look at an item: the poll interval, growing while nothing changes. */
+  private schedule(id: string, forge: ForgeConfig, looks: number): void {
+    const first = forge.checks.poll * 1000;
+    const wait = exponentialBackoffMs(looks + 1, first, first * MAX_POLL_FACTOR);
+    this.due.set(id, { at: this.ctx.clock.now() + wait, looks });
+  }
+
+  private settle(item: Item, change: (item: Item) => Item): Promise<Item | undefined> {
+    return persistently(this.ctx, this.control, `recording the checks of ${item.id}`, () =>
+      this.ctx.queue.advance(item.id, CHECKS_FROM, change),
+    );
+  }
+
+  /** Counts the workspace's pull requests open and not merged (`forge.maxOpen`). */
+  private async countOpen(forge: ForgeConfig): Promise<void> {
+    const { ctx } = this;
+    const items = await persistently(ctx, this.control, 'counting open pull requests', () =>
+      ctx.queue.list(),
+    );
+    let open = 0;
+    for (const item of items) {
+      if (item.pullRequest === undefined || item.mergedAt !== undefined) continue;
+      if (item.status === 'awaiting_checks') open++;
+      else if (item.status === 'done' && item.lastOutcome === 'ready_for_review') {
+        // Done, and waiting for a person: still open unless they merged or closed it.
+        const state = await this.pullStateOf(forge, item).catch(() => 'open');
+        if (state === 'open') open++;
+      }
+    }
+    this.open = open;
+  }
+
+  /** The state of a done item's pull request, its end recorded once a person merged or closed it. */
+  private async pullStateOf(forge: ForgeConfig, item: Item): Promise<string> {
+    const pr = item.pullRequest;
+    if (pr === undefined) return 'closed';
+    const client = await this.forgeOf(forge, await this.repositoryOf(item));
+    const pull = await client.pullRequest(pr.number);
+    if (pull.state !== 'open') {
+      const now = this.ctx.clock.now();
+      await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
+        this.ctx.queue.advance(item.id, ['done'], (i) => ({
+          ...i,
+          updatedAt: new Date(now).toISOString(),
+          lastOutcome: pull.state === 'merged' ? 'merged' : 'pull_request_closed',
+          mergedAt: pull.state === 'merged' ? new Date(now).toISOString() : undefined,
+        })),
+      );
+    }
+    return pull.state;
+  }
+
+  /** Told once: items await checks, and the workspace sets no forge to read them from. */
+  private warned = false;
+  private warnUnconfigured(items: readonly Item[]): void {
+    if (this.warned || this.ctx.workspace.config.forge !== undefined) return;
+    this.warned = true;
+    this.ctx.events.warn('forge_unconfigured', {
+      items: items.map((item) => item.id).join(', '),
+      reason:
+        'items await the checks of their pull requests, and ralph.config.json sets no "forge"',
+    });
+  }
+
+  private async repositoryOf(item: Item): Promise<string> {
+    const resolved = await resolveSession({
+      workspace: this.ctx.workspace,
+      item,
+      cache: this.ctx.files,
+    });
+    if ('reason' in resolved) throw new Error(resolved.reason);
+    const repo = await repositoryRoot(resolved.settings.workDir);
+    if (repo === undefined) throw new Error(`${resolved.settings.workDir} is in no git repository`);
+    return repo;
+  }
+
+  private async forgeOf(forge: ForgeConfig, repo: string): Promise<Forge> {
+    const known = this.forges.get(repo);
+    if (known !== undefined) return known;
+    const opened = await openForge({
+      ...forge,
+      token: this.ctx.parentEnv[forge.tokenEnv],
+      remoteUrl:
+        forge.repo === undefined
+          ? await remoteUrl(repo, forge.remote).catch(() => {
+              throw new ForgeError(
+                'not_found',
+                `the repository ${repo} has no remote ${forge.remote} (forge.remote)`,
+              );
+            })
+          : undefined,
+    });
+    this.forges.set(repo, opened);
+    return opened;
+  }
+
+  /** The task as the item gives it: its body, or its body file's text. */
+  private async taskOf(item: Item): Promise<string> {
+    if (item.body !== undefined) return item.body;
+    if (item.bodyFile === undefined) return item.title;
+    return readFile(path.resolve(this.ctx.workspace.root, item.bodyFile), 'utf8').catch(
+      () => item.title,
+    );
+  }
+
+  /**
+   * What the item's last session said and which gates it passed, from its record; undefined
+   * until the record is written (it is archived just after its item is settled).
+   */
+  private async sessionOf(item: Item): Promise<SessionTold | undefined> {
+    const sessionId = item.sessions.at(-1);
+    if (sessionId === undefined) return undefined;
+    const { sessions } = this.ctx.workspace.paths;
+    const record = await readFile(sessionFiles(sessions, sessionId).record, 'utf8')
+      .then((text) => JSON.parse(text) as Record<string, unknown>)
+      .catch(() => undefined);
+    if (record === undefined) return undefined;
+    const result = record.result as { text?: unknown } | undefined;
+    const summary = typeof result?.text === 'string' ? result.text : record.lastText;
+    const gates = Array.isArray(record.gates)
+      ? (record.gates as { name?: unknown; passed?: unknown }[]).map((g) => ({
+          name: String(g.name),
+          passed: g.passed === true,
+        }))
+      : [];
+    return {
+      sessionId,
+      summary: typeof summary === 'string' ? summary : undefined,
+      gates,
+      archive: path.relative(this.ctx.workspace.root, sessions) || sessions,
+    };
+  }
+}
