@@ -381,6 +381,8 @@ const ForgeSchema = z.strictObject({
   maxOpen: z.int().positive().optional(),
   /** A review that requests changes goes back to the agent like a failed check. */
   reviews: z.boolean().default(false),
+  /** The least time between two writes to the forge (GitHub asks for one second; thrice that for a new pull request or comment). */
+  writeInterval: DurationSchema.default(1),
 });
 
 export type ForgeConfig = z.output<typeof ForgeSchema>;

@@ -1,4 +1,5 @@
 import { Octokit } from '@octokit/core';
+import Bottleneck from 'bottleneck';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { git, GitError } from '../git/git.js';
@@ -37,6 +38,8 @@ export interface GitHubSettings {
   retries?: number;
   /** What one second of `Retry-After` is in ms (the tests shorten it). */
   retryAfterUnitMs?: number;
+  /** The least time between two writes (GitHub asks for a second; `forge.writeInterval`). */
+  writeIntervalMs?: number;
 }
 
 /** Conclusions of a completed check run that fail it. */
@@ -74,6 +77,7 @@ interface CommitStatus {
 export function gitHubForge(settings: GitHubSettings): Forge {
   const [owner = '', repo = ''] = settings.repo.split('/');
   const maxWait = settings.maxRetryAfterSeconds ?? 120;
+  const writeMs = settings.writeIntervalMs ?? 1000;
   const octokit = new GitHubClient({
     auth: settings.token,
     baseUrl: settings.apiUrl.replace(/\/+$/, ''),
@@ -86,6 +90,10 @@ export function gitHubForge(settings: GitHubSettings): Forge {
     },
     throttle: {
       retryAfterBaseValue: settings.retryAfterUnitMs ?? 1000,
+      // Octokit's spacing of writes, and thrice that for those that notify people (a new pull
+      // request, a comment), as GitHub asks; a test's fake GitHub shortens them.
+      write: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs }),
+      notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs * 3 }),
       // Waited out in place once when short; a longer wait is said, and the caller waits.
       onRateLimit: (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number) =>
         retryCount === 0 && retryAfter <= maxWait,

@@ -13,6 +13,8 @@ export interface ForgeAccess {
   token: string | undefined;
   /** The remote's URL, when `repo` is to be read from it. */
   remoteUrl?: string;
+  /** The least time between two writes, in seconds. */
+  writeInterval: number;
 }
 
 /**
@@ -40,5 +42,6 @@ export async function openForge(access: ForgeAccess): Promise<Forge> {
     remote: access.remote,
     token: access.token,
     tokenEnv: access.tokenEnv,
+    writeIntervalMs: access.writeInterval * 1000,
   });
 }

@@ -61,8 +61,8 @@ export class ChecksStage {
   private outage: { since: number; failures: number; until: number } | undefined;
   /** Time the forge was down this run: deadlines move by it (an outage never fails an item). */
   private outageMs = 0;
-  /** Pull requests of this workspace open and not merged, at the last look. */
-  private open = 0;
+  /** Whether the done items' pull requests were looked at this run (`forge.maxOpen`). */
+  private doneLooked = false;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -76,11 +76,26 @@ export class ChecksStage {
     return this.waiting > 0;
   }
 
-  /** Why no new item may start (`forge.maxOpen` reached); undefined when one may. */
-  get full(): string | undefined {
-    const max = this.ctx.workspace.config.forge?.maxOpen;
-    if (max === undefined || this.open < max) return undefined;
-    return `${this.open} pull request${this.open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${max}): no new item starts until one is merged or closed`;
+  /**
+   * Why no new item may start (`forge.maxOpen` reached); undefined when one may. Counted are
+   * the pull requests open and not merged (done items a person has not merged or closed), those
+   * about to be (items awaiting their checks), and the items running, which may open one each.
+   */
+  async full(): Promise<string | undefined> {
+    const { ctx, control } = this;
+    const forge = ctx.workspace.config.forge;
+    if (forge?.maxOpen === undefined) return undefined;
+    // What people merged or closed since the last run counts from the first claim on.
+    if (!this.doneLooked) await this.lookAtDone(forge);
+    const items = await persistently(ctx, control, 'counting open pull requests', () =>
+      ctx.queue.list(),
+    );
+    const open = items.filter(
+      (item) =>
+        item.status === 'awaiting_checks' || item.status === 'running' || awaitingReview(item),
+    ).length;
+    if (open < forge.maxOpen) return undefined;
+    return `${open} pull request${open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${forge.maxOpen}): no new item starts until one is merged or closed`;
   }
 
   /**
@@ -101,7 +116,7 @@ export class ChecksStage {
         ctx.queue.awaitingChecks(),
       );
       this.waiting = items.length;
-      if (forge?.maxOpen !== undefined) await this.countOpen(forge);
+      if (forge?.maxOpen !== undefined) await this.lookAtDone(forge);
       if (forge === undefined || items.length === 0) {
         if (items.length > 0) this.warnUnconfigured(items);
         if (over() || (forge === undefined && items.length > 0)) return;
@@ -131,8 +146,10 @@ export class ChecksStage {
       } finally {
         await release();
       }
+      // Until the next look is due: a new item, or a change of the queue, wakes it sooner.
       const next = Math.min(...items.map((item) => this.due.get(item.id)?.at ?? 0));
-      await sleep(Math.max(0, Math.min(pollMs * 12, next - ctx.clock.now())));
+      const longest = forge.checks.poll * 1000 * MAX_POLL_FACTOR;
+      await sleep(Math.max(0, Math.min(longest, next - ctx.clock.now())));
     }
   }
 
@@ -398,23 +415,15 @@ export class ChecksStage {
     );
   }
 
-  /** Counts the workspace's pull requests open and not merged (`forge.maxOpen`). */
-  private async countOpen(forge: ForgeConfig): Promise<void> {
+  /** Records which done items' pull requests people merged or closed (`forge.maxOpen`). */
+  private async lookAtDone(forge: ForgeConfig): Promise<void> {
     const { ctx } = this;
+    this.doneLooked = true;
     const items = await persistently(ctx, this.control, 'counting open pull requests', () =>
       ctx.queue.list(),
     );
-    let open = 0;
-    for (const item of items) {
-      if (item.pullRequest === undefined || item.mergedAt !== undefined) continue;
-      if (item.status === 'awaiting_checks') open++;
-      else if (item.status === 'done' && item.lastOutcome === 'ready_for_review') {
-        // Done, and waiting for a person: still open unless they merged or closed it.
-        const state = await this.pullStateOf(forge, item).catch(() => 'open');
-        if (state === 'open') open++;
-      }
-    }
-    this.open = open;
+    for (const item of items.filter(awaitingReview))
+      await this.pullStateOf(forge, item).catch(() => undefined);
   }
 
   /** The state of a done item's pull request, its end recorded once a person merged or closed it. */
@@ -518,3 +527,9 @@ export class ChecksStage {
     };
   }
 }
+
+/** Done, its pull request open for a person's review (not known merged or closed). */
+const awaitingReview = (item: Item) =>
+  item.status === 'done' &&
+  item.pullRequest !== undefined &&
+  item.lastOutcome === 'ready_for_review';

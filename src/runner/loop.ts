@@ -242,7 +242,7 @@ class Night {
       await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
       return 'again';
     }
-    const full = this.checks.full;
+    const full = await this.checks.full();
     if (full !== undefined) return this.whileFull(full);
     this.fullSaid = false;
     // Each worker's session may spend its share of what is left: together they stay within it.

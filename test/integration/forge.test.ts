@@ -5,7 +5,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
+import { openWorkspace } from '../../src/cli/open-workspace.js';
+import { ControlFiles } from '../../src/control/files.js';
+import { FileCache } from '../../src/lib/file-cache.js';
+import { Redactor } from '../../src/lib/redact.js';
+import { openQueue } from '../../src/queue/open.js';
+import { ChecksStage } from '../../src/runner/checks.js';
+import { RunEvents } from '../../src/runner/events.js';
+import { DEFAULT_TIMINGS } from '../../src/runner/context.js';
+import { StopControl } from '../../src/runner/stop-control.js';
+import { fakeTime } from '../support/fake-time.js';
 import { git, makeRepo } from '../support/git.js';
+import { captureOutput } from '../support/output.js';
+import { startRunner } from '../support/runner.js';
+import { waitUntil } from '../support/wait.js';
 import { startFakeGitHub, type FakeCheckRun, type FakeGitHub } from '../support/fake-github.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
 
@@ -38,6 +52,7 @@ async function forgeSetup(
       apiUrl: fake.url,
       repo: 'acme/app',
       checks: { poll: 0.05 },
+      writeInterval: 0.01,
       ...forge,
     },
     run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
@@ -192,6 +207,223 @@ describe('pull requests with CI in the loop', () => {
     expect(git(repo, 'rev-parse', 'main')).not.toBe(git(bare, 'rev-parse', 'main'));
   });
 });
+
+describe('pull requests: waiting, restarts, faults and limits', () => {
+  it('goes on waiting for the checks after a restart, with one pull request', async () => {
+    const { root, github } = await forgeSetup();
+    let green = false;
+    const ci = github.checksFor;
+    github.checksFor = (sha) =>
+      green ? ci?.(sha) : [{ id: 7, name: 'build', status: 'in_progress', conclusion: null }];
+    await add(root, 'waits', 'ci');
+    const first = startRunner(root, { ...env, PATH: process.env.PATH ?? '' }, '--drain');
+    await waitUntil(
+      path.join(root, 'state'),
+      () =>
+        typeof item(root, 'waits').checks === 'string' && item(root, 'waits').checks !== 'pending',
+      30_000,
+      'the checks seen pending',
+    );
+    expect(item(root, 'waits')).toMatchObject({
+      status: 'awaiting_checks',
+      checks: 'pending: build',
+    });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(143);
+    // Still waiting in the queue: the stop released nothing and failed nothing.
+    expect(item(root, 'waits').status).toBe('awaiting_checks');
+    green = true;
+    const second = await ralph(root, ['run', '--drain'], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(item(root, 'waits')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect((item(root, 'waits').sessions as string[]).length).toBe(1);
+    expect(github.pulls).toHaveLength(1);
+    expect(
+      github.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/pulls')),
+    ).toHaveLength(1);
+  });
+
+  it('pauses the night when GitHub refuses the token (401), the item still waiting, the token told nowhere', async () => {
+    const { root, github } = await forgeSetup();
+    await add(root, 'denied', 'ci');
+    const wrong = 'wrong-token-9876543210';
+    const output = captureOutput();
+    const code = await runCommand(root, { drain: true }, output, {
+      PATH: process.env.PATH,
+      GITHUB_TOKEN: wrong,
+    });
+    expect(code).toBe(6);
+    const stderr = output.stderr.join('\n');
+    expect(stderr).toMatch(/the night is paused: .*GitHub refused the token in GITHUB_TOKEN \(401/);
+    expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toContain(
+      'GITHUB_TOKEN',
+    );
+    expect(item(root, 'denied').status).toBe('awaiting_checks');
+    expect(github.pulls).toHaveLength(0);
+    expect(grepTree(root, wrong)).toEqual([]);
+    expect(stderr + output.stdout.join('\n')).not.toContain(wrong);
+  });
+
+  it('keeps ten items waiting an hour of fake time within a request budget, mostly 304s', async () => {
+    const { repo, root, github } = await forgeSetup({ checks: { poll: 30, timeout: 3600 } });
+    github.checksFor = () => [{ id: 9, name: 'build', status: 'in_progress', conclusion: null }];
+    // Ten items whose sessions are over, each on a branch of its own, await their checks.
+    const ids = Array.from({ length: 10 }, (_, i) => `w${i}`);
+    const now = new Date(START).toISOString();
+    const items = ids.map((id) => {
+      git(repo, 'switch', '-q', '-c', `ralph/${id}`, 'main');
+      fs.writeFileSync(path.join(repo, `${id}.txt`), `${id}\n`);
+      git(repo, 'add', '.');
+      git(repo, 'commit', '-q', '-m', id);
+      return {
+        id,
+        title: `Item ${id}`,
+        status: 'awaiting_checks',
+        branch: `ralph/${id}`,
+        baseCommit: git(repo, 'rev-parse', 'main'),
+        createdAt: now,
+        finishedAt: now,
+        git: true,
+      };
+    });
+    git(repo, 'switch', '-q', 'main');
+    fs.writeFileSync(
+      path.join(root, 'state', 'queue.json'),
+      JSON.stringify({ schema: 4, version: 1, items }),
+    );
+    // The forge stage alone, its every wait a jump of the fake clock: an hour goes by at once.
+    const time = fakeTime(START);
+    const { stage, close } = await checksStageOf(root, time);
+    try {
+      await stage.run(
+        () => true,
+        (ms) => time.wait({ ms }),
+      );
+    } finally {
+      await close();
+    }
+    expect(time.now() - START).toBeGreaterThanOrEqual(3600_000);
+    for (const id of ids)
+      expect(item(root, id)).toMatchObject({ status: 'failed', lastOutcome: 'checks_timeout' });
+    const reads = github.calls.filter((c) => c.method === 'GET' && !c.path.endsWith('/pulls'));
+    const unchanged = reads.filter((c) => c.status === 304);
+    // The budget: growing waits (30 s doubling up to 5 min) make 15 looks an hour an item, of
+    // three reads each, two requests to open it and a comment when it fails: about 500 in all;
+    // GitHub counts only the 200s.
+    expect(github.calls.length).toBeLessThanOrEqual(550);
+    expect(reads.length / ids.length).toBeGreaterThanOrEqual(30);
+    expect(unchanged.length / reads.length).toBeGreaterThan(0.9);
+  });
+
+  it('honours Retry-After and a rate limit: the item waits, and is not failed', async () => {
+    const { root, github } = await forgeSetup();
+    github.script.push(
+      {
+        match: /GET .*\/check-runs$/,
+        status: 403,
+        headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' },
+      },
+      { match: /GET .*\/check-runs$/, status: 503, body: { message: 'down' } },
+      { match: /GET .*\/check-runs$/, status: 503, body: { message: 'down' } },
+      { match: /GET .*\/check-runs$/, status: 503, body: { message: 'down' } },
+    );
+    await add(root, 'patient', 'ci');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'patient')).toMatchObject({
+      status: 'done',
+      lastOutcome: 'ready_for_review',
+    });
+    const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+    expect(log).toContain('forge_unavailable');
+    expect(log).toContain('forge_reachable');
+    expect(github.script).toHaveLength(0);
+  });
+
+  it('hands a review asking for changes back to the agent, and needs an approval when asked', async () => {
+    const { bare, root, github } = await forgeSetup({ reviews: true, requireApproval: true });
+    const review = (state: 'APPROVED' | 'CHANGES_REQUESTED') => ({
+      id: state === 'APPROVED' ? 2 : 1,
+      user: { login: 'octo' },
+      state,
+      body: state === 'APPROVED' ? 'Thanks' : 'Please say why in the file.',
+      comments:
+        state === 'APPROVED' ? [] : [{ path: 'asked.txt', line: 1, body: 'explain this line' }],
+    });
+    github.reviews.set(1, [review('CHANGES_REQUESTED')]);
+    const ci = github.checksFor;
+    github.checksFor = (sha) => {
+      // The reviewer approves once the agent's fix is pushed.
+      if (git(bare, 'log', '--format=%s', sha).includes('agent: fix asked'))
+        github.reviews.set(1, [review('CHANGES_REQUESTED'), review('APPROVED')]);
+      return ci?.(sha);
+    };
+    await add(root, 'asked', 'ci');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const done = item(root, 'asked');
+    expect(done).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review', checkRounds: 1 });
+    const sessions = done.sessions as string[];
+    const second = fs.readFileSync(
+      path.join(root, 'docs', 'sessions', `${sessions[1]}-prompt.md`),
+      'utf8',
+    );
+    expect(second).toContain('octo requested changes');
+    expect(second).toContain('asked.txt:1: explain this line');
+  });
+
+  it('starts no new item past forge.maxOpen open pull requests, and says so', async () => {
+    const { root, github } = await forgeSetup({ maxOpen: 1 });
+    await add(root, 'one', 'ci');
+    await add(root, 'two', 'ci');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toContain(
+      '1 pull request is open and not merged (forge.maxOpen 1)',
+    );
+    expect(item(root, 'one')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'two').status).toBe('pending');
+    // Merged by a person: the next night starts the other item.
+    const [pull] = github.pulls;
+    if (pull !== undefined) Object.assign(pull, { state: 'closed', merged: true });
+    const again = await ralph(root, ['run', '--drain'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(item(root, 'one')).toMatchObject({ lastOutcome: 'merged' });
+    expect(item(root, 'two')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+  });
+});
+
+const START = Date.parse('2026-11-25T01:00:00Z');
+
+/** The forge stage of a runner of the workspace, on the fake clock. */
+async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
+  const workspace = await openWorkspace(root);
+  const queue = await openQueue(workspace, env);
+  const stage = new ChecksStage(
+    {
+      workspace,
+      queue,
+      controlFiles: new ControlFiles(workspace.paths),
+      events: new RunEvents(time.clock.now),
+      clock: time.clock,
+      redactor: new Redactor([TOKEN]),
+      parentEnv: { ...process.env, ...env },
+      runner: { pid: process.pid, startedAt: new Date(START).toISOString() },
+      timings: DEFAULT_TIMINGS,
+      wait: time.wait,
+      files: new FileCache(),
+      leases: new Map(),
+      workDirsInUse: new Set(),
+      lockLost: () => undefined,
+      onWedged: () => {
+        throw new Error('wedged');
+      },
+    },
+    new StopControl(),
+    () => undefined,
+  );
+  return { stage, close: () => queue.close() };
+}
 
 /** Files under `dir` whose text holds `needle`. */
 function grepTree(dir: string, needle: string): string[] {
