@@ -404,7 +404,7 @@ async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
       workspace,
       queue,
       controlFiles: new ControlFiles(workspace.paths),
-      events: new RunEvents(time.clock.now),
+      events: new RunEvents(() => time.clock.now()),
       clock: time.clock,
       redactor: new Redactor([TOKEN]),
       parentEnv: { ...process.env, ...env },
