@@ -56,6 +56,8 @@ export type UpdateResult = 'updated' | 'conflict';
 
 /** A forge's pull requests, as the runner uses them. */
 export interface Forge {
+  /** Reads the repository: it is there and the token may push to it (`ralph doctor`). */
+  repository(): Promise<{ name: string; defaultBranch: string; canPush: boolean }>;
   /**
    * Pushes a branch of the local repository to the forge's remote, with the person's git
    * credentials (the API token never reaches git). `lease`: the commit the remote branch is

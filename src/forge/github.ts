@@ -196,6 +196,19 @@ export function gitHubForge(settings: GitHubSettings): Forge {
   }
 
   return {
+    async repository() {
+      const repository = await call<{
+        full_name: string;
+        default_branch: string;
+        permissions?: { push?: boolean };
+      }>(`reading ${settings.repo}`, 'GET /repos/{owner}/{repo}', {});
+      return {
+        name: repository.full_name,
+        defaultBranch: repository.default_branch,
+        canPush: repository.permissions?.push === true,
+      };
+    },
+
     async push(repoDir: string, branch: string, lease?: string): Promise<void> {
       const ref = `refs/heads/${branch}`;
       try {

@@ -158,6 +158,14 @@ describe('pull requests with CI in the loop', () => {
     expect(second).toContain('broken-fixme:1: failure: breaks the build');
     expect(second).toContain('error: broken-fixme breaks the build');
     expect(second).toContain('fix round 1 of 2');
+    // ls and show give its pull request's link and checks.
+    const ls = await ralph(root, ['ls']);
+    expect(ls.stdout).toContain('PR #1 green: build: https://github.example/acme/app/pull/1');
+    const show = await ralph(root, ['show', 'fixme']);
+    expect(show.stdout).toContain(
+      'Pull request: #1 https://github.example/acme/app/pull/1 (ralph/fixme into main)',
+    );
+    expect(show.stdout).toMatch(/Checks: +green: build, 1 failed round/);
     // The person's main is untouched: nothing merges without forge.merge.
     expect(git(bare, 'rev-parse', 'main')).toBe(git(repo, 'rev-parse', 'main'));
     // The token went in the Authorization header, and nowhere in the workspace.
@@ -209,6 +217,21 @@ describe('pull requests with CI in the loop', () => {
 });
 
 describe('pull requests: waiting, restarts, faults and limits', () => {
+  it('doctor reads the repository with the token, and names the setting when it cannot', async () => {
+    const { root } = await forgeSetup();
+    const ok = await ralph(root, ['doctor'], env);
+    expect(ok.stdout).toMatch(
+      /ok +forge +acme\/app on http:\/\/127\.0\.0\.1:\d+, pushed to through origin; the token in GITHUB_TOKEN reads it/,
+    );
+    const none = await ralph(root, ['doctor'], { GITHUB_TOKEN: undefined });
+    expect(none.stdout).toMatch(/FAIL +forge +no token in GITHUB_TOKEN \(forge\.tokenEnv\)/);
+    const wrong = await ralph(root, ['doctor'], { GITHUB_TOKEN: 'wrong-token-9876543210' });
+    expect(wrong.stdout).toMatch(
+      /FAIL +forge +reading acme\/app: GitHub refused the token in GITHUB_TOKEN \(401/,
+    );
+    expect(wrong.stdout + wrong.stderr).not.toContain('wrong-token-9876543210');
+  });
+
   it('goes on waiting for the checks after a restart, with one pull request', async () => {
     const { root, github } = await forgeSetup();
     let green = false;

@@ -187,6 +187,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const path = url.pathname;
       if (!path.startsWith(base)) return send(404, { message: 'Not Found' });
       const rest = path.slice(base.length);
+      if (rest === '' && method === 'GET')
+        return send(200, {
+          full_name: `${owner}/${repo}`,
+          default_branch: 'main',
+          permissions: { push: true },
+        });
       let m: RegExpExecArray | null;
       if (rest === '/pulls' && method === 'GET') {
         const head = url.searchParams.get('head')?.split(':')[1];

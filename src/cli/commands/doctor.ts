@@ -28,6 +28,8 @@ import { liveRunner, readBudget } from '../../runner/state.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
+import { openForge } from '../../forge/open.js';
+import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
 
 /**
  * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown
@@ -281,6 +283,49 @@ async function checkWorkspace(
 }
 
 /**
+ * The forge: its remote is one of the repository's, its token is set, and a read of the
+ * repository with it works and may push (the token itself is never shown).
+ */
+async function checkForge(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Check[]> {
+  const forge = workspace.config.forge;
+  if (forge === undefined) return [];
+  const workDir = path.resolve(workspace.root, workspace.config.defaults.workDir ?? '.');
+  const repo = await repositoryRoot(workDir);
+  if (repo === undefined)
+    return [{ verdict: 'FAIL', name: 'forge', detail: `${workDir} is in no git repository` }];
+  const url = await remoteUrl(repo, forge.remote).catch(() => undefined);
+  if (url === undefined)
+    return [
+      {
+        verdict: 'FAIL',
+        name: 'forge',
+        detail: `the repository ${repo} has no remote ${forge.remote} (forge.remote)`,
+      },
+    ];
+  try {
+    const client = await openForge({ ...forge, token: env[forge.tokenEnv], remoteUrl: url });
+    const found = await client.repository();
+    return [
+      {
+        verdict: found.canPush ? 'ok' : 'FAIL',
+        name: 'forge',
+        detail: found.canPush
+          ? `${found.name} on ${forge.apiUrl}, pushed to through ${forge.remote}; the token in ${forge.tokenEnv} reads it`
+          : `the token in ${forge.tokenEnv} reads ${found.name} but may not push to it`,
+      },
+    ];
+  } catch (error) {
+    const message = redactorFor(workspace, env).redact(
+      error instanceof Error ? error.message : String(error),
+    );
+    return [{ verdict: 'FAIL', name: 'forge', detail: message }];
+  }
+}
+
+/**
  * Git mode, the gates and the items: git is found when git mode is on, each configured gate's
  * program is found, and every unfinished item passes the checks of `ralph add` (its base, its
  * gates, its persona and work dir).
@@ -320,6 +365,7 @@ async function checkWork(
           },
     );
   }
+  if (config.forge !== undefined) checks.push(...(await checkForge(workspace, env)));
   // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   for (const item of items.filter((i) => ['pending', 'interrupted'].includes(i.status))) {

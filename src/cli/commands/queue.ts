@@ -53,8 +53,17 @@ export async function queueCommand(
   return ExitCode.ok;
 }
 
-/** What landing did with an item: where it landed, or why it went back to its agent. */
+/**
+ * What came after an item's session: its pull request and checks, where it landed, or why it
+ * went back to its agent.
+ */
 function landingNote(item: Item): string | undefined {
+  const pr = item.pullRequest;
+  if (pr !== undefined && (item.status === 'awaiting_checks' || item.status === 'done'))
+    return `PR #${pr.number} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
+  if (item.status === 'awaiting_checks') return 'pushing, to open its pull request';
+  if (item.checksFailure !== undefined && item.status === 'pending')
+    return `back from its checks: ${item.lastError ?? ''}`;
   if (item.landFailure !== undefined) return `back from landing: ${item.lastError ?? ''}`;
   if (item.landedCommit !== undefined)
     return `landed on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}`;

@@ -1,3 +1,4 @@
+import type { Item } from '../../queue/item.js';
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
@@ -37,8 +38,11 @@ function workLines(record: SessionRecord): string[] {
   return lines;
 }
 
-/** What became of the landing of an item's latest session: landed, waiting, or refused and why. */
-async function landingLines(
+/**
+ * What became of an item's latest session after it: its pull request and checks, its landing
+ * (landed, waiting, or refused and why).
+ */
+async function afterSessionLines(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
   sessionId: string,
@@ -49,6 +53,21 @@ async function landingLines(
     .then((items) => items.find((i) => i.id === record.itemId))
     .catch(() => undefined);
   if (item === undefined || item.sessions.at(-1) !== sessionId) return [];
+  const pr = item.pullRequest;
+  const pull =
+    pr === undefined
+      ? item.status === 'awaiting_checks'
+        ? ['Pull request: being opened']
+        : []
+      : [
+          `Pull request: #${pr.number} ${pr.url} (${pr.head} into ${pr.base})`,
+          `Checks:   ${item.mergedAt !== undefined ? `merged ${item.mergedAt}` : (item.checks ?? 'not read yet')}${item.checkRounds ? `, ${item.checkRounds} failed round${item.checkRounds === 1 ? '' : 's'}` : ''}`,
+        ];
+  return [...pull, ...landingLines(item)];
+}
+
+/** Where the item landed, or why not. */
+function landingLines(item: Item): string[] {
   if (item.landedCommit !== undefined)
     return [
       `Landed:   on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}${item.landedOnto ? ` (onto ${item.landedOnto.slice(0, 12)})` : ''}${item.landedAt ? `, ${item.landedAt}` : ''}`,
@@ -103,7 +122,7 @@ export async function showCommand(
     }`,
     `Work dir: ${record.workDir}`,
     ...workLines(record),
-    ...(record.git === undefined ? [] : await landingLines(workspace, env, sessionId, record)),
+    ...(record.git === undefined ? [] : await afterSessionLines(workspace, env, sessionId, record)),
     '',
     'Command (secrets masked):',
     `  ${shellQuote(record.command)}`,

@@ -45,8 +45,8 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
   else
     lines.push(
       `Queue:   ${Object.entries(report.queue)
-        // Landing is said while items wait to land: a night without it never sees the word.
-        .filter(([status, n]) => status !== 'landing' || n > 0)
+        // Landing and checks are said while items wait for them: a night without never sees them.
+        .filter(([status, n]) => (status !== 'landing' && status !== 'awaiting_checks') || n > 0)
         .map(([status, n]) => `${n} ${status}`)
         .join(', ')}${fleet === undefined ? '' : ` (${fleet.queue})`}`,
     );
