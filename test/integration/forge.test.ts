@@ -20,7 +20,7 @@ import { git, makeRepo } from '../support/git.js';
 import { captureOutput } from '../support/output.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { startFakeGitHub, type FakeCheckRun, type FakeGitHub } from '../support/fake-github.js';
+import { brokenFileCi, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -42,7 +42,7 @@ async function forgeSetup(
   git(repo, 'clone', '-q', '--bare', repo, bare);
   git(repo, 'remote', 'add', 'origin', bare);
   fake = await startFakeGitHub({ bare });
-  fake.checksFor = ciOf(bare);
+  fake.checksFor = brokenFileCi(bare);
   const root = await makeWorkspace({
     clis: { claude: { command: [FAKE_CLAUDE] } },
     defaults: { workDir: repo },
@@ -59,40 +59,6 @@ async function forgeSetup(
     ...config,
   });
   return { repo, bare, root, github: fake };
-}
-
-/** The fake CI: `build` fails a commit holding a `broken-*` file, with an annotation and a log. */
-function ciOf(bare: string): (sha: string) => FakeCheckRun[] {
-  let ids = 100;
-  const runs = new Map<string, FakeCheckRun[]>();
-  return (sha) => {
-    const known = runs.get(sha);
-    if (known !== undefined) return known;
-    const files = git(bare, 'ls-tree', '--name-only', sha).split('\n');
-    const broken = files.find((f) => f.startsWith('broken-'));
-    const made: FakeCheckRun[] = [
-      broken === undefined
-        ? { id: ids++, name: 'build', status: 'completed', conclusion: 'success' }
-        : {
-            id: ids++,
-            name: 'build',
-            status: 'completed',
-            conclusion: 'failure',
-            output: { title: 'Build failed', summary: `${broken} must not exist` },
-            annotations: [
-              {
-                path: broken,
-                start_line: 1,
-                annotation_level: 'failure',
-                message: 'breaks the build',
-              },
-            ],
-            log: `step 1\nstep 2\nerror: ${broken} breaks the build\n`,
-          },
-    ];
-    runs.set(sha, made);
-    return made;
-  };
 }
 
 const item = (root: string, id: string) =>
@@ -213,6 +179,40 @@ describe('pull requests with CI in the loop', () => {
     const files = git(bare, 'ls-tree', '--name-only', 'main').split('\n');
     expect(files).toEqual(expect.arrayContaining(['late.txt', 'other.txt']));
     expect(git(repo, 'rev-parse', 'main')).not.toBe(git(bare, 'rev-parse', 'main'));
+  });
+});
+
+describe('the land target\'s pull request (forge.pr "landed")', () => {
+  it('opens one pull request for what landed, hands a red landing back to its item, and is green when fixed', async () => {
+    const { bare, root, github } = await forgeSetup(
+      { pr: 'landed' },
+      { land: { enabled: true, maxRounds: 3 } },
+    );
+    await add(root, 'first', 'ci broken=1', '--base', 'main');
+    await add(root, 'second', 'ci', '--base', 'main', '--depends-on', 'first');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ['first', 'second'])
+      expect(item(root, id)).toMatchObject({
+        status: 'done',
+        lastOutcome: 'ready_for_review',
+        landedOn: 'ralph/landed',
+        pullRequest: { number: 1, head: 'ralph/landed', base: 'main', kind: 'landed' },
+      });
+    // One pull request, the land target's, updated as items landed on it.
+    expect(github.pulls).toHaveLength(1);
+    expect(github.pulls[0]).toMatchObject({ head: 'ralph/landed', base: 'main', state: 'open' });
+    // The first item's landing was red: it went back, fixed its branch, and landed again.
+    expect(item(root, 'first').checkRounds).toBe(1);
+    const sessions = item(root, 'first').sessions as string[];
+    const second = fs.readFileSync(
+      path.join(root, 'docs', 'sessions', `${sessions[1]}-prompt.md`),
+      'utf8',
+    );
+    expect(second).toContain('The checks of `ralph/landed` (pull request #1');
+    const files = git(bare, 'ls-tree', '--name-only', 'ralph/landed').split('\n');
+    expect(files).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
+    expect(files).not.toContain('broken-first');
   });
 });
 

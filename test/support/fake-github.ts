@@ -387,3 +387,37 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   };
   return fake;
 }
+
+/** The fake CI: `build` fails a commit holding a `broken-*` file, with an annotation and a log. */
+export function brokenFileCi(bare: string): (sha: string) => FakeCheckRun[] {
+  let ids = 100;
+  const runs = new Map<string, FakeCheckRun[]>();
+  return (sha) => {
+    const known = runs.get(sha);
+    if (known !== undefined) return known;
+    const files = inBare(bare, 'ls-tree', '--name-only', sha).split('\n');
+    const broken = files.find((f) => f.startsWith('broken-'));
+    const made: FakeCheckRun[] = [
+      broken === undefined
+        ? { id: ids++, name: 'build', status: 'completed', conclusion: 'success' }
+        : {
+            id: ids++,
+            name: 'build',
+            status: 'completed',
+            conclusion: 'failure',
+            output: { title: 'Build failed', summary: `${broken} must not exist` },
+            annotations: [
+              {
+                path: broken,
+                start_line: 1,
+                annotation_level: 'failure',
+                message: 'breaks the build',
+              },
+            ],
+            log: `step 1\nstep 2\nerror: ${broken} breaks the build\n`,
+          },
+    ];
+    runs.set(sha, made);
+    return made;
+  };
+}
