@@ -17,6 +17,7 @@ import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js'
 import { claim } from '../../src/queue/transitions.js';
 import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { git, makeRepo } from '../support/git.js';
+import { brokenFileCi, startFakeGitHub } from '../support/fake-github.js';
 import { startRunner } from '../support/runner.js';
 import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
@@ -535,6 +536,57 @@ describe('the Postgres queue', () => {
     expect(landings.filter((e) => e.event === 'land_retried' || e.event === 'land_failed')).toEqual(
       [],
     );
+  });
+
+  it("opens each item's pull request once from two runners of the fleet, and tends its checks across them", async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const repo = await makeRepo();
+    const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
+    git(repo, 'clone', '-q', '--bare', repo, bare);
+    git(repo, 'remote', 'add', 'origin', bare);
+    const github = await startFakeGitHub({ bare });
+    onTestFinished(() => github.close());
+    github.checksFor = brokenFileCi(bare);
+    const config = {
+      ...postgresConfig(),
+      defaults: { workDir: repo },
+      git: { enabled: true },
+      forge: {
+        kind: 'github',
+        apiUrl: github.url,
+        repo: 'acme/app',
+        checks: { poll: 0.05 },
+        writeInterval: 0.01,
+      },
+    };
+    const [a, b] = [await guardedWorkspace(config), await guardedWorkspace(config)];
+    const token = { GITHUB_TOKEN: 'test-token-0123456789' };
+    const [envA, envB] = [
+      { ...a.env, ...token, RALPH_DATABASE_URL: url },
+      { ...b.env, ...token, RALPH_DATABASE_URL: url },
+    ];
+    const ids = ['p1', 'p2', 'p3', 'p4'];
+    for (const [n, id] of ids.entries())
+      expect(
+        (
+          await ralph(
+            a.root,
+            ['add', id, '--id', id, '--body', `#behave: ci${n % 2 === 0 ? ' broken=1' : ''}`],
+            envA,
+          )
+        ).code,
+      ).toBe(0);
+    const runners = [startRunner(a.root, envA, '--drain'), startRunner(b.root, envB, '--drain')];
+    for (const r of runners) onTestFinished(() => void r.child.kill('SIGKILL'));
+    expect(await Promise.all(runners.map((r) => r.exited))).toEqual([0, 0]);
+    const exported = await ralph(a.root, ['queue', 'export'], envA);
+    const { items } = JSON.parse(exported.stdout) as { items: Item[] };
+    for (const i of items)
+      expect(i, i.id).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    // One pull request an item, whichever runner opened it or read its checks.
+    expect(github.pulls.map((p) => p.head).sort()).toEqual(ids.map((id) => `ralph/${id}`));
+    expect(items.filter((i) => i.checkRounds === 1).map((i) => i.id)).toEqual(['p1', 'p3']);
   });
 
   it('fences a runner cut off past its lease: another runs the item, the late settle is refused and logged', async () => {
