@@ -1,7 +1,7 @@
 import { NotFoundError, InputError } from '../lib/errors.js';
 import { closureOf, dependentsOf } from './dependencies.js';
 import type { Item } from './item.js';
-import { landingTally } from './landing-tally.js';
+import { landingTally, pullRequestTally } from './landing-tally.js';
 import {
   fenceReason,
   type AddOptions,
@@ -71,7 +71,13 @@ export class FileQueue implements Queue {
       counts[item.status] = (counts[item.status] ?? 0) + 1;
       if (item.status === 'running' && item.branch !== undefined) branches[item.id] = item.branch;
     }
-    return { counts, version, branches, landings: landingTally(items) };
+    return {
+      counts,
+      version,
+      branches,
+      landings: landingTally(items),
+      pullRequests: pullRequestTally(items),
+    };
   }
 
   async dependencyClosure(ids: readonly string[]): Promise<Item[]> {

@@ -1,5 +1,5 @@
 import type { Item } from './item.js';
-import type { LandingTally } from './queue.js';
+import type { LandingTally, PullRequestTally } from './queue.js';
 
 /** What landing did, read from the items (the file queue; Postgres asks the same in SQL). */
 export function landingTally(items: readonly Item[]): LandingTally {
@@ -26,4 +26,23 @@ export function landingTally(items: readonly Item[]): LandingTally {
       .sort((a, b) => a.target.localeCompare(b.target)),
     refused: refused.sort((a, b) => a.id.localeCompare(b.id)),
   };
+}
+
+/** The pull requests awaiting checks or review, read from the items (the file queue). */
+export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
+  return items
+    .filter(
+      (item) =>
+        item.pullRequest !== undefined &&
+        (item.status === 'awaiting_checks' ||
+          (item.status === 'done' && item.lastOutcome === 'ready_for_review')),
+    )
+    .map((item) => ({
+      id: item.id,
+      number: item.pullRequest?.number ?? 0,
+      url: item.pullRequest?.url ?? '',
+      status: item.status,
+      ...(item.checks === undefined ? {} : { checks: item.checks }),
+    }))
+    .sort((a, b) => a.number - b.number);
 }

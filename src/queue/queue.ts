@@ -148,6 +148,18 @@ export interface QueueTally {
   /** Git mode: the branches of the running items, by item id. */
   branches: Record<string, string>;
   landings: LandingTally;
+  /** The pull requests awaiting their checks or a person's review, by item id. */
+  pullRequests: PullRequestTally[];
+}
+
+/** An item's pull request as `status` tells it. */
+export interface PullRequestTally {
+  id: string;
+  number: number;
+  url: string;
+  /** `awaiting_checks`, or `done` while it waits for a person's review. */
+  status: ItemStatus;
+  checks?: string;
 }
 
 /**

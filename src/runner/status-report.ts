@@ -58,6 +58,8 @@ export interface StatusReport {
     targets: { target: string; landed: number; commit: string }[];
     refused: { id: string; status: string; error: string }[];
   };
+  /** Pull requests awaiting their checks, or a person's review (absent when there are none). */
+  pullRequests?: { id: string; number: number; url: string; status: string; checks?: string }[];
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /**

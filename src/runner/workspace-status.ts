@@ -44,7 +44,13 @@ async function readQueue(
   queue: Queue | UnavailableError,
   unreadable: Unreadable,
 ): Promise<QueueTally & { fleet?: StatusReport['fleet'] }> {
-  const none = { counts: {}, version: 0, branches: {}, landings: { targets: [], refused: [] } };
+  const none = {
+    counts: {},
+    version: 0,
+    branches: {},
+    landings: { targets: [], refused: [] },
+    pullRequests: [],
+  };
   if (queue instanceof UnavailableError)
     return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
   if (queue.fleet === undefined) return orUnreadable(queue.tally(), none, queue.where, unreadable);
@@ -75,7 +81,7 @@ export async function gatherStatus(
   const control = new ControlFiles(paths);
   const unreadable: Unreadable = [];
   const [
-    { counts: tallied, version, branches, landings, fleet },
+    { counts: tallied, version, branches, landings, pullRequests, fleet },
     budget,
     runner,
     paused,
@@ -101,6 +107,7 @@ export async function gatherStatus(
     budget: { run: budget.run, totalCostUsd: budget.totalCostUsd, iterations: budget.iterations },
   };
   if (landings.targets.length > 0 || landings.refused.length > 0) report.landing = landings;
+  if (pullRequests.length > 0) report.pullRequests = pullRequests;
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
   if (paused !== undefined) report.paused = { reason: paused };
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };

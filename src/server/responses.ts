@@ -80,6 +80,17 @@ export const HealthAnswer = z.strictObject({
       refused: z.array(z.strictObject({ id: z.string(), status: z.string(), error: z.string() })),
     })
     .optional(),
+  pullRequests: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        number: z.number(),
+        url: z.string(),
+        status: z.string(),
+        checks: z.string().optional(),
+      }),
+    )
+    .optional(),
   running: z.array(RunningSessionAnswer),
   orphaned: z
     .strictObject({ itemIds: z.array(z.string()), sessions: z.array(z.string()) })

@@ -255,6 +255,11 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(await first.exited).toBe(143);
     // Still waiting in the queue: the stop released nothing and failed nothing.
     expect(item(root, 'waits').status).toBe('awaiting_checks');
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toContain('1 awaiting_checks');
+    expect(status.stdout).toContain(
+      'Pull requests: #1 waits pending: build: https://github.example/acme/app/pull/1',
+    );
     green = true;
     const second = await ralph(root, ['run', '--drain'], env);
     expect(second.code, second.stderr).toBe(0);

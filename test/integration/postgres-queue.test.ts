@@ -587,6 +587,11 @@ describe('the Postgres queue', () => {
     // One pull request an item, whichever runner opened it or read its checks.
     expect(github.pulls.map((p) => p.head).sort()).toEqual(ids.map((id) => `ralph/${id}`));
     expect(items.filter((i) => i.checkRounds === 1).map((i) => i.id)).toEqual(['p1', 'p3']);
+    const status = await ralph(a.root, ['status'], envA);
+    expect(status.stdout).toContain('Pull requests: #');
+    expect(
+      status.stdout.match(/ready for review: https:\/\/github\.example\/acme\/app\/pull\/\d/g),
+    ).toHaveLength(4);
   });
 
   it('fences a runner cut off past its lease: another runs the item, the late settle is refused and logged', async () => {

@@ -59,6 +59,13 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     );
   if (refused.length > REFUSALS_SHOWN)
     lines.push(`            and ${refused.length - REFUSALS_SHOWN} more (ralph ls)`);
+  const pulls = report.pullRequests ?? [];
+  for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
+    lines.push(
+      `${i === 0 ? 'Pull requests:' : '              '} #${pr.number} ${pr.id} ${pr.status === 'done' ? 'ready for review' : (pr.checks ?? 'opening')}: ${pr.url}`,
+    );
+  if (pulls.length > REFUSALS_SHOWN)
+    lines.push(`               and ${pulls.length - REFUSALS_SHOWN} more (ralph ls)`);
   if (fleet?.paused)
     lines.push(
       `Fleet:   paused by ${fleet.paused.by} at ${fleet.paused.at}: ${fleet.paused.reason} (ralph resume --fleet to go on)`,

@@ -165,7 +165,7 @@ export class PgQueue implements Queue {
 
   tally(): Promise<QueueTally> {
     return this.run(async (db) => {
-      const [counts, running, version, landedOn, refused] = await Promise.all([
+      const [counts, running, version, landedOn, refused, pulls] = await Promise.all([
         db.query<{ status: ItemStatus; count: string }>(
           'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
           [this.options.name],
@@ -187,6 +187,18 @@ export class PgQueue implements Queue {
             WHERE queue = $1 AND doc ? 'landFailure' ORDER BY id`,
           [this.options.name],
         ),
+        db.query<{
+          id: string;
+          status: ItemStatus;
+          pr: { number: number; url: string };
+          checks: string | null;
+        }>(
+          `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
+            WHERE queue = $1 AND doc ? 'pullRequest'
+              AND (status = 'awaiting_checks' OR (status = 'done' AND doc->>'lastOutcome' = 'ready_for_review'))
+            ORDER BY (doc->'pullRequest'->>'number')::int`,
+          [this.options.name],
+        ),
       ]);
       return {
         counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.count)])),
@@ -200,6 +212,13 @@ export class PgQueue implements Queue {
           })),
           refused: refused.rows.map((r) => ({ id: r.id, status: r.status, error: r.error ?? '' })),
         },
+        pullRequests: pulls.rows.map((r) => ({
+          id: r.id,
+          number: r.pr.number,
+          url: r.pr.url,
+          status: r.status,
+          ...(r.checks === null ? {} : { checks: r.checks }),
+        })),
       };
     });
   }
