@@ -156,6 +156,55 @@ export function landingReport(
   };
 }
 
+/** What `pullRequestsReport` reads of a queue item. */
+export interface PullRequestOfItem {
+  id: string;
+  status: string;
+  lastOutcome?: string;
+  checks?: string;
+  checkRounds?: number;
+  pullRequest?: { number: number; url: string };
+}
+
+/** An item's pull request as the report tells it. */
+export interface PullRequestReport {
+  itemId: string;
+  number: number;
+  url: string;
+  /** `merged`, `ready_for_review`, `awaiting_checks`, or why it failed (`checks_failed`…). */
+  state: string;
+  checks?: string;
+  /** Times its checks failed (or a review asked for changes). */
+  redRounds: number;
+}
+
+/** The pull requests of the items worked on in `entries`, by number; none: undefined. */
+export function pullRequestsReport(
+  entries: readonly IndexEntry[],
+  items: readonly PullRequestOfItem[],
+): PullRequestReport[] | undefined {
+  const worked = new Set(entries.map((e) => e.itemId));
+  const pulls = items.flatMap((item) =>
+    item.pullRequest === undefined || !worked.has(item.id)
+      ? []
+      : [
+          {
+            itemId: item.id,
+            number: item.pullRequest.number,
+            url: item.pullRequest.url,
+            // Done or failed: how (merged, ready_for_review, checks_failed…); else its status.
+            state:
+              item.status === 'done' || item.status === 'failed'
+                ? (item.lastOutcome ?? item.status)
+                : item.status,
+            ...(item.checks === undefined ? {} : { checks: item.checks }),
+            redRounds: item.checkRounds ?? 0,
+          },
+        ],
+  );
+  return pulls.length === 0 ? undefined : pulls.sort((a, b) => a.number - b.number);
+}
+
 /** The night as a person reads it in the morning: one run's span, outcomes, spend and failures. */
 export interface NightSummary {
   /** When the run started; undefined before the first run. */

@@ -193,6 +193,18 @@ const LandingReportAnswer = z.strictObject({
   costEstimated: z.boolean(),
 });
 
+/** The pull requests of the items worked on, by number (absent without any). */
+const PullRequestsAnswer = z.array(
+  z.strictObject({
+    itemId: z.string(),
+    number: z.number(),
+    url: z.string(),
+    state: z.string(),
+    checks: z.string().optional(),
+    redRounds: z.number(),
+  }),
+);
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
@@ -200,6 +212,7 @@ export const ReportAnswer = z.strictObject({
   byItem: z.array(ReportGroupAnswer),
   byCli: z.array(ReportGroupAnswer),
   landing: LandingReportAnswer.optional(),
+  pullRequests: PullRequestsAnswer.optional(),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */
@@ -216,6 +229,7 @@ export const NightAnswer = z.strictObject({
   budgetLeftUsd: usd.optional(),
   failures: z.array(Failure.extend({ lastWords: z.string().optional() })),
   landing: LandingReportAnswer.optional(),
+  pullRequests: PullRequestsAnswer.optional(),
 });
 
 /** `GET /log`: the runner's latest log entries, each with its time, level and event. */

@@ -132,6 +132,10 @@ describe('pull requests with CI in the loop', () => {
       'Pull request: #1 https://github.example/acme/app/pull/1 (ralph/fixme into main)',
     );
     expect(show.stdout).toMatch(/Checks: +green: build, 1 failed round/);
+    const report = await ralph(root, ['report']);
+    expect(report.stdout).toContain(
+      '#1 fixme ready for review (green: build), red 1 time: https://github.example/acme/app/pull/1',
+    );
     // The person's main is untouched: nothing merges without forge.merge.
     expect(git(bare, 'rev-parse', 'main')).toBe(git(repo, 'rev-parse', 'main'));
     // The token went in the Authorization header, and nowhere in the workspace.

@@ -8,18 +8,23 @@ const COLUMNS = [
   'pending',
   'running',
   'landing',
+  'awaiting_checks',
   'interrupted',
   'failed',
   'done',
   'cancelled',
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
-const OCCASIONAL = new Set<string>(['landing']);
+const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks']);
+/** A column's heading, where its status's name is too long for it. */
+const HEADINGS: Record<string, string> = { awaiting_checks: 'checks' };
+/** Outcomes shown as good news. */
+const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
 const PAGE = 50;
 
 const RETRYABLE = new Set(['failed', 'cancelled', 'interrupted']);
-const CANCELLABLE = new Set(['pending', 'interrupted', 'failed', 'landing']);
+const CANCELLABLE = new Set(['pending', 'interrupted', 'failed', 'landing', 'awaiting_checks']);
 
 function Card({
   item,
@@ -52,8 +57,16 @@ function Card({
         {item.title}
       </a>
       {item.lastOutcome && (
-        <div class={`outcome ${item.lastOutcome === 'success' ? 'ok' : 'bad'}`}>
-          {item.lastOutcome}
+        <div class={`outcome ${GOOD_OUTCOMES.has(item.lastOutcome) ? 'ok' : 'bad'}`}>
+          {item.lastOutcome.replaceAll('_', ' ')}
+        </div>
+      )}
+      {item.pullRequest !== undefined && (
+        <div class="note" title={item.checks}>
+          <a href={item.pullRequest.url} target="_blank" rel="noopener noreferrer">
+            PR #{item.pullRequest.number}
+          </a>
+          {item.mergedAt === undefined && item.checks !== undefined ? ` · ${item.checks}` : ''}
         </div>
       )}
       {note && (
@@ -202,7 +215,7 @@ export function Board() {
           return (
             <div class="column" data-status={status} key={status}>
               <h3>
-                {status} <span class="count">{column.length}</span>
+                {HEADINGS[status] ?? status} <span class="count">{column.length}</span>
               </h3>
               {column.slice(0, limit).map((item) => (
                 <Card

@@ -63,6 +63,24 @@ export function ItemPage({ id }: { id: string }) {
           </div>
         )}
         {item.status === 'landing' && <div class="dim">waiting to land</div>}
+        {item.pullRequest !== undefined && (
+          <div class={item.mergedAt !== undefined ? 'ok' : ''}>
+            pull request{' '}
+            <a href={item.pullRequest.url} target="_blank" rel="noopener noreferrer">
+              #{item.pullRequest.number}
+            </a>{' '}
+            ({item.pullRequest.head} into {item.pullRequest.base}) ·{' '}
+            {item.mergedAt !== undefined
+              ? `merged ${when(item.mergedAt)}`
+              : (item.checks ?? 'opening')}
+            {item.checkRounds
+              ? ` · red ${item.checkRounds} time${item.checkRounds === 1 ? '' : 's'}`
+              : ''}
+          </div>
+        )}
+        {item.status === 'awaiting_checks' && item.pullRequest === undefined && (
+          <div class="dim">pushing its branch to open its pull request</div>
+        )}
         <div class="dim">
           {item.cli ? `on ${item.cli} · ` : ''}
           {item.agent ? `persona ${item.agent} · ` : ''}

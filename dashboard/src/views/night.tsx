@@ -4,6 +4,7 @@ import { plural } from '../../../src/lib/text.js';
 import { money, when } from '../format.js';
 import { useLive } from '../live.js';
 import { LandingSummary } from './landing-summary.js';
+import { PullRequestsSummary } from './pull-requests.js';
 
 /** The last night, fetched again whenever the queue changes. */
 export function useNight(): Night | undefined {
@@ -35,6 +36,7 @@ export function NightSummary({ night }: { night: Night | undefined }) {
           : ` of ${money(night.maxCostUsd)} (${money(night.budgetLeftUsd)} left)`}
       </div>
       <LandingSummary landing={night.landing} />
+      <PullRequestsSummary pulls={night.pullRequests} />
       {night.failures.length > 0 && (
         <ul class="failures">
           {night.failures.map((f) => (

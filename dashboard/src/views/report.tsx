@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, type Report, type ReportGroup } from '../api.js';
 import { formatDuration, money } from '../format.js';
 import { LandingSummary } from './landing-summary.js';
+import { PullRequestsSummary } from './pull-requests.js';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -122,6 +123,7 @@ export function ReportView() {
         <>
           <Chart days={report.byDay} />
           <LandingSummary landing={report.landing} />
+          <PullRequestsSummary pulls={report.pullRequests} />
           <p class="legend">
             <span class="ok">■ done</span> <span class="bad">■ failed</span>{' '}
             <span class="warn">■ interrupted</span> <span class="cost">● cost</span>

@@ -1,8 +1,10 @@
 import {
   formatCost,
   landingReport,
+  pullRequestsReport,
   reportOf,
   type LandingReport,
+  type PullRequestReport,
   type ReportGroup,
 } from '../../archive/report.js';
 import { addUsd } from '../../lib/usd.js';
@@ -30,6 +32,17 @@ function landingLines(landing: LandingReport): string[] {
   ];
 }
 
+/** Each pull request of the span: its link, where it stands, its checks. */
+function pullRequestLines(pulls: readonly PullRequestReport[]): string[] {
+  return [
+    `Pull requests: ${pulls.length}`,
+    ...pulls.map(
+      (p) =>
+        `  #${p.number} ${p.itemId} ${p.state.replaceAll('_', ' ')}${p.checks === undefined ? '' : ` (${p.checks})`}${p.redRounds > 0 ? `, red ${p.redRounds} time${p.redRounds === 1 ? '' : 's'}` : ''}: ${p.url}`,
+    ),
+  ];
+}
+
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
   root: string,
@@ -44,6 +57,7 @@ export async function reportCommand(
   // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
+  const pullRequests = pullRequestsReport(entries, items);
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -53,6 +67,7 @@ export async function reportCommand(
           byItem,
           byCli,
           landing,
+          pullRequests,
         },
         null,
         2,
@@ -89,6 +104,7 @@ export async function reportCommand(
       // Only a workspace that ran more than one CLI needs the split.
       ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
+      ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
       ...(failures.length === 0
         ? []
         : [

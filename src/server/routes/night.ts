@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { landingReport, nightOf, reportOf } from '../../archive/report.js';
+import { landingReport, pullRequestsReport, nightOf, reportOf } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
@@ -55,12 +55,15 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const { entries } = await indexOf(ctx);
     const spanned = newestFirst(entries, since).reverse();
     const report = reportOf(spanned);
-    const landing = landingReport(spanned, await ctx.queue.list());
+    const items = await ctx.queue.list();
+    const landing = landingReport(spanned, items);
+    const pullRequests = pullRequestsReport(spanned, items);
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
         ...report,
         landing,
+        pullRequests,
       } satisfies Report),
     );
   });
@@ -71,20 +74,22 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const { run } = await readBudget(paths.budget);
     const { entries } = await indexOf(ctx);
     const night = nightOf(entries, run);
-    const landing =
+    const ofRun =
       run === undefined
         ? undefined
-        : landingReport(
-            entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt)),
-            await ctx.queue.list(),
-          );
+        : entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt));
+    const items = ofRun === undefined ? [] : await ctx.queue.list();
+    const landing = ofRun === undefined ? undefined : landingReport(ofRun, items);
+    const pullRequests = ofRun === undefined ? undefined : pullRequestsReport(ofRun, items);
     const failures = await Promise.all(
       night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
         const record = await readRecord(ctx.workspace, f.sessionId).catch(() => undefined);
         return { ...f, lastWords: record?.lastText ?? record?.result?.text };
       }),
     );
-    return c.json(ctx.redactor.redactValue({ ...night, failures, landing } satisfies Night));
+    return c.json(
+      ctx.redactor.redactValue({ ...night, failures, landing, pullRequests } satisfies Night),
+    );
   });
 
   // The runner's latest log entries (its waits, backoffs, refusals), for the Live view of a
