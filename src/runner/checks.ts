@@ -105,6 +105,8 @@ export class ChecksStage {
   async run(over: () => boolean, sleep: (ms: number) => Promise<void>): Promise<void> {
     const { ctx, control } = this;
     const forge = ctx.workspace.config.forge;
+    // Without a forge there is nothing to tend (items left awaiting checks are said, once).
+    if (forge === undefined) return this.warnUnconfigured();
     const pollMs = ctx.workspace.config.run.pollInterval * 1000;
     while (control.requested === undefined) {
       if ((await ctx.controlFiles.pauseReason()) !== undefined) {
@@ -116,10 +118,9 @@ export class ChecksStage {
         ctx.queue.awaitingChecks(),
       );
       this.waiting = items.length;
-      if (forge?.maxOpen !== undefined) await this.lookAtDone(forge);
-      if (forge === undefined || items.length === 0) {
-        if (items.length > 0) this.warnUnconfigured(items);
-        if (over() || (forge === undefined && items.length > 0)) return;
+      if (forge.maxOpen !== undefined) await this.lookAtDone(forge);
+      if (items.length === 0) {
+        if (over()) return;
         await sleep(pollMs);
         continue;
       }
@@ -446,11 +447,10 @@ export class ChecksStage {
     return pull.state;
   }
 
-  /** Told once: items await checks, and the workspace sets no forge to read them from. */
-  private warned = false;
-  private warnUnconfigured(items: readonly Item[]): void {
-    if (this.warned || this.ctx.workspace.config.forge !== undefined) return;
-    this.warned = true;
+  /** Items awaiting checks in a workspace that sets no forge to read them from. */
+  private async warnUnconfigured(): Promise<void> {
+    const items = await this.ctx.queue.awaitingChecks().catch(() => []);
+    if (items.length === 0) return;
     this.ctx.events.warn('forge_unconfigured', {
       items: items.map((item) => item.id).join(', '),
       reason:
