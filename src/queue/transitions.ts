@@ -333,7 +333,7 @@ export function checksSeen(item: Item, checks: string, now: number, head?: strin
 
 /** Why an item's checks failed: the outcome when it is the last round, and what the agent is told. */
 export interface ChecksRefusal {
-  outcome: 'checks_failed' | 'changes_requested' | 'checks_timeout';
+  outcome: 'checks_failed' | 'changes_requested' | 'checks_timeout' | 'pull_request_refused';
   /** One line: the item's `lastError`. */
   error: string;
   /** For the next attempt's prompt: the failing checks, their annotations and log tails. */
@@ -363,7 +363,11 @@ export function checksFailed(
     checkRounds: rounds,
     checksFailure: refusal.failure,
   };
-  if (rounds > maxRounds || refusal.outcome === 'checks_timeout')
+  if (
+    rounds > maxRounds ||
+    refusal.outcome === 'checks_timeout' ||
+    refusal.outcome === 'pull_request_refused'
+  )
     return { ...base, status: 'failed', finishedAt: iso(now), conversationId: undefined };
   return { ...base, status: 'pending', finishedAt: undefined, retryAfter: undefined };
 }

@@ -200,8 +200,8 @@ export class ChecksStage {
       const failed = await this.settle(item, (i) =>
         checksFailed(
           i,
-          { outcome: 'checks_failed', error: message, failure: message, checks: 'refused' },
-          0,
+          { outcome: 'pull_request_refused', error: message, failure: message, checks: 'refused' },
+          forge.checks.maxFixRounds,
           ctx.clock.now(),
         ),
       );
@@ -235,7 +235,9 @@ export class ChecksStage {
     const kind = item.landedOn === undefined ? 'item' : 'landed';
     const head = kind === 'landed' ? item.landedOn : item.branch;
     if (head === undefined) throw new Error(`item ${item.id} has no branch to push`);
-    const sha = await resolveCommit(repo, head);
+    const sha = await resolveCommit(repo, head).catch(() => {
+      throw new ForgeError('refused', `the branch ${head} of item ${item.id} is not in ${repo}`);
+    });
     // The item's own branch may replace what ralph last pushed there (the forge's update of
     // it, say); the shared land target is never pushed by force.
     const lease = kind === 'item' && item.pullRequest?.head === head ? item.checksHead : undefined;

@@ -296,6 +296,31 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(stderr + output.stdout.join('\n')).not.toContain(wrong);
   });
 
+  it('pauses on a repository GitHub does not have, naming forge.repo; fails alone an item whose branch is gone', async () => {
+    const { repo, root } = await forgeSetup({ repo: 'acme/missing' });
+    await add(root, 'nowhere', 'ci');
+    const paused = await ralph(root, ['run', '--drain'], env);
+    expect(paused.code).toBe(6);
+    expect(paused.stderr).toMatch(/GitHub has no acme\/missing \(404\).*check forge\.repo/);
+    expect(item(root, 'nowhere').status).toBe('awaiting_checks');
+    // Set right, and the item's branch deleted meanwhile: that item fails, the night goes on.
+    const configFile = path.join(root, 'ralph.config.json');
+    const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as { forge: { repo: string } };
+    config.forge.repo = 'acme/app';
+    fs.writeFileSync(configFile, JSON.stringify(config));
+    git(repo, 'branch', '-D', 'ralph/nowhere');
+    await ralph(root, ['resume']);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code).toBe(1);
+    expect(item(root, 'nowhere')).toMatchObject({
+      status: 'failed',
+      lastOutcome: 'pull_request_refused',
+    });
+    expect(item(root, 'nowhere').lastError).toContain(
+      'the branch ralph/nowhere of item nowhere is not in',
+    );
+  });
+
   it('keeps ten items waiting an hour of fake time within a request budget, mostly 304s', async () => {
     const { repo, root, github } = await forgeSetup({ checks: { poll: 30, timeout: 3600 } });
     github.checksFor = () => [{ id: 9, name: 'build', status: 'in_progress', conclusion: null }];
