@@ -123,6 +123,8 @@ export async function fieldsFromFlags(
     );
   if (typeof o.git === 'boolean') set('git', o.git);
   if (typeof o.land === 'boolean') set('land', { enabled: o.land });
+  // Only the "no": an item cannot ask for a forge the workspace does not set.
+  if (o.forge === false) set('forge', false);
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {

@@ -60,6 +60,7 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--base <ref>', 'git mode: the ref the branch starts from (default: HEAD at the claim)')
     .option('--land', 'git mode: land the branch on the target once its gates pass ("land")')
     .option('--no-land', 'leave the branch as it is, whatever "land.enabled" says')
+    .option('--no-forge', 'open no pull request for the item, whatever "forge" says')
     .option(
       '--gate <command>',
       'a quality gate: words run without a shell, or a JSON argv array (repeatable; replaces the configured gates)',

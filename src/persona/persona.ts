@@ -38,6 +38,8 @@ export const FrontmatterSchema = z.strictObject({
   gates: z.array(GateSchema).optional(),
   /** Landing of this persona's items (each key overrides the workspace's `land`). */
   land: LandChoiceSchema.optional(),
+  /** `false`: no pull request for this persona's items though the workspace sets `forge`. */
+  forge: z.literal(false).optional(),
 });
 
 /** A persona: its settings for the session and its instructions. */
@@ -91,6 +93,7 @@ export function parsePersona(id: string, file: string, text: string): Persona {
     base: f.base,
     gates: f.gates,
     land: f.land,
+    forge: f.forge,
   };
   return { id, file, settings, instructions: body.trim() };
 }

@@ -144,6 +144,20 @@ describe('pull requests with CI in the loop', () => {
     expect(run.stdout + run.stderr).not.toContain(TOKEN);
   });
 
+  it('opens none for an item that turns it off (--no-forge)', async () => {
+    const { root, github } = await forgeSetup();
+    await add(root, 'quiet', 'ci', '--no-forge');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'quiet')).toMatchObject({
+      status: 'done',
+      lastOutcome: 'success',
+      forge: false,
+    });
+    expect(item(root, 'quiet').pullRequest).toBeUndefined();
+    expect(github.calls).toHaveLength(0);
+  });
+
   it('fails the item after its fix rounds with checks_failed, and says so on its pull request', async () => {
     const { root, github } = await forgeSetup({ checks: { poll: 0.05, maxFixRounds: 1 } });
     await add(root, 'stuck', 'ci broken=1 stubborn=1');
