@@ -354,9 +354,9 @@ const ForgeSchema = z.strictObject({
     .default('GITHUB_TOKEN'),
   /**
    * `item`: a pull request for each item's branch into its base; `landed`: one for the land
-   * target (items that land), into `forge.base`.
+   * target (items that land), into `forge.base`. Default: `landed` with landing on, else `item`.
    */
-  pr: z.enum(['item', 'landed']).default('item'),
+  pr: z.enum(['item', 'landed']).optional(),
   /** The branch the land target's pull request goes into (`pr: "landed"`). */
   base: BranchName.default('main'),
   draft: z.boolean().default(false),

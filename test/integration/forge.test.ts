@@ -202,10 +202,8 @@ describe('pull requests with CI in the loop', () => {
 
 describe('the land target\'s pull request (forge.pr "landed")', () => {
   it('opens one pull request for what landed, hands a red landing back to its item, and is green when fixed', async () => {
-    const { bare, root, github } = await forgeSetup(
-      { pr: 'landed' },
-      { land: { enabled: true, maxRounds: 3 } },
-    );
+    // `forge.pr` is "landed" by default with landing on.
+    const { bare, root, github } = await forgeSetup({}, { land: { enabled: true, maxRounds: 3 } });
     await add(root, 'first', 'ci broken=1', '--base', 'main');
     await add(root, 'second', 'ci', '--base', 'main', '--depends-on', 'first');
     const run = await ralph(root, ['run', '--drain'], env);
