@@ -100,8 +100,15 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect(claim.queued).toBe(2);
   });
 
-  it('tallies the items by status, with the branches of the running ones and what landed', async () => {
+  it('tallies the items by status, with the branches of the running ones, what landed and the pull requests', async () => {
     const { queue } = await backendQueue(backend);
+    const pull = (number: number) => ({
+      number,
+      url: `https://github.example/acme/app/pull/${number}`,
+      head: `ralph/${number}`,
+      base: 'main',
+      kind: 'item' as const,
+    });
     const landed = (commit: string, at: string) => ({
       status: 'done' as const,
       landedOn: 'ralph/landed',
@@ -119,17 +126,31 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
         landFailure: 'conflicts',
         lastError: 'landing: 1 file in conflict',
       }),
+      item('g', { status: 'awaiting_checks', pullRequest: pull(12), checks: 'pending: build' }),
+      item('h', { status: 'done', lastOutcome: 'ready_for_review', pullRequest: pull(3) }),
+      item('i', { status: 'done', lastOutcome: 'merged', pullRequest: pull(4) }),
     ]);
     await claimAt(queue);
     const { version } = await queue.snapshot();
     expect(await queue.tally()).toEqual({
-      counts: { running: 1, pending: 1, done: 3, failed: 1 },
+      counts: { running: 1, pending: 1, done: 5, failed: 1, awaiting_checks: 1 },
       version,
       branches: { a: 'ralph/a' },
       landings: {
         targets: [{ target: 'ralph/landed', landed: 2, commit: 'e'.repeat(40) }],
         refused: [{ id: 'f', status: 'failed', error: 'landing: 1 file in conflict' }],
       },
+      // Awaiting checks, or a person's review: a merged one is not told.
+      pullRequests: [
+        { id: 'h', number: 3, url: pull(3).url, status: 'done' },
+        {
+          id: 'g',
+          number: 12,
+          url: pull(12).url,
+          status: 'awaiting_checks',
+          checks: 'pending: build',
+        },
+      ],
     });
   });
 

@@ -58,7 +58,7 @@ function Card({
       </a>
       {item.lastOutcome && (
         <div class={`outcome ${GOOD_OUTCOMES.has(item.lastOutcome) ? 'ok' : 'bad'}`}>
-          {item.lastOutcome.replaceAll('_', ' ')}
+          {item.lastOutcome}
         </div>
       )}
       {item.pullRequest !== undefined && (
