@@ -46,7 +46,7 @@ const list = (value: unknown): string[] | undefined =>
         .filter((s) => s !== '')
     : undefined;
 
-async function readStdin(): Promise<string> {
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

@@ -163,6 +163,16 @@ function queueCommands(program: CommanderCommand, app: App): void {
     });
 
   program
+    .command('say <id> [text...]')
+    .description(
+      'send a message to an item\'s agent ("-": read it from stdin): a running session resumes with it at once, else its next session gets it; it answers an item that needs input',
+    )
+    .action(async (id: string, text: string[]) => {
+      const { sayCommand } = await import('./commands/say.js');
+      app.done(await sayCommand(app.root(), id, text, app.output, app.env));
+    });
+
+  program
     .command('stop <id>')
     .description(
       'stop the session of one running item, the rest of the night going on: back in line with its attempt given back',

@@ -20,6 +20,8 @@ export interface StopRequest {
   /** Who asked: `cli`, or the HTTP client's address. */
   by: string;
   at: string;
+  /** Stopped to be given a message: it resumes its conversation with it, first in line. */
+  message?: boolean;
 }
 
 /** The interrupt file as a running session's supervision sees it. */
@@ -65,6 +67,7 @@ export class ControlFiles {
         cancel: parsed.cancel === true,
         by: typeof parsed.by === 'string' ? parsed.by : 'unknown',
         at: typeof parsed.at === 'string' ? parsed.at : '',
+        ...(parsed.message === true ? { message: true } : {}),
       };
     } catch {
       return { cancel: false, by: 'unknown', at: '' };

@@ -6,6 +6,8 @@ export const ITEM_STATUSES = [
   'landing',
   /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
   'awaiting_checks',
+  /** Its agent asked a person something (`question`): it waits for `ralph say`. */
+  'needs_input',
   'done',
   'failed',
   'interrupted',

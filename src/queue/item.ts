@@ -19,6 +19,7 @@ export const BUILTIN_VARS = [
   'GATE_FAILURE',
   'LAND_FAILURE',
   'CHECKS_FAILURE',
+  'MESSAGES',
   'BRANCH',
 ] as const;
 
@@ -38,6 +39,18 @@ export const AgentIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"');
 
 const Timestamp = z.iso.datetime({ offset: true });
+
+/** A person's message to an item's agent (`ralph say`). */
+const MessageSchema = z.strictObject({
+  text: z.string().min(1),
+  /** Who sent it: `cli`, or the HTTP client's address. */
+  from: z.string().min(1),
+  at: Timestamp,
+  /** The session it was given to; none yet: it goes to the item's next one. */
+  session: z.string().optional(),
+});
+
+export type Message = z.output<typeof MessageSchema>;
 
 /** An item's pull request on the forge. */
 const PullRequestSchema = z.strictObject({
@@ -122,6 +135,10 @@ export const ItemSchema = z
     checksFailure: z.string().optional(),
     /** When the forge merged its pull request. */
     mergedAt: Timestamp.optional(),
+    /** A person's messages to its agent, oldest first. */
+    messages: z.array(MessageSchema).optional(),
+    /** What its agent asked a person, when it is `needs_input`. */
+    question: z.string().optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',

@@ -46,3 +46,10 @@ export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
     }))
     .sort((a, b) => a.number - b.number);
 }
+
+/** The items waiting for a person's answer, with their questions (the file queue). */
+export function questionTally(items: readonly Item[]): { id: string; question: string }[] {
+  return items
+    .filter((item) => item.status === 'needs_input')
+    .map((item) => ({ id: item.id, question: item.question ?? '' }));
+}

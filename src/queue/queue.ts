@@ -150,6 +150,8 @@ export interface QueueTally {
   landings: LandingTally;
   /** The pull requests awaiting their checks or a person's review, by item id. */
   pullRequests: PullRequestTally[];
+  /** The items whose agent asked a person something (`needs_input`), with the question. */
+  questions: { id: string; question: string }[];
 }
 
 /** An item's pull request as `status` tells it. */

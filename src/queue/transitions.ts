@@ -1,7 +1,7 @@
 import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
-import type { Item } from './item.js';
+import type { Item, Message } from './item.js';
 import type { ItemStatus } from './item-status.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -31,6 +31,8 @@ export type Settlement =
       conversationId?: string;
       land?: boolean;
       checks?: boolean;
+      /** The agent ended asking a person this: the item waits for an answer (`ralph say`). */
+      question?: string;
     }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
   | {
@@ -86,7 +88,7 @@ export function settle(
   now: number,
   retryBackoffCapMs = DEFAULT_RETRY_BACKOFF_CAP_MS,
 ): Item {
-  const base = { ...item, updatedAt: iso(now) };
+  const base = { ...item, updatedAt: iso(now), messages: deliveredMessages(item) };
   switch (settlement.kind) {
     case 'succeeded': {
       const finished = {
@@ -100,7 +102,17 @@ export function settle(
         finishedAt: iso(now),
         conversationId: undefined,
       };
-      // The conversation is kept: a landing or a check that fails hands the item back to it.
+      // The conversation is kept: a landing or a check that fails hands the item back to it,
+      // and an answer goes on in it.
+      if (settlement.question !== undefined)
+        return {
+          ...finished,
+          status: 'needs_input',
+          question: settlement.question,
+          lastOutcome: 'needs_input',
+          finishedAt: undefined,
+          conversationId: settlement.conversationId,
+        };
       if (settlement.land === true)
         return { ...finished, status: 'landing', conversationId: settlement.conversationId };
       if (settlement.checks === true) return awaitingChecks(finished, settlement.conversationId);
@@ -395,4 +407,48 @@ export function checksPassed(
     },
     now,
   );
+}
+
+/**
+ * The item's messages, those its session was given marked so: the messages it had when it was
+ * claimed (sent before `startedAt`) and that no earlier session was given.
+ */
+function deliveredMessages(item: Item): Message[] | undefined {
+  const session = item.sessions.at(-1);
+  const claimedAt = item.startedAt;
+  if (item.messages === undefined || session === undefined || claimedAt === undefined)
+    return item.messages;
+  return item.messages.map((m) =>
+    m.session === undefined && m.at <= claimedAt ? { ...m, session } : m,
+  );
+}
+
+/** The messages no session was given yet: the next one's prompt tells them. */
+export function undeliveredMessages(item: Item): Message[] {
+  return (item.messages ?? []).filter((m) => m.session === undefined);
+}
+
+/** Statuses an item takes a message in: any but finished (done, cancelled). */
+export const TAKES_MESSAGES = [
+  'pending',
+  'running',
+  'landing',
+  'awaiting_checks',
+  'needs_input',
+  'failed',
+  'interrupted',
+] as const satisfies readonly ItemStatus[];
+
+/**
+ * A person's message, kept for the item's next session; an item that waited for an answer
+ * (`needs_input`) goes back to the front of the line with it, its conversation kept.
+ */
+export function messageAdded(item: Item, message: Message, now: number): Item {
+  const withMessage = {
+    ...item,
+    updatedAt: iso(now),
+    messages: [...(item.messages ?? []), message],
+  };
+  if (item.status !== 'needs_input') return withMessage;
+  return { ...withMessage, status: 'interrupted', question: undefined };
 }

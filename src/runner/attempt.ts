@@ -27,7 +27,14 @@ import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
-import { nextStageOf, recordCheckout, settleItem, settlementFor } from './item-steps.js';
+import {
+  nextStageOf,
+  questionOf,
+  recordCheckout,
+  settleItem,
+  settlementFor,
+  steered,
+} from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
 import type { PreparedSession } from './prepare.js';
@@ -386,19 +393,28 @@ export class Attempt {
       now: ctx.clock.now(),
     });
     await this.writes;
+    const stopRequest =
+      end.stopReason === 'requested' ? await ctx.controlFiles.stopRequest(item.id) : undefined;
     const settled = await settleItem(
       ctx,
       control,
       item,
-      nextStageOf(
-        prepared,
-        settlementFor(
-          outcome,
-          costUsd,
-          end.summary.conversationId,
-          checked.gateFailure,
-          prepared.resume,
+      steered(
+        nextStageOf(
+          prepared,
+          settlementFor(
+            outcome,
+            costUsd,
+            end.summary.conversationId,
+            checked.gateFailure,
+            prepared.resume,
+          ),
         ),
+        {
+          question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
+          message: stopRequest?.message === true ? stopRequest.by : undefined,
+          conversationId: end.summary.conversationId ?? prepared.resume,
+        },
       ),
     );
     await persistently(ctx, control, 'recording the spend', () =>

@@ -147,6 +147,40 @@ export function nextStageOf(prepared: PreparedSession, settlement: Settlement): 
   return settlement;
 }
 
+/** The line an agent ends with when it cannot go on without a person (the bootstrap says so). */
+const NEEDS_INPUT = /^\s*RALPH_NEEDS_INPUT:\s*(\S.*)$/gm;
+
+/** The question a session's agent ended with, if it asked a person one. */
+export function questionOf(summary: {
+  lastText?: string;
+  result?: { text?: string };
+}): string | undefined {
+  const text = summary.result?.text ?? summary.lastText ?? '';
+  const asked = [...text.matchAll(NEEDS_INPUT)].at(-1)?.[1]?.trim();
+  return asked === undefined || asked === '' ? undefined : asked;
+}
+
+/**
+ * A person's steering of a session, over what its outcome would settle: a question it ended
+ * with parks the item for an answer; a session stopped to give it a message goes back to the
+ * front of the line, to resume its conversation with the message.
+ */
+export function steered(
+  settlement: Settlement,
+  steering: { question?: string; message?: string; conversationId?: string },
+): Settlement {
+  if (settlement.kind === 'succeeded' && steering.question !== undefined)
+    return { ...settlement, question: steering.question, land: undefined, checks: undefined };
+  if (steering.message !== undefined && settlement.kind === 'released')
+    return {
+      kind: 'interrupted',
+      reason: `stopped to give it a message from ${steering.message}`,
+      costUsd: settlement.costUsd,
+      conversationId: steering.conversationId,
+    };
+  return settlement;
+}
+
 /** Git mode: the item's branch and base, recorded at its first checkout for retries and diffs. */
 export async function recordCheckout(
   ctx: RunnerContext,

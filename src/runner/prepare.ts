@@ -1,3 +1,4 @@
+import { undeliveredMessages } from '../queue/transitions.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
@@ -289,11 +290,19 @@ function bootstrapValues(
     GATE_FAILURE: item.gateFailure ?? '',
     LAND_FAILURE: item.landFailure ?? '',
     CHECKS_FAILURE: item.checksFailure ?? '',
+    MESSAGES: messagesText(item),
     BRANCH:
       checkout === undefined
         ? 'none (git mode is off for this item)'
         : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
   };
+}
+
+/** The messages a person sent that no session was given yet, each with who sent it and when. */
+export function messagesText(item: Item): string {
+  const messages = undeliveredMessages(item);
+  if (messages.length === 0) return '';
+  return messages.map((m) => `Message from a person (${m.from}, ${m.at}):\n${m.text}`).join('\n\n');
 }
 
 /**
@@ -304,9 +313,13 @@ function bootstrapValues(
  */
 export function initialPromptOf(initial: string, item: Item, resume: string | undefined): string {
   if (resume === undefined) return initial;
-  const news = [item.checksFailure, item.landFailure, item.gateFailure].filter(
-    (text) => text !== undefined,
-  );
+  const messages = messagesText(item);
+  const news = [
+    messages === '' ? undefined : messages,
+    item.checksFailure,
+    item.landFailure,
+    item.gateFailure,
+  ].filter((text) => text !== undefined);
   if (news.length === 0 && item.lastError !== undefined)
     news.push(`Your previous attempt ended: ${item.lastError}`);
   if (news.length === 0) return initial;

@@ -60,6 +60,8 @@ export interface StatusReport {
   };
   /** Pull requests awaiting their checks, or a person's review (absent when there are none). */
   pullRequests?: { id: string; number: number; url: string; status: string; checks?: string }[];
+  /** Items whose agent asked a person something, with the question (`ralph say` answers). */
+  needsInput?: { id: string; question: string }[];
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /**

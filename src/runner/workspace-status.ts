@@ -50,6 +50,7 @@ async function readQueue(
     branches: {},
     landings: { targets: [], refused: [] },
     pullRequests: [],
+    questions: [],
   };
   if (queue instanceof UnavailableError)
     return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
@@ -81,7 +82,7 @@ export async function gatherStatus(
   const control = new ControlFiles(paths);
   const unreadable: Unreadable = [];
   const [
-    { counts: tallied, version, branches, landings, pullRequests, fleet },
+    { counts: tallied, version, branches, landings, pullRequests, questions, fleet },
     budget,
     runner,
     paused,
@@ -108,6 +109,7 @@ export async function gatherStatus(
   };
   if (landings.targets.length > 0 || landings.refused.length > 0) report.landing = landings;
   if (pullRequests.length > 0) report.pullRequests = pullRequests;
+  if (questions.length > 0) report.needsInput = questions;
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
   if (paused !== undefined) report.paused = { reason: paused };
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };

@@ -5,7 +5,8 @@ import type { Redactor } from '../lib/redact.js';
 import { RunEvents, logFile } from '../runner/index.js';
 
 /** What a person may change over HTTP. */
-export type HttpAction = 'add' | 'retry' | 'cancel' | 'stop' | 'remove' | 'pause' | 'resume';
+export type HttpAction =
+  'add' | 'retry' | 'cancel' | 'stop' | 'say' | 'remove' | 'pause' | 'resume';
 
 /** Writes one change made over HTTP to the runner's log, with the address that made it. */
 export type ActionLog = (c: Context, action: HttpAction, items?: readonly string[]) => void;

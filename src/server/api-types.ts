@@ -45,3 +45,6 @@ export type PauseResult = z.output<typeof answers.PauseAnswer>;
 export type ResumeResult = z.output<typeof answers.ResumeAnswer>;
 export type ItemsChanged = z.output<typeof answers.ItemsChangedAnswer>;
 export type ItemsRemoved = z.output<typeof answers.ItemsRemovedAnswer>;
+
+/** `POST /items/:id/messages`: what became of a message to an item's agent. */
+export type MessageSaid = z.output<typeof answers.MessageSaidAnswer>;

@@ -8,6 +8,7 @@ import {
   PauseBody,
   ForceQuery,
   StopQuery,
+  MessageRequest,
   ReportQuery,
   SessionEventsQuery,
   SessionParams,
@@ -20,6 +21,7 @@ import {
   ItemAnswer,
   ItemsAnswer,
   ItemsChangedAnswer,
+  MessageSaidAnswer,
   ItemsRemovedAnswer,
   LogAnswer,
   NightAnswer,
@@ -132,6 +134,15 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       params: ItemParams,
       query: StopQuery,
       answer: ItemsChangedAnswer,
+    },
+  },
+  '/items/{id}/messages': {
+    post: {
+      summary:
+        "a message to the item's agent, as ralph say: a running session resumes with it at once, else its next session gets it; it answers an item that needs input",
+      params: ItemParams,
+      body: MessageRequest,
+      answer: MessageSaidAnswer,
     },
   },
   '/sessions': {

@@ -91,6 +91,7 @@ export const HealthAnswer = z.strictObject({
       }),
     )
     .optional(),
+  needsInput: z.array(z.strictObject({ id: z.string(), question: z.string() })).optional(),
   running: z.array(RunningSessionAnswer),
   orphaned: z
     .strictObject({ itemIds: z.array(z.string()), sessions: z.array(z.string()) })
@@ -142,6 +143,13 @@ export const DiffAnswer = z.strictObject({
 export const ItemsChangedAnswer = z.strictObject({
   items: z.array(z.string()),
   status: z.enum(['pending', 'cancelled']),
+});
+
+/** `POST /items/:id/messages`: what became of the message (`ralph say`'s words in `text`). */
+export const MessageSaidAnswer = z.strictObject({
+  item: z.string(),
+  said: z.enum(['kept', 'answered', 'resuming', 'not_in_time']),
+  text: z.string(),
 });
 
 /** `DELETE /items/:id`. */

@@ -52,6 +52,8 @@ const ITEM_STATE = [
   'checkRounds',
   'checksFailure',
   'mergedAt',
+  'messages',
+  'question',
   'createdAt',
   'updatedAt',
   'startedAt',
@@ -98,6 +100,9 @@ export const ForceQuery = z.object({ force: flag });
 
 /** `cancel=1`: cancel the stopped item instead of putting it back in line. */
 export const StopQuery = z.object({ cancel: flag });
+
+/** `POST /items/:id/messages`: a message to the item's agent (its length is checked with the item). */
+export const MessageRequest = z.strictObject({ text: z.string() });
 
 /** Session ids are UUIDs ralph made; anything else never names a file. */
 export const SessionIdSchema = z

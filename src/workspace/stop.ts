@@ -15,7 +15,7 @@ const LOOK_EVERY_MS = 100;
 export async function stopItems(
   control: ControlFiles,
   ids: readonly string[],
-  request: { cancel: boolean; by: string },
+  request: { cancel: boolean; by: string; message?: boolean },
   timeoutMs: number,
 ): Promise<string[]> {
   const at = new Date().toISOString();

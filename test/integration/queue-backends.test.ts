@@ -129,11 +129,12 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       item('g', { status: 'awaiting_checks', pullRequest: pull(12), checks: 'pending: build' }),
       item('h', { status: 'done', lastOutcome: 'ready_for_review', pullRequest: pull(3) }),
       item('i', { status: 'done', lastOutcome: 'merged', pullRequest: pull(4) }),
+      item('j', { status: 'needs_input', question: 'Which database?' }),
     ]);
     await claimAt(queue);
     const { version } = await queue.snapshot();
     expect(await queue.tally()).toEqual({
-      counts: { running: 1, pending: 1, done: 5, failed: 1, awaiting_checks: 1 },
+      counts: { running: 1, pending: 1, done: 5, failed: 1, awaiting_checks: 1, needs_input: 1 },
       version,
       branches: { a: 'ralph/a' },
       landings: {
@@ -151,6 +152,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
           checks: 'pending: build',
         },
       ],
+      questions: [{ id: 'j', question: 'Which database?' }],
     });
   });
 

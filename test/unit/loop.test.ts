@@ -25,7 +25,11 @@ function loopContext(): RunnerContext {
         queue: {},
       },
     },
-    queue: { subscribe: () => () => undefined, landing: () => Promise.resolve([]) },
+    queue: {
+      subscribe: () => () => undefined,
+      landing: () => Promise.resolve([]),
+      awaitingChecks: () => Promise.resolve([]),
+    },
     controlFiles: {
       watched: { dir: tmp, names: [] },
       pendingPauseReason: () => Promise.resolve(undefined),

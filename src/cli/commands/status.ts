@@ -9,6 +9,9 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
+/** Statuses said only while items have them: a night without landing never sees the word. */
+const OCCASIONAL = new Set(['landing', 'awaiting_checks', 'needs_input']);
+
 /** Items a landing refused that the status names, one a line. */
 const REFUSALS_SHOWN = 10;
 
@@ -45,8 +48,7 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
   else
     lines.push(
       `Queue:   ${Object.entries(report.queue)
-        // Landing and checks are said while items wait for them: a night without never sees them.
-        .filter(([status, n]) => (status !== 'landing' && status !== 'awaiting_checks') || n > 0)
+        .filter(([status, n]) => !OCCASIONAL.has(status) || n > 0)
         .map(([status, n]) => `${n} ${status}`)
         .join(', ')}${fleet === undefined ? '' : ` (${fleet.queue})`}`,
     );
@@ -59,6 +61,10 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     );
   if (refused.length > REFUSALS_SHOWN)
     lines.push(`            and ${refused.length - REFUSALS_SHOWN} more (ralph ls)`);
+  for (const [i, { id, question }] of (report.needsInput ?? []).entries())
+    lines.push(
+      `${i === 0 ? 'Needs you:' : '          '} ${id} asks "${question}" (ralph say ${id} <answer>)`,
+    );
   const pulls = report.pullRequests ?? [];
   for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
     lines.push(

@@ -87,7 +87,8 @@ const MIGRATIONS: readonly Migration[] = [
     sql: `CREATE INDEX ralph_items_landing ON ralph_items (queue) WHERE status = 'landing';`,
   },
   {
-    // Items may be "awaiting_checks", which a ralph of schema 3 does not know: it stops claiming.
+    // Items may be "awaiting_checks" or "needs_input", which a ralph of schema 3 does not know:
+    // it stops claiming.
     version: 4,
     name: "items awaiting their pull request's checks",
     sql: `CREATE INDEX ralph_items_awaiting_checks ON ralph_items (queue) WHERE status = 'awaiting_checks';`,

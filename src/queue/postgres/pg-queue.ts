@@ -165,7 +165,7 @@ export class PgQueue implements Queue {
 
   tally(): Promise<QueueTally> {
     return this.run(async (db) => {
-      const [counts, running, version, landedOn, refused, pulls] = await Promise.all([
+      const [counts, running, version, landedOn, refused, pulls, questions] = await Promise.all([
         db.query<{ status: ItemStatus; count: string }>(
           'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
           [this.options.name],
@@ -199,6 +199,11 @@ export class PgQueue implements Queue {
             ORDER BY (doc->'pullRequest'->>'number')::int`,
           [this.options.name],
         ),
+        db.query<{ id: string; question: string | null }>(
+          `SELECT id, doc->>'question' AS question FROM ralph_items
+            WHERE queue = $1 AND status = 'needs_input' ORDER BY id`,
+          [this.options.name],
+        ),
       ]);
       return {
         counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.count)])),
@@ -219,6 +224,7 @@ export class PgQueue implements Queue {
           status: r.status,
           ...(r.checks === null ? {} : { checks: r.checks }),
         })),
+        questions: questions.rows.map((r) => ({ id: r.id, question: r.question ?? '' })),
       };
     });
   }

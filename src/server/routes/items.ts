@@ -23,9 +23,18 @@ import type {
   ItemsChanged,
   ItemsRemoved,
   ListedItem,
+  MessageSaid,
 } from '../api-types.js';
 import { body, query } from '../request.js';
-import { ItemParams, ItemsQuery, NewItemSchema, ForceQuery, StopQuery } from '../schemas.js';
+import {
+  ItemParams,
+  ItemsQuery,
+  MessageRequest,
+  NewItemSchema,
+  ForceQuery,
+  StopQuery,
+} from '../schemas.js';
+import { saidText, sayToItem } from '../../workspace/say.js';
 import { addressOf } from '../action-log.js';
 import { liveRunner } from '../../runner/state.js';
 import { notStoppedInTime, stopItem } from '../../workspace/stop.js';
@@ -169,6 +178,18 @@ export function itemRoutes(ctx: ServerContext): Hono {
       items: [id],
       status: result.status === 'cancelled' ? 'cancelled' : 'pending',
     } satisfies ItemsChanged);
+  });
+
+  app.post('/items/:id/messages', async (c) => {
+    const id = idOf(c.req.param());
+    const { text } = await body(c, MessageRequest);
+    const said = await sayToItem(ctx.workspace, ctx.queue, id, {
+      text,
+      from: addressOf(c),
+      runnerLive: (await liveRunner(ctx.workspace.paths.runnerLock)) !== undefined,
+    });
+    ctx.logAction(c, 'say', [id]);
+    return c.json({ item: id, said: said.kind, text: saidText(id, said) } satisfies MessageSaid);
   });
 
   app.delete('/items/:id', async (c) => {

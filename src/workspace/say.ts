@@ -1,0 +1,77 @@
+import type { Workspace } from '../config/workspace.js';
+import { ControlFiles } from '../control/files.js';
+import { InputError, NotFoundError } from '../lib/errors.js';
+import { MAX_BODY_CHARS } from '../prompt/assemble.js';
+import type { Item } from '../queue/item.js';
+import type { Queue } from '../queue/queue.js';
+import { messageAdded, TAKES_MESSAGES } from '../queue/transitions.js';
+import { stopItems, stopTimeoutMs } from './stop.js';
+
+/** What became of a message to an item. */
+export type Said =
+  /** Kept for the item's next session (it waits, or the night is paused). */
+  | { kind: 'kept'; status: string }
+  /** It answered the item's question: the item is back first in line. */
+  | { kind: 'answered' }
+  /** Its session was stopped to resume its conversation with the message, first in line. */
+  | { kind: 'resuming' }
+  /** Its runner did not stop the session in time: the message is kept for the next one. */
+  | { kind: 'not_in_time' };
+
+/**
+ * `ralph say` and `POST /items/:id/messages`: records a person's message on an item that is not
+ * finished, for its next session. A running item's session is stopped (the kill ladder) and
+ * its conversation resumed with the message at once, first in line; an item that asked a
+ * person something is answered and goes back in line.
+ */
+export async function sayToItem(
+  workspace: Workspace,
+  queue: Pick<Queue, 'dependencyClosure' | 'advance'>,
+  id: string,
+  message: { text: string; from: string; runnerLive: boolean },
+): Promise<Said> {
+  const text = message.text.trim();
+  if (text === '') throw new InputError('the message is empty', 'text');
+  if (text.length > MAX_BODY_CHARS)
+    throw new InputError(
+      `the message is ${text.length.toLocaleString('en-US')} characters; one holds at most ${MAX_BODY_CHARS.toLocaleString('en-US')} (put a long text in a file of the work dir and say where it is)`,
+      'text',
+    );
+  const itemOf = async () => (await queue.dependencyClosure([id])).find((i) => i.id === id);
+  const before = await itemOf();
+  if (before === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+  const finished = (status: string) => `${id} is ${status}: a finished item takes no message`;
+  if (!(TAKES_MESSAGES as readonly string[]).includes(before.status))
+    throw new InputError(finished(before.status));
+  const now = Date.now();
+  const after = await queue.advance(id, TAKES_MESSAGES, (item: Item) =>
+    messageAdded(item, { text, from: message.from, at: new Date(now).toISOString() }, now),
+  );
+  if (after === undefined) {
+    throw new InputError(finished((await itemOf())?.status ?? 'gone'));
+  }
+  if (before.status === 'needs_input') return { kind: 'answered' };
+  if (after.status !== 'running' || !message.runnerLive)
+    return { kind: 'kept', status: after.status };
+  const left = await stopItems(
+    new ControlFiles(workspace.paths),
+    [id],
+    { cancel: false, by: message.from, message: true },
+    stopTimeoutMs(workspace.config.run.killGrace),
+  );
+  return left.length > 0 ? { kind: 'not_in_time' } : { kind: 'resuming' };
+}
+
+/** What a message came to, for people. */
+export function saidText(id: string, said: Said): string {
+  switch (said.kind) {
+    case 'kept':
+      return `${id}: message kept for its next session (it is ${said.status})`;
+    case 'answered':
+      return `${id}: answered; back first in line, resuming its conversation with your answer`;
+    case 'resuming':
+      return `${id}: its session was stopped and resumes now with your message, first in line`;
+    case 'not_in_time':
+      return `${id}: message kept; the runner did not stop its session in time, so its next session gets it`;
+  }
+}

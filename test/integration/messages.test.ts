@@ -1,0 +1,125 @@
+// Sending one item's agent a message while the night goes on: kept for an item that waits and
+// given in its next prompt; given to a running session by stopping it and resuming its
+// conversation with the message, first in line; and the answer to an item that parked itself
+// asking a person something.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { expectNoSurvivors, guardedWorkspace, ledger } from '../support/guarded.js';
+import { startRunner } from '../support/runner.js';
+import { eventually } from '../support/wait.js';
+import { ralph, readQueue } from '../support/workspace.js';
+
+const item = (root: string, id: string) =>
+  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown> | undefined;
+
+/** Adds an item in a work dir of its own (one work dir runs one item at a time). */
+async function add(root: string, env: Record<string, string>, id: string, body: string) {
+  const dir = path.join(root, `dir-${id}`);
+  fs.mkdirSync(dir);
+  const added = await ralph(root, ['add', id, '--id', id, '--body', body, '--work-dir', dir], env);
+  expect(added.code, added.stderr).toBe(0);
+}
+
+const prompt = (root: string, session: string) =>
+  fs.readFileSync(path.join(root, 'docs', 'sessions', `${session}-prompt.md`), 'utf8');
+
+/** The argv the fake claude was started with, call by call. */
+const calls = (root: string) =>
+  fs
+    .readFileSync(path.join(root, 'calls.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { argv: string[] });
+
+describe('ralph say', () => {
+  it('keeps a message for an item that waits, and gives it in its first prompt, sender and all', async () => {
+    const { root, env } = await guardedWorkspace();
+    await add(root, env, 'w', '#behave: ok');
+    const said = await ralph(root, ['say', 'w', 'Use', 'tabs,', 'not', 'spaces.'], env);
+    expect(said.code, said.stderr).toBe(0);
+    expect(said.stdout).toContain('w: message kept for its next session (it is pending)');
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const done = item(root, 'w');
+    const [session] = done?.sessions as string[];
+    expect(prompt(root, session ?? '')).toMatch(
+      /Message from a person \(cli, \d{4}-\d\d-\d\dT[^)]+\):\nUse tabs, not spaces\./,
+    );
+    // Given once: recorded as given to that session.
+    expect(done?.messages).toEqual([
+      expect.objectContaining({ text: 'Use tabs, not spaces.', from: 'cli', session }),
+    ]);
+  });
+
+  it('refuses an unknown or finished item and an empty or oversized message, changing nothing', async () => {
+    const { root, env } = await guardedWorkspace();
+    await add(root, env, 'f', '#behave: ok');
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    const before = fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8');
+    const unknown = await ralph(root, ['say', 'nope', 'hello'], env);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no item "nope" in the queue');
+    const finished = await ralph(root, ['say', 'f', 'hello'], env);
+    expect(finished.stderr).toContain('f is done: a finished item takes no message');
+    const empty = await ralph(root, ['say', 'f', '  '], env);
+    expect(empty.stderr).toContain('the message is empty');
+    const huge = await ralph(root, ['say', 'f', 'x'.repeat(200_000)], env);
+    expect(huge.stderr).toMatch(/the message is 200,000 characters; one holds at most/);
+    expect(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')).toBe(before);
+  });
+
+  it('stops a running session and resumes its conversation with the message, the other worker going on', async () => {
+    const { root, env } = await guardedWorkspace();
+    const callsFile = path.join(root, 'calls.jsonl');
+    const withCalls = { ...env, FAKE_CLAUDE_CALLS: callsFile };
+    // Its agent has begun (its conversation exists) and would go on for a minute.
+    await add(root, withCalls, 'r', '#behave: slow ms=60000 onresume=ok');
+    await add(root, withCalls, 'other', '#behave: slow ms=1500');
+    const runner = startRunner(root, withCalls, '--drain', '--workers', '2');
+    onTestFinished(() => void runner.child.kill('SIGKILL'));
+    await eventually(
+      () =>
+        item(root, 'r')?.status === 'running' && ledger(root).some((l) => l.startsWith('start r ')),
+      20_000,
+      'r runs',
+    );
+    const said = await ralph(root, ['say', 'r', 'Stop and write the summary now.'], withCalls);
+    expect(said.code, said.stderr).toBe(0);
+    expect(said.stdout).toContain('r: its session was stopped and resumes now with your message');
+    expect(await runner.exited).toBe(0);
+    const r = item(root, 'r');
+    expect(r).toMatchObject({ status: 'done', attempts: 1 });
+    expect(item(root, 'other')?.status).toBe('done');
+    // The second session resumed the first one's conversation, the message in its first words.
+    const sessions = r?.sessions as string[];
+    expect(sessions).toHaveLength(2);
+    const resumed = calls(root).find((c) => c.argv.includes('--resume'));
+    expect(resumed?.argv.join(' ')).toContain('Stop and write the summary now.');
+    expect(r?.messages).toEqual([expect.objectContaining({ session: sessions[1] })]);
+    await expectNoSurvivors(root);
+  });
+
+  it('parks an item that asks a person while two others complete; the answer puts it back and it completes', async () => {
+    const { root, env } = await guardedWorkspace();
+    await add(root, env, 'asks', '#behave: ask q=Which-database-should-I-use?');
+    await add(root, env, 'one', '#behave: ok');
+    await add(root, env, 'two', '#behave: ok');
+    const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'asks')).toMatchObject({
+      status: 'needs_input',
+      question: 'Which database should I use?',
+    });
+    for (const id of ['one', 'two']) expect(item(root, id)?.status).toBe('done');
+    const status = await ralph(root, ['status'], env);
+    expect(status.stdout).toContain('Needs you: asks asks "Which database should I use?"');
+    const said = await ralph(root, ['say', 'asks', 'Postgres.'], env);
+    expect(said.stdout).toContain('asks: answered; back first in line');
+    expect(item(root, 'asks')?.status).toBe('interrupted');
+    const again = await ralph(root, ['run', '--drain'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(item(root, 'asks')).toMatchObject({ status: 'done', lastOutcome: 'success' });
+    expect(item(root, 'asks')?.question).toBeUndefined();
+  });
+});
