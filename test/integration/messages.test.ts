@@ -10,8 +10,7 @@ import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
 import { ralph, readQueue } from '../support/workspace.js';
 
-const item = (root: string, id: string) =>
-  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown> | undefined;
+const item = (root: string, id: string) => readQueue(root).items.find((i) => i.id === id);
 
 /** Adds an item in a work dir of its own (one work dir runs one item at a time). */
 async function add(root: string, env: Record<string, string>, id: string, body: string) {
