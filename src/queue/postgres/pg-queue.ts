@@ -70,7 +70,9 @@ const WAITING_COUNT_MS = 5_000;
 /** The claim: the first runnable row, locked and changed as `claim` changes an item. */
 const CLAIM = `
   WITH next AS (
-    SELECT queue, id, doc AS before FROM ralph_items i
+    SELECT queue, id, status AS before_status, doc->>'startedAt' AS before_started,
+           doc->>'updatedAt' AS before_updated, doc->>'retryAfter' AS before_retry
+    FROM ralph_items i
     WHERE queue = $1 AND status IN ('pending', 'interrupted')
       AND (not_before IS NULL OR not_before <= $2)
       AND (retry_after IS NULL OR retry_after <= $2)
@@ -95,7 +97,32 @@ const CLAIM = `
       'startedAt', $8::text,
       'updatedAt', $8::text)
   FROM next WHERE t.queue = next.queue AND t.id = next.id
-  RETURNING t.doc, next.before`;
+  RETURNING t.doc, next.before_status, next.before_started, next.before_updated, next.before_retry`;
+
+/** A claimed row, with what the claim changed of it (the rest of the item it left as it was). */
+interface ClaimedRow {
+  doc: unknown;
+  before_status: ItemStatus;
+  before_started: string | null;
+  before_updated: string | null;
+  before_retry: string | null;
+}
+
+/**
+ * A claimed item as it was before the claim (`claim` of the transitions undone): the claim
+ * returns only the fields it changed, not a second copy of the item.
+ */
+function unclaimed(item: Item, row: ClaimedRow): Item {
+  return {
+    ...item,
+    status: row.before_status,
+    attempts: item.attempts - 1,
+    sessions: item.sessions.slice(0, -1),
+    startedAt: row.before_started ?? undefined,
+    updatedAt: row.before_updated ?? undefined,
+    retryAfter: row.before_retry ?? undefined,
+  };
+}
 
 /** The advisory lock's first key of a target's landing (the second: the queue and target). */
 const STAGE_LOCK = 0x6c61_6e64; // "land"
@@ -336,7 +363,7 @@ export class PgQueue implements Queue {
     for (;;) {
       const { rows } = await this.run((db) =>
         // Prepared once per connection: planning it cost more than running it.
-        db.query<{ doc: unknown; before: unknown }>({
+        db.query<ClaimedRow>({
           name: 'ralph_claim',
           text: CLAIM,
           values: [
@@ -355,7 +382,7 @@ export class PgQueue implements Queue {
       if (row === undefined) return undefined;
       const item = itemOf(row.doc, this.where);
       if (!request.busy(item)) return item;
-      const before = itemOf(row.before, this.where);
+      const before = unclaimed(item, row);
       await this.run((db) => this.write(db, before));
       passedOver.push(workDirKey(before));
     }
