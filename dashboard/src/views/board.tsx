@@ -9,15 +9,16 @@ const COLUMNS = [
   'running',
   'landing',
   'awaiting_checks',
+  'needs_input',
   'interrupted',
   'failed',
   'done',
   'cancelled',
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
-const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks']);
+const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks', 'needs_input']);
 /** A column's heading, where its status's name is too long for it. */
-const HEADINGS: Record<string, string> = { awaiting_checks: 'checks' };
+const HEADINGS: Record<string, string> = { awaiting_checks: 'checks', needs_input: 'needs you' };
 /** Outcomes shown as good news. */
 const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
@@ -44,7 +45,9 @@ function Card({
   act: (f: () => Promise<unknown>) => void;
 }) {
   const note =
-    item.waiting ?? (item.status === 'failed' ? (lastWords ?? item.lastError) : undefined);
+    item.status === 'needs_input'
+      ? `asks: ${item.question ?? ''}`
+      : (item.waiting ?? (item.status === 'failed' ? (lastWords ?? item.lastError) : undefined));
   return (
     <div class="card" data-item={item.id}>
       <div class="card-head">

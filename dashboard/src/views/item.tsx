@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, type Diff, type ItemDetail, type SessionEntry } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
 import { formatDuration, money, when } from '../format.js';
+import { MessageBox } from './message-box.js';
 
 /** The gates' log of one session, fetched when asked for. */
 function GateLog({ session }: { session: string }) {
@@ -77,6 +78,22 @@ export function ItemPage({ id }: { id: string }) {
               ? ` · red ${item.checkRounds} time${item.checkRounds === 1 ? '' : 's'}`
               : ''}
           </div>
+        )}
+        {item.messages !== undefined && item.messages.length > 0 && (
+          <ul class="messages">
+            {item.messages.map((m) => (
+              <li key={m.at}>
+                <span class="dim">
+                  {m.from}, {when(m.at)}
+                  {m.session === undefined ? ' · not given yet' : ' · given'}:
+                </span>{' '}
+                {m.text}
+              </li>
+            ))}
+          </ul>
+        )}
+        {!['done', 'cancelled'].includes(item.status) && (
+          <MessageBox itemId={item.id} asking={item.question} />
         )}
         {item.status === 'awaiting_checks' && item.pullRequest === undefined && (
           <div class="dim">pushing its branch to open its pull request</div>

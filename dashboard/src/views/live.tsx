@@ -4,6 +4,7 @@ import { get, type Health, type RunningSession } from '../api.js';
 import { clock, formatDuration, money, since } from '../format.js';
 import { useLive, useTick, type LiveSession, type RunnerEntry } from '../live.js';
 import { Transcript } from '../transcript.js';
+import { MessageBox } from './message-box.js';
 
 /** One running session's facts: item, elapsed and idle time against their limits, tools, cost. */
 function Facts(props: {
@@ -113,6 +114,10 @@ export function Live() {
           onSelect={() => choose(r.sessionId)}
         />
       ))}
+      {health?.readOnly === false &&
+        running
+          .filter((r) => r.sessionId === shown?.id || running.length === 1)
+          .map((r) => <MessageBox key={r.itemId} itemId={r.itemId} />)}
       {health?.fleet && <Fleet fleet={health.fleet} now={now} />}
       <RunnerLog entries={log} />
       {/* Last on the page: its tail is the page's end, which following keeps in view. */}

@@ -64,8 +64,12 @@ export interface PgQueueOptions {
 /** Rows of one INSERT of an import (Postgres takes at most 65,535 parameters a statement). */
 const IMPORT_BATCH = 1000;
 
-/** How long a count of the waiting items is told again (counted down) before a new count. */
-const WAITING_COUNT_MS = 5_000;
+/**
+ * How long a count of the waiting items is told again (counted down) before a new count: it
+ * only numbers the log's "item N of M", and a count of a long queue costs the database more
+ * than many claims.
+ */
+const WAITING_COUNT_MS = 30_000;
 
 /** The claim: the first runnable row, locked and changed as `claim` changes an item. */
 const CLAIM = `
