@@ -12,6 +12,7 @@ export const CANCELLABLE: readonly ItemStatus[] = [
   'failed',
   'landing',
   'awaiting_checks',
+  'needs_input',
 ];
 
 /** A selection checked: ids, or the statuses `--all` / `--status` pick among `eligible`. */

@@ -25,7 +25,14 @@ const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
 const PAGE = 50;
 
 const RETRYABLE = new Set(['failed', 'cancelled', 'interrupted']);
-const CANCELLABLE = new Set(['pending', 'interrupted', 'failed', 'landing', 'awaiting_checks']);
+const CANCELLABLE = new Set([
+  'pending',
+  'interrupted',
+  'failed',
+  'landing',
+  'awaiting_checks',
+  'needs_input',
+]);
 
 function Card({
   item,
@@ -60,7 +67,9 @@ function Card({
         {item.title}
       </a>
       {item.lastOutcome && (
-        <div class={`outcome ${GOOD_OUTCOMES.has(item.lastOutcome) ? 'ok' : 'bad'}`}>
+        <div
+          class={`outcome ${GOOD_OUTCOMES.has(item.lastOutcome) ? 'ok' : item.lastOutcome === 'needs_input' ? 'warn' : 'bad'}`}
+        >
           {item.lastOutcome}
         </div>
       )}
