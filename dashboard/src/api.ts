@@ -44,6 +44,7 @@ export type {
   ReportGroup,
   SessionEntry,
   SessionEvents,
+  SessionRecordAnswer as SessionRecord,
 } from '../../src/server/api-types.js';
 
 /**

@@ -123,6 +123,8 @@ export const SessionRecordFields = z.looseObject({
       forms: z.array(z.object({ length: z.number(), rolling: z.number(), sha256: z.string() })),
     })
     .optional(),
+  /** A person's messages this session was given (`ralph say`), with who sent each and when. */
+  messages: z.array(z.object({ from: z.string(), at: z.string(), text: z.string() })).optional(),
   /** The agent's last words (the end of its last message): why it stopped, in its own terms. */
   lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */

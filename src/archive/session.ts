@@ -42,6 +42,7 @@ export interface NewSession {
   yolo: boolean;
   limits: SessionRecord['limits'];
   secrets?: SessionRecord['secrets'];
+  messages?: SessionRecord['messages'];
   files: SessionFiles;
 }
 

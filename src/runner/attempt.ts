@@ -27,6 +27,7 @@ import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
+import { undeliveredMessages } from '../queue/transitions.js';
 import {
   nextStageOf,
   questionOf,
@@ -96,6 +97,7 @@ export class Attempt {
       command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
       resumedFrom: prepared.resume,
       persona: prepared.persona,
+      messages: given(item),
       yolo: ctx.workspace.config.yolo,
       secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
       limits: {
@@ -526,4 +528,10 @@ export class Attempt {
       costUsd,
     };
   }
+}
+
+/** The messages a session is given: those its item had, given to no session before, at claim. */
+function given(item: Item) {
+  const messages = undeliveredMessages(item).map(({ from, at, text }) => ({ from, at, text }));
+  return messages.length === 0 ? undefined : messages;
 }

@@ -48,3 +48,6 @@ export type ItemsRemoved = z.output<typeof answers.ItemsRemovedAnswer>;
 
 /** `POST /items/:id/messages`: what became of a message to an item's agent. */
 export type MessageSaid = z.output<typeof answers.MessageSaidAnswer>;
+
+/** `GET /sessions/:id`: a session's record. */
+export type SessionRecordAnswer = z.output<typeof answers.SessionAnswer>;

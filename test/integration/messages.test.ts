@@ -45,6 +45,11 @@ describe('ralph say', () => {
     expect(prompt(root, session ?? '')).toMatch(
       /Message from a person \(cli, \d{4}-\d\d-\d\dT[^)]+\):\nUse tabs, not spaces\./,
     );
+    // Shown with the session, sender and all, by show and logs.
+    const show = await ralph(root, ['show', session ?? ''], env);
+    expect(show.stdout).toMatch(/Message: {2}from cli at \S+: Use tabs, not spaces\./);
+    const logs = await ralph(root, ['logs', session ?? ''], env);
+    expect(logs.stdout).toMatch(/── message from cli at \S+: Use tabs, not spaces\./);
     // Given once: recorded as given to that session.
     expect(done?.messages).toEqual([
       expect.objectContaining({ text: 'Use tabs, not spaces.', from: 'cli', session }),

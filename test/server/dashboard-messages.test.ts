@@ -69,6 +69,12 @@ describe('messages from the dashboard', () => {
         session: (talk?.sessions as string[])[1],
       }),
     ]);
+    // The session it was given to shows it, with who sent it.
+    await page.goto(`${served.base}/#/sessions/${(talk?.sessions as string[])[1] ?? ''}`);
+    await page
+      .locator('.messages', { hasText: 'Wrap up and write the summary.' })
+      .filter({ hasText: /message from 127\.0\.0\.1:\d+/ })
+      .waitFor();
     // The item page's box answers the question; the item resumes and is done.
     await page.goto(`${served.base}/#/items/asks`);
     const answer = page.locator('.message-box[data-item="asks"]');

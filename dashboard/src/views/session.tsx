@@ -1,35 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type StreamEvent } from '../api.js';
+import { get, type SessionEvents, type SessionRecord, type StreamEvent } from '../api.js';
 import { money, when } from '../format.js';
 import { Transcript } from '../transcript.js';
 
-interface Record {
-  sessionId: string;
-  itemId: string;
-  itemTitle: string;
-  attempt: number;
-  status: string;
-  startedAt: string;
-  /** The agent CLI that ran it. */
-  cli: string;
-  outcome?: { kind: string; message: string };
-  result?: { costUsd?: number; costEstimated?: boolean; numTurns?: number };
-}
-
-interface EventsPage {
-  events: StreamEvent[];
-  next: number;
-  done: boolean;
-}
-
 /** One session as a readable transcript, read page by page from its archive. */
 export function Session({ id }: { id: string }) {
-  const [record, setRecord] = useState<Record>();
+  const [record, setRecord] = useState<SessionRecord>();
   const [events, setEvents] = useState<StreamEvent[]>([]);
   const [next, setNext] = useState<number | undefined>(0);
   const [error, setError] = useState<string>();
   const more = (after: number) =>
-    get<EventsPage>(`/sessions/${id}/events?after=${after}`).then(
+    get<SessionEvents>(`/sessions/${id}/events?after=${after}`).then(
       (page) => {
         setEvents((before) => (after === 0 ? page.events : [...before, ...page.events]));
         setNext(page.done || page.events.length === 0 ? undefined : page.next);
@@ -37,7 +18,7 @@ export function Session({ id }: { id: string }) {
       (e: Error) => setError(e.message),
     );
   useEffect(() => {
-    get<Record>(`/sessions/${id}`).then(setRecord, (e: Error) => setError(e.message));
+    get<SessionRecord>(`/sessions/${id}`).then(setRecord, (e: Error) => setError(e.message));
     void more(0);
   }, [id]);
   return (
@@ -57,6 +38,18 @@ export function Session({ id }: { id: string }) {
               ? ` · ${money(record.result.costUsd, 4, record.result.costEstimated)}`
               : ''}
           </div>
+          {record.messages !== undefined && (
+            <ul class="messages">
+              {record.messages.map((m) => (
+                <li key={m.at}>
+                  <span class="dim">
+                    message from {m.from}, {when(m.at)}:
+                  </span>{' '}
+                  {m.text}
+                </li>
+              ))}
+            </ul>
+          )}
           <div>
             <a href={`/sessions/${id}/raw`}>raw stream-json</a>
           </div>

@@ -61,7 +61,11 @@ export async function logsCommand(
     }
   };
   const human = !options.raw && !options.json;
-  if (human && header !== undefined) output.out(redactor.redact(sessionHeader(header)));
+  if (human && header !== undefined) {
+    output.out(redactor.redact(sessionHeader(header)));
+    for (const m of header.messages ?? [])
+      output.out(redactor.redact(`── message from ${m.from} at ${m.at}: ${m.text}`));
+  }
   try {
     drain();
     if (options.follow && found.live) {

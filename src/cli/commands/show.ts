@@ -121,6 +121,7 @@ export async function showCommand(
       record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
     `Work dir: ${record.workDir}`,
+    ...(record.messages ?? []).map((m) => `Message:  from ${m.from} at ${m.at}: ${m.text}`),
     ...workLines(record),
     ...(record.git === undefined ? [] : await afterSessionLines(workspace, env, sessionId, record)),
     '',
