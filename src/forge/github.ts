@@ -483,6 +483,6 @@ function forgeError(error: unknown, what: string, settings: GitHubSettings): For
     return new ForgeError('refused', `${what}: GitHub refused it (${status}${because})`);
   return new ForgeError(
     'unavailable',
-    `${what}: GitHub cannot be reached at ${settings.apiUrl} (${status ?? (error instanceof Error ? error.message : String(error))})`,
+    `${what}: GitHub cannot be reached at ${settings.apiUrl} (forge.apiUrl; ${status ?? (error instanceof Error ? error.message : String(error))})`,
   );
 }

@@ -404,7 +404,9 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
       lastOutcome: 'ready_for_review',
     });
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
-    expect(log).toContain('forge_unavailable');
+    expect(log).toMatch(
+      /"event":"forge_unavailable".*GitHub cannot be reached at http:\/\/127\.0\.0\.1:\d+ \(forge\.apiUrl; 503\)/,
+    );
     expect(log).toContain('forge_reachable');
     expect(github.script).toHaveLength(0);
   });
