@@ -8,17 +8,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { expectNoSurvivors, guardedWorkspace, ledger } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
-import { ralph, readQueue } from '../support/workspace.js';
+import { addInOwnDir, ralph, readQueue } from '../support/workspace.js';
 
 const item = (root: string, id: string) => readQueue(root).items.find((i) => i.id === id);
-
-/** Adds an item in a work dir of its own (one work dir runs one item at a time). */
-async function add(root: string, env: Record<string, string>, id: string, body: string) {
-  const dir = path.join(root, `dir-${id}`);
-  fs.mkdirSync(dir);
-  const added = await ralph(root, ['add', id, '--id', id, '--body', body, '--work-dir', dir], env);
-  expect(added.code, added.stderr).toBe(0);
-}
 
 const prompt = (root: string, session: string) =>
   fs.readFileSync(path.join(root, 'docs', 'sessions', `${session}-prompt.md`), 'utf8');
@@ -34,7 +26,7 @@ const calls = (root: string) =>
 describe('ralph say', () => {
   it('keeps a message for an item that waits, and gives it in its first prompt, sender and all', async () => {
     const { root, env } = await guardedWorkspace();
-    await add(root, env, 'w', '#behave: ok');
+    await addInOwnDir(root, 'w', '#behave: ok');
     const said = await ralph(root, ['say', 'w', 'Use', 'tabs,', 'not', 'spaces.'], env);
     expect(said.code, said.stderr).toBe(0);
     expect(said.stdout).toContain('w: message kept for its next session (it is pending)');
@@ -58,7 +50,7 @@ describe('ralph say', () => {
 
   it('refuses an unknown or finished item and an empty or oversized message, changing nothing', async () => {
     const { root, env } = await guardedWorkspace();
-    await add(root, env, 'f', '#behave: ok');
+    await addInOwnDir(root, 'f', '#behave: ok');
     expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
     const before = fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8');
     const unknown = await ralph(root, ['say', 'nope', 'hello'], env);
@@ -78,8 +70,8 @@ describe('ralph say', () => {
     const callsFile = path.join(root, 'calls.jsonl');
     const withCalls = { ...env, FAKE_CLAUDE_CALLS: callsFile };
     // Its agent has begun (its conversation exists) and would go on for a minute.
-    await add(root, withCalls, 'r', '#behave: slow ms=60000 onresume=ok');
-    await add(root, withCalls, 'other', '#behave: slow ms=1500');
+    await addInOwnDir(root, 'r', '#behave: slow ms=60000 onresume=ok');
+    await addInOwnDir(root, 'other', '#behave: slow ms=1500');
     const runner = startRunner(root, withCalls, '--drain', '--workers', '2');
     onTestFinished(() => void runner.child.kill('SIGKILL'));
     await eventually(
@@ -106,9 +98,9 @@ describe('ralph say', () => {
 
   it('parks an item that asks a person while two others complete; the answer puts it back and it completes', async () => {
     const { root, env } = await guardedWorkspace();
-    await add(root, env, 'asks', '#behave: ask q=Which-database-should-I-use?');
-    await add(root, env, 'one', '#behave: ok');
-    await add(root, env, 'two', '#behave: ok');
+    await addInOwnDir(root, 'asks', '#behave: ask q=Which-database-should-I-use?');
+    await addInOwnDir(root, 'one', '#behave: ok');
+    await addInOwnDir(root, 'two', '#behave: ok');
     const run = await ralph(root, ['run', '--drain', '--workers', '2'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, 'asks')).toMatchObject({

@@ -7,17 +7,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { expectNoSurvivors, guardedWorkspace, ledger, logEvents } from '../support/guarded.js';
 import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
-import { ralph, readQueue, readSessions } from '../support/workspace.js';
+import { addInOwnDir, ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const item = (root: string, id: string) => readQueue(root).items.find((i) => i.id === id);
-
-/** Adds an item in a work dir of its own (one work dir runs one item at a time). */
-async function add(root: string, env: Record<string, string>, id: string, body: string) {
-  const dir = path.join(root, `dir-${id}`);
-  fs.mkdirSync(dir);
-  const added = await ralph(root, ['add', id, '--id', id, '--body', body, '--work-dir', dir], env);
-  expect(added.code, added.stderr).toBe(0);
-}
 
 const running = (root: string, ...ids: string[]) =>
   ids.every((id) => item(root, id)?.status === 'running');
@@ -26,8 +18,8 @@ describe('ralph stop', () => {
   it('stops one of two running items while the other runs to its end; the stopped one runs again, its attempt given back', async () => {
     const { root, env } = await guardedWorkspace();
     const gate = path.join(root, 'gate');
-    await add(root, env, 'a', '#behave: sequence steps=hang,ok');
-    await add(root, env, 'b', `#behave: gated gate=${gate}`);
+    await addInOwnDir(root, 'a', '#behave: sequence steps=hang,ok');
+    await addInOwnDir(root, 'b', `#behave: gated gate=${gate}`);
     const runner = startRunner(root, env, '--drain', '--workers', '2');
     onTestFinished(() => void runner.child.kill('SIGKILL'));
     // Both agents started (the fake's ledger): a's first call is counted, its next one ends.
@@ -60,7 +52,7 @@ describe('ralph stop', () => {
 
   it('cancels with --cancel; ralph cancel and ralph rm of a running item stop it first', async () => {
     const { root, env } = await guardedWorkspace();
-    for (const id of ['c', 'd', 'e']) await add(root, env, id, '#behave: hang');
+    for (const id of ['c', 'd', 'e']) await addInOwnDir(root, id, '#behave: hang');
     const runner = startRunner(root, env, '--workers', '3');
     onTestFinished(() => void runner.child.kill('SIGKILL'));
     await eventually(() => running(root, 'c', 'd', 'e'), 20_000, 'three items run');

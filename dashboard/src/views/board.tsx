@@ -1,5 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, remove, type Item, type Items } from '../api.js';
+import {
+  CANCELLABLE as CANCELLABLE_STATUSES,
+  RETRYABLE as RETRYABLE_STATUSES,
+} from '../../../src/queue/selection.js';
 import { money } from '../format.js';
 import { useLive } from '../live.js';
 import { NightSummary, useNight } from './night.js';
@@ -24,15 +28,9 @@ const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
 const PAGE = 50;
 
-const RETRYABLE = new Set(['failed', 'cancelled', 'interrupted']);
-const CANCELLABLE = new Set([
-  'pending',
-  'interrupted',
-  'failed',
-  'landing',
-  'awaiting_checks',
-  'needs_input',
-]);
+/** What `ralph retry` and `ralph cancel` act on, as the queue says. */
+const RETRYABLE = new Set<string>(RETRYABLE_STATUSES);
+const CANCELLABLE = new Set<string>(CANCELLABLE_STATUSES);
 
 function Card({
   item,
