@@ -244,7 +244,10 @@ class Night {
     }
     const full = await this.checks.full();
     if (full !== undefined) return this.whileFull(full);
-    this.fullSaid = false;
+    if (this.fullSaid) {
+      this.fullSaid = false;
+      await ctx.controlFiles.clearWaiting().catch(() => undefined);
+    }
     // Each worker's session may spend its share of what is left: together they stay within it.
     const lefts = [check.budgetLeftUsd, daily?.left].filter((l) => l !== undefined);
     return {
@@ -259,6 +262,7 @@ class Night {
   private async whileFull(reason: string): Promise<'stop' | 'again'> {
     const { ctx, result } = this;
     if (this.draining && this.active === 0 && !this.checks.busy && !this.lander.busy) {
+      if (this.fullSaid) await ctx.controlFiles.clearWaiting().catch(() => undefined);
       ctx.events.info('run_limit_reached', { reason });
       result.ended = reason;
       return 'stop';
@@ -275,8 +279,8 @@ class Night {
         event: 'forge_full',
       })
       .catch(() => undefined);
+    // Kept while the hold lasts (status tells it), cleared once an item may start again.
     await this.sleep(pollMs);
-    await ctx.controlFiles.clearWaiting().catch(() => undefined);
     return 'again';
   }
 

@@ -4,7 +4,7 @@
 // fake agent's `ci` behaviour, merges and branch updates made in the bare repository.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';
 import { ControlFiles } from '../../src/control/files.js';
@@ -454,6 +454,24 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     );
     expect(item(root, 'one')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
     expect(item(root, 'two').status).toBe('pending');
+    // The drained run left no wait behind; a night that does not drain holds its workers, and
+    // status says why.
+    const waiting = path.join(root, 'state', 'waiting.json');
+    expect(fs.existsSync(waiting)).toBe(false);
+    const held = startRunner(root, { ...env, PATH: process.env.PATH ?? '' });
+    onTestFinished(() => void held.child.kill('SIGKILL'));
+    await waitUntil(
+      path.join(root, 'state'),
+      () => fs.existsSync(waiting) && fs.readFileSync(waiting, 'utf8').includes('forge_full'),
+      20_000,
+      'the workers held',
+    );
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toContain(
+      'Waiting: 1 pull request is open and not merged (forge.maxOpen 1): no new item starts until one is merged or closed',
+    );
+    held.child.kill('SIGTERM');
+    await held.exited;
     // Merged by a person: the next night starts the other item.
     const [pull] = github.pulls;
     if (pull !== undefined) Object.assign(pull, { state: 'closed', merged: true });
