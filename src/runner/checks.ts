@@ -61,8 +61,8 @@ export class ChecksStage {
   private outage: { since: number; failures: number; until: number } | undefined;
   /** Time the forge was down this run: deadlines move by it (an outage never fails an item). */
   private outageMs = 0;
-  /** Whether the done items' pull requests were looked at this run (`forge.maxOpen`). */
-  private doneLooked = false;
+  /** When the done items' pull requests were last looked at (`forge.maxOpen`). */
+  private doneLookedAt: number | undefined;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -86,7 +86,7 @@ export class ChecksStage {
     const forge = ctx.workspace.config.forge;
     if (forge?.maxOpen === undefined) return undefined;
     // What people merged or closed since the last run counts from the first claim on.
-    if (!this.doneLooked) await this.lookAtDone(forge);
+    if (this.doneLookedAt === undefined) await this.lookAtDone(forge);
     const items = await persistently(ctx, control, 'counting open pull requests', () =>
       ctx.queue.list(),
     );
@@ -118,7 +118,9 @@ export class ChecksStage {
         ctx.queue.awaitingChecks(),
       );
       this.waiting = items.length;
-      if (forge.maxOpen !== undefined) await this.lookAtDone(forge);
+      // People merge and close pull requests at their pace: looked at as seldom as checks are.
+      const doneDue = (this.doneLookedAt ?? 0) + forge.checks.poll * 1000 * MAX_POLL_FACTOR;
+      if (forge.maxOpen !== undefined && ctx.clock.now() >= doneDue) await this.lookAtDone(forge);
       if (items.length === 0) {
         if (over()) return;
         await sleep(pollMs);
@@ -421,7 +423,7 @@ export class ChecksStage {
   /** Records which done items' pull requests people merged or closed (`forge.maxOpen`). */
   private async lookAtDone(forge: ForgeConfig): Promise<void> {
     const { ctx } = this;
-    this.doneLooked = true;
+    this.doneLookedAt = ctx.clock.now();
     const items = await persistently(ctx, this.control, 'counting open pull requests', () =>
       ctx.queue.list(),
     );
