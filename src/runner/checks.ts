@@ -99,8 +99,10 @@ export class ChecksStage {
   }
 
   /**
-   * Tends the items awaiting checks until `over` says the run is over and none waits; a stop
-   * ends it at once. `sleep` waits up to its milliseconds, or until something changes.
+   * Tends the items awaiting checks until `over` says the run is over (a drained run's workers
+   * end only once none waits; a run that ends sooner, `--once` say, leaves them waiting in the
+   * queue for the next); a stop ends it at once. `sleep` waits up to its milliseconds, or until
+   * something changes.
    */
   async run(over: () => boolean, sleep: (ms: number) => Promise<void>): Promise<void> {
     const { ctx, control } = this;
@@ -108,9 +110,8 @@ export class ChecksStage {
     // Without a forge there is nothing to tend (items left awaiting checks are said, once).
     if (forge === undefined) return this.warnUnconfigured();
     const pollMs = ctx.workspace.config.run.pollInterval * 1000;
-    while (control.requested === undefined) {
+    while (control.requested === undefined && !over()) {
       if ((await ctx.controlFiles.pauseReason()) !== undefined) {
-        if (over()) return;
         await sleep(pollMs);
         continue;
       }
@@ -122,7 +123,6 @@ export class ChecksStage {
       const doneDue = (this.doneLookedAt ?? 0) + forge.checks.poll * 1000 * MAX_POLL_FACTOR;
       if (forge.maxOpen !== undefined && ctx.clock.now() >= doneDue) await this.lookAtDone(forge);
       if (items.length === 0) {
-        if (over()) return;
         await sleep(pollMs);
         continue;
       }
@@ -136,7 +136,6 @@ export class ChecksStage {
       );
       if (release === undefined) {
         // Another runner of the fleet tends them now.
-        if (over()) return;
         await sleep(pollMs);
         continue;
       }

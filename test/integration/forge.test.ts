@@ -158,6 +158,21 @@ describe('pull requests with CI in the loop', () => {
     expect(github.calls).toHaveLength(0);
   });
 
+  it('leaves an item awaiting its checks in the queue when a run ends sooner than they do (--once)', async () => {
+    const { bare, root, github } = await forgeSetup();
+    github.checksFor = () => [{ id: 5, name: 'build', status: 'queued', conclusion: null }];
+    await add(root, 'later', 'ci');
+    const run = await ralph(root, ['run', '--once'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'later').status).toBe('awaiting_checks');
+    // The next night takes it up where it was, and ends once its checks are green.
+    github.checksFor = brokenFileCi(bare);
+    const next = await ralph(root, ['run', '--drain'], env);
+    expect(next.code, next.stderr).toBe(0);
+    expect(item(root, 'later')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'later').sessions).toHaveLength(1);
+  });
+
   it('fails the item after its fix rounds with checks_failed, and says so on its pull request', async () => {
     const { root, github } = await forgeSetup({ checks: { poll: 0.05, maxFixRounds: 1 } });
     await add(root, 'stuck', 'ci broken=1 stubborn=1');
@@ -364,8 +379,9 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const time = fakeTime(START);
     const { stage, close } = await checksStageOf(root, time);
     try {
+      // Over once no item awaits its checks any more.
       await stage.run(
-        () => true,
+        () => readQueue(root).items.every((i) => i.status !== 'awaiting_checks'),
         (ms) => time.wait({ ms }),
       );
     } finally {
