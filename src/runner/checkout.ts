@@ -1,3 +1,4 @@
+import { GitError } from '../git/git.js';
 import path from 'node:path';
 import type { WorkSettings } from '../agent/settings.js';
 import { itemWorktree, type Workspace } from '../config/workspace.js';
@@ -47,13 +48,25 @@ export async function checkoutFor(
   const branch = branchOf(item.id);
   if (mode === 'plan')
     return { checkout: { repo, worktree: dir, branch, baseCommit, reused: false } };
-  try {
-    const checkout = await ensureWorktree(repo, dir, branch, baseCommit);
-    return { checkout, workDir: path.join(checkout.worktree, path.relative(repo, workDir)) };
-  } catch (error) {
-    return {
-      reason: `the worktree of ${item.id} could not be made: ${error instanceof Error ? error.message : String(error)}`,
-      scope: 'item',
-    };
+  for (let tries = 1; ; tries++) {
+    try {
+      const checkout = await ensureWorktree(repo, dir, branch, baseCommit);
+      return { checkout, workDir: path.join(checkout.worktree, path.relative(repo, workDir)) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Another git of the repository (the lander's merge, a person's) holds a lock a moment:
+      // that is no fault of the item's.
+      const said = error instanceof GitError ? error.output : message;
+      if (tries < LOCKED_TRIES && GIT_LOCKED.test(said)) {
+        await new Promise((resolve) => setTimeout(resolve, LOCKED_WAIT_MS * tries));
+        continue;
+      }
+      return { reason: `the worktree of ${item.id} could not be made: ${message}`, scope: 'item' };
+    }
   }
 }
+
+/** What git says when another git of the repository holds one of its lock files. */
+const GIT_LOCKED = /\.lock'?:? File exists|Unable to create '[^']*\.lock'|cannot lock ref/i;
+const LOCKED_TRIES = 5;
+const LOCKED_WAIT_MS = 200;
