@@ -1,7 +1,7 @@
 import { NotFoundError, InputError } from '../lib/errors.js';
 import { closureOf, dependentsOf } from './dependencies.js';
 import type { Item } from './item.js';
-import { landingTally, pullRequestTally, questionTally } from './landing-tally.js';
+import { landingTally, pullRequestTally, questionTally } from './tally.js';
 import {
   fenceReason,
   type AddOptions,

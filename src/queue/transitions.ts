@@ -409,6 +409,16 @@ export function checksPassed(
   );
 }
 
+/** A done item's pull request a person merged (or closed unmerged) after it was ready. */
+export function pullRequestEnded(item: Item, merged: boolean, now: number): Item {
+  return {
+    ...item,
+    updatedAt: iso(now),
+    lastOutcome: merged ? 'merged' : 'pull_request_closed',
+    mergedAt: merged ? iso(now) : undefined,
+  };
+}
+
 /**
  * The item's messages, those its session was given marked so: the messages it had when it was
  * claimed (sent before `startedAt`) and that no earlier session was given.

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sessionFiles } from '../archive/paths.js';
+import { SessionRecordSchema } from '../archive/record.js';
 import type { ForgeConfig } from '../config/schema.js';
 import { ForgeError, type Forge } from '../forge/forge.js';
 import { openForge } from '../forge/open.js';
@@ -13,6 +14,7 @@ import {
   checksPassed,
   checksSeen,
   CHECKS_FROM,
+  pullRequestEnded,
   pullRequestOpened,
   type ChecksRefusal,
 } from '../queue/transitions.js';
@@ -55,7 +57,8 @@ export class ChecksStage {
   /** Items awaiting their checks at the last look (the run does not end while there are). */
   private waiting = 0;
   private readonly due = new Map<string, Due>();
-  /** Each repository's forge, opened once a run. */
+  /** Each work dir's repository, and each repository's forge: found once a run. */
+  private readonly repositories = new Map<string, string>();
   private readonly forges = new Map<string, Forge>();
   /** Since when the forge has not answered, and the failures in a row. */
   private outage: { since: number; failures: number; until: number } | undefined;
@@ -87,13 +90,17 @@ export class ChecksStage {
     if (forge?.maxOpen === undefined) return undefined;
     // What people merged or closed since the last run counts from the first claim on.
     if (this.doneLookedAt === undefined) await this.lookAtDone(forge);
-    const items = await persistently(ctx, control, 'counting open pull requests', () =>
-      ctx.queue.list(),
+    // The queue's tally has it (in SQL for Postgres): no item is read whole at every claim.
+    const { counts, pullRequests } = await persistently(
+      ctx,
+      control,
+      'counting open pull requests',
+      () => ctx.queue.tally(),
     );
-    const open = items.filter(
-      (item) =>
-        item.status === 'awaiting_checks' || item.status === 'running' || awaitingReview(item),
-    ).length;
+    const open =
+      (counts.awaiting_checks ?? 0) +
+      (counts.running ?? 0) +
+      pullRequests.filter((pr) => pr.status === 'done').length;
     if (open < forge.maxOpen) return undefined;
     return `${open} pull request${open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${forge.maxOpen}): no new item starts until one is merged or closed`;
   }
@@ -439,12 +446,9 @@ export class ChecksStage {
     if (pull.state !== 'open') {
       const now = this.ctx.clock.now();
       await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
-        this.ctx.queue.advance(item.id, ['done'], (i) => ({
-          ...i,
-          updatedAt: new Date(now).toISOString(),
-          lastOutcome: pull.state === 'merged' ? 'merged' : 'pull_request_closed',
-          mergedAt: pull.state === 'merged' ? new Date(now).toISOString() : undefined,
-        })),
+        this.ctx.queue.advance(item.id, ['done'], (i) =>
+          pullRequestEnded(i, pull.state === 'merged', now),
+        ),
       );
     }
     return pull.state;
@@ -461,6 +465,7 @@ export class ChecksStage {
     });
   }
 
+  /** The repository of the item's work dir (each work dir's read once a run). */
   private async repositoryOf(item: Item): Promise<string> {
     const resolved = await resolveSession({
       workspace: this.ctx.workspace,
@@ -468,8 +473,10 @@ export class ChecksStage {
       cache: this.ctx.files,
     });
     if ('reason' in resolved) throw new Error(resolved.reason);
-    const repo = await repositoryRoot(resolved.settings.workDir);
-    if (repo === undefined) throw new Error(`${resolved.settings.workDir} is in no git repository`);
+    const { workDir } = resolved.settings;
+    const repo = this.repositories.get(workDir) ?? (await repositoryRoot(workDir));
+    if (repo === undefined) throw new Error(`${workDir} is in no git repository`);
+    this.repositories.set(workDir, repo);
     return repo;
   }
 
@@ -510,22 +517,16 @@ export class ChecksStage {
     const sessionId = item.sessions.at(-1);
     if (sessionId === undefined) return undefined;
     const { sessions } = this.ctx.workspace.paths;
-    const record = await readFile(sessionFiles(sessions, sessionId).record, 'utf8')
-      .then((text) => JSON.parse(text) as Record<string, unknown>)
+    // Read with the archive's own schema: a record cut short or of another shape is none.
+    const parsed = await readFile(sessionFiles(sessions, sessionId).record, 'utf8')
+      .then((text) => SessionRecordSchema.safeParse(JSON.parse(text)))
       .catch(() => undefined);
-    if (record === undefined) return undefined;
-    const result = record.result as { text?: unknown } | undefined;
-    const summary = typeof result?.text === 'string' ? result.text : record.lastText;
-    const gates = Array.isArray(record.gates)
-      ? (record.gates as { name?: unknown; passed?: unknown }[]).map((g) => ({
-          name: String(g.name),
-          passed: g.passed === true,
-        }))
-      : [];
+    if (parsed?.success !== true) return undefined;
+    const record = parsed.data;
     return {
       sessionId,
-      summary: typeof summary === 'string' ? summary : undefined,
-      gates,
+      summary: record.result?.text ?? record.lastText,
+      gates: (record.gates ?? []).map((g) => ({ name: g.name, passed: g.passed })),
       archive: path.relative(this.ctx.workspace.root, sessions) || sessions,
     };
   }
