@@ -4,6 +4,11 @@ export interface Argv {
   args: string[];
   /** A file given to the agent as its stdin (the prompt, for a CLI that reads it there). */
   stdinFile?: string;
+  /**
+   * Whether that stdin stays open while the agent runs: a pipe given the file's lines, then a
+   * person's messages (a CLI that reads them mid-task), closed once the agent's result is out.
+   */
+  live?: boolean;
 }
 
 /** Quotes an argv for display (copy-paste into a POSIX shell); never used to run anything. */

@@ -316,8 +316,10 @@ function byResult(end: SessionEnd, result: ResultInfo): Outcome {
     return failure('api_error', `the result is an error: ${(result.text ?? '').slice(0, 500)}`);
   if (summary.permissionDenials.length > 0) {
     const tools = [...new Set(summary.permissionDenials.map((d) => d.toolName))].join(', ');
+    // Not a failure of the night: its item waits for a person to allow the tools (needs_input).
     return failure('permission_denied', `tools refused by the permission mode: ${tools}`, {
       retryable: false,
+      countsAsFailure: false,
     });
   }
   const lingered = stopReason === 'after_result';

@@ -19,6 +19,16 @@ export interface AgentChild {
   /** Resolves on the leader's exit, not on 'close': a grandchild may hold stdio open. */
   exited: Promise<ExitStatus>;
   hasExited(): boolean;
+  /** Its live stdin, for a CLI that reads a person's messages there while it runs. */
+  input?: AgentInput;
+}
+
+/** An agent's live stdin: each line written reaches it while it runs and is kept in its file. */
+export interface AgentInput {
+  /** Writes `line` (appended to the input file too); false once the input is closed. */
+  write(line: string): boolean;
+  /** Closes it: the CLI ends once it has answered what it was given. */
+  end(): void;
 }
 
 /** What to spawn and where its output goes. */
@@ -39,22 +49,23 @@ export type SpawnResult =
 
 /**
  * The one place that spawns an agent: argv (no shell), stdin from /dev/null (the CLI waits
- * for stdin otherwise) or from the prompt file for a CLI that reads its prompt there, stdout and stderr into new regular files, and its own process group
- * (`detached`) so the whole group can be signalled.
+ * for stdin otherwise), from the prompt file for a CLI that reads its prompt there, or a pipe
+ * given the input file's lines and kept open (`live`), stdout and stderr into new regular
+ * files, and its own process group (`detached`) so the whole group can be signalled.
  */
 export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
   const stdout = openExclusive(request.stdoutFile);
   const stderr = openExclusive(request.stderrFile);
   let stdin: number | undefined;
   try {
-    const { stdinFile } = request.argv;
-    if (stdinFile !== undefined) stdin = fs.openSync(stdinFile, 'r');
+    const { stdinFile, live } = request.argv;
+    if (stdinFile !== undefined && live !== true) stdin = fs.openSync(stdinFile, 'r');
     // node's spawn, not execa: the output goes straight into files, so there is nothing to
     // buffer or pipe, and the environment must be exactly the filtered one.
     const subprocess = spawn(request.argv.file, request.argv.args, {
       cwd: request.cwd,
       env: request.env,
-      stdio: [stdin ?? 'ignore', stdout, stderr],
+      stdio: [live === true ? 'pipe' : (stdin ?? 'ignore'), stdout, stderr],
       detached: true,
       shell: false,
     });
@@ -90,6 +101,10 @@ export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
         startTime: await processStartTime(pid),
         exited,
         hasExited: () => done,
+        input:
+          live === true && stdinFile !== undefined && subprocess.stdin !== null
+            ? liveInput(subprocess.stdin, stdinFile)
+            : undefined,
       },
     };
   } finally {
@@ -97,6 +112,29 @@ export async function spawnAgent(request: SpawnRequest): Promise<SpawnResult> {
     fs.closeSync(stderr);
     if (stdin !== undefined) fs.closeSync(stdin);
   }
+}
+
+/** The agent's stdin pipe, given the input file's lines now and each line written later. */
+function liveInput(pipe: NodeJS.WritableStream, file: string): AgentInput {
+  let open = true;
+  // An agent that exits (or closes its stdin) before reading all is not an error of ralph's.
+  pipe.on('error', () => {
+    open = false;
+  });
+  pipe.write(fs.readFileSync(file));
+  return {
+    write: (line) => {
+      if (!open) return false;
+      fs.appendFileSync(file, line);
+      pipe.write(line);
+      return true;
+    },
+    end: () => {
+      if (!open) return;
+      open = false;
+      pipe.end();
+    },
+  };
 }
 
 /** Graces of the stop ladder, in milliseconds. */

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { watchNames } from '../lib/watch.js';
 import { StreamParser, type ParsedLine } from '../stream/parser.js';
@@ -79,6 +80,11 @@ export interface SupervisedEnd {
 export interface Supervision {
   done: Promise<SupervisedEnd>;
   stop(reason: StopReason, options?: { force?: boolean }): void;
+  /**
+   * Writes `line` to the agent's live stdin while its turn runs (before its result): false
+   * when it has none, or it is closed.
+   */
+  tell(line: string): boolean;
 }
 
 const READ_CHUNK = 1024 * 1024;
@@ -124,7 +130,11 @@ class SessionOutput {
       this.stdoutBytes += n;
       this.touch();
       this.parser.push(this.buffer.subarray(0, n));
-      if (this.summary.result !== undefined) this.resultSeenAt ??= this.clock.now();
+      if (this.summary.result !== undefined && this.resultSeenAt === undefined) {
+        this.resultSeenAt = this.clock.now();
+        // A CLI reading its input live waits for more until its stdin closes.
+        this.options.child.input?.end();
+      }
     }
   }
 
@@ -279,6 +289,15 @@ export function supervise(options: SuperviseOptions): Supervision {
     const interrupt = options.interrupt;
     const watcher =
       interrupt === undefined ? undefined : watchNames(interrupt.dir, [interrupt.name], schedule);
+    // A live stdin is closed at the result: the stream is read as it is written, not at ticks.
+    const streamWatcher =
+      child.input === undefined
+        ? undefined
+        : watchNames(
+            path.dirname(options.stdoutFile),
+            [path.basename(options.stdoutFile)],
+            schedule,
+          );
     // A file created between the spawn and the watch is seen by a first tick now.
     schedule();
     try {
@@ -308,9 +327,18 @@ export function supervise(options: SuperviseOptions): Supervision {
     } finally {
       clearInterval(timer);
       watcher?.close();
+      streamWatcher?.close();
+      child.input?.end();
       out.close();
     }
   })();
 
-  return { done, stop: (reason, stopOptions) => requestStop(reason, stopOptions?.force ?? false) };
+  return {
+    done,
+    stop: (reason, stopOptions) => requestStop(reason, stopOptions?.force ?? false),
+    tell: (line) =>
+      out.resultSeenAt === undefined &&
+      stopper.stopping === undefined &&
+      (child.input?.write(line) ?? false),
+  };
 }

@@ -14,6 +14,8 @@ export interface SessionFiles {
   land: string;
   /** The permission rules ralph wrote for a CLI that reads them from a file (gemini). */
   policy: string;
+  /** What a CLI that reads stream-json on stdin was given there: its first prompt, then messages. */
+  input: string;
 }
 
 /** Paths of a session's files in the sessions directory; `sessionId` is a UUID. */
@@ -29,5 +31,6 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     gates: at('-gates.log'),
     land: at('-land.log'),
     policy: at('-policy.toml'),
+    input: at('-input.jsonl'),
   };
 }

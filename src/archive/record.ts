@@ -124,7 +124,17 @@ export const SessionRecordFields = z.looseObject({
     })
     .optional(),
   /** A person's messages this session was given (`ralph say`), with who sent each and when. */
-  messages: z.array(z.object({ from: z.string(), at: z.string(), text: z.string() })).optional(),
+  messages: z
+    .array(
+      z.object({
+        from: z.string(),
+        at: z.string(),
+        text: z.string(),
+        /** Given on the CLI's stdin while the session ran, not in its prompt. */
+        live: z.boolean().optional(),
+      }),
+    )
+    .optional(),
   /** The agent's last words (the end of its last message): why it stopped, in its own terms. */
   lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */

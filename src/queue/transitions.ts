@@ -438,6 +438,28 @@ export function undeliveredMessages(item: Item): Message[] {
   return (item.messages ?? []).filter((m) => m.session === undefined);
 }
 
+/**
+ * The messages a running session's CLI was given on its live stdin, mid-task: those sent after
+ * its claim (the ones before were in its prompt), marked given to it. An item no longer run by
+ * `session` is left as it is.
+ */
+export function messagesGivenLive(item: Item, session: string, ats: readonly string[]): Item {
+  if (item.status !== 'running' || item.sessions.at(-1) !== session || item.messages === undefined)
+    return item;
+  return {
+    ...item,
+    messages: item.messages.map((m) =>
+      m.session === undefined && ats.includes(m.at) ? { ...m, session } : m,
+    ),
+  };
+}
+
+/** The messages sent to a running item after its claim: its prompt did not have them. */
+export function messagesSinceClaim(item: Item): Message[] {
+  const claimedAt = item.startedAt ?? '';
+  return undeliveredMessages(item).filter((m) => m.at > claimedAt);
+}
+
 /** Statuses an item takes a message in: any but finished (done, cancelled). */
 export const TAKES_MESSAGES = [
   'pending',

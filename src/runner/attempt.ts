@@ -3,7 +3,7 @@ import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent, type AgentChild } from '../agent/process.js';
-import { supervise, type SupervisedEnd } from '../agent/supervise.js';
+import { supervise, type SupervisedEnd, type Supervision } from '../agent/supervise.js';
 import type { PreservedContext } from '../archive/finish.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
@@ -20,14 +20,18 @@ import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/item-status.js';
-import { cancelled } from '../queue/transitions.js';
+import {
+  cancelled,
+  messagesGivenLive,
+  messagesSinceClaim,
+  undeliveredMessages,
+} from '../queue/transitions.js';
 import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
-import { undeliveredMessages } from '../queue/transitions.js';
 import {
   nextStageOf,
   questionOf,
@@ -323,8 +327,11 @@ export class Attempt {
     const itemId = this.init.item.id;
     const stopWatch = ctx.controlFiles.stopWatch(itemId);
     await fsp.mkdir(stopWatch.dir, { recursive: true });
+    let answering = Promise.resolve();
     const stopIfAsked = () => {
-      if (ctx.controlFiles.stopRequested(itemId)) supervision.stop('requested');
+      if (!ctx.controlFiles.stopRequested(itemId)) return;
+      // One at a time: a request's file is seen by several watch events.
+      answering = answering.then(() => this.answerStopRequest(supervision));
     };
     const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
     stopIfAsked();
@@ -332,6 +339,45 @@ export class Attempt {
       unsubscribe();
       watcher?.close();
     });
+  }
+
+  /**
+   * A person's request to stop this item, or to give it a message: a message goes to a CLI that
+   * reads them on its stdin while its turn runs; otherwise (or once its turn has ended) the
+   * session is stopped, to resume its conversation with the message.
+   */
+  private async answerStopRequest(supervision: Supervision): Promise<void> {
+    const { ctx, control } = this;
+    const { item, sessionId, prepared } = this.init;
+    const request = await ctx.controlFiles.stopRequest(item.id);
+    if (request === undefined) return;
+    const { messageLine } = prepared.cli;
+    if (request.message !== true || messageLine === undefined) {
+      supervision.stop('requested');
+      return;
+    }
+    const now = (await ctx.queue.dependencyClosure([item.id])).find((i) => i.id === item.id);
+    const news = now === undefined ? [] : messagesSinceClaim(now);
+    if (!news.every((m) => supervision.tell(messageLine(m.text)))) {
+      // Its turn ended meanwhile (or the input closed part way): the stop gives what is left.
+      supervision.stop('requested');
+      return;
+    }
+    const ats = news.map((m) => m.at);
+    await persistently(ctx, control, `recording the messages given to ${item.id}`, () =>
+      ctx.queue.advance(item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
+    );
+    this.record = {
+      ...this.record,
+      messages: [
+        ...(this.record.messages ?? []),
+        ...news.map(({ from, at, text }) => ({ from, at, text, live: true })),
+      ],
+    };
+    await this.writeCurrent();
+    for (const m of news)
+      ctx.events.info('message_given', { item: item.id, session: sessionId, from: m.from });
+    await ctx.controlFiles.clearStopRequest(item.id);
   }
 
   /** What the CLI kept outside its stream (codex's refused commands), into the summary. */

@@ -129,9 +129,11 @@ export interface RunnerEvents {
   worktree_failed: { item: string; operation: string; error: string };
   pushed: { item: string; branch: string; remote: string };
   push_failed: { item: string; branch: string; remote: string; error: string };
-  /** Landing: an item's branch is being merged onto its target and checked there. */
   /** A person stopped this item's session alone (`ralph stop`): back in line, or cancelled. */
   item_stopped: { item: string; session: string; by: string; itemStatus: string };
+  /** A person's message given to a running session on its CLI's stdin, mid-task. */
+  message_given: { item: string; session: string; from: string };
+  /** Landing: an item's branch is being merged onto its target and checked there. */
   land_started: { item: string; target: string; method: string; branch: string };
   land_gate_started: { item: string; target: string; gate: string };
   /** The target holds the item's work (`already`: found landed after a crash). */

@@ -162,8 +162,9 @@ export function questionOf(summary: {
 
 /**
  * A person's steering of a session, over what its outcome would settle: a question it ended
- * with parks the item for an answer; a session stopped to give it a message goes back to the
- * front of the line, to resume its conversation with the message.
+ * with parks the item for an answer, and so do tools refused to it (the task left undone: a
+ * person allows them, or says how to do without); a session stopped to give it a message goes
+ * back to the front of the line, to resume its conversation with the message.
  */
 export function steered(
   settlement: Settlement,
@@ -171,6 +172,13 @@ export function steered(
 ): Settlement {
   if (settlement.kind === 'succeeded' && steering.question !== undefined)
     return { ...settlement, question: steering.question, land: undefined, checks: undefined };
+  if (settlement.kind === 'failed' && settlement.outcome === 'permission_denied')
+    return {
+      kind: 'succeeded',
+      costUsd: settlement.costUsd,
+      conversationId: steering.conversationId,
+      question: `${settlement.error}. Allow them (its allowedTools, or its persona's) and answer to go on, or answer how to do without them.`,
+    };
   if (steering.message !== undefined && settlement.kind === 'released')
     return {
       kind: 'interrupted',

@@ -168,6 +168,7 @@ export async function prepareSession(
     title: `${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
     policyFile: identity.files.policy,
+    inputFile: identity.files.input,
     sessionId: identity.sessionId,
     resume,
     settings,

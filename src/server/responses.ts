@@ -148,7 +148,7 @@ export const ItemsChangedAnswer = z.strictObject({
 /** `POST /items/:id/messages`: what became of the message (`ralph say`'s words in `text`). */
 export const MessageSaidAnswer = z.strictObject({
   item: z.string(),
-  said: z.enum(['kept', 'answered', 'resuming', 'not_in_time']),
+  said: z.enum(['kept', 'answered', 'given', 'resuming', 'not_in_time']),
   text: z.string(),
 });
 

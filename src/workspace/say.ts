@@ -13,6 +13,8 @@ export type Said =
   | { kind: 'kept'; status: string }
   /** It answered the item's question: the item is back first in line. */
   | { kind: 'answered' }
+  /** Its running session's CLI was given it on its stdin, mid-task. */
+  | { kind: 'given' }
   /** Its session was stopped to resume its conversation with the message, first in line. */
   | { kind: 'resuming' }
   /** Its runner did not stop the session in time: the message is kept for the next one. */
@@ -20,9 +22,10 @@ export type Said =
 
 /**
  * `ralph say` and `POST /items/:id/messages`: records a person's message on an item that is not
- * finished, for its next session. A running item's session is stopped (the kill ladder) and
- * its conversation resumed with the message at once, first in line; an item that asked a
- * person something is answered and goes back in line.
+ * finished, for its next session. A running item's session is given it at once: on its CLI's
+ * stdin where the CLI reads messages mid-task (claude), else by stopping it (the kill ladder)
+ * and resuming its conversation with the message, first in line; an item that asked a person
+ * something is answered and goes back in line.
  */
 export async function sayToItem(
   workspace: Workspace,
@@ -59,7 +62,17 @@ export async function sayToItem(
     { cancel: false, by: message.from, message: true },
     stopTimeoutMs(workspace.config.run.killGrace),
   );
-  return left.length > 0 ? { kind: 'not_in_time' } : { kind: 'resuming' };
+  if (left.length > 0) return { kind: 'not_in_time' };
+  const later = await itemOf();
+  const sent = later?.messages?.find((m) => m.at === new Date(now).toISOString());
+  if (sent?.session !== undefined && sent.session === after.sessions.at(-1))
+    return { kind: 'given' };
+  // Stopped to resume with it (waiting first in line, or resumed already); or its agent had
+  // ended (its gates ran): kept for its next session.
+  const resumed = later?.status === 'running' && later.sessions.at(-1) !== after.sessions.at(-1);
+  return later?.status === 'interrupted' || resumed
+    ? { kind: 'resuming' }
+    : { kind: 'kept', status: later?.status ?? 'gone' };
 }
 
 /** What a message came to, for people. */
@@ -69,6 +82,8 @@ export function saidText(id: string, said: Said): string {
       return `${id}: message kept for its next session (it is ${said.status})`;
     case 'answered':
       return `${id}: answered; back first in line, resuming its conversation with your answer`;
+    case 'given':
+      return `${id}: given to its running session, which takes it into the turn under way`;
     case 'resuming':
       return `${id}: its session was stopped and resumes now with your message, first in line`;
     case 'not_in_time':

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HARNESSES } from '../support/agent-clis.js';
 import { RUN, scenarios } from '../support/cli-scenarios.js';
-import { ralph, readSessions, tempDir } from '../support/workspace.js';
+import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
 const codex = HARNESSES.find((h) => h.name === 'codex')!;
 scenarios(codex);
@@ -27,12 +27,14 @@ describe('ralph with the real codex CLI, its sandbox', () => {
       ['add', 'Try to write', '--id', 'ro', '--work-dir', work, '--permission-mode', 'plan'],
       env,
     );
-    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(1);
+    // Refused, its task undone: parked for a person (needs_input), not a failed night.
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
     expect(fs.existsSync(path.join(work, 'forbidden.txt'))).toBe(false);
     expect(codex.toolOutput(api.requests[1]!)).toMatch(/read-only file system/i);
     const [record] = readSessions(root);
     expect(record?.command).toEqual(expect.arrayContaining(['sandbox_mode="read-only"']));
     expect(record).toMatchObject({ outcome: { kind: 'permission_denied' } });
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'needs_input' });
   });
 });
 

@@ -21,7 +21,7 @@ const calls = (root: string) =>
     .readFileSync(path.join(root, 'calls.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as { argv: string[] });
+    .map((line) => JSON.parse(line) as { argv: string[]; input?: string });
 
 describe('ralph say', () => {
   it('keeps a message for an item that waits, and gives it in its first prompt, sender and all', async () => {
@@ -65,12 +65,12 @@ describe('ralph say', () => {
     expect(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')).toBe(before);
   });
 
-  it('stops a running session and resumes its conversation with the message, the other worker going on', async () => {
+  it('gives a running claude session a message on its stdin, mid-task, the other worker going on', async () => {
     const { root, env } = await guardedWorkspace();
     const callsFile = path.join(root, 'calls.jsonl');
     const withCalls = { ...env, FAKE_CLAUDE_CALLS: callsFile };
-    // Its agent has begun (its conversation exists) and would go on for a minute.
-    await addInOwnDir(root, 'r', '#behave: slow ms=60000 onresume=ok');
+    // Its agent works until it hears from a person (a minute at most).
+    await addInOwnDir(root, 'r', '#behave: listen ms=60000');
     await addInOwnDir(root, 'other', '#behave: slow ms=1500');
     const runner = startRunner(root, withCalls, '--drain', '--workers', '2');
     onTestFinished(() => void runner.child.kill('SIGKILL'));
@@ -82,17 +82,23 @@ describe('ralph say', () => {
     );
     const said = await ralph(root, ['say', 'r', 'Stop and write the summary now.'], withCalls);
     expect(said.code, said.stderr).toBe(0);
-    expect(said.stdout).toContain('r: its session was stopped and resumes now with your message');
+    expect(said.stdout).toContain('r: given to its running session');
     expect(await runner.exited).toBe(0);
     const r = item(root, 'r');
     expect(r).toMatchObject({ status: 'done', attempts: 1 });
     expect(item(root, 'other')?.status).toBe('done');
-    // The second session resumed the first one's conversation, the message in its first words.
+    // One session: the CLI took the message into its turn (its prompt came on stdin too).
     const sessions = r?.sessions as string[];
-    expect(sessions).toHaveLength(2);
-    const resumed = calls(root).find((c) => c.argv.includes('--resume'));
-    expect(resumed?.argv.join(' ')).toContain('Stop and write the summary now.');
-    expect(r?.messages).toEqual([expect.objectContaining({ session: sessions[1] })]);
+    expect(sessions).toHaveLength(1);
+    expect(calls(root).find((c) => c.argv.includes('--session-id'))?.input).toMatch(/\S/);
+    expect(r?.messages).toEqual([expect.objectContaining({ session: sessions[0] })]);
+    const show = await ralph(root, ['show', 'r'], env);
+    expect(show.stdout).toMatch(/Message: {2}from cli at \S+ \(while it ran\): Stop and write/);
+    const logs = await ralph(root, ['logs', 'r'], env);
+    expect(logs.stdout).toContain('heard: Stop and write the summary now.');
+    expect(
+      fs.readFileSync(path.join(root, 'docs', 'sessions', `${sessions[0]}-input.jsonl`), 'utf8'),
+    ).toContain('Stop and write the summary now.');
     await expectNoSurvivors(root);
   });
 

@@ -253,6 +253,8 @@ describe('queue maintenance', () => {
     );
     expect(stdout).toMatch(/--session-id [0-9a-f-]{36}/);
     expect(stdout).not.toContain(`--session-id ${String(record.sessionId)}`);
+    // claude is given the same stream-json input again: its first prompt (and any message).
+    expect(stdout).toContain(`< ${root}/docs/sessions/${String(record.sessionId)}-input.jsonl`);
     const executed = await ralph(root, ['replay', 'text', '--exec', '--yes'], env);
     expect(executed.code).toBe(0);
   });

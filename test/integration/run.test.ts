@@ -52,6 +52,7 @@ describe('ralph run with a fake claude', () => {
     const sid = String(record?.sessionId);
     expect(listFiles(path.join(dir, 'docs', 'sessions'))).toEqual(
       [
+        `${sid}-input.jsonl`,
         `${sid}-prompt.md`,
         `${sid}-summary.md`,
         `${sid}.err`,
@@ -147,7 +148,6 @@ describe('ralph run with a fake claude', () => {
       crash: ['no-result', 'no_result'],
       signal: ['exit-signal', 'signal_exit'],
       error: ['is-error status=400', 'api_error'],
-      denied: ['denied', 'permission_denied'],
       turns: ['max-turns', 'max_turns'],
     } as const;
     for (const [id, [behaviour]] of Object.entries(cases)) {
@@ -169,6 +169,23 @@ describe('ralph run with a fake claude', () => {
     const crash = readSessions(root).find((r) => r.itemId === 'crash');
     expect(crash).toMatchObject({ status: 'failed', exit: { code: 1 } });
     expect(String((crash?.outcome as { message: string }).message)).toContain('something broke');
+  });
+
+  it('parks an item whose tools were refused for a person, the refusal as its question', async () => {
+    const { root, env } = await fakeWorkspace();
+    await ralph(root, ['add', 'denied', '--id', 'denied', '--body', '#behave: denied'], env);
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    const [item] = readQueue(root).items;
+    expect(item).toMatchObject({ status: 'needs_input', attempts: 1 });
+    expect(String(item?.question)).toMatch(
+      /tools refused by the permission mode: Write\. Allow them/,
+    );
+    const [record] = readSessions(root);
+    expect(record).toMatchObject({ status: 'failed', outcome: { kind: 'permission_denied' } });
+    const status = await ralph(root, ['status'], env);
+    expect(status.stdout).toContain(
+      'Needs you: denied asks "tools refused by the permission mode: Write',
+    );
   });
 
   it('runs one item with --once and at most N with --max-iterations', async () => {

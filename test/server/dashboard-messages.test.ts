@@ -1,5 +1,5 @@
 // Messages to one item's agent from the dashboard, in a real headless Chromium: the Live view's
-// box gives a running session a message (it resumes its conversation with it), and the item
+// box gives a running session a message (on its CLI's stdin, mid-task), and the item
 // page's box answers an item that asked a person; over the API a finished item is refused.
 // Screenshots go to test-artifacts/dashboard/.
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ describe('messages from the dashboard', () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const { root, env } = await guardedWorkspace();
     for (const [id, body] of [
-      ['talk', '#behave: slow ms=60000 onresume=ok'],
+      ['talk', '#behave: listen ms=60000'],
       ['asks', '#behave: ask q=Which-port-should-it-listen-on?'],
     ] as const) {
       const dir = path.join(root, `dir-${id}`);
@@ -53,28 +53,33 @@ describe('messages from the dashboard', () => {
     await asking.waitFor();
     expect(await asking.textContent()).toContain('asks: Which port should it listen on?');
     await page.screenshot({ path: path.join(ARTIFACTS, 'needs-input-1440.png'), fullPage: true });
-    // The Live view's box: the running session resumes with the message.
+    // The Live view's box: the running session takes the message mid-task.
     await page.goto(`${served.base}/#/live`);
     const box = page.locator('.message-box[data-item="talk"]');
     await box.locator('textarea').fill('Wrap up and write the summary.');
     await page.screenshot({ path: path.join(ARTIFACTS, 'message-live-1440.png'), fullPage: true });
     await box.locator('button', { hasText: 'send' }).click();
-    await box.locator('.ok', { hasText: 'resumes now with your message' }).waitFor();
+    await box.locator('.ok', { hasText: 'given to its running session' }).waitFor();
     await eventually(() => item(root, 'talk')?.status === 'done', 30_000, 'talk done');
     const talk = item(root, 'talk');
     expect(talk?.messages).toEqual([
       expect.objectContaining({
         text: 'Wrap up and write the summary.',
         from: expect.stringMatching(/^127\.0\.0\.1:\d+$/) as unknown,
-        session: (talk?.sessions as string[])[1],
+        session: (talk?.sessions as string[])[0],
       }),
     ]);
+    expect(talk?.sessions).toHaveLength(1);
     // The session it was given to shows it, with who sent it.
-    await page.goto(`${served.base}/#/sessions/${(talk?.sessions as string[])[1] ?? ''}`);
+    await page.goto(`${served.base}/#/sessions/${(talk?.sessions as string[])[0] ?? ''}`);
     await page
       .locator('.messages', { hasText: 'Wrap up and write the summary.' })
-      .filter({ hasText: /message from 127\.0\.0\.1:\d+/ })
+      .filter({ hasText: /message from 127\.0\.0\.1:\d+, .* \(while it ran\)/ })
       .waitFor();
+    await page.screenshot({
+      path: path.join(ARTIFACTS, 'message-session-1440.png'),
+      fullPage: true,
+    });
     // The item page's box answers the question; the item resumes and is done.
     await page.goto(`${served.base}/#/items/asks`);
     const answer = page.locator('.message-box[data-item="asks"]');

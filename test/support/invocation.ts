@@ -18,6 +18,7 @@ export function invocationFor(cli: CliName, overrides: Partial<Invocation> = {})
     title: 'A task (a-task)',
     promptFile: '/ws/docs/sessions/s-prompt.md',
     policyFile: '/ws/docs/sessions/s-policy.toml',
+    inputFile: '/ws/docs/sessions/s-input.jsonl',
     sessionId: '11111111-2222-4333-8444-555555555555',
     settings: settingsFor(cli),
     yolo: false,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shellQuote } from '../../src/agent/argv.js';
-import { claudeArgv } from '../../src/agent/clis/claude.js';
+import { claude, claudeArgv } from '../../src/agent/clis/claude.js';
 import type { Invocation } from '../../src/agent/clis/cli.js';
 import { invocationFor } from '../support/invocation.js';
 import { resolveSettings } from '../../src/agent/settings.js';
@@ -16,7 +16,8 @@ describe('claudeArgv', () => {
       file: 'claude',
       args: [
         '-p',
-        'Begin.',
+        '--input-format',
+        'stream-json',
         '--output-format',
         'stream-json',
         '--verbose',
@@ -33,6 +34,8 @@ describe('claudeArgv', () => {
         '--allowedTools',
         'Bash,Read,Edit(./**),Glob,Grep',
       ],
+      stdinFile: '/ws/docs/sessions/s-input.jsonl',
+      live: true,
     });
   });
 
@@ -90,11 +93,18 @@ describe('claudeArgv', () => {
     expect(args).not.toContain('--permission-mode');
   });
 
-  it('never lets the item text become a flag: it travels in the prompt file', () => {
-    const { args } = claudeArgv(invocation({ initialPrompt: '--output-format text' }));
-    expect(args[0]).toBe('-p');
-    expect(args[1]).toBe('--output-format text');
+  it('never lets the item text become a flag: its first words travel on stdin, as stream-json', () => {
+    const first = invocation({ initialPrompt: '--output-format text' });
+    const { args } = claudeArgv(first);
+    expect(args).not.toContain('--output-format text');
     expect(args.filter((a) => a === '--output-format')).toHaveLength(1);
+    const [input] = claude.command(first).files ?? [];
+    expect(input?.path).toBe('/ws/docs/sessions/s-input.jsonl');
+    expect(JSON.parse(input?.text ?? '')).toEqual({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: '--output-format text' }] },
+    });
+    expect(input?.text.endsWith('\n')).toBe(true);
   });
 });
 

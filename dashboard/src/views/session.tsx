@@ -43,7 +43,8 @@ export function Session({ id }: { id: string }) {
               {record.messages.map((m) => (
                 <li key={m.at}>
                   <span class="dim">
-                    message from {m.from}, {when(m.at)}:
+                    message from {m.from}, {when(m.at)}
+                    {m.live === true ? ' (while it ran)' : ''}:
                   </span>{' '}
                   {m.text}
                 </li>

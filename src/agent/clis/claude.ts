@@ -2,7 +2,16 @@ import { claudeDecoder } from './claude-stream.js';
 import type { AgentCli, Invocation } from './cli.js';
 import type { Argv } from '../argv.js';
 
-/** Builds the claude command: the prompt as an argument, stream-json out, every limit as a flag. */
+/** A user message as a line of claude's stream-json input. */
+function userLine(text: string): string {
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`;
+}
+
+/**
+ * Builds the claude command: stream-json in (the first prompt is the first line of its stdin,
+ * and a person's message written there mid-task is taken into the turn) and out, every limit
+ * as a flag.
+ */
 export function claudeArgv(invocation: Invocation): Argv {
   const [file, ...leading] = invocation.command;
   if (file === undefined) throw new Error('the claude command is empty');
@@ -10,7 +19,8 @@ export function claudeArgv(invocation: Invocation): Argv {
   const args = [
     ...leading,
     '-p',
-    invocation.initialPrompt,
+    '--input-format',
+    'stream-json',
     '--output-format',
     'stream-json',
     '--verbose',
@@ -33,7 +43,7 @@ export function claudeArgv(invocation: Invocation): Argv {
   if (s.disallowedTools.length > 0) args.push('--disallowedTools', s.disallowedTools.join(','));
   if (s.model !== undefined) args.push('--model', s.model);
   if (invocation.settingsFile !== undefined) args.push('--settings', invocation.settingsFile);
-  return { file, args };
+  return { file, args, stdinFile: invocation.inputFile, live: true };
 }
 
 /** Claude Code: every limit and tool rule is a flag of its own. */
@@ -44,7 +54,11 @@ export const claude: AgentCli = {
   promptOnStdin: false,
   takesSessionId: true,
   refusals: () => [],
-  command: (invocation) => ({ argv: claudeArgv(invocation) }),
+  messageLine: userLine,
+  command: (invocation) => ({
+    argv: claudeArgv(invocation),
+    files: [{ path: invocation.inputFile, text: userLine(invocation.initialPrompt) }],
+  }),
   decoder: claudeDecoder,
   install: 'npm install -g @anthropic-ai/claude-code',
   // The suite pins 2.1.330.

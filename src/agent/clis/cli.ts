@@ -12,6 +12,8 @@ export interface Invocation {
   promptFile: string;
   /** Where permission rules for the session go, for a CLI that reads them from a file. */
   policyFile: string;
+  /** Where the lines of a CLI that reads its input as stream-json on stdin are kept. */
+  inputFile: string;
   /** claude's `-p` argument: the item itself travels in the prompt file. */
   initialPrompt: string;
   /** The item's title and id, for a CLI that names its sessions (saves it asking a model). */
@@ -57,6 +59,11 @@ export interface AgentCli {
   enforces: { maxTurns: Enforcer; budget: Enforcer };
   /** Whether the CLI reads the prompt file on stdin (claude has it appended to its system prompt). */
   promptOnStdin: boolean;
+  /**
+   * A person's message as a line of the CLI's stdin, for a CLI that reads user messages there
+   * while it runs (its command gives it a live stdin): how a message reaches it mid-task.
+   */
+  messageLine?: (text: string) => string;
   /** Whether the CLI takes ralph's session id as its own conversation id. */
   takesSessionId: boolean;
   /**

@@ -64,7 +64,11 @@ export async function logsCommand(
   if (human && header !== undefined) {
     output.out(redactor.redact(sessionHeader(header)));
     for (const m of header.messages ?? [])
-      output.out(redactor.redact(`── message from ${m.from} at ${m.at}: ${m.text}`));
+      output.out(
+        redactor.redact(
+          `── message from ${m.from} at ${m.at}${m.live === true ? ' (while it ran)' : ''}: ${m.text}`,
+        ),
+      );
   }
   try {
     drain();

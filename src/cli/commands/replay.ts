@@ -34,9 +34,15 @@ export async function replayCommand(
   );
   const [file, ...args] = argv;
   if (file === undefined) throw new InputError(`the record of ${sessionId} has no command`);
-  const promptFile = sessionFiles(workspace.paths.sessions, sessionId).prompt;
+  const files = sessionFiles(workspace.paths.sessions, sessionId);
+  const promptFile = files.prompt;
   const cli = cliOfRecord(record.cli);
-  const stdinFile = cli.promptOnStdin ? promptFile : undefined;
+  // A CLI given its input as stream-json is given the same lines again: prompt and messages.
+  const stdinFile = argv.includes('--input-format')
+    ? files.input
+    : cli.promptOnStdin
+      ? promptFile
+      : undefined;
   if (!options.exec) {
     output.out(
       `cd ${shellQuote([record.workDir])} && ${shellQuote(argv)} < ${shellQuote([stdinFile ?? '/dev/null'])}`,

@@ -121,7 +121,10 @@ export async function showCommand(
       record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
     `Work dir: ${record.workDir}`,
-    ...(record.messages ?? []).map((m) => `Message:  from ${m.from} at ${m.at}: ${m.text}`),
+    ...(record.messages ?? []).map(
+      (m) =>
+        `Message:  from ${m.from} at ${m.at}${m.live === true ? ' (while it ran)' : ''}: ${m.text}`,
+    ),
     ...workLines(record),
     ...(record.git === undefined ? [] : await afterSessionLines(workspace, env, sessionId, record)),
     '',
