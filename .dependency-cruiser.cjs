@@ -43,7 +43,9 @@ const MAY_IMPORT = {
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],
   server: ['lib', 'config', ...FEATURES, 'runner', 'workspace'],
-  cli: ['lib', 'config', ...FEATURES, 'runner', 'workspace', 'server'],
+  // `ralph demo`: its project, its items and its agent (a script of its own, run by ralph).
+  demo: ['lib'],
+  cli: ['lib', 'config', ...FEATURES, 'runner', 'workspace', 'server', 'demo'],
 };
 
 const folders = Object.keys(MAY_IMPORT);

@@ -83,6 +83,25 @@ interface App {
 /** The commands that make and change the queue. */
 function queueCommands(program: CommanderCommand, app: App): void {
   program
+    .command('demo [dir]')
+    .description(
+      "a whole night in a minute, without an account: a small project, five items, ralph's demo agent",
+    )
+    .option('--no-serve', 'the terminal alone: no dashboard')
+    .option('--pace <ms>', "the demo agent's pause between two steps", '400')
+    .action(async (dir: string | undefined, options: { serve?: boolean; pace?: string }) => {
+      const { demoCommand } = await import('./commands/demo.js');
+      app.done(
+        await demoCommand(
+          path.resolve(app.at(), dir ?? 'ralph-demo'),
+          options,
+          app.output,
+          app.env,
+        ),
+      );
+    });
+
+  program
     .command('init [dir]')
     .description('create a workspace (never overwrites a file)')
     .action(async (dir: string | undefined) => {
