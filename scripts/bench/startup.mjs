@@ -11,9 +11,9 @@ export async function cliStart({ runs }) {
   // Warm the page cache and the configuration cache alike for every row.
   await run(process.execPath, [BIN, '-C', root, 'status']);
   const commands = [
-    ['ralph --version', ['--version'], 1.3],
-    ['ralph status', ['-C', root, 'status'], 1.8],
-    ['ralph ls', ['-C', root, 'ls'], 1.8],
+    ['ralph --version', ['--version'], 1.2],
+    ['ralph status', ['-C', root, 'status'], 1.5],
+    ['ralph ls', ['-C', root, 'ls'], 1.5],
   ];
   const node = [];
   const times = commands.map(() => []);

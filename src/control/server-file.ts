@@ -1,19 +1,34 @@
 import path from 'node:path';
-import { z } from '../lib/zod.js';
 import { rm } from 'node:fs/promises';
 import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
 
 /** `state/serve.json`: where a `ralph serve` of this workspace listens, while it runs. */
-export const ServerInfoSchema = z.object({
-  pid: z.number(),
+export interface ServerInfo {
+  pid: number;
   /** The process's start time, so that a reused pid is not taken for the server. */
-  startTime: z.string().optional(),
-  url: z.string(),
-  readOnly: z.boolean(),
-  startedAt: z.string(),
-});
+  startTime?: string;
+  url: string;
+  readOnly: boolean;
+  startedAt: string;
+}
 
-export type ServerInfo = z.output<typeof ServerInfoSchema>;
+/**
+ * The file's value if it has the shape of a ServerInfo. Checked by hand: `ralph status` reads
+ * it at every start, and the schema library would cost more than the command.
+ */
+function serverInfoOf(value: unknown): ServerInfo | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const ok =
+    typeof v.pid === 'number' &&
+    (v.startTime === undefined || typeof v.startTime === 'string') &&
+    typeof v.url === 'string' &&
+    typeof v.readOnly === 'boolean' &&
+    typeof v.startedAt === 'string';
+  if (!ok) return undefined;
+  const { pid, startTime, url, readOnly, startedAt } = v as unknown as ServerInfo;
+  return { pid, ...(startTime === undefined ? {} : { startTime }), url, readOnly, startedAt };
+}
 
 export function serverFile(stateDir: string): string {
   return path.join(stateDir, 'serve.json');
@@ -34,8 +49,7 @@ export async function readServerInfo(stateDir: string): Promise<ServerInfo | und
   const text = await readIfExists(serverFile(stateDir)).catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const parsed = ServerInfoSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    return serverInfoOf(JSON.parse(text));
   } catch {
     return undefined;
   }

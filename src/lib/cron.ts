@@ -1,4 +1,17 @@
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser as Parser } from 'cron-parser';
+
+/**
+ * cron-parser (and luxon under it), required at the first cron expression: most commands, and
+ * the pure transitions that import this module, never meet one, and it would cost their start.
+ */
+let parser: typeof Parser | undefined;
+function cronParser(): typeof Parser {
+  parser ??= (
+    createRequire(import.meta.url)('cron-parser') as { CronExpressionParser: typeof Parser }
+  ).CronExpressionParser;
+  return parser;
+}
 
 /** Checks a cron expression; returns the problem, or undefined when it is valid. */
 export function cronProblem(expression: string): string | undefined {
@@ -9,7 +22,7 @@ export function cronProblem(expression: string): string | undefined {
     return `expected 5 fields (minute hour day month weekday), got ${fields} in ${JSON.stringify(expression)}`;
   }
   try {
-    CronExpressionParser.parse(expression);
+    cronParser().parse(expression);
     return undefined;
   } catch (error) {
     return `invalid cron expression ${JSON.stringify(expression)}: ${error instanceof Error ? error.message : String(error)}`;
@@ -18,7 +31,7 @@ export function cronProblem(expression: string): string | undefined {
 
 /** The first time strictly after `after` that the expression names (always `next()`, never `prev()`). */
 export function nextCronTime(expression: string, after: number, timeZone?: string): number {
-  const parsed = CronExpressionParser.parse(expression, {
+  const parsed = cronParser().parse(expression, {
     currentDate: new Date(after),
     ...(timeZone === undefined ? {} : { tz: timeZone }),
   });

@@ -1,0 +1,55 @@
+// What the commands people run often load: nothing they do not use. Counted, not timed (a fast
+// machine hides a slow start): each command runs under a loader hook that records every module,
+// on a workspace whose configuration is cached (as after any first command).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { RALPH_BIN, tempDir } from '../support/workspace.js';
+
+const TRACE = fileURLToPath(new URL('../fixtures/module-trace/register.mjs', import.meta.url));
+const run = promisify(execFile);
+
+/** Packages none of these commands needs: validation, cron, the database, the server. */
+const UNUSED = /\/node_modules\/(zod|yaml|cron-parser|luxon|pg|pg-[a-z-]+|hono|@hono|@octokit)\//;
+/** The runner's loop and what it drives (its state readers are what `status` shows). */
+const RUNNER = /\/dist\/runner\/(index|loop|attempt|iteration|landing|checks|fleet|prepare)\.js$/;
+
+async function modulesOf(root: string, args: string[]): Promise<string[]> {
+  const trace = path.join(root, `trace-${args.at(-1)?.replace(/\W/g, '') ?? ''}.txt`);
+  await run(process.execPath, ['--import', TRACE, RALPH_BIN, ...args], {
+    env: { PATH: process.env.PATH, MODULE_TRACE: trace },
+  });
+  return fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+}
+
+describe('start-up', () => {
+  it('status, ls, pause, resume and --version load no validation, cron, database, server or runner loop', async () => {
+    const root = await tempDir('ralph-startup-');
+    const cli = (...args: string[]) => run(process.execPath, [RALPH_BIN, '-C', root, ...args]);
+    await cli('init');
+    await cli('add', 'One task', '--id', 'one');
+    await cli('add', 'Every night', '--id', 'nightly', '--schedule', '0 3 * * *');
+    // The first command validates the configuration and caches it.
+    await cli('status');
+    for (const args of [
+      ['--version'],
+      ['-C', root, 'status'],
+      ['-C', root, 'ls'],
+      ['-C', root, 'pause', 'for a while'],
+      ['-C', root, 'resume'],
+    ]) {
+      const modules = await modulesOf(root, args);
+      expect(modules.length, args.join(' ')).toBeGreaterThan(0);
+      expect(
+        modules.filter((m) => UNUSED.test(m) || RUNNER.test(m)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    // The hook sees what is loaded: a command that validates (add) loads the schema library.
+    const add = await modulesOf(root, ['-C', root, 'add', 'Two', '--id', 'two']);
+    expect(add.some((m) => /\/node_modules\/zod\//.test(m))).toBe(true);
+  });
+});
