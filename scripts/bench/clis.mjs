@@ -1,7 +1,8 @@
 // Rows: ralph's cost above each agent CLI run bare. For every CLI, its real binary (the pinned
 // devDependency) against a fake model API on 127.0.0.1: `ralph run --drain` over N items,
 // against the command ralph ran for the first item run N times by a bare loop (stdout to a
-// file, the prompt on stdin where the CLI reads it there). CLIs differ widely in start-up, so
+// file, the prompt on stdin where the CLI reads it there, claude's stream-json input as ralph
+// gave it). CLIs differ widely in start-up, so
 // the figure is per CLI: the ratio, and the milliseconds ralph adds to each item.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -124,7 +125,11 @@ function firstSession(root) {
     .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')))
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const record = records[0];
-  return { ...record, prompt: path.join(dir, `${record.sessionId}-prompt.md`) };
+  return {
+    ...record,
+    prompt: path.join(dir, `${record.sessionId}-prompt.md`),
+    input: path.join(dir, `${record.sessionId}-input.jsonl`),
+  };
 }
 
 async function oneCli(name, { items, runs }, url) {
@@ -152,11 +157,12 @@ async function oneCli(name, { items, runs }, url) {
         for (let i = 0; i < items; i++) {
           // A CLI that takes ralph's session id refuses one it has seen.
           const fresh = args.map((arg, k) => (args[k - 1] === '--session-id' ? randomUUID() : arg));
-          const stdin = name === 'claude' ? 'ignore' : fs.openSync(session.prompt, 'r');
+          // claude reads its first prompt as stream-json on stdin; the others, the prompt file.
+          const stdin = fs.openSync(name === 'claude' ? session.input : session.prompt, 'r');
           const stdout = fs.openSync(out, 'w');
           await run(file, fresh, { cwd: session.workDir, env, stdio: [stdin, stdout, 'ignore'] });
           fs.closeSync(stdout);
-          if (stdin !== 'ignore') fs.closeSync(stdin);
+          fs.closeSync(stdin);
         }
       }),
     );

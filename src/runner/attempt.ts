@@ -331,7 +331,10 @@ export class Attempt {
     const stopIfAsked = () => {
       if (!ctx.controlFiles.stopRequested(itemId)) return;
       // One at a time: a request's file is seen by several watch events.
-      answering = answering.then(() => this.answerStopRequest(supervision));
+      answering = answering
+        .then(() => this.answerStopRequest(supervision))
+        // Whatever went wrong giving it a message, the request is carried out by the stop.
+        .catch(() => supervision.stop('requested'));
     };
     const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
     stopIfAsked();
@@ -359,7 +362,7 @@ export class Attempt {
     const now = (await ctx.queue.dependencyClosure([item.id])).find((i) => i.id === item.id);
     const news = now === undefined ? [] : messagesSinceClaim(now);
     if (!news.every((m) => supervision.tell(messageLine(m.text)))) {
-      // Its turn ended meanwhile (or the input closed part way): the stop gives what is left.
+      // Its turn ended meanwhile (or its input closed part way): it resumes with the messages.
       supervision.stop('requested');
       return;
     }
