@@ -116,6 +116,17 @@ export interface Merge {
   identity: Readonly<Record<string, string>>;
 }
 
+/**
+ * git's automatic maintenance, which every merge and commit would start: run once when the
+ * lander has nothing left to land (`maintainRepository`), not after every landing.
+ */
+const NO_AUTO_MAINTENANCE = ['-c', 'maintenance.auto=false'];
+
+/** The repository's automatic maintenance, as a merge or commit would have run it. */
+export async function maintainRepository(repo: string): Promise<void> {
+  await git(repo, ['maintenance', 'run', '--auto', '--quiet']).catch(() => undefined);
+}
+
 /** Merges the item's branch in the landing worktree (at `onto`) by the method. */
 export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResult> {
   const env = { ...process.env, ...merge.identity };
@@ -126,24 +137,70 @@ export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResul
       case 'merge':
         await git(
           dir,
-          ['merge', '--no-ff', '--no-verify', '--quiet', '-m', message, '--', merge.branch],
+          [
+            ...NO_AUTO_MAINTENANCE,
+            'merge',
+            '--no-ff',
+            '--no-verify',
+            '--quiet',
+            '-m',
+            message,
+            '--',
+            merge.branch,
+          ],
           env,
         );
         break;
       case 'squash':
-        await git(dir, ['merge', '--squash', '--quiet', '--', merge.branch], env);
-        await git(dir, ['commit', '--no-verify', '--quiet', '--allow-empty', '-m', message], env);
+        await git(
+          dir,
+          [...NO_AUTO_MAINTENANCE, 'merge', '--squash', '--quiet', '--', merge.branch],
+          env,
+        );
+        await git(
+          dir,
+          [
+            ...NO_AUTO_MAINTENANCE,
+            'commit',
+            '--no-verify',
+            '--quiet',
+            '--allow-empty',
+            '-m',
+            message,
+          ],
+          env,
+        );
         break;
       case 'rebase': {
         // The branch's commits replayed onto the target; its tip names the session.
         await git(dir, ['checkout', '--quiet', '--detach', merge.branch]);
-        await git(dir, ['rebase', '--quiet', merge.onto], env);
+        await git(dir, [...NO_AUTO_MAINTENANCE, 'rebase', '--quiet', merge.onto], env);
         if ((await git(dir, ['rev-parse', 'HEAD'])).trim() === merge.onto)
-          await git(dir, ['commit', '--no-verify', '--quiet', '--allow-empty', '-m', message], env);
+          await git(
+            dir,
+            [
+              ...NO_AUTO_MAINTENANCE,
+              'commit',
+              '--no-verify',
+              '--quiet',
+              '--allow-empty',
+              '-m',
+              message,
+            ],
+            env,
+          );
         else
           await git(
             dir,
-            ['commit', '--amend', '--no-verify', '--quiet', '--no-edit', `--trailer=${trailer}`],
+            [
+              ...NO_AUTO_MAINTENANCE,
+              'commit',
+              '--amend',
+              '--no-verify',
+              '--quiet',
+              '--no-edit',
+              `--trailer=${trailer}`,
+            ],
             env,
           );
         break;

@@ -14,6 +14,7 @@ import {
   pushTarget,
   syncTarget,
   targetCommit,
+  worktreeClean,
 } from './git-land.js';
 
 /** One item's landing: what to merge, where, and how its land gates run. */
@@ -58,7 +59,15 @@ export type Landing =
    * The target holds the item's work at `commit`, landed onto `onto` (`already`: a landing a
    * crash cut short, found on the target).
    */
-  | { kind: 'landed'; commit: string; onto: string; already: boolean; gates: GateResult[] }
+  | {
+      kind: 'landed';
+      commit: string;
+      onto: string;
+      already: boolean;
+      gates: GateResult[];
+      /** Whether the worktree holds the landed commit and nothing else (its gates left it so). */
+      clean: boolean;
+    }
   /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
   | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
   /**
@@ -105,13 +114,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
     const already = await landedCommit(repo, land.target, baseCommit, session);
     return asItIs(
       already === undefined
-        ? { kind: 'landed', commit: onto, onto, already: false, gates: [] }
+        ? { kind: 'landed', commit: onto, onto, already: false, gates: [], clean: false }
         : {
             kind: 'landed',
             commit: already,
             onto: await firstParent(repo, already),
             already: true,
             gates: [],
+            clean: false,
           },
     );
   };
@@ -155,6 +165,9 @@ export async function landItem(job: LandJob): Promise<Landing> {
         ].join('\n\n'),
       },
     };
+  // Whether the gates left the worktree as the merge made it (the next landing may reuse it
+  // then), asked while the target moves: a landing's git calls count.
+  const clean = gated.results.length === 0 ? Promise.resolve(true) : worktreeClean(job.worktree);
   // Pushed before the local target moves: a crash between the two is found landed (the
   // remote's target, fetched, holds the session's commit).
   if (
@@ -164,7 +177,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
     return { kind: 'moved', where: 'remote' };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
   if (!moved) return { kind: 'moved', where: 'here' };
-  return { kind: 'landed', commit: merged.commit, onto, already: false, gates: gated.results };
+  return {
+    kind: 'landed',
+    commit: merged.commit,
+    onto,
+    already: false,
+    gates: gated.results,
+    clean: await clean,
+  };
 }
 
 /** A conflict, as the agent is told it: the files, the target's commits, what to do. */

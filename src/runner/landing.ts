@@ -4,7 +4,7 @@ import { buildAgentEnv } from '../agent/env.js';
 import { landSettingsOf } from '../agent/settings.js';
 import { sessionFiles } from '../archive/paths.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
-import { worktreeClean } from '../land/git-land.js';
+import { maintainRepository } from '../land/git-land.js';
 import { landItem, type LandJob, type Landing } from '../land/lander.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
@@ -40,6 +40,8 @@ export class Lander {
   private readonly worktreeAt = new Map<string, string>();
   /** Where this lander left each target (by repository and name), trusted until a swap fails. */
   private readonly targetAt = new Map<string, string>();
+  /** Repositories landed into since their last maintenance (merges skip git's own). */
+  private readonly unmaintained = new Set<string>();
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -80,6 +82,7 @@ export class Lander {
       this.waiting = next.length;
       const item = next[0];
       if (item === undefined) {
+        await this.maintain();
         if (over()) return;
         await sleep();
         continue;
@@ -161,13 +164,21 @@ export class Lander {
       this.targetAt.delete(target);
       return landing;
     }
-    if (!landing.already) this.targetAt.set(target, landing.commit);
+    if (!landing.already) {
+      this.targetAt.set(target, landing.commit);
+      this.unmaintained.add(job.repo);
+    }
     // Left at the landed commit, as the next landing wants it unless its land gates changed it.
     if (landing.already || landing.commit === landing.onto) return landing;
-    if (landing.gates.length === 0 || (await worktreeClean(job.worktree)))
-      this.worktreeAt.set(job.worktree, landing.commit);
+    if (landing.clean) this.worktreeAt.set(job.worktree, landing.commit);
     else this.worktreeAt.delete(job.worktree);
     return landing;
+  }
+
+  /** git's automatic maintenance of the repositories landed into, once nothing waits to land. */
+  private async maintain(): Promise<void> {
+    for (const repo of this.unmaintained) await maintainRepository(repo);
+    this.unmaintained.clear();
   }
 
   private async settle(
@@ -274,5 +285,8 @@ export class Lander {
 /** The land gates' log, redacted once they end. */
 async function redactLog(ctx: RunnerContext, file: string): Promise<void> {
   const log = await readIfExists(file).catch(() => undefined);
-  if (log !== undefined) await writeFileAtomically(file, ctx.redactor.redact(log)).catch(() => {});
+  if (log === undefined) return;
+  const redacted = ctx.redactor.redact(log);
+  // Written again only when a secret was in it: a landing's every write counts.
+  if (redacted !== log) await writeFileAtomically(file, redacted).catch(() => {});
 }

@@ -198,9 +198,16 @@ describe('landing', () => {
     const dry = await ralph(root, ['land', '--dry-run']);
     expect(dry.stdout).toContain('x: would land ralph/x');
     expect(readQueue(root).items.every((i) => i.status === 'done')).toBe(true);
-    const landed = await ralph(root, ['land']);
+    // git's own trace: what ralph's landings ran, the merges' and commits' children included.
+    const trace = path.join(await tempDir('ralph-git-trace-'), 'trace.txt');
+    process.env.GIT_TRACE = trace;
+    const landed = await ralph(root, ['land']).finally(() => delete process.env.GIT_TRACE);
     expect(landed.code, landed.stderr).toBe(0);
     expect(landed.stdout).toMatch(/x: landed on ralph\/landed at [0-9a-f]{12}/);
+    // git's automatic maintenance once when nothing is left to land, not after every commit.
+    const ran = fs.readFileSync(trace, 'utf8');
+    expect(ran.match(/built-in: git commit /g)).toHaveLength(2);
+    expect(ran.match(/built-in: git maintenance run --auto/g)).toHaveLength(1);
     // Squashed: one commit an item on the target, each naming its session.
     expect(git(repo, 'rev-list', '--count', `main..${TARGET}`)).toBe('2');
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.txt');
