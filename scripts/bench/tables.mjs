@@ -10,6 +10,8 @@ const GROUPS = {
   clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop; ralph's own cost is what it adds to each item.",
   workers:
     'Workers and git mode: items of an agent that takes 500 ms, each in a work dir of its own, with 1, 2 and 4 workers; and items of an instant agent in one repository with git mode on and off.',
+  landing:
+    'Landing: `ralph land` of 20 branches that do not conflict, an instant land gate (`true`) checking each merge, against a loop doing the same by hand in a worktree of the same repository (`git merge --no-ff`, then the gate), in the same run.',
   fleet:
     "The shared queue: claims by 1, 4 and 16 claimers side by side on a queue of 100,000 items (a quarter done, three priorities) in a Postgres cluster of the bench's own, against two baselines measured in the same run with the same claimers: a bare one-statement `UPDATE … WHERE seq = (SELECT … FOR UPDATE SKIP LOCKED)` claim, prepared, on a table of the same items (no leases, dependencies or work dirs: the floor), and the queue file. A tenth as many claims as are timed are made first by every contender: the figures are a night's steady state.",
 };

@@ -46,32 +46,21 @@ let uses = 0;
 let turns = 0;
 const denials: { tool_name: string; tool_use_id: string; tool_input: unknown }[] = [];
 
-const say = (text: string) => {
+/** One message of the agent's, as claude's stream has it. */
+const assistant = (content: Record<string, unknown>[]) => {
   turns++;
   emit({
     type: 'assistant',
-    message: {
-      id: `msg_${turns}`,
-      role: 'assistant',
-      model: DEMO_MODEL,
-      content: [{ type: 'text', text }],
-    },
+    message: { id: `msg_${turns}`, role: 'assistant', model: DEMO_MODEL, content },
   });
 };
+
+const say = (text: string) => assistant([{ type: 'text', text }]);
 
 /** One tool call, carried out for real (the demo's own files and commands) and reported. */
 function use(tool: string, toolInput: Record<string, unknown>, run: () => string): void {
   const id = `toolu_demo_${++uses}`;
-  turns++;
-  emit({
-    type: 'assistant',
-    message: {
-      id: `msg_${turns}`,
-      role: 'assistant',
-      model: DEMO_MODEL,
-      content: [{ type: 'tool_use', id, name: tool, input: toolInput }],
-    },
-  });
+  assistant([{ type: 'tool_use', id, name: tool, input: toolInput }]);
   let content: string;
   let isError = false;
   if (!mayUse(tool)) {

@@ -132,77 +132,41 @@ export async function mergeBranch(dir: string, merge: Merge): Promise<MergeResul
   const env = { ...process.env, ...merge.identity };
   const trailer = `${SESSION_TRAILER}: ${merge.session}`;
   const message = `${merge.message}\n\n${trailer}`;
+  // A merge's or a commit's git, without the maintenance it would start (see above).
+  const making = (args: string[]) => git(dir, [...NO_AUTO_MAINTENANCE, ...args], env);
+  const commit = () => making(['commit', '--no-verify', '--quiet', '--allow-empty', '-m', message]);
   try {
     switch (merge.method) {
       case 'merge':
-        await git(
-          dir,
-          [
-            ...NO_AUTO_MAINTENANCE,
-            'merge',
-            '--no-ff',
-            '--no-verify',
-            '--quiet',
-            '-m',
-            message,
-            '--',
-            merge.branch,
-          ],
-          env,
-        );
+        await making([
+          'merge',
+          '--no-ff',
+          '--no-verify',
+          '--quiet',
+          '-m',
+          message,
+          '--',
+          merge.branch,
+        ]);
         break;
       case 'squash':
-        await git(
-          dir,
-          [...NO_AUTO_MAINTENANCE, 'merge', '--squash', '--quiet', '--', merge.branch],
-          env,
-        );
-        await git(
-          dir,
-          [
-            ...NO_AUTO_MAINTENANCE,
-            'commit',
-            '--no-verify',
-            '--quiet',
-            '--allow-empty',
-            '-m',
-            message,
-          ],
-          env,
-        );
+        await making(['merge', '--squash', '--quiet', '--', merge.branch]);
+        await commit();
         break;
       case 'rebase': {
         // The branch's commits replayed onto the target; its tip names the session.
         await git(dir, ['checkout', '--quiet', '--detach', merge.branch]);
-        await git(dir, [...NO_AUTO_MAINTENANCE, 'rebase', '--quiet', merge.onto], env);
-        if ((await git(dir, ['rev-parse', 'HEAD'])).trim() === merge.onto)
-          await git(
-            dir,
-            [
-              ...NO_AUTO_MAINTENANCE,
-              'commit',
-              '--no-verify',
-              '--quiet',
-              '--allow-empty',
-              '-m',
-              message,
-            ],
-            env,
-          );
+        await making(['rebase', '--quiet', merge.onto]);
+        if ((await git(dir, ['rev-parse', 'HEAD'])).trim() === merge.onto) await commit();
         else
-          await git(
-            dir,
-            [
-              ...NO_AUTO_MAINTENANCE,
-              'commit',
-              '--amend',
-              '--no-verify',
-              '--quiet',
-              '--no-edit',
-              `--trailer=${trailer}`,
-            ],
-            env,
-          );
+          await making([
+            'commit',
+            '--amend',
+            '--no-verify',
+            '--quiet',
+            '--no-edit',
+            `--trailer=${trailer}`,
+          ]);
         break;
       }
     }

@@ -85,6 +85,7 @@ describe("the README's figures", () => {
         'fleet',
         'idle',
         'interrupt',
+        'landing',
         'loop',
         'queue',
         'serve',
