@@ -16,6 +16,7 @@ import type { Output } from '../output.js';
 import { itemFromFlags } from './add.js';
 import { initCommand } from './init.js';
 import { openServer } from './serve.js';
+import { signalExitCode } from '../signals.js';
 
 const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
 const DEMO_AGENT = fileURLToPath(new URL('../../demo/agent.js', import.meta.url));
@@ -123,7 +124,11 @@ function writeDemoConfig(root: string, project: string, pace: string): void {
   fs.writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** `ralph run --drain` of the demo's workspace, its lines on this terminal; its exit code. */
+/**
+ * `ralph run --drain` of the demo's workspace, its lines on this terminal; its exit code. A
+ * Ctrl-C reaches the night from the terminal (one process group) and stops it as it stops any
+ * night; a SIGTERM sent to the demo alone is passed on. Either way the demo waits for the night.
+ */
 function runNight(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
@@ -132,9 +137,17 @@ function runNight(
     stdio: ['ignore', 'inherit', 'inherit'],
     env,
   });
-  // Ctrl-C reaches the night too (its process group is this terminal's): the demo waits for it.
-  return new Promise((resolve) => {
+  const interrupted = () => {};
+  const terminated = () => child.kill('SIGTERM');
+  process.on('SIGINT', interrupted);
+  process.on('SIGTERM', terminated);
+  return new Promise<number>((resolve) => {
     child.once('error', () => resolve(ExitCode.agentUnavailable));
-    child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
+    child.once('exit', (code, signal) =>
+      resolve(code ?? (signal === null ? ExitCode.agentUnavailable : signalExitCode(signal))),
+    );
+  }).finally(() => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', terminated);
   });
 }
