@@ -1,5 +1,19 @@
-import { createRequire } from 'node:module';
 import type { CronExpressionParser as Parser } from 'cron-parser';
+
+/**
+ * node's `module` builtin, reached through `process.getBuiltinModule` (Node 20.16+) and typed
+ * here: the dashboard's type check reaches this module through the item schema, without node's
+ * types.
+ */
+interface NodeModuleBuiltin {
+  createRequire(url: string): (id: string) => unknown;
+}
+const nodeModule = () =>
+  (
+    globalThis as unknown as {
+      process: { getBuiltinModule(id: 'node:module'): NodeModuleBuiltin };
+    }
+  ).process.getBuiltinModule('node:module');
 
 /**
  * cron-parser (and luxon under it), required at the first cron expression: most commands, and
@@ -8,7 +22,9 @@ import type { CronExpressionParser as Parser } from 'cron-parser';
 let parser: typeof Parser | undefined;
 function cronParser(): typeof Parser {
   parser ??= (
-    createRequire(import.meta.url)('cron-parser') as { CronExpressionParser: typeof Parser }
+    nodeModule().createRequire(import.meta.url)('cron-parser') as {
+      CronExpressionParser: typeof Parser;
+    }
   ).CronExpressionParser;
   return parser;
 }
