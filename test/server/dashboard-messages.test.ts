@@ -27,7 +27,8 @@ describe('messages from the dashboard', () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const { root, env } = await guardedWorkspace();
     for (const [id, body] of [
-      ['talk', '#behave: listen ms=60000'],
+      // It works on for a while after it hears the message: its Live card (and box) stays.
+      ['talk', '#behave: listen ms=60000 after=3000'],
       ['asks', '#behave: ask q=Which-port-should-it-listen-on?'],
     ] as const) {
       const dir = path.join(root, `dir-${id}`);
