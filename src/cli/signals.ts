@@ -21,6 +21,19 @@ export function handleStopSignals(
   };
 }
 
+/** Waits for the first SIGINT or SIGTERM (a command that serves until stopped), and says which. */
+export function untilStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const handler = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+      resolve(signal);
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}
+
 /** Exit code for a run ended by a signal: 128 + its number. */
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (os.constants.signals[signal] ?? 0);

@@ -16,7 +16,7 @@ import type { Output } from '../output.js';
 import { itemFromFlags } from './add.js';
 import { initCommand } from './init.js';
 import { openServer } from './serve.js';
-import { signalExitCode } from '../signals.js';
+import { signalExitCode, untilStopSignal } from '../signals.js';
 
 const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
 const DEMO_AGENT = fileURLToPath(new URL('../../demo/agent.js', import.meta.url));
@@ -96,10 +96,7 @@ export async function demoCommand(
     output.out(`  ${line}`);
   if (server === undefined) return code;
   output.out(`The dashboard stays at ${server.openUrl} until Ctrl-C.`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await untilStopSignal();
   await server.close();
   return code;
 }

@@ -5,7 +5,7 @@ import { DEFAULT_PORT, startServer, type RunningServer } from '../../server/inde
 import type { Workspace } from '../../config/workspace.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
-import { signalExitCode } from '../signals.js';
+import { signalExitCode, untilStopSignal } from '../signals.js';
 
 export interface ServeFlags {
   host?: string;
@@ -90,10 +90,7 @@ export async function serveCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const server = await openServer(workspace, flags, output, env);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await untilStopSignal();
   await server.close();
   output.err(`ralph serve: stopped (${signal})`);
   return signal === 'SIGINT' || signal === 'SIGTERM' ? ExitCode.ok : signalExitCode(signal);
