@@ -1,5 +1,12 @@
 import type { CliName } from '../config/cli-names.js';
-import type { Config, ForgeConfig, Gate, LandChoice, SessionSettings } from '../config/schema.js';
+import type {
+  Config,
+  ForgeConfig,
+  Gate,
+  LandChoice,
+  SandboxChoice,
+  SessionSettings,
+} from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
@@ -76,6 +83,29 @@ export interface WorkSettings {
   land?: LandSettings;
   /** Pull requests, when the workspace sets a forge and the item does not turn it off. */
   forge?: ForgeConfig;
+  /** Where the agent and its gates run. */
+  sandbox: SandboxSettings;
+}
+
+/** The sandbox after precedence: each key the item's, else the persona's, else the workspace's. */
+export type SandboxSettings = Required<SandboxChoice>;
+
+/** The sandbox an item's session and gates run in. */
+export function resolveSandbox(config: Config, layers: readonly SessionSettings[]): SandboxSettings {
+  const pick = <K extends keyof SandboxChoice>(key: K): SandboxSettings[K] => {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const value = layers[i]?.sandbox?.[key];
+      if (value !== undefined) return value as SandboxSettings[K];
+    }
+    return config.sandbox[key];
+  };
+  return {
+    kind: pick('kind'),
+    network: pick('network'),
+    allowHosts: pick('allowHosts'),
+    readOnly: pick('readOnly'),
+    readWrite: pick('readWrite'),
+  };
 }
 
 /** How an item's branch lands on the target once its gates pass. */
@@ -106,6 +136,7 @@ export function resolveWork(config: Config, layers: readonly SessionSettings[]):
     gates,
     land: landing ? landSettingsOf(config, layers) : undefined,
     forge: git && pickLayer(layers, 'forge') !== false ? config.forge : undefined,
+    sandbox: resolveSandbox(config, layers),
   };
 }
 

@@ -168,6 +168,21 @@ export const SessionRecordFields = z.looseObject({
     )
     .optional(),
   killedProcesses: z.array(z.number()).optional(),
+  /** The sandbox the agent and its gates ran in (absent: none). */
+  sandbox: z.object({ kind: z.string(), network: z.string() }).optional(),
+  /** Connections the sandbox's proxy refused, the first hundred: where to, when, and whose. */
+  egressBlocked: z
+    .array(
+      z.object({
+        host: z.string(),
+        port: z.number(),
+        at: z.string(),
+        by: z.enum(['agent', 'gate']),
+      }),
+    )
+    .optional(),
+  /** How many connections it refused in all. */
+  egressBlockedCount: z.number().optional(),
   files: z.object({
     stdout: z.string(),
     stderr: z.string(),

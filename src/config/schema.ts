@@ -108,6 +108,42 @@ export const LandChoiceSchema = z.strictObject({
 
 export type LandChoice = z.output<typeof LandChoiceSchema>;
 
+/** Where an agent and its gates run: `none`, or bubblewrap (`bwrap`). */
+export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
+
+/**
+ * The sandbox's network: `none` (the agent reaches its own API alone, gates nothing), `allow`
+ * (through ralph's proxy, to the CLI's API and `allowHosts`), `open` (the machine's network).
+ */
+export const SANDBOX_NETWORKS = ['none', 'allow', 'open'] as const;
+
+/** A host the sandbox's proxy lets through: `registry.npmjs.org`, `*.github.com`, `127.0.0.1:8080`. */
+const AllowedHost = z
+  .string()
+  .regex(
+    /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?$/,
+    'a host name or address, optionally "*." before it and ":port" after (no scheme, no path)',
+  );
+
+/** An absolute path given into the sandbox (`~/` is the user's home). */
+const SandboxPath = z
+  .string()
+  .regex(/^(\/|~\/)/, 'an absolute path, or one under the home directory written "~/…"');
+
+/** The sandbox as an item or a persona may set it: each key overrides the workspace's. */
+export const SandboxChoiceSchema = z.strictObject({
+  kind: z.enum(SANDBOX_KINDS).optional(),
+  network: z.enum(SANDBOX_NETWORKS).optional(),
+  /** Hosts the proxy lets through besides the CLI's own API (`network: "allow"`). */
+  allowHosts: z.array(AllowedHost).optional(),
+  /** Paths outside the work dir the agent may read. */
+  readOnly: z.array(SandboxPath).optional(),
+  /** Paths outside the work dir the agent may change. */
+  readWrite: z.array(SandboxPath).optional(),
+});
+
+export type SandboxChoice = z.output<typeof SandboxChoiceSchema>;
+
 /** Git mode as an item or a persona may set it: on or off, and the ref its branch starts from. */
 const GitChoiceShape = {
   git: z.boolean().optional(),
@@ -116,6 +152,7 @@ const GitChoiceShape = {
   land: LandChoiceSchema.optional(),
   /** `false`: no pull request for the item even though the workspace sets `forge`. */
   forge: z.boolean().optional(),
+  sandbox: SandboxChoiceSchema.optional(),
 };
 
 /** Settings an item, a persona or the workspace may set for a session. */
@@ -139,7 +176,14 @@ export type SessionSettings = z.output<typeof SessionSettingsSchema>;
 
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.
-  ...SessionSettingsSchema.omit({ git: true, base: true, gates: true, land: true, forge: true })
+  ...SessionSettingsSchema.omit({
+    git: true,
+    base: true,
+    gates: true,
+    land: true,
+    forge: true,
+    sandbox: true,
+  })
     .shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
@@ -317,6 +361,15 @@ const GitSchema = z.strictObject({
   push: z.string().min(1).optional(),
 });
 
+/** The workspace's sandbox: what an item or persona does not set itself. */
+const SandboxSchema = z.strictObject({
+  kind: z.enum(SANDBOX_KINDS).default('none'),
+  network: z.enum(SANDBOX_NETWORKS).default('allow'),
+  allowHosts: z.array(AllowedHost).default([]),
+  readOnly: z.array(SandboxPath).default([]),
+  readWrite: z.array(SandboxPath).default([]),
+});
+
 /** Landing: git mode's branches merged onto one target, re-checked after every merge. */
 const LandSchema = z.strictObject({
   enabled: z.boolean().default(false),
@@ -432,6 +485,7 @@ export const ConfigSchema = z
     git: GitSchema.prefault({}),
     land: LandSchema.prefault({}),
     forge: ForgeSchema.optional(),
+    sandbox: SandboxSchema.prefault({}),
     queue: QueueSchema.prefault({}),
     /** Commands a successful session's work must pass before its item is done. */
     gates: z.array(GateSchema).default([]),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Gate } from '../config/schema.js';
-import { runCommand } from '../lib/command.js';
+import { runCommand, type CommandResult } from '../lib/command.js';
 
 /** How one gate ended. */
 export interface GateResult {
@@ -40,6 +40,15 @@ export interface GatesRequest {
   signal?: AbortSignal;
   onStart?: (gate: Gate) => void;
   onEnd?: (result: GateResult) => void;
+  /** Puts a gate's command in a sandbox: how to start it there, or why it cannot be. */
+  enter?: (command: readonly string[]) => Promise<EnteredGate | { problem: string }>;
+}
+
+/** A gate's command as started in its sandbox. */
+export interface EnteredGate {
+  command: string[];
+  env: Record<string, string>;
+  close(): Promise<void>;
 }
 
 const isExecutableFile = (file: string) =>
@@ -103,6 +112,23 @@ export function gateVerdict(
   return `exit ${result.exitCode}`;
 }
 
+/** The result of a gate that could not be started at all. */
+function unstarted(problem: string): CommandResult {
+  return {
+    code: null,
+    signal: null,
+    timedOut: false,
+    stopped: false,
+    startError: problem,
+    stdout: '',
+    stderr: '',
+    tail: problem,
+    bytes: 0,
+    capped: false,
+    durationMs: 0,
+  };
+}
+
 /**
  * Runs the gates one after another in the work dir, each in its own process group with its
  * own timeout, their output into the log file; stops at the first that fails.
@@ -116,16 +142,23 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
       `$ ${JSON.stringify(gate.command)}  (gate "${gate.name}", timeout ${gate.timeout} s)\n`,
       { mode: 0o600 },
     );
-    const ran = await runCommand({
-      argv: gate.command,
-      cwd: request.cwd,
-      env: request.env,
-      timeoutMs: gate.timeout * 1000,
-      killGraceMs: request.killGraceMs,
-      logFile: request.logFile,
-      maxOutputBytes: request.maxOutputBytes,
-      signal: request.signal,
-    });
+    const entered: EnteredGate | { problem: string } =
+      request.enter === undefined
+        ? { command: gate.command, env: { ...request.env }, close: () => Promise.resolve() }
+        : await request.enter(gate.command);
+    const ran =
+      'problem' in entered
+        ? unstarted(entered.problem)
+        : await runCommand({
+            argv: entered.command,
+            cwd: request.cwd,
+            env: entered.env,
+            timeoutMs: gate.timeout * 1000,
+            killGraceMs: request.killGraceMs,
+            logFile: request.logFile,
+            maxOutputBytes: request.maxOutputBytes,
+            signal: request.signal,
+          }).finally(() => entered.close());
     const result: GateResult = {
       name: gate.name,
       command: gate.command,

@@ -163,12 +163,15 @@ async function pathIsThere(p: string): Promise<boolean> {
   );
 }
 
+/** The git dir a worktree shares with its repository (objects, refs, config), absolute. */
+export async function gitCommonDir(dir: string): Promise<string> {
+  return (await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+}
+
 /** The repository a worktree belongs to (its main working tree), or undefined. */
 export async function repositoryOfWorktree(dir: string): Promise<string | undefined> {
   try {
-    const common = (
-      await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
-    ).trim();
+    const common = await gitCommonDir(dir);
     return path.basename(common) === '.git' ? path.dirname(common) : common;
   } catch {
     return undefined;

@@ -42,6 +42,8 @@ import {
 } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
+import { enterSandbox, type Sandboxed } from './sandboxing.js';
+import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
 
 /** What one session did, for the loop. */
@@ -53,6 +55,9 @@ export interface Ran {
   itemStatus: ItemStatus;
   costUsd: number;
 }
+
+/** Refused connections kept in a session's record (all are counted, and logged). */
+const MAX_EGRESS_RECORDED = 100;
 
 /** Errors of a spawn that mean no item can run (the binary is missing or not executable). */
 const SPAWN_UNAVAILABLE = new Set(['ENOENT', 'EACCES', 'ENOEXEC', 'ENOTDIR']);
@@ -112,6 +117,9 @@ export class Attempt {
       },
       files,
     });
+    const { sandbox } = prepared.work;
+    if (sandbox.kind !== 'none')
+      this.record = { ...this.record, sandbox: { kind: sandbox.kind, network: sandbox.network } };
   }
 
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
@@ -119,19 +127,25 @@ export class Attempt {
     await this.writePrompt();
     await this.writeCurrent();
     const { prepared, files } = this.init;
+    const command = await this.sandboxed();
+    if ('problem' in command)
+      return this.spawnFailed(`${command.problem} (${missingHint(prepared.cli.name)})`, 'ENOENT');
     const spawned = await spawnAgent({
-      argv: prepared.argv,
+      argv: command.argv,
       cwd: prepared.settings.workDir,
-      env: prepared.env,
+      env: command.env,
       stdoutFile: files.stdout,
       stderrFile: files.stderr,
       missingHint: missingHint(prepared.cli.name),
     });
-    if (!spawned.ok) return this.spawnFailed(spawned.message, spawned.code);
+    if (!spawned.ok) {
+      await command.close();
+      return this.spawnFailed(spawned.message, spawned.code);
+    }
     this.record = runningSession(this.record, spawned.child.pid, spawned.child.startTime);
     await this.writeCurrent();
     this.announce(spawned.child);
-    const end = await this.supervise(spawned.child);
+    const end = await this.supervise(spawned.child).finally(() => command.close());
     await this.readAfterRun(end);
     const outcome = await this.classify(end);
     const checked = await checkWork(
@@ -139,6 +153,7 @@ export class Attempt {
       this.control,
       {
         ...this.init,
+        onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
         onGate: (gate) => {
           // The agent is done; the record says what the session waits for now.
           this.record = { ...this.record, gate };
@@ -148,6 +163,42 @@ export class Attempt {
       outcome,
     );
     return this.finish(end, checked);
+  }
+
+  /**
+   * The agent's command: in the sandbox its settings ask for (with a door of the runner's proxy
+   * that records what it refuses), or as it is.
+   */
+  private async sandboxed(): Promise<Sandboxed | { problem: string }> {
+    const { prepared, sessionId } = this.init;
+    const { argv, env } = prepared;
+    const unsandboxed = { argv, env, close: () => Promise.resolve() };
+    if (prepared.work.sandbox.kind === 'none') return unsandboxed;
+    return enterSandbox(this.ctx, {
+      sandbox: prepared.work.sandbox,
+      cli: prepared.cli,
+      argv,
+      env,
+      workDir: prepared.settings.workDir,
+      checkout: prepared.checkout,
+      dirs: prepared.cliDirs,
+      name: sessionId,
+      onRefused: (refusal) => this.egressRefused(refusal, 'agent'),
+    });
+  }
+
+  /** A connection the sandbox's proxy refused: logged, and kept in the session's record. */
+  private egressRefused(refusal: EgressRefusal, by: 'agent' | 'gate'): void {
+    const { item, sessionId } = this.init;
+    this.ctx.events.warn('egress_blocked', { item: item.id, session: sessionId, by, ...refusal });
+    const blocked = this.record.egressBlocked ?? [];
+    this.record = {
+      ...this.record,
+      egressBlocked:
+        blocked.length < MAX_EGRESS_RECORDED ? [...blocked, { ...refusal, by }] : blocked,
+      egressBlockedCount: (this.record.egressBlockedCount ?? blocked.length) + 1,
+    };
+    void this.writeCurrent();
   }
 
   /** Git mode: says where the item works, and records its branch for retries and diffs. */

@@ -7,6 +7,7 @@ import type { Lease, Queue } from '../queue/queue.js';
 import type { RunEvents } from './events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
+import type { EgressProxy } from '../sandbox/proxy.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {
@@ -26,6 +27,8 @@ export const DEFAULT_TIMINGS: RunnerTimings = {
 export interface RunnerContext {
   workspace: Workspace;
   queue: Queue;
+  /** The sandboxes' way out: one proxy for the runner, a door for each sandbox. */
+  egress: EgressProxy;
   /** The interrupt file, the wait and the running session's record. */
   controlFiles: ControlFiles;
   /** Everything the runner does, for the log file, the terminal and the server. */

@@ -131,6 +131,15 @@ export interface RunnerEvents {
   push_failed: { item: string; branch: string; remote: string; error: string };
   /** A person stopped this item's session alone (`ralph stop`): back in line, or cancelled. */
   item_stopped: { item: string; session: string; by: string; itemStatus: string };
+  /** The sandbox's proxy refused a connection of the agent's or of its gates'. */
+  egress_blocked: {
+    item: string;
+    session: string;
+    by: 'agent' | 'gate';
+    host: string;
+    port: number;
+    at: string;
+  };
   /** A person's message given to a running session on its CLI's stdin, mid-task. */
   message_given: { item: string; session: string; from: string };
   /** Landing: an item's branch is being merged onto its target and checked there. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
 import type { SessionFiles } from '../archive/paths.js';
 import { gateProgramProblem } from '../gates/gates.js';
+import { bubblewrapOf, probeSandbox } from '../sandbox/probe.js';
 import { cliNamed, cliRefusal, commandOf, type AgentCli } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
@@ -135,6 +136,8 @@ export async function prepareSession(
   const resolved = await resolveSession(request);
   if ('reason' in resolved) return resolved;
   const { persona, settings, work } = resolved;
+  const unsandboxable = await sandboxProblem(request, resolved);
+  if (unsandboxable !== undefined) return unsandboxable;
   const placed = await placeWork(request, resolved);
   if ('reason' in placed) return placed;
   const { checkout } = placed;
@@ -237,12 +240,31 @@ export async function resolveSession(
       scope: 'item',
     };
   }
-  const refusal = cliRefusal(settings, layers);
+  const work = resolveWork(config, layers);
+  const refusal = cliRefusal(settings, layers, work.sandbox);
   if (refusal !== undefined) return { reason: refusal, scope: 'item' };
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (request.budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
-  return { persona, settings, work: resolveWork(config, layers) };
+  return { persona, settings, work };
+}
+
+/**
+ * Why an item that asks for a sandbox cannot have one here (bubblewrap missing, user namespaces
+ * off): it is never run without. The workspace's fault when the workspace asks for it.
+ */
+async function sandboxProblem(
+  { item, parentEnv }: PreparationRequest,
+  { persona, work }: Resolution,
+): Promise<PreparationError | undefined> {
+  if (work.sandbox.kind !== 'bwrap') return undefined;
+  const probe = await probeSandbox(bubblewrapOf(parentEnv));
+  if (probe.ok) return undefined;
+  const own = [item, persona?.settings].some((layer) => layer?.sandbox?.kind !== undefined);
+  return {
+    reason: `the item's settings ask for a sandbox (sandbox.kind "bwrap"), and ${probe.problem}; ralph never runs an agent without the sandbox it asks for`,
+    scope: own ? 'item' : 'workspace',
+  };
 }
 
 /** Git mode's worktree (made, unless planning), and the work dir checked to exist. */

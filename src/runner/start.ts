@@ -13,6 +13,7 @@ import { openQueue } from '../queue/open.js';
 import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
+import { EgressProxy } from '../sandbox/proxy.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from './events.js';
@@ -65,11 +66,13 @@ function contextOf(
   lock: RunnerLock,
   redactor: Redactor,
   queue: Queue,
+  egress: EgressProxy,
 ): RunnerContext {
   const { workspace, events } = options;
   return {
     workspace,
     queue,
+    egress,
     controlFiles: new ControlFiles(workspace.paths),
     events,
     clock: options.clock,
@@ -150,10 +153,12 @@ async function asQuietRunner<T>(
       logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes),
     );
     const queue = await openQueue(workspace, options.env);
+    const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
     try {
-      const ctx = contextOf(options, lock, redactor, queue);
+      const ctx = contextOf(options, lock, redactor, queue, egress);
       return await asRunnerOf(workspace.root, () => work(ctx, queue));
     } finally {
+      await egress.close();
       await queue.close();
       unsubscribe();
     }
@@ -208,8 +213,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     );
     // A connection for each worker's claim or settle, one for the lease renewal, one to spare.
     const queue = await openWhenReachable(options, loop.workers + 2);
+    const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
     try {
-      const ctx = contextOf(options, lock, redactor, queue);
+      const ctx = contextOf(options, lock, redactor, queue, egress);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
       if (workspace.config.yolo)
@@ -253,6 +259,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
+      await egress.close();
       await queue.close();
       unsubscribe();
     }

@@ -9,6 +9,8 @@ import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { PreparedSession } from './prepare.js';
+import { enterSandbox } from './sandboxing.js';
+import type { EgressRefusal } from '../sandbox/proxy.js';
 
 /** What became of a session's work: its outcome after the gates, and what the record shows. */
 export interface WorkChecked {
@@ -26,6 +28,8 @@ interface CheckedSession {
   files: SessionFiles;
   prepared: PreparedSession;
   onGate: (name: string) => void;
+  /** A connection of a gate's that the sandbox's proxy refused. */
+  onEgressRefused: (refusal: EgressRefusal) => void;
 }
 
 /** Bytes of one gate's output kept in `<session>-gates.log`. */
@@ -102,6 +106,27 @@ async function gate(
       killGraceMs: ctx.workspace.config.run.killGrace * 1000,
       maxOutputBytes: GATE_OUTPUT_CAP,
       signal: stop.signal,
+      enter:
+        prepared.work.sandbox.kind === 'none'
+          ? undefined
+          : (command) =>
+              enterSandbox(ctx, {
+                sandbox: prepared.work.sandbox,
+                argv: { file: command[0] ?? '', args: command.slice(1) },
+                env: prepared.env,
+                workDir: prepared.settings.workDir,
+                checkout: prepared.checkout,
+                name: `${sessionId}-gate`,
+                onRefused: session.onEgressRefused,
+              }).then((entered) =>
+                'problem' in entered
+                  ? entered
+                  : {
+                      command: [entered.argv.file, ...entered.argv.args],
+                      env: entered.env,
+                      close: entered.close,
+                    },
+              ),
       onStart: (g) => {
         session.onGate(g.name);
         ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name });

@@ -2,6 +2,7 @@
 // test, its pull request opened on a fake GitHub of the suite's own, its checks scripted by
 // what its commit holds (a `broken-<item>` file fails the build), failures handed back to the
 // fake agent's `ci` behaviour, merges and branch updates made in the bare repository.
+import { EgressProxy } from '../../src/sandbox/proxy.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -508,6 +509,7 @@ async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
     {
       workspace,
       queue,
+      egress: new EgressProxy(),
       controlFiles: new ControlFiles(workspace.paths),
       events: new RunEvents(() => time.clock.now()),
       clock: time.clock,

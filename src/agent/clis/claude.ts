@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { apiHostOf } from './common.js';
 import { claudeDecoder } from './claude-stream.js';
 import type { AgentCli, Invocation } from './cli.js';
 import type { Argv } from '../argv.js';
@@ -64,4 +66,11 @@ export const claude: AgentCli = {
   // The suite pins 2.1.330.
   tested: { major: 2, minor: 1 },
   login: { file: '.claude/.credentials.json', how: 'run "claude" once to log in' },
+  sandbox: {
+    state: (env, home) =>
+      env.CLAUDE_CONFIG_DIR === undefined
+        ? [path.join(home, '.claude'), path.join(home, '.claude.json')]
+        : [env.CLAUDE_CONFIG_DIR],
+    apiHosts: (env) => apiHostOf(env.ANTHROPIC_BASE_URL, 'api.anthropic.com:443'),
+  },
 };

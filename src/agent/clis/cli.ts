@@ -87,4 +87,16 @@ export interface AgentCli {
   tested: { major: number; minor: number };
   /** Where a logged-in CLI keeps its credentials (under HOME), and how one logs in. */
   login: { file: string; how: string };
+  /** What the CLI needs inside ralph's sandbox. */
+  sandbox: SandboxNeeds;
+}
+
+/** What a CLI needs inside ralph's sandbox (`sandbox.kind: "bwrap"`). */
+export interface SandboxNeeds {
+  /** Where it keeps its state (settings, credentials, conversations), read-write inside. */
+  state(env: Readonly<Record<string, string>>, home: string): string[];
+  /** Its API's hosts (`host:port`): from its base-URL variables, else its vendor's. */
+  apiHosts(env: Readonly<Record<string, string>>): string[];
+  /** Why it cannot work inside ralph's sandbox with these settings (undefined: it can). */
+  refusal?(settings: ResolvedSettings): string | undefined;
 }

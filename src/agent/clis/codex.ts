@@ -15,6 +15,7 @@ import {
   lineOf,
   str,
   type Line,
+  apiHostOf,
 } from './common.js';
 
 /**
@@ -285,4 +286,12 @@ export const codex: AgentCli = {
   // The suite pins 0.169.0.
   tested: { major: 0, minor: 169 },
   login: { file: '.codex/auth.json', how: 'run "codex login"' },
+  sandbox: {
+    state: (env) => [codexHome(env)],
+    apiHosts: (env) => apiHostOf(env.OPENAI_BASE_URL, 'api.openai.com:443', 'chatgpt.com:443'),
+    refusal: (settings) =>
+      settings.permissionMode === 'bypassPermissions'
+        ? undefined
+        : 'codex\'s own sandbox is bubblewrap, which cannot set up its user namespace inside ralph\'s: in ralph\'s sandbox codex runs with its own turned off (permissionMode "bypassPermissions", with "yolo"), or set sandbox.kind "none" for it',
+  },
 };

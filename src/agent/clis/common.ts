@@ -1,3 +1,4 @@
+import { hostOfUrl } from '../../sandbox/hosts.js';
 import type { SessionSettings } from '../../config/schema.js';
 import type { Decoded } from '../../stream/decoder.js';
 import type { ResultInfo, TokenUsage } from '../../stream/events.js';
@@ -162,4 +163,10 @@ export function failedRun(
       }),
     },
   ];
+}
+
+/** The host of a CLI's base-URL setting when it has one, else its vendor's hosts. */
+export function apiHostOf(baseUrl: string | undefined, ...vendor: string[]): string[] {
+  const host = baseUrl === undefined ? undefined : hostOfUrl(baseUrl);
+  return host === undefined ? vendor : [host];
 }

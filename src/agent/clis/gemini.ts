@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
@@ -14,6 +15,7 @@ import {
   str,
   num,
   type Line,
+  apiHostOf,
 } from './common.js';
 
 /** gemini's tools for claude's tool names (reading tools need no rule: gemini allows them). */
@@ -234,4 +236,14 @@ export const gemini: AgentCli = {
   // The suite pins 0.61.0.
   tested: { major: 0, minor: 61 },
   login: { file: '.gemini/oauth_creds.json', how: 'run "gemini" once to log in' },
+  sandbox: {
+    state: (_env, home) => [path.join(home, '.gemini')],
+    apiHosts: (env) =>
+      apiHostOf(
+        env.GOOGLE_GEMINI_BASE_URL,
+        'generativelanguage.googleapis.com:443',
+        'oauth2.googleapis.com:443',
+        'cloudcode-pa.googleapis.com:443',
+      ),
+  },
 };

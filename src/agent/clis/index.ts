@@ -1,7 +1,13 @@
 import { CLI_NAMES, type CliName } from '../../config/cli-names.js';
 import type { DecoderFactory } from '../../stream/decoder.js';
 import type { Config, SessionSettings } from '../../config/schema.js';
-import { explicitSettings, resolveSettings, type ResolvedSettings } from '../settings.js';
+import {
+  explicitSettings,
+  resolveSandbox,
+  resolveSettings,
+  type ResolvedSettings,
+  type SandboxSettings,
+} from '../settings.js';
 import type { AgentCli } from './cli.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
@@ -46,8 +52,12 @@ export function commandOf(config: Config, name: CliName): readonly string[] {
 export function cliRefusal(
   settings: ResolvedSettings,
   layers: readonly SessionSettings[],
+  sandbox: SandboxSettings,
 ): string | undefined {
-  const reasons = cliNamed(settings.cli).refusals(settings, explicitSettings(layers));
+  const cli = cliNamed(settings.cli);
+  const reasons = cli.refusals(settings, explicitSettings(layers));
+  const inside = sandbox.kind === 'none' ? undefined : cli.sandbox.refusal?.(settings);
+  if (inside !== undefined) reasons.push(inside);
   return reasons.length === 0 ? undefined : reasons.join('; ');
 }
 
@@ -56,5 +66,6 @@ export function refusalFor(config: Config, layers: readonly SessionSettings[]): 
   return cliRefusal(
     resolveSettings(config.defaults, layers, (p) => p),
     layers,
+    resolveSandbox(config, layers),
   );
 }

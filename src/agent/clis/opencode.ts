@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
 import type { AgentCli, CliCommand, Invocation } from './cli.js';
@@ -244,4 +245,15 @@ export const opencode: AgentCli = {
   // The suite pins 1.18.33.
   tested: { major: 1, minor: 18 },
   login: { file: '.local/share/opencode/auth.json', how: 'run "opencode auth login"' },
+  sandbox: {
+    state: (env, home) =>
+      [
+        [env.XDG_DATA_HOME, '.local/share'],
+        [env.XDG_CONFIG_HOME, '.config'],
+        [env.XDG_CACHE_HOME, '.cache'],
+        [env.XDG_STATE_HOME, '.local/state'],
+      ].map(([dir, fallback]) => path.join(dir ?? path.join(home, fallback ?? ''), 'opencode')),
+    // Its provider is in its own configuration: other hosts go in sandbox.allowHosts.
+    apiHosts: () => ['api.anthropic.com:443', 'api.openai.com:443', 'models.dev:443'],
+  },
 };

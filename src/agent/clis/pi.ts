@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { DEFAULT_ALLOWED_TOOLS } from '../../config/default-tools.js';
 import type { SessionSettings } from '../../config/schema.js';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
@@ -264,4 +265,9 @@ export const pi: AgentCli = {
   // The suite pins 0.73.1.
   tested: { major: 0, minor: 73 },
   login: { file: '.pi/agent/auth.json', how: 'run "pi" and log in with /login' },
+  sandbox: {
+    state: (_env, home) => [path.join(home, '.pi')],
+    // Its provider is in its own configuration: other hosts go in sandbox.allowHosts.
+    apiHosts: () => ['api.anthropic.com:443', 'api.openai.com:443'],
+  },
 };

@@ -1,0 +1,94 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Argv } from '../agent/argv.js';
+import type { AgentCli } from '../agent/clis/index.js';
+import type { SandboxSettings } from '../agent/settings.js';
+import type { Checkout } from '../git/worktree.js';
+import { gitCommonDir } from '../git/worktree.js';
+import { proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
+import { parseAllowedHost } from '../sandbox/hosts.js';
+import { expandHome, sandboxLayout } from '../sandbox/layout.js';
+import { bubblewrapOf } from '../sandbox/probe.js';
+import type { EgressDoor, EgressRefusal } from '../sandbox/proxy.js';
+import type { RunnerContext } from './context.js';
+
+/** One command (an agent, or a session's gates) in its sandbox: how to start it, and its door out. */
+export interface Sandboxed {
+  argv: Argv;
+  env: Record<string, string>;
+  /** Closes the proxy's door (refusals after this are not heard). */
+  close(): Promise<void>;
+}
+
+/** What is put in a sandbox: an agent session (its CLI's state and API), or its gates. */
+export interface SandboxRequest {
+  sandbox: SandboxSettings;
+  /** The agent's CLI; undefined for gates, which get `allowHosts` alone (nothing with `none`). */
+  cli?: AgentCli;
+  argv: Argv;
+  env: Readonly<Record<string, string>>;
+  workDir: string;
+  checkout?: Checkout;
+  /** Directories the CLI made for itself (a temp dir of its own): read-write. */
+  dirs?: string[];
+  /** The door's name (the session id, and what the door is for). */
+  name: string;
+  onRefused: (refusal: EgressRefusal) => void;
+}
+
+/**
+ * Puts a command in the bubblewrap sandbox its settings ask for: the layout found, a door of
+ * the runner's proxy opened when the network is ralph's to filter, the proxy's variables set.
+ * A problem (the program nowhere to be found) is returned, never a run without the sandbox.
+ */
+export async function enterSandbox(
+  ctx: Pick<RunnerContext, 'egress' | 'parentEnv'>,
+  request: SandboxRequest,
+): Promise<Sandboxed | { problem: string }> {
+  const { sandbox, cli, env } = request;
+  const home = env.HOME ?? '/';
+  const hosts =
+    sandbox.network === 'open'
+      ? undefined
+      : [
+          ...(cli?.sandbox.apiHosts(env) ?? []),
+          ...(sandbox.network === 'allow' ? sandbox.allowHosts : []),
+        ];
+  let door: EgressDoor | undefined;
+  if (hosts !== undefined && hosts.length > 0)
+    door = await ctx.egress.open(request.name, hosts.map(parseAllowedHost), request.onRefused);
+  const allowed = hosts?.map(parseAllowedHost) ?? [];
+  const layout = await sandboxLayout({
+    inner: request.argv,
+    env,
+    workDir: request.workDir,
+    state: cli?.sandbox.state(env, home) ?? [],
+    readOnly: sandbox.readOnly,
+    readWrite: [...sandbox.readWrite.map((p) => expandHome(p, home)), ...(request.dirs ?? [])],
+    git:
+      request.checkout === undefined
+        ? undefined
+        : {
+            worktree: request.checkout.worktree,
+            commonDir: await gitCommonDir(request.checkout.worktree),
+          },
+    network: sandbox.network === 'open' ? 'open' : 'closed',
+    proxy: door === undefined ? undefined : { socket: door.socket, allowed },
+    bwrap: bubblewrapOf(ctx.parentEnv),
+  });
+  if ('problem' in layout) {
+    await door?.close();
+    return layout;
+  }
+  // Made now, so that the CLI's state outlives the sandbox (a resumed conversation needs it).
+  for (const dir of cli?.sandbox.state(env, home) ?? [])
+    if (path.extname(dir) === '') await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  return {
+    argv: sandboxArgv(request.argv, layout),
+    env: {
+      ...env,
+      ...(layout.proxy === undefined ? {} : proxyVariables(layout.proxy.port)),
+    },
+    close: async () => door?.close(),
+  };
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import type { Argv } from '../agent/argv.js';
+
+/** A path given into the sandbox at the same place, read-only or read-write. */
+export interface Mount {
+  path: string;
+  mode: 'ro' | 'rw';
+  /** Whether a missing path is skipped rather than an error. */
+  optional?: boolean;
+}
+
+/** A top-level system directory: bound read-only, or a symlink (`/bin` → `usr/bin`) made again. */
+export interface SystemEntry {
+  path: string;
+  symlink?: string;
+}
+
+/** Where the proxy's socket is inside the sandbox. */
+export const PROXY_SOCKET_INSIDE = '/run/ralph/egress.sock';
+
+/** Everything a sandbox is built from, found beforehand (see `layout.ts`). */
+export interface SandboxLayout {
+  bwrap: string;
+  /** node, which runs the launcher inside. */
+  node: string;
+  launcher: string;
+  system: SystemEntry[];
+  /** An empty directory inside, but for what is bound under it. */
+  home: string;
+  workDir: string;
+  mounts: Mount[];
+  /** `open`: the machine's network; `closed`: loopback alone, and the proxy when given. */
+  network: 'open' | 'closed';
+  proxy?: { socket: string; port: number; forwards: { host: string; port: number }[] };
+}
+
+const depth = (p: string) => p.split('/').filter((part) => part !== '').length;
+
+/**
+ * The command that runs `inner` in a bubblewrap sandbox: new user, PID, IPC, UTS and cgroup
+ * namespaces and (unless open) network; no capabilities and no new privileges; gone with its
+ * parent; the system read-only, a private `/tmp`, `$HOME` empty but for what is bound there, the
+ * work dir read-write. SIGINT and SIGTERM are ignored by bubblewrap itself (`env
+ * --ignore-signal`): a stop sent to the process group reaches the agent, which ralph's launcher
+ * starts with the default handling, and bubblewrap waits for it to end.
+ */
+export function sandboxArgv(inner: Argv, layout: SandboxLayout): Argv {
+  const args = [
+    '--ignore-signal=INT',
+    '--ignore-signal=TERM',
+    layout.bwrap,
+    '--unshare-all',
+    ...(layout.network === 'open' ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+  ];
+  for (const entry of layout.system)
+    args.push(
+      ...(entry.symlink === undefined
+        ? ['--ro-bind', entry.path, entry.path]
+        : ['--symlink', entry.symlink, entry.path]),
+    );
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', layout.home);
+  const mounts = [{ path: layout.workDir, mode: 'rw' as const }, ...layout.mounts];
+  // Deeper paths after shallower ones, so that a read-only file inside a writable dir stays so.
+  const ordered = mounts
+    .map((mount, index) => ({ mount, index }))
+    .sort((a, b) => depth(a.mount.path) - depth(b.mount.path) || a.index - b.index);
+  for (const { mount } of ordered) {
+    const flag = `--${mount.mode === 'ro' ? 'ro-' : ''}bind${mount.optional === true ? '-try' : ''}`;
+    args.push(flag, mount.path, mount.path);
+  }
+  const launcherArgs: string[] = [];
+  if (layout.proxy !== undefined) {
+    args.push('--bind', layout.proxy.socket, PROXY_SOCKET_INSIDE);
+    launcherArgs.push('--socket', PROXY_SOCKET_INSIDE, '--port', String(layout.proxy.port));
+    for (const { host, port } of layout.proxy.forwards)
+      launcherArgs.push('--forward', `${host}:${port}`);
+  }
+  args.push(
+    '--ro-bind',
+    layout.launcher,
+    layout.launcher,
+    '--chdir',
+    layout.workDir,
+    '--',
+    layout.node,
+    layout.launcher,
+    ...launcherArgs,
+    '--',
+    inner.file,
+    ...inner.args,
+  );
+  return { ...inner, file: '/usr/bin/env', args };
+}
+
+/** The variables that send a sandboxed process's HTTP clients to the launcher's proxy port. */
+export function proxyVariables(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    HTTPS_PROXY: url,
+    HTTP_PROXY: url,
+    https_proxy: url,
+    http_proxy: url,
+    // Allowed loopback endpoints are forwarded where they are; nothing else is reachable.
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
+}
+
+/** Whether `child` is `parent` or inside it. */
+export function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

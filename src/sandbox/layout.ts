@@ -1,0 +1,150 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Argv } from '../agent/argv.js';
+import { isWithin, type Mount, type SandboxLayout, type SystemEntry } from './bwrap.js';
+import { loopbackForwards, type AllowedHost } from './hosts.js';
+
+/** The system, given read-only: programs, libraries and machine-wide configuration. */
+const SYSTEM_DIRS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc',
+  '/opt',
+];
+
+// node runs the launcher as built: from the sources (the suite's in-process runs), dist's.
+const LAUNCHER = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? '../../dist/sandbox/launcher.js' : './launcher.js',
+    import.meta.url,
+  ),
+);
+
+/** The proxy's port inside, unless an allowed loopback endpoint has it. */
+const PROXY_PORT = 3128;
+
+/** What a sandbox is made for: one agent session or one session's gates. */
+export interface LayoutRequest {
+  /** What runs inside; its absolute paths (the prompt file, a script) are given read-only. */
+  inner: Argv;
+  env: Readonly<Record<string, string>>;
+  workDir: string;
+  /** Paths the CLI keeps its own state in (under HOME): given read-write. */
+  state: string[];
+  readOnly: string[];
+  readWrite: string[];
+  /**
+   * Git mode: the item's worktree (read-write) and the repository's git dir (its objects and
+   * refs), whose config and hooks stay read-only, as does the worktree's `.git` link to it.
+   */
+  git?: { worktree: string; commonDir: string };
+  network: 'open' | 'closed';
+  /** The proxy's socket and the hosts it lets through, when the network is closed but not shut. */
+  proxy?: { socket: string; allowed: readonly AllowedHost[] };
+  bwrap: string;
+}
+
+const exists = (p: string) =>
+  fsp.lstat(p).then(
+    () => true,
+    () => false,
+  );
+
+async function systemEntries(): Promise<SystemEntry[]> {
+  const entries: SystemEntry[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const stat = await fsp.lstat(dir).catch(() => undefined);
+    if (stat === undefined) continue;
+    entries.push(
+      stat.isSymbolicLink() ? { path: dir, symlink: await fsp.readlink(dir) } : { path: dir },
+    );
+  }
+  return entries;
+}
+
+/** Where `file` is found, as the spawn inside will look for it (PATH for a bare name). */
+async function locate(file: string, env: Readonly<Record<string, string>>, cwd: string) {
+  if (file.includes('/')) {
+    const full = path.resolve(cwd, file);
+    return (await exists(full)) ? full : undefined;
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter((d) => d !== '')) {
+    const full = path.join(path.resolve(cwd, dir), file);
+    if (await exists(full)) return full;
+  }
+  return undefined;
+}
+
+/** The directory to give for a program at `file`: its package's `node_modules` if it has one. */
+function programDir(file: string): string {
+  const parts = file.split(path.sep);
+  const index = parts.lastIndexOf('node_modules');
+  return index > 0 ? parts.slice(0, index + 1).join(path.sep) : path.dirname(file);
+}
+
+/** `~/x` as an absolute path under `home`. */
+export const expandHome = (p: string, home: string) =>
+  p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+
+/**
+ * Finds what the sandbox must hold for `request`: the program and what it runs with (its
+ * package, node, the PATH's directories outside the system), the files its command names,
+ * the CLI's own state, git's configuration (read-only, so commits carry the person's name).
+ * Returns a problem when the program is nowhere to be found.
+ */
+export async function sandboxLayout(
+  request: LayoutRequest,
+): Promise<SandboxLayout | { problem: string }> {
+  const { inner, env, workDir } = request;
+  const home = env.HOME ?? '/';
+  const system = await systemEntries();
+  const inSystem = (p: string) => system.some((entry) => isWithin(p, entry.path));
+  const program = await locate(inner.file, env, workDir);
+  if (program === undefined)
+    return { problem: `${inner.file}: command not found (on the PATH given to the sandbox)` };
+  const mounts: Mount[] = [];
+  const readOnly = (p: string, optional = false) => {
+    if (!inSystem(p) && !isWithin(p, workDir)) mounts.push({ path: p, mode: 'ro', optional });
+  };
+  readOnly(programDir(await fsp.realpath(program)));
+  if (!program.includes(`${path.sep}node_modules${path.sep}`)) readOnly(path.dirname(program));
+  readOnly(path.dirname(process.execPath));
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir) || !(await exists(dir))) continue;
+    readOnly(path.basename(dir) === '.bin' ? path.dirname(dir) : dir);
+  }
+  for (const arg of inner.args) if (path.isAbsolute(arg) && (await exists(arg))) readOnly(arg);
+  for (const file of ['.gitconfig', '.config/git']) readOnly(path.join(home, file), true);
+  for (const p of request.readOnly) readOnly(expandHome(p, home), true);
+  for (const p of [...request.state, ...request.readWrite.map((p) => expandHome(p, home))])
+    mounts.push({ path: p, mode: 'rw', optional: true });
+  if (request.git !== undefined) {
+    const { worktree, commonDir } = request.git;
+    mounts.push({ path: worktree, mode: 'rw' }, { path: commonDir, mode: 'rw' });
+    // What git runs outside the sandbox afterwards, for ralph: never the agent's to change.
+    for (const name of ['config', 'hooks', 'info'])
+      mounts.push({ path: path.join(commonDir, name), mode: 'ro', optional: true });
+    mounts.push({ path: path.join(worktree, '.git'), mode: 'ro', optional: true });
+  }
+  const forwards = request.proxy === undefined ? [] : loopbackForwards(request.proxy.allowed);
+  let port = PROXY_PORT;
+  while (forwards.some((f) => f.port === port)) port++;
+  return {
+    bwrap: request.bwrap,
+    node: process.execPath,
+    launcher: LAUNCHER,
+    system,
+    home,
+    workDir,
+    mounts,
+    network: request.network,
+    proxy:
+      request.proxy === undefined ? undefined : { socket: request.proxy.socket, port, forwards },
+  };
+}
