@@ -1,0 +1,86 @@
+// End-to-end: the real claude and gemini CLIs run whole sessions inside ralph's bubblewrap
+// sandbox, reaching their fake APIs (127.0.0.1 outside) through ralph's proxy alone; a shell
+// command of theirs finds $HOME empty, writes in the work dir, and is refused other hosts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HARNESSES } from '../support/agent-clis.js';
+import { RUN } from '../support/cli-scenarios.js';
+import { lastIsToolResult } from '../support/fake-anthropic.js';
+import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
+import { ralph, readQueue, readSessions } from '../support/workspace.js';
+
+/** What the agent's shell command does inside: looks for a key, writes, asks the proxy for a host not allowed. */
+const COMMAND = [
+  'cat "$HOME/.ssh/id_ed25519" || echo no-key',
+  'echo made-inside > made.txt',
+  // A request as a proxy-aware client sends it, to the proxy $HTTP_PROXY names.
+  `node -e "const p = new URL(process.env.HTTP_PROXY); require('http').get({ host: p.hostname, port: p.port, path: 'http://not-allowed.example/', headers: { host: 'not-allowed.example' } }, (r) => console.log('proxy said', r.statusCode))"`,
+].join('; ');
+
+/** Plants a key in the HOME ralph runs with: the sandbox must not show it. */
+function plantKey(home: string): void {
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PLANTED-PRIVATE-KEY\n');
+}
+
+function expectSandboxed(root: string, toolOutput: string | undefined): void {
+  expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  const [record] = readSessions(root);
+  expect(record).toMatchObject({
+    outcome: { kind: 'success' },
+    sandbox: { kind: 'bwrap', network: 'allow' },
+    egressBlocked: [{ host: 'not-allowed.example', port: 80, by: 'agent' }],
+  });
+  expect(toolOutput).toContain('no-key');
+  expect(toolOutput).not.toContain('PLANTED-PRIVATE-KEY');
+  expect(toolOutput).toContain('proxy said 403');
+  expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made-inside\n');
+}
+
+describe('the real claude CLI in the sandbox', () => {
+  closeFakeApiAfterEach();
+
+  it('runs a session end to end, its API reached through the proxy', async () => {
+    let toolOutput: string | undefined;
+    const { root, env } = await realClaudeWorkspace(
+      (request) => {
+        if (!lastIsToolResult(request))
+          return { kind: 'tool_use', name: 'Bash', input: { command: COMMAND, description: 'probe' } };
+        toolOutput = JSON.stringify(request.body.messages);
+        return { kind: 'text', text: 'done' };
+      },
+      { sandbox: { kind: 'bwrap' } },
+    );
+    plantKey(env.HOME ?? '');
+    await ralph(root, ['add', 'Probe', '--id', 'probe', '--allowed-tools', 'Bash'], env);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expectSandboxed(root, toolOutput);
+    // claude's state outlives the sandbox: its conversation is there to resume.
+    expect(fs.readdirSync(path.join(env.HOME ?? '', '.claude'))).toContain('projects');
+  });
+});
+
+describe('the real gemini CLI in the sandbox', () => {
+  const gemini = HARNESSES.find((h) => h.name === 'gemini')!;
+  gemini.closeAfterEach();
+
+  it('runs a session end to end, its API reached through the proxy', async () => {
+    let toolOutput: string | undefined;
+    const { root, env } = await gemini.setup(
+      (request) => {
+        toolOutput = gemini.toolOutput(request);
+        return toolOutput === undefined
+          ? { kind: 'shell', command: COMMAND }
+          : { kind: 'text', text: 'Done.' };
+      },
+      { run: RUN, sandbox: { kind: 'bwrap' } },
+    );
+    plantKey(env.HOME ?? '');
+    await ralph(root, ['add', 'Probe', '--id', 'probe'], env);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expectSandboxed(root, toolOutput);
+  });
+});
