@@ -33,6 +33,7 @@ const FLAG_OF: Record<string, string> = {
   base: '--base',
   gates: '--gate',
   land: '--land',
+  sandbox: '--sandbox',
 };
 
 const number = (flag: string, value: unknown, integer: boolean) =>
@@ -125,6 +126,7 @@ export async function fieldsFromFlags(
   if (typeof o.land === 'boolean') set('land', { enabled: o.land });
   // Only the "no": an item cannot ask for a forge the workspace does not set.
   if (o.forge === false) set('forge', false);
+  if (typeof o.sandbox === 'string') set('sandbox', { kind: o.sandbox });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command as CommanderCommand } from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
+import { SANDBOX_KINDS } from '../config/schema.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { InputError, RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
@@ -61,6 +62,14 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--land', 'git mode: land the branch on the target once its gates pass ("land")')
     .option('--no-land', 'leave the branch as it is, whatever "land.enabled" says')
     .option('--no-forge', 'open no pull request for the item, whatever "forge" says')
+    .addOption(
+      command
+        .createOption(
+          '--sandbox <kind>',
+          'where the agent and its gates run: "bwrap" (bubblewrap) or "none", whatever "sandbox.kind" says',
+        )
+        .choices(SANDBOX_KINDS),
+    )
     .option(
       '--gate <command>',
       'a quality gate: words run without a shell, or a JSON argv array (repeatable; replaces the configured gates)',

@@ -1,6 +1,6 @@
 // The bubblewrap sandbox: the work dir alone writable, $HOME empty, its own processes, no
 // network but ralph's proxy to the allowed hosts; every refusal in the session's record.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,17 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardedWorkspace, logEvents } from '../support/guarded.js';
 import { TEST_RUN_MARKER } from '../support/leak-check.js';
-import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
+import { sessionSurvivors } from '../support/processes.js';
+import { startRunner } from '../support/runner.js';
+import { eventually, waitUntil } from '../support/wait.js';
+import {
+  RALPH_BIN,
+  ralph,
+  readQueue,
+  readSessions,
+  runningRecords,
+  tempDir,
+} from '../support/workspace.js';
 
 const closers: (() => void)[] = [];
 afterEach(() => {
@@ -129,5 +139,141 @@ describe('the bubblewrap sandbox', () => {
     ]);
     expect(logEvents(root).filter((e) => e.event === 'egress_blocked')).toHaveLength(3);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  });
+});
+
+/** A workspace whose items run in the sandbox, and the environment to run it with. */
+async function sandboxedWorkspace(config: Record<string, unknown> = {}) {
+  const { root, env: fakeEnv } = await guardedWorkspace({
+    sandbox: { kind: 'bwrap' },
+    ...config,
+  });
+  const { home } = await homeWithKey();
+  // The fake's ledger files are outside the work dir: out of its reach in the sandbox.
+  return { root, env: { [TEST_RUN_MARKER]: fakeEnv[TEST_RUN_MARKER] ?? '', HOME: home } };
+}
+
+describe('a sandboxed agent whose runner is killed', () => {
+  it('is gone with it, and the next run settles its item', async () => {
+    const { root, env } = await sandboxedWorkspace();
+    await ralph(
+      root,
+      ['add', 'Hang', '--id', 'h', '--body', '#behave: setsid-child then=hang'],
+      env,
+    );
+    const runner = startRunner(root, env, '--drain');
+    await waitUntil(root, () => runningRecords(root)[0]?.status === 'running', 10_000, 'the agent');
+    const session = String(runningRecords(root)[0]?.sessionId);
+    // The agent and the process it started in a session of its own are in the sandbox.
+    await eventually(
+      async () => (await sessionSurvivors(session)).length > 2,
+      10_000,
+      'the sandbox, the agent and its child',
+    );
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+    await eventually(
+      async () => (await sessionSurvivors(session)).length === 0,
+      10_000,
+      'every process of the sandbox to end',
+    );
+    const recovered = await ralph(root, ['recover'], env);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('a sandbox that cannot be had', () => {
+  it('keeps ralph run from starting the item, saying why, rather than run it without one', async () => {
+    const { root, env } = await sandboxedWorkspace();
+    await ralph(root, ['add', 'Boxed', '--id', 'boxed', '--body', '#behave: ok'], env);
+    const run = await ralph(root, ['run', '--drain'], {
+      ...env,
+      RALPH_BWRAP: '/nonexistent/bwrap',
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/sandbox\.kind "bwrap"\), and bubblewrap is not installed/);
+    expect(readSessions(root)).toEqual([]);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('refuses at add a CLI that cannot work inside, with its reason', async () => {
+    const { root, env } = await sandboxedWorkspace();
+    const added = await ralph(root, ['add', 'Codex', '--id', 'c', '--cli', 'codex'], env);
+    expect(added.code).toBe(2);
+    expect(added.stderr).toMatch(/codex's own sandbox is bubblewrap, which cannot set up/);
+    const outside = await ralph(
+      root,
+      ['add', 'Codex', '--id', 'c', '--cli', 'codex', '--sandbox', 'none'],
+      env,
+    );
+    expect(outside.code, outside.stderr).toBe(0);
+  });
+});
+
+/** A user without privileges of the test's own (made when missing): its uid and gid. */
+function unprivilegedUser(): { uid: number; gid: number } {
+  const name = 'ralph-sandbox-test';
+  try {
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
+  }
+  const id = (flag: string) => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }));
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** Gives `dir` and everything in it to `user`. */
+function chownTree(dir: string, user: { uid: number; gid: number }): void {
+  fs.chownSync(dir, user.uid, user.gid);
+  for (const entry of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }))
+    fs.lchownSync(path.join(dir, entry), user.uid, user.gid);
+}
+
+describe.runIf(process.getuid?.() === 0)('the sandbox of a runner without privileges', () => {
+  it('holds its agent as it does for root', async () => {
+    const user = unprivilegedUser();
+    const { home, key } = await homeWithKey();
+    const { root } = await guardedWorkspace({
+      sandbox: { kind: 'bwrap' },
+      defaults: { workDir: 'project' },
+    });
+    const project = path.join(root, 'project');
+    fs.mkdirSync(project);
+    chownTree(root, user);
+    chownTree(home, user);
+    const pid = bystander();
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      FAKE_PROBE: JSON.stringify({
+        write: ['/usr/ralph-sandbox-test'],
+        read: [key],
+        signal: [pid],
+      }),
+    };
+    const run = (...args: string[]) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [RALPH_BIN, '-C', root, ...args], {
+          env,
+          uid: user.uid,
+          gid: user.gid,
+          stdio: 'ignore',
+        });
+        child.on('exit', (code) => resolve(code));
+      });
+    expect(await run('add', 'Probe', '--id', 'probe', '--body', '#behave: probe')).toBe(0);
+    expect(await run('run', '--drain')).toBe(0);
+    const seen = JSON.parse(fs.readFileSync(path.join(project, 'probe.json'), 'utf8')) as Record<
+      string,
+      { ok: boolean; code?: string }
+    >;
+    expect(seen['write /usr/ralph-sandbox-test']).toMatchObject({ ok: false, code: 'EROFS' });
+    expect(seen[`read ${key}`]).toMatchObject({ ok: false, code: 'ENOENT' });
+    expect(seen[`signal ${pid}`]).toMatchObject({ ok: false, code: 'ESRCH' });
+    expect(readSessions(root)[0]).toMatchObject({
+      outcome: { kind: 'success' },
+      sandbox: { kind: 'bwrap' },
+    });
   });
 });
