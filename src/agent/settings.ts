@@ -91,7 +91,10 @@ export interface WorkSettings {
 export type SandboxSettings = Required<SandboxChoice>;
 
 /** The sandbox an item's session and gates run in. */
-export function resolveSandbox(config: Config, layers: readonly SessionSettings[]): SandboxSettings {
+export function resolveSandbox(
+  config: Config,
+  layers: readonly SessionSettings[],
+): SandboxSettings {
   const pick = <K extends keyof SandboxChoice>(key: K): SandboxSettings[K] => {
     for (let i = layers.length - 1; i >= 0; i--) {
       const value = layers[i]?.sandbox?.[key];

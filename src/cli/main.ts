@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command as CommanderCommand } from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
-import { SANDBOX_KINDS } from '../config/schema.js';
+import { SANDBOX_KINDS } from '../config/sandbox-kinds.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { InputError, RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
@@ -120,7 +120,9 @@ function queueCommands(program: CommanderCommand, app: App): void {
           'init: give the directory of the new workspace, or nothing for this one',
         );
       const at = app.at();
-      app.done(await initCommand(dir === undefined ? at : path.resolve(at, dir), app.output));
+      app.done(
+        await initCommand(dir === undefined ? at : path.resolve(at, dir), app.output, app.env),
+      );
     });
 
   itemOptions(

@@ -4,6 +4,7 @@ import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
 import { CLI_NAMES } from './cli-names.js';
 import { PERMISSION_MODES } from './permission-modes.js';
+import { SANDBOX_KINDS, SANDBOX_NETWORKS } from './sandbox-kinds.js';
 
 /** A duration as written by people (`90s`, `15m`, `2h`, seconds), read as seconds. */
 export const DurationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -108,15 +109,6 @@ export const LandChoiceSchema = z.strictObject({
 
 export type LandChoice = z.output<typeof LandChoiceSchema>;
 
-/** Where an agent and its gates run: `none`, or bubblewrap (`bwrap`). */
-export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
-
-/**
- * The sandbox's network: `none` (the agent reaches its own API alone, gates nothing), `allow`
- * (through ralph's proxy, to the CLI's API and `allowHosts`), `open` (the machine's network).
- */
-export const SANDBOX_NETWORKS = ['none', 'allow', 'open'] as const;
-
 /** A host the sandbox's proxy lets through: `registry.npmjs.org`, `*.github.com`, `127.0.0.1:8080`. */
 const AllowedHost = z
   .string()
@@ -183,8 +175,7 @@ const DefaultsSchema = z.strictObject({
     land: true,
     forge: true,
     sandbox: true,
-  })
-    .shape,
+  }).shape,
   maxTurns: z.int().positive().default(50),
   maxBudgetUsd: z.number().positive().default(5),
   timeout: LimitSchema.default(3600),

@@ -46,7 +46,11 @@ describe('the real claude CLI in the sandbox', () => {
     const { root, env } = await realClaudeWorkspace(
       (request) => {
         if (!lastIsToolResult(request))
-          return { kind: 'tool_use', name: 'Bash', input: { command: COMMAND, description: 'probe' } };
+          return {
+            kind: 'tool_use',
+            name: 'Bash',
+            input: { command: COMMAND, description: 'probe' },
+          };
         toolOutput = JSON.stringify(request.body.messages);
         return { kind: 'text', text: 'done' };
       },

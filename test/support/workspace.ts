@@ -40,7 +40,7 @@ export async function removeTempDirs(): Promise<void> {
   );
 }
 
-/** A workspace made by `ralph init`, with config overrides merged in. */
+/** A workspace made by `ralph init` (without the sandbox), with config overrides merged in. */
 export async function makeWorkspace(
   config: Record<string, unknown> = {},
   at?: string,
@@ -51,6 +51,8 @@ export async function makeWorkspace(
   if (code !== 0) throw new Error(`init failed: ${output.text()}`);
   const file = path.join(root, 'ralph.config.json');
   const current = JSON.parse(await fsp.readFile(file, 'utf8')) as Record<string, unknown>;
+  // The suite's fakes keep ledgers outside the work dir: a test asks for the sandbox itself.
+  current.sandbox = { ...(current.sandbox as object), kind: 'none' };
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(config)) {
     const base = current[key];

@@ -51,7 +51,7 @@ export async function demoCommand(
       throw new InputError('ralph demo needs git (its night works on branches): install git');
     throw error;
   }
-  await initCommand(root, quiet);
+  await initCommand(root, quiet, env);
   writeDemoConfig(root, project, pace);
   const workspace = await openWorkspace(root);
   await withQueue(workspace, env, async (queue) => {

@@ -28,6 +28,7 @@ import { liveRunner, readBudget } from '../../runner/state.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
+import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { openForge } from '../../forge/open.js';
 import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
 
@@ -148,9 +149,43 @@ async function checkCli(
   return checks;
 }
 
-/** What the agent may do to the machine: the allowlist is the CLI's, not a sandbox. */
+/** The sandbox the workspace asks for, and whether bubblewrap can make it here. */
+async function checkSandbox(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Check> {
+  const { sandbox } = workspace.config;
+  const probe = await probeSandbox(bubblewrapOf(env));
+  if (sandbox.kind === 'bwrap') {
+    if (!probe.ok)
+      return {
+        verdict: 'FAIL',
+        name: 'sandbox',
+        detail: `sandbox.kind is "bwrap", and ${probe.problem}: no item that asks for it will start`,
+      };
+    const hosts =
+      sandbox.network === 'open'
+        ? "the machine's network"
+        : `network "${sandbox.network}": the CLI's API${sandbox.network === 'allow' && sandbox.allowHosts.length > 0 ? ` and ${sandbox.allowHosts.join(', ')}` : ''} through ralph's proxy`;
+    return {
+      verdict: 'ok',
+      name: 'sandbox',
+      detail: `bubblewrap: the work dir alone writable, HOME empty but for the CLI's state, its own processes, ${hosts}`,
+    };
+  }
+  return {
+    verdict: 'warn',
+    name: 'sandbox',
+    detail: probe.ok
+      ? 'none: bubblewrap works here; set "sandbox": { "kind": "bwrap" } to hold each agent and its gates to their work dir and allowed hosts'
+      : `none, and ${probe.problem}`,
+  };
+}
+
+/** What the agent may do to the machine outside a sandbox: the allowlist is the CLI's. */
 function checkScope(workspace: Workspace): Check[] {
   const checks: Check[] = [];
+  if (workspace.config.sandbox.kind === 'bwrap') return checks;
   const allowed = workspace.config.defaults.allowedTools;
   const unscoped = allowed.filter((rule) => rule === 'Write' || rule === 'Edit');
   if (unscoped.length > 0) {
@@ -266,7 +301,7 @@ async function checkWorkspace(
       detail: error instanceof Error ? error.message : String(error),
     });
   }
-  checks.push(...checkScope(workspace));
+  checks.push(await checkSandbox(workspace, env), ...checkScope(workspace));
   const reason = await new ControlFiles(paths).pauseReason();
   checks.push(
     reason === undefined

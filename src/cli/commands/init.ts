@@ -9,6 +9,7 @@ import { recordDigest } from '../../lib/digest.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
 import type { Output } from '../output.js';
@@ -32,9 +33,17 @@ function createFile(file: string, content: string): boolean {
   return true;
 }
 
-/** `ralph init [dir]`: lays out a workspace with the defaults spelled out. */
-export async function initCommand(root: string, output: Output): Promise<number> {
-  const config = ConfigSchema.parse({});
+/**
+ * `ralph init [dir]`: lays out a workspace with the defaults spelled out, its agents in a
+ * bubblewrap sandbox when bubblewrap works here.
+ */
+export async function initCommand(
+  root: string,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const probe = await probeSandbox(bubblewrapOf(env));
+  const config = ConfigSchema.parse({ sandbox: { kind: probe.ok ? 'bwrap' : 'none' } });
   const paths = workspacePaths(root, config);
   const created: string[] = [];
   const kept: string[] = [];
@@ -62,6 +71,12 @@ export async function initCommand(root: string, output: Output): Promise<number>
   output.out(`Workspace ${root}`);
   for (const entry of created) output.out(`  created ${entry}`);
   for (const entry of kept) output.out(`  kept    ${entry} (already there)`);
+  if (created.includes(CONFIG_FILE))
+    output.out(
+      probe.ok
+        ? 'Sandbox: bwrap (bubblewrap works here: each agent and its gates in a sandbox of their own)'
+        : `Sandbox: none (${probe.problem})`,
+    );
   const away = path.relative(process.cwd(), root);
   const cd = away === '' ? '' : `cd ${shellQuote([away.startsWith('..') ? root : away])} && `;
   output.out(`Next: ${cd}ralph add "<task>" && ralph run --drain`);
