@@ -15,6 +15,7 @@ const FEATURES = [
   'gates',
   'land',
   'forge',
+  'sandbox',
 ];
 
 /**
@@ -39,6 +40,8 @@ const MAY_IMPORT = {
   land: ['lib', 'config', 'git', 'gates', 'queue', 'agent'],
   // The forge (GitHub): pull requests, checks, comments, merges; it knows nothing of ralph's.
   forge: ['lib', 'git'],
+  // The sandbox (bubblewrap and its egress proxy): a command in, a command out.
+  sandbox: ['lib'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

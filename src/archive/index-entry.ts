@@ -22,6 +22,9 @@ export const IndexEntrySchema = z.looseObject({
   /** The agent CLI that ran it (lines of older versions: claude). */
   cli: z.string().default('claude'),
   persona: z.string().optional(),
+  /** The sandbox's refusals: how many, and the distinct `host:port`s refused (first hundred). */
+  egressBlocked: z.number().optional(),
+  blockedHosts: z.array(z.string()).optional(),
   /** Git mode: the item's branch. */
   branch: z.string().optional(),
   /** A fleet's index: the machine that ran it, and where its archive is there. */

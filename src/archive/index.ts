@@ -30,6 +30,12 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     cli: record.cli,
     persona: record.persona,
     branch: record.git?.branch,
+    ...(record.egressBlocked === undefined
+      ? {}
+      : {
+          egressBlocked: record.egressBlockedCount ?? record.egressBlocked.length,
+          blockedHosts: [...new Set(record.egressBlocked.map((b) => `${b.host}:${b.port}`))],
+        }),
   };
 }
 

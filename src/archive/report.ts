@@ -205,6 +205,41 @@ export function pullRequestsReport(
   return pulls.length === 0 ? undefined : pulls.sort((a, b) => a.number - b.number);
 }
 
+/** What the sandbox refused in a span: each `host:port`, in how many sessions. */
+export interface EgressReport {
+  /** Connections refused in all. */
+  refused: number;
+  hosts: { host: string; sessions: number }[];
+}
+
+/** The sandbox's refusals of the sessions in `entries`; none: undefined. */
+export function egressReport(entries: readonly IndexEntry[]): EgressReport | undefined {
+  const sessionsByHost = new Map<string, number>();
+  let refused = 0;
+  for (const e of entries) {
+    refused += e.egressBlocked ?? 0;
+    for (const host of e.blockedHosts ?? [])
+      sessionsByHost.set(host, (sessionsByHost.get(host) ?? 0) + 1);
+  }
+  if (refused === 0) return undefined;
+  const hosts = [...sessionsByHost]
+    .map(([host, sessions]) => ({ host, sessions }))
+    .sort((a, b) => b.sessions - a.sessions || a.host.localeCompare(b.host));
+  return { refused, hosts };
+}
+
+/** A session's sandbox for people: where it ran, and each connection its proxy refused. */
+export function sandboxLines(record: SessionRecord): string[] {
+  if (record.sandbox === undefined) return [];
+  const blocked = record.egressBlocked ?? [];
+  const more = (record.egressBlockedCount ?? blocked.length) - blocked.length;
+  return [
+    `Sandbox:  ${record.sandbox.kind}, network ${record.sandbox.network}${blocked.length === 0 ? ', nothing refused' : ''}`,
+    ...blocked.map((b) => `Blocked:  ${b.host}:${b.port} at ${b.at} (by the ${b.by})`),
+    ...(more > 0 ? [`Blocked:  … and ${more} more (state/iteration.log has each)`] : []),
+  ];
+}
+
 /** The night as a person reads it in the morning: one run's span, outcomes, spend and failures. */
 export interface NightSummary {
   /** When the run started; undefined before the first run. */

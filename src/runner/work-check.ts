@@ -124,7 +124,7 @@ async function gate(
                   : {
                       command: [entered.argv.file, ...entered.argv.args],
                       env: entered.env,
-                      close: entered.close,
+                      close: () => entered.close(),
                     },
               ),
       onStart: (g) => {

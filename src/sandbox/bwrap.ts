@@ -1,5 +1,10 @@
 import path from 'node:path';
-import type { Argv } from '../agent/argv.js';
+
+/** A command as an argv array (never a shell string), and whatever else its spawner keeps with it. */
+export interface Command {
+  file: string;
+  args: string[];
+}
 
 /** A path given into the sandbox at the same place, read-only or read-write. */
 export interface Mount {
@@ -44,7 +49,7 @@ const depth = (p: string) => p.split('/').filter((part) => part !== '').length;
  * --ignore-signal`): a stop sent to the process group reaches the agent, which ralph's launcher
  * starts with the default handling, and bubblewrap waits for it to end.
  */
-export function sandboxArgv(inner: Argv, layout: SandboxLayout): Argv {
+export function sandboxArgv<T extends Command>(inner: T, layout: SandboxLayout): T {
   const args = [
     '--ignore-signal=INT',
     '--ignore-signal=TERM',

@@ -44,14 +44,3 @@ export function loopbackForwards(
       forwards.push({ host, port });
   return forwards;
 }
-
-/** The host and port of a base URL (`https://api.example.com/v1` → `api.example.com:443`). */
-export function hostOfUrl(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'http:' ? '80' : '443';
-    return `${parsed.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,8 +1,13 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Argv } from '../agent/argv.js';
-import { isWithin, type Mount, type SandboxLayout, type SystemEntry } from './bwrap.js';
+import {
+  isWithin,
+  type Command,
+  type Mount,
+  type SandboxLayout,
+  type SystemEntry,
+} from './bwrap.js';
 import { loopbackForwards, type AllowedHost } from './hosts.js';
 
 /** The system, given read-only: programs, libraries and machine-wide configuration. */
@@ -32,7 +37,7 @@ const PROXY_PORT = 3128;
 /** What a sandbox is made for: one agent session or one session's gates. */
 export interface LayoutRequest {
   /** What runs inside; its absolute paths (the prompt file, a script) are given read-only. */
-  inner: Argv;
+  inner: Command;
   env: Readonly<Record<string, string>>;
   workDir: string;
   /** Paths the CLI keeps its own state in (under HOME): given read-write. */

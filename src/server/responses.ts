@@ -213,6 +213,12 @@ const PullRequestsAnswer = z.array(
   }),
 );
 
+/** What the sandbox refused in the span: each `host:port`, in how many sessions. */
+const EgressReportAnswer = z.strictObject({
+  refused: z.number(),
+  hosts: z.array(z.strictObject({ host: z.string(), sessions: z.number() })),
+});
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
@@ -221,6 +227,7 @@ export const ReportAnswer = z.strictObject({
   byCli: z.array(ReportGroupAnswer),
   landing: LandingReportAnswer.optional(),
   pullRequests: PullRequestsAnswer.optional(),
+  egress: EgressReportAnswer.optional(),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */

@@ -123,7 +123,8 @@ describe('the bubblewrap sandbox', () => {
       string,
       unknown
     >;
-    expect(gate).toMatchObject({ key: 'ENOENT', proxy: expect.stringMatching(/^HTTP\/1\.1 403/) });
+    expect(gate.key).toBe('ENOENT');
+    expect(gate.proxy).toMatch(/^HTTP\/1\.1 403/);
     expect(gate.processes).toBeLessThan(10);
 
     const [record] = readSessions(root);
@@ -132,13 +133,30 @@ describe('the bubblewrap sandbox', () => {
       sandbox: { kind: 'bwrap', network: 'allow' },
       egressBlockedCount: 3,
     });
-    expect(record?.egressBlocked).toEqual([
-      { host: 'blocked.example', port: 80, at: expect.any(String), by: 'agent' },
-      { host: 'blocked.example', port: 443, at: expect.any(String), by: 'agent' },
-      { host: 'gate-blocked.example', port: 80, at: expect.any(String), by: 'gate' },
+    const blocked = record?.egressBlocked as {
+      host: string;
+      port: number;
+      at: string;
+      by: string;
+    }[];
+    expect(blocked.map(({ host, port, by }) => `${host}:${port} ${by}`)).toEqual([
+      'blocked.example:80 agent',
+      'blocked.example:443 agent',
+      'gate-blocked.example:80 gate',
     ]);
+    for (const { at } of blocked) expect(Date.parse(at)).toBeGreaterThan(0);
     expect(logEvents(root).filter((e) => e.event === 'egress_blocked')).toHaveLength(3);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+    // Said by show, logs and report.
+    const show = await ralph(root, ['show', 'probe'], env);
+    expect(show.stdout).toContain('Sandbox:  bwrap, network allow');
+    expect(show.stdout).toMatch(/Blocked: {2}blocked\.example:80 at .* \(by the agent\)/);
+    expect(show.stdout).toMatch(/Blocked: {2}gate-blocked\.example:80 at .* \(by the gate\)/);
+    const logs = await ralph(root, ['logs', 'probe'], env);
+    expect(logs.stdout).toMatch(/── Blocked: {2}blocked\.example:443 at /);
+    const report = await ralph(root, ['report'], env);
+    expect(report.stdout).toContain('Refused by the sandbox: 3 connections');
+    expect(report.stdout).toContain('  blocked.example:443 (1 session)');
   });
 });
 

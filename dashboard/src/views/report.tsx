@@ -124,6 +124,22 @@ export function ReportView() {
           <Chart days={report.byDay} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />
+          {report.egress !== undefined && (
+            <div class="egress">
+              <b>Refused by the sandbox</b> · {report.egress.refused} connection
+              {report.egress.refused === 1 ? '' : 's'}
+              <ul class="failures">
+                {report.egress.hosts.map((h) => (
+                  <li key={h.host}>
+                    <code>{h.host}</code>{' '}
+                    <span class="dim">
+                      in {h.sessions} session{h.sessions === 1 ? '' : 's'}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           <p class="legend">
             <span class="ok">■ done</span> <span class="bad">■ failed</span>{' '}
             <span class="warn">■ interrupted</span> <span class="cost">● cost</span>

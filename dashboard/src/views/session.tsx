@@ -3,6 +3,40 @@ import { get, type SessionEvents, type SessionRecord, type StreamEvent } from '.
 import { money, when } from '../format.js';
 import { Transcript } from '../transcript.js';
 
+/** Where the session ran, and each connection the sandbox's proxy refused it or its gates. */
+function SandboxFacts({ record }: { record: SessionRecord }) {
+  const blocked = record.egressBlocked ?? [];
+  const count = record.egressBlockedCount ?? blocked.length;
+  return (
+    <div class="sandbox">
+      <span class="dim">
+        in a {record.sandbox?.kind} sandbox, network {record.sandbox?.network} ·{' '}
+      </span>
+      {count === 0 ? (
+        <span class="ok">nothing refused</span>
+      ) : (
+        <span class="warn">
+          {count} connection{count === 1 ? '' : 's'} refused
+        </span>
+      )}
+      {blocked.length > 0 && (
+        <ul class="messages">
+          {blocked.map((b) => (
+            <li key={`${b.at}-${b.host}-${b.port}`}>
+              <code>
+                {b.host}:{b.port}
+              </code>{' '}
+              <span class="dim">
+                by the {b.by}, {when(b.at)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** One session as a readable transcript, read page by page from its archive. */
 export function Session({ id }: { id: string }) {
   const [record, setRecord] = useState<SessionRecord>();
@@ -51,6 +85,7 @@ export function Session({ id }: { id: string }) {
               ))}
             </ul>
           )}
+          {record.sandbox !== undefined && <SandboxFacts record={record} />}
           <div>
             <a href={`/sessions/${id}/raw`}>raw stream-json</a>
           </div>

@@ -1,4 +1,3 @@
-import { hostOfUrl } from '../../sandbox/hosts.js';
 import type { SessionSettings } from '../../config/schema.js';
 import type { Decoded } from '../../stream/decoder.js';
 import type { ResultInfo, TokenUsage } from '../../stream/events.js';
@@ -169,4 +168,15 @@ export function failedRun(
 export function apiHostOf(baseUrl: string | undefined, ...vendor: string[]): string[] {
   const host = baseUrl === undefined ? undefined : hostOfUrl(baseUrl);
   return host === undefined ? vendor : [host];
+}
+
+/** The host and port of a base URL (`https://api.example.com/v1` → `api.example.com:443`). */
+function hostOfUrl(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'http:' ? '80' : '443';
+    return `${parsed.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import {
+  egressReport,
   formatCost,
   landingReport,
   pullRequestsReport,
@@ -58,6 +59,7 @@ export async function reportCommand(
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
   const pullRequests = pullRequestsReport(entries, items);
+  const egress = egressReport(entries);
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -68,6 +70,7 @@ export async function reportCommand(
           byCli,
           landing,
           pullRequests,
+          egress,
         },
         null,
         2,
@@ -105,6 +108,15 @@ export async function reportCommand(
       ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
+      ...(egress === undefined
+        ? []
+        : [
+            '',
+            `Refused by the sandbox: ${egress.refused} connection${egress.refused === 1 ? '' : 's'}`,
+            ...egress.hosts.map(
+              (h) => `  ${h.host} (${h.sessions} session${h.sessions === 1 ? '' : 's'})`,
+            ),
+          ]),
       ...(failures.length === 0
         ? []
         : [

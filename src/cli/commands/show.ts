@@ -2,7 +2,7 @@ import type { Item } from '../../queue/item.js';
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
-import { costLine } from '../../archive/report.js';
+import { costLine, sandboxLines } from '../../archive/report.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
@@ -125,6 +125,7 @@ export async function showCommand(
       (m) =>
         `Message:  from ${m.from} at ${m.at}${m.live === true ? ' (while it ran)' : ''}: ${m.text}`,
     ),
+    ...sandboxLines(record),
     ...workLines(record),
     ...(record.git === undefined ? [] : await afterSessionLines(workspace, env, sessionId, record)),
     '',

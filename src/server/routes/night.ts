@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { landingReport, pullRequestsReport, nightOf, reportOf } from '../../archive/report.js';
+import {
+  egressReport,
+  landingReport,
+  pullRequestsReport,
+  nightOf,
+  reportOf,
+} from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
@@ -64,6 +70,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
         ...report,
         landing,
         pullRequests,
+        egress: egressReport(spanned),
       } satisfies Report),
     );
   });
