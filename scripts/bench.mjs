@@ -21,6 +21,7 @@ import { workerFigures } from './bench/workers.mjs';
 import { cliFigures } from './bench/clis.mjs';
 import { fleetClaims } from './bench/fleet.mjs';
 import { landingFigures } from './bench/landing.mjs';
+import { sandboxCost } from './bench/sandbox.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -45,6 +46,7 @@ const size = quick
       clis: { items: 5, runs: 1 },
       fleet: { items: 100_000, claims: 400, fileClaims: 8 },
       landing: { branches: 20, runs: 3 },
+      sandbox: { items: 20, runs: 3 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -64,6 +66,7 @@ const size = quick
       clis: { items: 10, runs: 3 },
       fleet: { items: 100_000, claims: 2000, fileClaims: 24 },
       landing: { branches: 20, runs: 7 },
+      sandbox: { items: 40, runs: 5 },
     };
 
 const benches = [
@@ -79,6 +82,7 @@ const benches = [
   ['clis', () => cliFigures(size.clis)],
   ['fleet', () => fleetClaims(size.fleet)],
   ['landing', () => landingFigures(size.landing)],
+  ['sandbox', () => sandboxCost(size.sandbox)],
 ];
 
 const rows = [];

@@ -15,6 +15,8 @@ export function workspace(command, config = {}) {
   const file = path.join(root, 'ralph.config.json');
   const current = JSON.parse(fs.readFileSync(file, 'utf8'));
   current.clis.claude.command = command;
+  // Rows measure ralph without its sandbox unless they ask for it (the sandbox has a row).
+  current.sandbox = { ...current.sandbox, kind: 'none' };
   for (const [key, value] of Object.entries(config)) current[key] = { ...current[key], ...value };
   fs.writeFileSync(file, JSON.stringify(current, null, 2));
   return root;

@@ -73,6 +73,12 @@ async function systemEntries(): Promise<SystemEntry[]> {
   return entries;
 }
 
+const isFile = (p: string) =>
+  fsp.stat(p).then(
+    (stat) => stat.isFile(),
+    () => false,
+  );
+
 /** Where `file` is found, as the spawn inside will look for it (PATH for a bare name). */
 async function locate(file: string, env: Readonly<Record<string, string>>, cwd: string) {
   if (file.includes('/')) {
@@ -86,11 +92,18 @@ async function locate(file: string, env: Readonly<Record<string, string>>, cwd: 
   return undefined;
 }
 
-/** The directory to give for a program at `file`: its package's `node_modules` if it has one. */
-function programDir(file: string): string {
+/**
+ * The directory to give for a program or script at `file`: the `node_modules` it is in (its
+ * package's dependencies sit beside it), else its package's root (where its `package.json` is),
+ * else its own directory.
+ */
+async function programDir(file: string): Promise<string> {
   const parts = file.split(path.sep);
   const index = parts.lastIndexOf('node_modules');
-  return index > 0 ? parts.slice(0, index + 1).join(path.sep) : path.dirname(file);
+  if (index > 0) return parts.slice(0, index + 1).join(path.sep);
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir))
+    if (await exists(path.join(dir, 'package.json'))) return dir;
+  return path.dirname(file);
 }
 
 /** `~/x` as an absolute path under `home`. */
@@ -117,8 +130,12 @@ export async function sandboxLayout(
   const readOnly = (p: string, optional = false) => {
     if (!inSystem(p) && !isWithin(p, workDir)) mounts.push({ path: p, mode: 'ro', optional });
   };
-  readOnly(programDir(await fsp.realpath(program)));
+  readOnly(await programDir(await fsp.realpath(program)));
   if (!program.includes(`${path.sep}node_modules${path.sep}`)) readOnly(path.dirname(program));
+  // An interpreter's script (`node cli.js`): its package is the program.
+  const [script] = inner.args;
+  if (script !== undefined && path.isAbsolute(script) && (await isFile(script)))
+    readOnly(await programDir(await fsp.realpath(script)));
   readOnly(path.dirname(process.execPath));
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !(await exists(dir))) continue;
