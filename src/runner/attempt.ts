@@ -1,4 +1,5 @@
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
@@ -43,6 +44,7 @@ import {
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
 import { enterSandbox, type Sandboxed } from './sandboxing.js';
+import { isWithin } from '../sandbox/bwrap.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
 
@@ -145,7 +147,7 @@ export class Attempt {
     this.record = runningSession(this.record, spawned.child.pid, spawned.child.startTime);
     await this.writeCurrent();
     this.announce(spawned.child);
-    const end = await this.supervise(spawned.child).finally(() => command.close());
+    const end = await this.supervise(spawned.child, command).finally(() => command.close());
     await this.readAfterRun(end);
     const outcome = await this.classify(end);
     const checked = await checkWork(
@@ -172,8 +174,16 @@ export class Attempt {
   private async sandboxed(): Promise<Sandboxed | { problem: string }> {
     const { prepared, sessionId } = this.init;
     const { argv, env } = prepared;
-    const unsandboxed = { argv, env, close: () => Promise.resolve() };
+    const unsandboxed = {
+      argv,
+      env,
+      interruptRequest: () => undefined,
+      close: () => Promise.resolve(),
+    };
     if (prepared.work.sandbox.kind === 'none') return unsandboxed;
+    const { paths } = this.ctx.workspace;
+    const standIns = path.join(paths.state, 'sandbox');
+    await fsp.mkdir(standIns, { recursive: true, mode: 0o700 });
     return enterSandbox(this.ctx, {
       sandbox: prepared.work.sandbox,
       cli: prepared.cli,
@@ -183,6 +193,10 @@ export class Attempt {
       checkout: prepared.checkout,
       dirs: prepared.cliDirs,
       name: sessionId,
+      // A work dir that holds the workspace (no git mode) reaches the interrupt file itself.
+      interrupt: isWithin(paths.interruptFile, prepared.settings.workDir)
+        ? undefined
+        : { file: paths.interruptFile, standIn: path.join(standIns, `${sessionId}-interrupt.txt`) },
       onRefused: (refusal) => this.egressRefused(refusal, 'agent'),
     });
   }
@@ -313,7 +327,7 @@ export class Attempt {
     });
   }
 
-  private async supervise(child: AgentChild): Promise<SupervisedEnd> {
+  private async supervise(child: AgentChild, command: Sandboxed): Promise<SupervisedEnd> {
     const { ctx, control } = this;
     const { config } = ctx.workspace;
     const { sessionId, files, prepared } = this.init;
@@ -334,7 +348,9 @@ export class Attempt {
       maxOutputBytes: config.run.maxOutputBytes,
       diskLow: () => workspaceLowOnSpace(ctx.workspace),
       interrupt: {
-        state: () => ctx.controlFiles.interruptState(),
+        // A sandboxed agent asks through a file of its session's own (the pause's reason).
+        state: () =>
+          command.interruptRequest() === undefined ? ctx.controlFiles.interruptState() : 'present',
         ...ctx.controlFiles.interruptWatch,
       },
       clock: ctx.clock,
@@ -389,10 +405,14 @@ export class Attempt {
     };
     const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
     stopIfAsked();
-    return supervision.done.finally(() => {
+    const end = await supervision.done.finally(() => {
       unsubscribe();
       watcher?.close();
     });
+    const asked = command.interruptRequest();
+    if (asked !== undefined && ((await ctx.controlFiles.pauseReason()) ?? '') === '')
+      await ctx.controlFiles.pause(ctx.redactor.redact(asked));
+    return end;
   }
 
   /**

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
@@ -5,6 +6,7 @@ import type { AgentCli } from '../agent/clis/index.js';
 import type { SandboxSettings } from '../agent/settings.js';
 import type { Checkout } from '../git/worktree.js';
 import { gitCommonDir } from '../git/worktree.js';
+import { writeFileAtomically } from '../lib/fs.js';
 import { proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
 import { parseAllowedHost } from '../sandbox/hosts.js';
 import { expandHome, sandboxLayout } from '../sandbox/layout.js';
@@ -12,11 +14,25 @@ import { bubblewrapOf } from '../sandbox/probe.js';
 import type { EgressDoor, EgressRefusal } from '../sandbox/proxy.js';
 import type { RunnerContext } from './context.js';
 
+/** A small file's text, read at once (a supervision tick looks every second), or undefined. */
+function readIfThere(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** One command (an agent, or a session's gates) in its sandbox: how to start it, and its door out. */
 export interface Sandboxed {
   argv: Argv;
   env: Record<string, string>;
-  /** Closes the proxy's door (refusals after this are not heard). */
+  /**
+   * The pause the agent asked for through `$INTERRUPT_FILE` (its reason), or undefined: inside,
+   * that path is a file of the session's own, for the workspace's state is out of its reach.
+   */
+  interruptRequest(): string | undefined;
+  /** Closes the proxy's door (refusals after this are not heard), and removes the stand-ins. */
   close(): Promise<void>;
 }
 
@@ -33,6 +49,8 @@ export interface SandboxRequest {
   dirs?: string[];
   /** The door's name (the session id, and what the door is for). */
   name: string;
+  /** The workspace's interrupt file, stood in for inside by a file of the session's own. */
+  interrupt?: { file: string; standIn: string };
   onRefused: (refusal: EgressRefusal) => void;
 }
 
@@ -45,7 +63,8 @@ export async function enterSandbox(
   ctx: Pick<RunnerContext, 'egress' | 'parentEnv'>,
   request: SandboxRequest,
 ): Promise<Sandboxed | { problem: string }> {
-  const { sandbox, cli, env } = request;
+  const { sandbox, cli, env, interrupt } = request;
+  if (interrupt !== undefined) await writeFileAtomically(interrupt.standIn, '');
   const home = env.HOME ?? '/';
   const hosts =
     sandbox.network === 'open'
@@ -65,6 +84,7 @@ export async function enterSandbox(
     state: cli?.sandbox.state(env, home) ?? [],
     readOnly: sandbox.readOnly,
     readWrite: [...sandbox.readWrite.map((p) => expandHome(p, home)), ...(request.dirs ?? [])],
+    standIns: interrupt === undefined ? [] : [{ source: interrupt.standIn, path: interrupt.file }],
     git:
       request.checkout === undefined
         ? undefined
@@ -89,6 +109,14 @@ export async function enterSandbox(
       ...env,
       ...(layout.proxy === undefined ? {} : proxyVariables(layout.proxy.port)),
     },
-    close: async () => door?.close(),
+    interruptRequest: () => {
+      if (interrupt === undefined) return undefined;
+      const reason = readIfThere(interrupt.standIn)?.trim() ?? '';
+      return reason === '' ? undefined : reason;
+    },
+    close: async () => {
+      await door?.close();
+      if (interrupt !== undefined) await fsp.rm(interrupt.standIn, { force: true });
+    },
   };
 }

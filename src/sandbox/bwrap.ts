@@ -8,7 +8,10 @@ export interface Command {
 
 /** A path given into the sandbox at the same place, read-only or read-write. */
 export interface Mount {
+  /** Where it is inside. */
   path: string;
+  /** What is bound there, when not the same path outside. */
+  source?: string;
   mode: 'ro' | 'rw';
   /** Whether a missing path is skipped rather than an error. */
   optional?: boolean;
@@ -74,7 +77,7 @@ export function sandboxArgv<T extends Command>(inner: T, layout: SandboxLayout):
     .sort((a, b) => depth(a.mount.path) - depth(b.mount.path) || a.index - b.index);
   for (const { mount } of ordered) {
     const flag = `--${mount.mode === 'ro' ? 'ro-' : ''}bind${mount.optional === true ? '-try' : ''}`;
-    args.push(flag, mount.path, mount.path);
+    args.push(flag, mount.source ?? mount.path, mount.path);
   }
   const launcherArgs: string[] = [];
   if (layout.proxy !== undefined) {

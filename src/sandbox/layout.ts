@@ -44,6 +44,8 @@ export interface LayoutRequest {
   state: string[];
   readOnly: string[];
   readWrite: string[];
+  /** Files bound read-write at another path inside (the interrupt file, one of the session's). */
+  standIns?: { source: string; path: string }[];
   /**
    * Git mode: the item's worktree (read-write) and the repository's git dir (its objects and
    * refs), whose config and hooks stay read-only, as does the worktree's `.git` link to it.
@@ -146,6 +148,8 @@ export async function sandboxLayout(
   for (const p of request.readOnly) readOnly(expandHome(p, home), true);
   for (const p of [...request.state, ...request.readWrite.map((p) => expandHome(p, home))])
     mounts.push({ path: p, mode: 'rw', optional: true });
+  for (const { source, path: inside } of request.standIns ?? [])
+    mounts.push({ path: inside, source, mode: 'rw' });
   if (request.git !== undefined) {
     const { worktree, commonDir } = request.git;
     mounts.push({ path: worktree, mode: 'rw' }, { path: commonDir, mode: 'rw' });

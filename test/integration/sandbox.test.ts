@@ -201,6 +201,31 @@ describe('a sandboxed agent whose runner is killed', () => {
   });
 });
 
+describe("a sandboxed agent's $INTERRUPT_FILE", () => {
+  it('pauses the night with its reason, though the workspace is out of its reach', async () => {
+    const { root, env } = await sandboxedWorkspace({ defaults: { workDir: 'project' } });
+    fs.mkdirSync(path.join(root, 'project'));
+    await ralph(
+      root,
+      ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'],
+      env,
+    );
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(readSessions(root)[0]).toMatchObject({
+      status: 'interrupted',
+      outcome: { message: 'interrupted: agent needs a human' },
+    });
+    expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toBe(
+      'agent needs a human\n',
+    );
+    expect(fs.readdirSync(path.join(root, 'state', 'sandbox'))).toEqual([]);
+    await ralph(root, ['resume'], env);
+    const again = await ralph(root, ['run', '--drain'], env);
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+  });
+});
+
 describe('a sandbox that cannot be had', () => {
   it('keeps ralph run from starting the item, saying why, rather than run it without one', async () => {
     const { root, env } = await sandboxedWorkspace();
