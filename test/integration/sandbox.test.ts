@@ -211,6 +211,7 @@ describe("a sandboxed agent's $INTERRUPT_FILE", () => {
       env,
     );
     const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code).toBe(6);
     expect(readSessions(root)[0]).toMatchObject({
       status: 'interrupted',
       outcome: { message: 'interrupted: agent needs a human' },
