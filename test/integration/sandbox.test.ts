@@ -321,3 +321,29 @@ describe.runIf(process.getuid?.() === 0)('the sandbox of a runner without privil
     });
   });
 });
+
+describe('ralph init and ralph doctor on the sandbox', () => {
+  it('init asks for it where bubblewrap works, and doctor says which and why', async () => {
+    const here = await tempDir();
+    const init = await ralph(here, ['init', here]);
+    expect(init.stdout).toContain('Sandbox: bwrap (bubblewrap works here');
+    const config = JSON.parse(fs.readFileSync(path.join(here, 'ralph.config.json'), 'utf8')) as {
+      sandbox: { kind: string; network: string };
+    };
+    expect(config.sandbox).toMatchObject({ kind: 'bwrap', network: 'allow' });
+    const doctor = await ralph(here, ['doctor']);
+    expect(doctor.stdout).toMatch(/ok +sandbox +bubblewrap: the work dir alone writable/);
+    expect(doctor.stdout).not.toMatch(/the agent may run any command/);
+    const missing = { RALPH_BWRAP: '/nonexistent/bwrap' };
+    expect((await ralph(here, ['doctor'], missing)).stdout).toMatch(
+      /FAIL +sandbox +sandbox\.kind is "bwrap", and bubblewrap is not installed/,
+    );
+
+    const elsewhere = await tempDir();
+    const without = await ralph(elsewhere, ['init', elsewhere], missing);
+    expect(without.stdout).toContain('Sandbox: none (bubblewrap is not installed');
+    expect((await ralph(elsewhere, ['doctor'], missing)).stdout).toMatch(
+      /warn +sandbox +none, and bubblewrap is not installed/,
+    );
+  });
+});
