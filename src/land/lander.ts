@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { LandSettings } from '../agent/settings.js';
-import { runGates, type GateResult } from '../gates/gates.js';
+import { runGates, type GateResult, type GatesRequest } from '../gates/gates.js';
 import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
@@ -50,6 +50,8 @@ export interface LandJob {
     signal?: AbortSignal;
     onStart?: (name: string) => void;
     onEnd?: (result: GateResult) => void;
+    /** Puts a land gate in the item's sandbox. */
+    enter?: GatesRequest['enter'];
   };
 }
 

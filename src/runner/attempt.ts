@@ -190,7 +190,7 @@ export class Attempt {
       argv,
       env,
       workDir: prepared.settings.workDir,
-      checkout: prepared.checkout,
+      worktree: prepared.checkout?.worktree,
       dirs: prepared.cliDirs,
       name: sessionId,
       // A work dir that holds the workspace (no git mode) reaches the interrupt file itself.

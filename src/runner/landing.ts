@@ -6,6 +6,7 @@ import { sessionFiles } from '../archive/paths.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
 import { maintainRepository } from '../land/git-land.js';
 import { landItem, type LandJob, type Landing } from '../land/lander.js';
+import { enterSandbox, enteredGate } from './sandboxing.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import { landed, landRefused, LANDS_FROM } from '../queue/transitions.js';
@@ -261,13 +262,15 @@ export class Lander {
       },
     });
     const key = createHash('sha256').update(`${repo}\n${land.target}`).digest('hex').slice(0, 16);
+    const worktree = path.join(workspace.paths.state, 'land', key);
+    const { sandbox } = resolved.work;
     return {
       item,
       repo,
       workDirInRepo: path.relative(repo, settings.workDir),
       land,
       forge: resolved.work.forge !== undefined,
-      worktree: path.join(workspace.paths.state, 'land', key),
+      worktree,
       identity,
       gates: {
         env,
@@ -277,6 +280,28 @@ export class Lander {
         signal: this.control.signal,
         onStart: (gate) =>
           ctx.events.info('land_gate_started', { item: item.id, target: land.target, gate }),
+        // The item's sandbox holds its land gates too, on the lander's worktree.
+        enter:
+          sandbox.kind === 'none'
+            ? undefined
+            : (command) =>
+                enteredGate(
+                  enterSandbox(ctx, {
+                    sandbox,
+                    argv: { file: command[0] ?? '', args: command.slice(1) },
+                    env,
+                    workDir: path.join(worktree, path.relative(repo, settings.workDir)),
+                    worktree,
+                    name: `${session}-land`,
+                    onRefused: (refusal) =>
+                      ctx.events.warn('egress_blocked', {
+                        item: item.id,
+                        session,
+                        by: 'gate',
+                        ...refusal,
+                      }),
+                  }),
+                ),
       },
     };
   }

@@ -3,8 +3,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv } from '../agent/argv.js';
 import type { AgentCli } from '../agent/clis/index.js';
+import type { EnteredGate } from '../gates/gates.js';
 import type { SandboxSettings } from '../agent/settings.js';
-import type { Checkout } from '../git/worktree.js';
 import { gitCommonDir } from '../git/worktree.js';
 import { writeFileAtomically } from '../lib/fs.js';
 import { proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
@@ -44,7 +44,8 @@ export interface SandboxRequest {
   argv: Argv;
   env: Readonly<Record<string, string>>;
   workDir: string;
-  checkout?: Checkout;
+  /** Git mode: the worktree it works in (the item's, or the lander's). */
+  worktree?: string;
   /** Directories the CLI made for itself (a temp dir of its own): read-write. */
   dirs?: string[];
   /** The door's name (the session id, and what the door is for). */
@@ -86,12 +87,9 @@ export async function enterSandbox(
     readWrite: [...sandbox.readWrite.map((p) => expandHome(p, home)), ...(request.dirs ?? [])],
     standIns: interrupt === undefined ? [] : [{ source: interrupt.standIn, path: interrupt.file }],
     git:
-      request.checkout === undefined
+      request.worktree === undefined
         ? undefined
-        : {
-            worktree: request.checkout.worktree,
-            commonDir: await gitCommonDir(request.checkout.worktree),
-          },
+        : { worktree: request.worktree, commonDir: await gitCommonDir(request.worktree) },
     network: sandbox.network === 'open' ? 'open' : 'closed',
     proxy: door === undefined ? undefined : { socket: door.socket, allowed },
     bwrap: bubblewrapOf(ctx.parentEnv),
@@ -118,5 +116,18 @@ export async function enterSandbox(
       await door?.close();
       if (interrupt !== undefined) await fsp.rm(interrupt.standIn, { force: true });
     },
+  };
+}
+
+/** A gate's command in its sandbox, as the gates run it (or why it cannot be). */
+export async function enteredGate(
+  entering: Promise<Sandboxed | { problem: string }>,
+): Promise<EnteredGate | { problem: string }> {
+  const entered = await entering;
+  if ('problem' in entered) return entered;
+  return {
+    command: [entered.argv.file, ...entered.argv.args],
+    env: entered.env,
+    close: () => entered.close(),
   };
 }

@@ -9,7 +9,7 @@ import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { PreparedSession } from './prepare.js';
-import { enterSandbox } from './sandboxing.js';
+import { enterSandbox, enteredGate } from './sandboxing.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 
 /** What became of a session's work: its outcome after the gates, and what the record shows. */
@@ -110,22 +110,16 @@ async function gate(
         prepared.work.sandbox.kind === 'none'
           ? undefined
           : (command) =>
-              enterSandbox(ctx, {
-                sandbox: prepared.work.sandbox,
-                argv: { file: command[0] ?? '', args: command.slice(1) },
-                env: prepared.env,
-                workDir: prepared.settings.workDir,
-                checkout: prepared.checkout,
-                name: `${sessionId}-gate`,
-                onRefused: session.onEgressRefused,
-              }).then((entered) =>
-                'problem' in entered
-                  ? entered
-                  : {
-                      command: [entered.argv.file, ...entered.argv.args],
-                      env: entered.env,
-                      close: () => entered.close(),
-                    },
+              enteredGate(
+                enterSandbox(ctx, {
+                  sandbox: prepared.work.sandbox,
+                  argv: { file: command[0] ?? '', args: command.slice(1) },
+                  env: prepared.env,
+                  workDir: prepared.settings.workDir,
+                  worktree: prepared.checkout?.worktree,
+                  name: `${sessionId}-gate`,
+                  onRefused: session.onEgressRefused,
+                }),
               ),
       onStart: (g) => {
         session.onGate(g.name);

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { git, makeRepo } from '../support/git.js';
 import { guardedWorkspace, logEvents } from '../support/guarded.js';
 import { TEST_RUN_MARKER } from '../support/leak-check.js';
 import { sessionSurvivors } from '../support/processes.js';
@@ -345,5 +346,45 @@ describe('ralph init and ralph doctor on the sandbox', () => {
     expect((await ralph(elsewhere, ['doctor'], missing)).stdout).toMatch(
       /warn +sandbox +none, and bubblewrap is not installed/,
     );
+  });
+});
+
+/** What a gate sees inside, printed into its log: the planted key, its processes, the repo's config. */
+const LOOK_SCRIPT = `
+const fs = require('fs');
+let key; try { fs.readFileSync(process.env.HOME + '/.ssh/id_ed25519'); key = 'read'; } catch (e) { key = e.code; }
+let config; try { fs.appendFileSync(require('child_process').execFileSync('git', ['rev-parse', '--git-common-dir'], { encoding: 'utf8' }).trim() + '/config', '#'); config = 'changed'; } catch (e) { config = e.code; }
+console.log('inside:', JSON.stringify({ key, config, processes: fs.readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).length }));
+`;
+
+describe('git mode and landing in the sandbox', () => {
+  it("runs the agent on its worktree, its gates and its land gates inside; the repository's config stays out of reach", async () => {
+    const repo = await makeRepo();
+    const { root, env } = await sandboxedWorkspace({
+      defaults: { workDir: repo },
+      git: { enabled: true },
+      land: { enabled: true },
+      gates: [{ name: 'look', command: ['node', '-e', LOOK_SCRIPT] }],
+    });
+    const before = fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8');
+    await ralph(root, ['add', 'Work', '--id', 'w', '--body', '#behave: work commit=1'], env);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({
+      status: 'done',
+      landedCommit: expect.any(String),
+    });
+    expect(git(repo, 'show', 'ralph/landed:w.txt')).toContain('work of w');
+    const sessionId = String(readSessions(root)[0]?.sessionId);
+    for (const log of ['-gates.log', '-land.log']) {
+      const text = fs.readFileSync(
+        path.join(root, 'docs', 'sessions', `${sessionId}${log}`),
+        'utf8',
+      );
+      const seen = JSON.parse(/inside: (.*)/.exec(text)?.[1] ?? '{}') as Record<string, unknown>;
+      expect(seen, log).toMatchObject({ key: 'ENOENT', config: 'EROFS' });
+      expect(seen.processes, log).toBeLessThan(10);
+    }
+    expect(fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8')).toBe(before);
   });
 });
