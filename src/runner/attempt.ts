@@ -192,7 +192,6 @@ export class Attempt {
       workDir: prepared.settings.workDir,
       worktree: prepared.checkout?.worktree,
       dirs: prepared.cliDirs,
-      name: sessionId,
       // A work dir that holds the workspace (no git mode) reaches the interrupt file itself.
       interrupt: isWithin(paths.interruptFile, prepared.settings.workDir)
         ? undefined

@@ -292,7 +292,6 @@ export class Lander {
                     env,
                     workDir: path.join(worktree, path.relative(repo, settings.workDir)),
                     worktree,
-                    name: `${session}-land`,
                     onRefused: (refusal) =>
                       ctx.events.warn('egress_blocked', {
                         item: item.id,

@@ -48,8 +48,6 @@ export interface SandboxRequest {
   worktree?: string;
   /** Directories the CLI made for itself (a temp dir of its own): read-write. */
   dirs?: string[];
-  /** The door's name (the session id, and what the door is for). */
-  name: string;
   /** The workspace's interrupt file, stood in for inside by a file of the session's own. */
   interrupt?: { file: string; standIn: string };
   onRefused: (refusal: EgressRefusal) => void;
@@ -76,7 +74,7 @@ export async function enterSandbox(
         ];
   let door: EgressDoor | undefined;
   if (hosts !== undefined && hosts.length > 0)
-    door = await ctx.egress.open(request.name, hosts.map(parseAllowedHost), request.onRefused);
+    door = await ctx.egress.open(hosts.map(parseAllowedHost), request.onRefused);
   const allowed = hosts?.map(parseAllowedHost) ?? [];
   const layout = await sandboxLayout({
     inner: request.argv,

@@ -117,7 +117,6 @@ async function gate(
                   env: prepared.env,
                   workDir: prepared.settings.workDir,
                   worktree: prepared.checkout?.worktree,
-                  name: `${sessionId}-gate`,
                   onRefused: session.onEgressRefused,
                 }),
               ),

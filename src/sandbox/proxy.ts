@@ -11,7 +11,7 @@ export interface EgressRefusal {
   at: string;
 }
 
-/** One sandbox's way out: the unix socket bound into it, until closed. */
+/** One sandbox's way out: the unix socket bound into it (its directory is 0700), until closed. */
 export interface EgressDoor {
   socket: string;
   close(): Promise<void>;
@@ -29,17 +29,18 @@ const MAX_HEAD_BYTES = 64 * 1024;
 export class EgressProxy {
   private dir?: Promise<string>;
   private readonly doors = new Set<EgressDoor>();
+  /** Doors are numbered: a unix socket's path must stay short (108 bytes), whatever TMPDIR is. */
+  private opened = 0;
 
   constructor(private readonly now: () => string = () => new Date().toISOString()) {}
 
-  /** Opens a door named `name` (a session id) for `allowed`; `onRefused` hears each refusal. */
+  /** Opens a door for `allowed`; `onRefused` hears each refusal. */
   async open(
-    name: string,
     allowed: readonly AllowedHost[],
     onRefused: (refusal: EgressRefusal) => void,
   ): Promise<EgressDoor> {
     this.dir ??= fsp.mkdtemp(path.join(os.tmpdir(), 'ralph-egress-'));
-    const socket = path.join(await this.dir, `${name}.sock`);
+    const socket = path.join(await this.dir, `${++this.opened}.sock`);
     const open = new Set<net.Socket>();
     const server = net.createServer((client) => {
       open.add(client);
