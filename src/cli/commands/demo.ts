@@ -132,7 +132,9 @@ function runNight(
 ): Promise<number> {
   const child = spawn(process.execPath, [BIN, '-C', root, 'run', '--drain'], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env,
+    // The demo agent stands in for claude: what claude keeps in ~/.claude (which the sandbox
+    // makes for it) stays in the demo's directory, outside which the demo makes nothing.
+    env: { ...env, CLAUDE_CONFIG_DIR: path.join(root, 'state', 'demo-agent') },
   });
   const interrupted = () => {};
   const terminated = () => child.kill('SIGTERM');
