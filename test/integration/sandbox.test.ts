@@ -108,6 +108,8 @@ describe('the bubblewrap sandbox', () => {
     expect(seen[`signal ${pid}`]).toMatchObject({ ok: false, code: 'ESRCH' });
     expect(process.kill(pid, 0)).toBe(true);
     expect(seen.processes?.value).toBeLessThan(10);
+    // No privileges to gain.
+    expect(seen.noNewPrivs?.value).toBe('1');
     // No network of its own: loopback outside is out of reach, allowed or not.
     expect(seen[`connect ${forbiddenPort}`]).toMatchObject({ ok: false, code: 'ECONNREFUSED' });
     // The allowed loopback endpoint is forwarded through the proxy.
@@ -171,6 +173,67 @@ async function sandboxedWorkspace(config: Record<string, unknown> = {}) {
   // The fake's ledger files are outside the work dir: out of its reach in the sandbox.
   return { root, env: { [TEST_RUN_MARKER]: fakeEnv[TEST_RUN_MARKER] ?? '', HOME: home } };
 }
+
+describe("the sandbox's settings", () => {
+  it('gives the paths listed, read-only or read-write, and each network as asked', async () => {
+    const allowedPort = await listener('allowed');
+    const { home } = await homeWithKey();
+    fs.mkdirSync(path.join(home, 'shared'));
+    fs.writeFileSync(path.join(home, 'shared', 'notes.txt'), 'shared notes');
+    fs.mkdirSync(path.join(home, 'scratch'));
+    const probe = async (sandbox: Record<string, unknown>) => {
+      const { root, env: fakeEnv } = await guardedWorkspace({
+        sandbox: { kind: 'bwrap', ...sandbox },
+        defaults: { workDir: 'project' },
+      });
+      fs.mkdirSync(path.join(root, 'project'));
+      const env = {
+        [TEST_RUN_MARKER]: fakeEnv[TEST_RUN_MARKER] ?? '',
+        HOME: home,
+        FAKE_PROBE: JSON.stringify({
+          read: [path.join(home, 'shared', 'notes.txt')],
+          write: [path.join(home, 'shared', 'mine.txt'), path.join(home, 'scratch', 'mine.txt')],
+          connect: [allowedPort],
+          through: [`http://127.0.0.1:${allowedPort}/`],
+        }),
+      };
+      await ralph(root, ['add', 'Probe', '--id', 'probe', '--body', '#behave: probe'], env);
+      const run = await ralph(root, ['run', '--drain'], env);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(
+        fs.readFileSync(path.join(root, 'project', 'probe.json'), 'utf8'),
+      ) as Record<string, { ok: boolean; code?: string; value?: unknown }>;
+    };
+    const listed = await probe({
+      readOnly: ['~/shared'],
+      readWrite: ['~/scratch'],
+      allowHosts: [`127.0.0.1:${allowedPort}`],
+    });
+    expect(listed[`read ${path.join(home, 'shared', 'notes.txt')}`]).toMatchObject({
+      ok: true,
+      value: 'shared notes',
+    });
+    expect(listed[`write ${path.join(home, 'shared', 'mine.txt')}`]).toMatchObject({
+      ok: false,
+      code: 'EROFS',
+    });
+    expect(listed[`write ${path.join(home, 'scratch', 'mine.txt')}`]).toMatchObject({ ok: true });
+    expect(fs.readFileSync(path.join(home, 'scratch', 'mine.txt'), 'utf8')).toBe(
+      'from the sandbox',
+    );
+
+    // `none`: the agent's API alone; the hosts listed are not let through.
+    const none = await probe({ network: 'none', allowHosts: [`127.0.0.1:${allowedPort}`] });
+    expect(none[`read ${path.join(home, 'shared', 'notes.txt')}`]).toMatchObject({ ok: false });
+    expect(none[`connect ${allowedPort}`]).toMatchObject({ ok: false, code: 'ECONNREFUSED' });
+    expect(none[`through http://127.0.0.1:${allowedPort}/`]?.value).toMatch(/^HTTP\/1\.1 403/);
+
+    // `open`: the machine's network, and no proxy.
+    const open = await probe({ network: 'open' });
+    expect(open[`connect ${allowedPort}`]).toMatchObject({ ok: true });
+    expect(open.proxy?.value).toBe('none');
+  });
+});
 
 describe('a sandboxed agent whose runner is killed', () => {
   it('is gone with it, and the next run settles its item', async () => {
