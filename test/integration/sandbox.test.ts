@@ -398,6 +398,10 @@ describe('ralph init and ralph doctor on the sandbox', () => {
     const doctor = await ralph(here, ['doctor']);
     expect(doctor.stdout).toMatch(/ok +sandbox +bubblewrap: the work dir alone writable/);
     expect(doctor.stdout).not.toMatch(/the agent may run any command/);
+    await ralph(here, ['add', 'Task', '--id', 'task']);
+    expect((await ralph(here, ['run', '--dry-run'])).stdout).toContain(
+      '# sandbox: bwrap, network allow: api.anthropic.com:443',
+    );
     const missing = { RALPH_BWRAP: '/nonexistent/bwrap' };
     expect((await ralph(here, ['doctor'], missing)).stdout).toMatch(
       /FAIL +sandbox +sandbox\.kind is "bwrap", and bubblewrap is not installed/,

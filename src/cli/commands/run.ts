@@ -74,6 +74,16 @@ async function dryRun(
       output.out(`# ${id} (${title}) on ${session.settings.cli} in ${where}`);
       if (session.work.gates.length > 0)
         output.out(`# gates: ${session.work.gates.map((g) => g.name).join(', ')}`);
+      const { sandbox } = session.work;
+      if (sandbox.kind !== 'none') {
+        const hosts = [
+          ...session.cli.sandbox.apiHosts(session.env),
+          ...(sandbox.network === 'allow' ? sandbox.allowHosts : []),
+        ];
+        output.out(
+          `# sandbox: ${sandbox.kind}, network ${sandbox.network}${sandbox.network === 'open' ? '' : `: ${hosts.join(', ')}`}`,
+        );
+      }
       const { file, args, stdinFile } = session.argv;
       const command = shellQuote([file, ...args]);
       // The prompt file is written when the session starts: its path says where it will be.
