@@ -129,9 +129,11 @@ export class Attempt {
     await this.writePrompt();
     await this.writeCurrent();
     const { prepared, files } = this.init;
-    const command = await this.sandboxed();
-    if ('problem' in command)
-      return this.spawnFailed(`${command.problem} (${missingHint(prepared.cli.name)})`, 'ENOENT');
+    const command = await this.sandboxed().catch((error: unknown) => ({
+      problem: `the sandbox could not be made: ${error instanceof Error ? error.message : String(error)}`,
+      code: undefined,
+    }));
+    if ('problem' in command) return this.spawnFailed(command.problem, command.code);
     const spawned = await spawnAgent({
       argv: command.argv,
       cwd: prepared.settings.workDir,
@@ -171,7 +173,7 @@ export class Attempt {
    * The agent's command: in the sandbox its settings ask for (with a door of the runner's proxy
    * that records what it refuses), or as it is.
    */
-  private async sandboxed(): Promise<Sandboxed | { problem: string }> {
+  private async sandboxed(): Promise<Sandboxed | { problem: string; code?: string }> {
     const { prepared, sessionId } = this.init;
     const { argv, env } = prepared;
     const unsandboxed = {
@@ -184,7 +186,7 @@ export class Attempt {
     const { paths } = this.ctx.workspace;
     const standIns = path.join(paths.state, 'sandbox');
     await fsp.mkdir(standIns, { recursive: true, mode: 0o700 });
-    return enterSandbox(this.ctx, {
+    const entered = await enterSandbox(this.ctx, {
       sandbox: prepared.work.sandbox,
       cli: prepared.cli,
       argv,
@@ -198,6 +200,10 @@ export class Attempt {
         : { file: paths.interruptFile, standIn: path.join(standIns, `${sessionId}-interrupt.txt`) },
       onRefused: (refusal) => this.egressRefused(refusal, 'agent'),
     });
+    // A program nowhere to be found is a missing CLI, as a spawn's ENOENT is.
+    return 'problem' in entered
+      ? { problem: `${entered.problem} (${missingHint(prepared.cli.name)})`, code: 'ENOENT' }
+      : entered;
   }
 
   /** A connection the sandbox's proxy refused: logged, and kept in the session's record. */

@@ -117,11 +117,13 @@ export async function enterSandbox(
   };
 }
 
-/** A gate's command in its sandbox, as the gates run it (or why it cannot be). */
+/** A gate's command in its sandbox, as the gates run it (or why it cannot be: never a throw). */
 export async function enteredGate(
   entering: Promise<Sandboxed | { problem: string }>,
 ): Promise<EnteredGate | { problem: string }> {
-  const entered = await entering;
+  const entered = await entering.catch((error: unknown) => ({
+    problem: `the sandbox could not be made: ${error instanceof Error ? error.message : String(error)}`,
+  }));
   if ('problem' in entered) return entered;
   return {
     command: [entered.argv.file, ...entered.argv.args],
