@@ -16,6 +16,8 @@ const FEATURES = [
   'land',
   'forge',
   'sandbox',
+  'sources',
+  'notify',
 ];
 
 /**
@@ -42,6 +44,10 @@ const MAY_IMPORT = {
   forge: ['lib', 'git'],
   // The sandbox (bubblewrap and its egress proxy): a command in, a command out.
   sandbox: ['lib'],
+  // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape.
+  sources: ['lib', 'queue', 'forge'],
+  // Notifications: an outbox under state/ and the channels it is delivered through.
+  notify: ['lib', 'config'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

@@ -136,6 +136,35 @@ function queueCommands(program: CommanderCommand, app: App): void {
     app.done(await addCommand(app.root(), words.join(' '), options, app.output, app.env));
   });
 
+  itemOptions(
+    program
+      .command('import <source>')
+      .description(
+        "add the open tasks of a markdown plan, a prd.json's stories, or a GitHub repository's issues (github:<owner>/<repo>); again: updates, never duplicates",
+      )
+      .option('--dry-run', 'say what would be added, updated and cancelled; change nothing')
+      .option('--chain', 'each new item depends on the one before it')
+      .option('--label <label>', 'github: the issues with this label')
+      .option(
+        '--milestone <milestone>',
+        'github: the issues of this milestone (its title or number)',
+      )
+      .option('--assignee <login>', 'github: the issues assigned to this login'),
+  ).action(async (source: string, options: Record<string, unknown>) => {
+    const { importWorkCommand } = await import('./commands/import.js');
+    app.done(await importWorkCommand(app.root(), source, options, app.output, app.env));
+  });
+
+  program
+    .command('notify')
+    .description('notifications: "ralph notify test" sends a test message to each notifier')
+    .command('test')
+    .description('send a test message to every notifier of "notify"; say which were sent')
+    .action(async () => {
+      const { notifyTestCommand } = await import('./commands/notify.js');
+      app.done(await notifyTestCommand(app.root(), app.output, app.env));
+    });
+
   const queue = program
     .command('queue')
     .alias('ls')

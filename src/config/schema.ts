@@ -5,6 +5,7 @@ import { parseDuration } from '../lib/duration.js';
 import { CLI_NAMES } from './cli-names.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 import { SANDBOX_KINDS, SANDBOX_NETWORKS } from './sandbox-kinds.js';
+import { NOTIFY_EVENTS } from './notify-events.js';
 
 /** A duration as written by people (`90s`, `15m`, `2h`, seconds), read as seconds. */
 export const DurationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -431,6 +432,71 @@ const ForgeSchema = z.strictObject({
 
 export type ForgeConfig = z.output<typeof ForgeSchema>;
 
+const EnvName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, not its value');
+
+/** `ralph import`: how work taken from an issue tracker runs and is told back. */
+const ImportSchema = z.strictObject({
+  /**
+   * The persona imported issues run under (its allowlist): their text is anyone's. Default: the
+   * workspace's allowlist; never a mode that bypasses permissions.
+   */
+  persona: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"')
+    .optional(),
+  /** A comment on the issue when its item ends, and `Fixes #N` in its pull request. */
+  writeBack: z.boolean().default(false),
+});
+
+export type ImportConfig = z.output<typeof ImportSchema>;
+
+const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
+
+/** Which events a notifier is sent (default: every one). */
+const NotifierEvents = z.array(z.enum(NOTIFY_EVENTS)).min(1).optional();
+
+/** A notifier reached over HTTP: its URL given, or named by a variable (a Slack URL is a secret). */
+const HttpNotifier = <K extends string>(kind: K) =>
+  z.strictObject({
+    kind: z.literal(kind),
+    url: HttpUrl.optional(),
+    urlEnv: EnvName.optional(),
+    events: NotifierEvents,
+  });
+
+const NotifierSchema = z
+  .discriminatedUnion('kind', [
+    HttpNotifier('webhook').extend({
+      /** Signs each body: `X-Ralph-Signature: sha256=<HMAC of the body>` with this variable's value. */
+      secretEnv: EnvName.optional(),
+    }),
+    HttpNotifier('slack'),
+    HttpNotifier('ntfy').extend({
+      /** An access token for the topic (`Authorization: Bearer`), by its variable. */
+      tokenEnv: EnvName.optional(),
+      priority: z.int().min(1).max(5).optional(),
+    }),
+    z.strictObject({
+      kind: z.literal('command'),
+      /** argv, run without a shell; the notification as JSON on its standard input. */
+      command: z.array(z.string().min(1)).min(1, 'give the program and its arguments'),
+      events: NotifierEvents,
+    }),
+  ])
+  .superRefine((notifier, ctx) => {
+    if (notifier.kind === 'command') return;
+    if ((notifier.url === undefined) === (notifier.urlEnv === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'give "url", or "urlEnv" (the variable holding it), one of the two',
+      });
+  });
+
+export type NotifierConfig = z.output<typeof NotifierSchema>;
+
 const EnvSchema = z.strictObject({
   /** Extra variable names passed to the agent even though they look like secrets. */
   allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name')).default([]),
@@ -476,6 +542,9 @@ export const ConfigSchema = z
     git: GitSchema.prefault({}),
     land: LandSchema.prefault({}),
     forge: ForgeSchema.optional(),
+    import: ImportSchema.prefault({}),
+    /** Where a person is told what matters as it happens. */
+    notify: z.array(NotifierSchema).max(20).default([]),
     sandbox: SandboxSchema.prefault({}),
     queue: QueueSchema.prefault({}),
     /** Commands a successful session's work must pass before its item is done. */

@@ -33,6 +33,8 @@ export interface WorkspacePaths {
   runnerLock: string;
   /** Where a malformed queue file is copied, beside the last valid queue, for the operator. */
   quarantine: string;
+  /** Notifications and write-backs to deliver (`<id>.json`), and those delivered (`sent/`). */
+  outbox: string;
 }
 
 /** A loaded workspace: its root, validated configuration and paths. */
@@ -78,6 +80,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     iterationLog: path.join(state, 'iteration.log'),
     runnerLock: path.join(state, 'runner.lock'),
     quarantine: path.join(state, 'quarantine'),
+    outbox: path.join(state, 'outbox'),
   };
 }
 

@@ -54,6 +54,25 @@ export type MergeResult = 'merged' | 'base_moved';
 /** How bringing a pull request's branch up to its base went. */
 export type UpdateResult = 'updated' | 'conflict';
 
+/** An issue, as work to import. */
+export interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  url: string;
+  state: 'open' | 'closed';
+  /** Who opened it. */
+  author?: string;
+}
+
+/** Which open issues to import: each given filter must hold. */
+export interface IssueQuery {
+  label?: string;
+  /** A milestone's number or title. */
+  milestone?: string;
+  assignee?: string;
+}
+
 /** A forge's pull requests, as the runner uses them. */
 export interface Forge {
   /** Reads the repository: it is there and the token may push to it (`ralph doctor`). */
@@ -73,7 +92,12 @@ export interface Forge {
   updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult>;
   /** The checks of a commit (`required`: only those names count; none named: every one). */
   checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict>;
+  /** Comments on a pull request or an issue (one numbering for both). */
   comment(pullRequest: number, body: string): Promise<void>;
+  /** The open issues the query matches, every page of them, pull requests left out. */
+  issues(query: IssueQuery): Promise<Issue[]>;
+  /** One issue as it is now. */
+  issue(number: number): Promise<Issue>;
   merge(
     pullRequest: number,
     method: 'merge' | 'squash' | 'rebase',

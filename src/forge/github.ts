@@ -8,6 +8,8 @@ import {
   type ChecksVerdict,
   type FailedCheck,
   type Forge,
+  type Issue,
+  type IssueQuery,
   type MergeResult,
   type PullRequest,
   type PullRequestRequest,
@@ -115,6 +117,22 @@ export function gitHubForge(settings: GitHubSettings): Forge {
     } catch (error) {
       throw forgeError(error, what, settings);
     }
+  }
+
+  /** The number of the milestone with this title (open or closed). */
+  async function milestoneNumber(title: string): Promise<string> {
+    const milestones = await call<{ number: number; title: string }[]>(
+      'listing milestones',
+      'GET /repos/{owner}/{repo}/milestones',
+      { state: 'all', per_page: 100 },
+    );
+    const found = milestones.find((m) => m.title === title);
+    if (found === undefined)
+      throw new ForgeError(
+        'not_found',
+        `${settings.repo} has no milestone titled ${JSON.stringify(title)}`,
+      );
+    return String(found.number);
   }
 
   /** A GET asked with the ETag of its last answer: an unchanged one comes back as a 304. */
@@ -370,12 +388,49 @@ export function gitHubForge(settings: GitHubSettings): Forge {
 
     async comment(pullRequest: number, body: string): Promise<void> {
       await call(
-        `commenting on pull request #${pullRequest}`,
+        `commenting on #${pullRequest}`,
         'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
         {
           issue_number: pullRequest,
           body,
         },
+      );
+    },
+
+    async issues(query: IssueQuery): Promise<Issue[]> {
+      const milestone =
+        query.milestone === undefined || /^\d+$/.test(query.milestone)
+          ? query.milestone
+          : await milestoneNumber(query.milestone);
+      const found: Issue[] = [];
+      // Pages of a hundred, the most GitHub gives, until one comes back short.
+      for (let page = 1; ; page++) {
+        const batch = await call<GitHubIssue[]>(
+          'listing issues',
+          'GET /repos/{owner}/{repo}/issues',
+          {
+            state: 'open',
+            per_page: 100,
+            page,
+            ...(query.label === undefined ? {} : { labels: query.label }),
+            ...(milestone === undefined ? {} : { milestone }),
+            ...(query.assignee === undefined ? {} : { assignee: query.assignee }),
+          },
+        );
+        found.push(...batch.filter((i) => i.pull_request === undefined).map(issueOf));
+        if (batch.length < 100) return found;
+      }
+    },
+
+    async issue(number: number): Promise<Issue> {
+      return issueOf(
+        await call<GitHubIssue>(
+          `reading issue #${number}`,
+          'GET /repos/{owner}/{repo}/issues/{issue_number}',
+          {
+            issue_number: number,
+          },
+        ),
       );
     },
 
@@ -410,6 +465,27 @@ interface GitHubPull {
   draft?: boolean;
   merged_at?: string | null;
   head: { sha: string };
+}
+
+interface GitHubIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  html_url: string;
+  state: string;
+  user?: { login?: string } | null;
+  pull_request?: unknown;
+}
+
+function issueOf(issue: GitHubIssue): Issue {
+  return {
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? '',
+    url: issue.html_url,
+    state: issue.state === 'open' ? 'open' : 'closed',
+    author: issue.user?.login ?? undefined,
+  };
 }
 
 function pullOf(pull: GitHubPull): PullRequest {

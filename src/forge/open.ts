@@ -45,3 +45,27 @@ export async function openForge(access: ForgeAccess): Promise<Forge> {
     writeIntervalMs: access.writeInterval * 1000,
   });
 }
+
+/** GitHub's API and the variable of its token when the workspace sets no `forge`. */
+const GITHUB_DEFAULTS = { apiUrl: 'https://api.github.com', tokenEnv: 'GITHUB_TOKEN' };
+
+/**
+ * The issues of `repo` (`owner/name`), read and commented on with the workspace's `forge`
+ * settings and token, or GitHub's defaults when it sets none.
+ */
+export function openIssues(
+  settings: { apiUrl: string; tokenEnv: string; remote: string; writeInterval: number } | undefined,
+  repo: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Forge> {
+  const tokenEnv = settings?.tokenEnv ?? GITHUB_DEFAULTS.tokenEnv;
+  return openForge({
+    kind: 'github',
+    apiUrl: settings?.apiUrl ?? GITHUB_DEFAULTS.apiUrl,
+    repo,
+    remote: settings?.remote ?? 'origin',
+    tokenEnv,
+    token: env[tokenEnv],
+    writeInterval: settings?.writeInterval ?? 1,
+  });
+}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 /** A short-lived command: git, a quality gate. */
 export interface CommandRequest {
@@ -16,6 +17,8 @@ export interface CommandRequest {
   maxOutputBytes: number;
   /** Aborting stops the command as a timeout does. */
   signal?: AbortSignal;
+  /** Its standard input (none: /dev/null). */
+  input?: string;
 }
 
 /** How a command ended. */
@@ -89,7 +92,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Runs a command in its own process group, stdin from /dev/null, with a timeout: past it (or
+ * Runs a command in its own process group, stdin from `input` or /dev/null, with a timeout: past it (or
  * when stopped) the group gets SIGTERM, then SIGKILL after the grace. Whatever the command left
  * behind in its group is killed when it exits, so nothing of it outlives the call.
  */
@@ -104,10 +107,15 @@ export function runCommand(request: CommandRequest): Promise<CommandResult> {
     const child = spawn(file ?? '', args, {
       cwd: request.cwd,
       env: request.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [request.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,
-    });
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+    if (child.stdin !== null) {
+      // A command that exits without reading its input is not an error of the write.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(request.input);
+    }
     const stop = (why: 'timeout' | 'stop') => {
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
       if (why === 'timeout') timedOut = true;

@@ -4,10 +4,11 @@ import { withConversationId, schemaOf } from '../lib/state-schema.js';
  * The schema of a queue file (`state/queue.json`, an export). 2: an item's conversation to
  * resume is `conversationId` (1 called it `claudeSessionId`, whichever CLI held it). 3: an item
  * may be `landing`, and says where it landed. 4: an item may be `awaiting_checks`, with its pull
- * request, or `needs_input`, and has messages. Its `version` is another thing: a counter of the
+ * request, or `needs_input`, and has messages. 5: an item may say where it was imported from
+ * (`source`). Its `version` is another thing: a counter of the
  * file's writes.
  */
-export const QUEUE_SCHEMA = 4;
+export const QUEUE_SCHEMA = 5;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {

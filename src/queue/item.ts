@@ -23,6 +23,9 @@ export const BUILTIN_VARS = [
   'BRANCH',
 ] as const;
 
+/** The longest title: it is a line of tables, logs, branch descriptions and prompts. */
+export const MAX_TITLE_CHARS = 200;
+
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** An item id: it becomes part of file names, so only a safe slug is accepted. */
@@ -62,6 +65,30 @@ const PullRequestSchema = z.strictObject({
   /** `item`: the item's own branch; `landed`: the land target's, shared by what landed. */
   kind: z.enum(['item', 'landed']),
 });
+
+/**
+ * Where an imported item came from (`ralph import`): a plan's checklist item, a `prd.json`
+ * story, or a forge's issue. `key` is what a second import finds it by.
+ */
+export const SourceSchema = z.strictObject({
+  kind: z.enum(['plan', 'prd', 'github']),
+  key: z.string().min(1),
+  /** The plan or prd file (as given), or the issue's `owner/name`. */
+  ref: z.string().min(1),
+  /** The plan's line, the story's id, the issue's number. */
+  line: z.int().positive().optional(),
+  story: z.string().optional(),
+  number: z.int().positive().optional(),
+  url: z.string().optional(),
+  /** Who wrote the issue: its text is theirs, fenced in the prompt as such. */
+  author: z.string().optional(),
+  /** Closed at the source (the issue closed, the box checked): the item was cancelled for it. */
+  closed: z.boolean().optional(),
+  /** When its end was written back to the issue (`import.writeBack`). */
+  writtenBackAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+export type Source = z.output<typeof SourceSchema>;
 
 /** One work item in `state/queue.json`. */
 export const ItemSchema = z
@@ -139,6 +166,8 @@ export const ItemSchema = z
     messages: z.array(MessageSchema).optional(),
     /** What its agent asked a person, when it is `needs_input`. */
     question: z.string().optional(),
+    /** Where it was imported from. */
+    source: SourceSchema.optional(),
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',

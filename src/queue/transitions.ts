@@ -216,6 +216,8 @@ export function retried(item: Item, now: number): Item {
     retryAfter: undefined,
     finishedAt: undefined,
     updatedAt: iso(now),
+    // Its next end is told to its issue again.
+    source: item.source === undefined ? undefined : { ...item.source, writtenBackAt: undefined },
   };
 }
 
@@ -483,4 +485,24 @@ export function messageAdded(item: Item, message: Message, now: number): Item {
   };
   if (item.status !== 'needs_input') return withMessage;
   return { ...withMessage, status: 'interrupted', question: undefined };
+}
+
+/** What an import may change of an item its source still asks for (while it waits). */
+export type SourcedFields = Pick<Item, 'title' | 'body' | 'priority' | 'vars'>;
+
+/** The source changed the item's text (an edited issue, a reworded plan line). */
+export function sourceUpdated(item: Item, fields: SourcedFields, now: number): Item {
+  return { ...item, ...fields, updatedAt: iso(now) };
+}
+
+/** Done or closed at the source (a closed issue, a checked box): cancelled, nothing told back. */
+export function closedAtSource(item: Item, now: number): Item {
+  if (item.source === undefined) return item;
+  return { ...cancelled(item, now), source: { ...item.source, closed: true } };
+}
+
+/** Its end was written back to its issue. */
+export function writtenBack(item: Item, now: number): Item {
+  if (item.source === undefined) return item;
+  return { ...item, source: { ...item.source, writtenBackAt: iso(now) } };
 }

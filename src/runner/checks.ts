@@ -26,6 +26,7 @@ import {
   changesRequestedText,
   checksFailedComment,
   checksFailureText,
+  fixesLines,
   pullRequestBody,
   type SessionTold,
 } from './pull-request-text.js';
@@ -255,7 +256,9 @@ export class ChecksStage {
       head,
       base: (kind === 'item' ? item.base : undefined) ?? forge.base,
       title: kind === 'landed' ? `ralph: ${head}` : item.title,
-      body: ctx.redactor.redact(pullRequestBody(item, task, session)),
+      body: ctx.redactor.redact(
+        pullRequestBody(item, task, session, await this.fixesOf(item, head)),
+      ),
       draft: forge.draft,
       labels: forge.labels,
       reviewers: forge.reviewers,
@@ -498,6 +501,17 @@ export class ChecksStage {
     });
     this.forges.set(repo, opened);
     return opened;
+  }
+
+  /**
+   * The issues its pull request closes when merged (`import.writeBack`): the item's own, or,
+   * for the land target's, those of every item landed on it and not merged yet.
+   */
+  private async fixesOf(item: Item, head: string): Promise<string[]> {
+    if (!this.ctx.workspace.config.import.writeBack) return [];
+    if (item.landedOn === undefined) return fixesLines([item]);
+    const items = await this.ctx.queue.list();
+    return fixesLines(items.filter((i) => i.landedOn === head && i.mergedAt === undefined));
   }
 
   /** The task as the item gives it: its body, or its body file's text. */

@@ -23,7 +23,8 @@ export interface RunnerEvents {
     workers: number;
   };
   run_finished: LoopResult & { stoppedBy?: string };
-  run_limit_reached: { reason: string };
+  /** `cost`: the run's or the fleet's cost cap, not a deadline or a window. */
+  run_limit_reached: { reason: string; cost?: boolean };
   yolo: { message: string };
   /** A change made over HTTP (the dashboard, the API), and the address it came from. */
   http_action: { action: string; items?: string[]; from: string };
@@ -195,6 +196,12 @@ export interface RunnerEvents {
   state_contention: { operation: string; error: string };
   queue_quarantined: { operation: string; copy?: string; lastGood?: string; error?: string };
   command_failed: { command: string; pid: number; error: string };
+  /** A notification (or a write-back to an issue) delivered to one of its targets. */
+  notify_sent: { id: string; target: string; event: string };
+  /** A try that failed: tried again at `retryAt`, or given up after a day of tries. */
+  notify_failed: { id: string; target: string; event: string; error: string; retryAt?: string };
+  /** A notification could not even be written to the outbox (a full disk): it is lost. */
+  notify_unwritten: { event: string; error: string };
 }
 
 export type EventName = keyof RunnerEvents;

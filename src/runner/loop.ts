@@ -224,7 +224,7 @@ class Night {
     }
     const check = checkRunLimits(options.limits, ctx.clock.now(), result.costUsd);
     if (check.kind === 'stop') {
-      ctx.events.info('run_limit_reached', { reason: check.reason });
+      ctx.events.info('run_limit_reached', { reason: check.reason, cost: check.cost });
       result.ended = check.reason;
       return 'stop';
     }
@@ -235,7 +235,7 @@ class Night {
     const daily = await this.fleetDailyLeft();
     if (daily !== undefined && daily.left <= 0) {
       if (this.draining) {
-        ctx.events.info('run_limit_reached', { reason: daily.reason });
+        ctx.events.info('run_limit_reached', { reason: daily.reason, cost: true });
         result.ended = daily.reason;
         return 'stop';
       }

@@ -19,6 +19,7 @@ import type { Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
 import type { PreparationError } from './preparation-error.js';
+import { taskText } from './source-text.js';
 import { render } from '../template/render.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { loadPersona, type Persona } from '../persona/persona.js';
@@ -305,7 +306,7 @@ function bootstrapValues(
     RIG: config.rig,
     ITEM_ID: item.id,
     ITEM_TITLE: item.title,
-    ITEM_BODY: body,
+    ITEM_BODY: taskText(item, body),
     INTERRUPT_FILE: paths.interruptFile,
     WORK_DIR: workDir,
     ATTEMPT: String(item.attempts),

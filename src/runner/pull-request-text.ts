@@ -19,11 +19,27 @@ const LOG_CAP = 8_000;
 const capped = (text: string, cap: number) =>
   text.length <= cap ? text : `${text.slice(0, cap)}\n…(${text.length - cap} more characters)`;
 
-/** A pull request's body: the task, what the session said, the gates, the cost, the archive. */
+/**
+ * `Fixes owner/name#N` for each issue the pull request's items were imported from, so that
+ * merging it closes them (GitHub reads the line in a body).
+ */
+export function fixesLines(items: readonly Item[]): string[] {
+  const issues = new Set<string>();
+  for (const { source } of items)
+    if (source?.kind === 'github' && source.number !== undefined)
+      issues.add(`${source.ref}#${source.number}`);
+  return [...issues].map((issue) => `Fixes ${issue}`);
+}
+
+/**
+ * A pull request's body: the task, what the session said, the gates, the cost, the archive,
+ * and the issues it fixes (`fixes`: their lines).
+ */
 export function pullRequestBody(
   item: Item,
   task: string,
   session: SessionTold | undefined,
+  fixes: readonly string[] = [],
 ): string {
   const gates =
     session === undefined || session.gates.length === 0
@@ -42,6 +58,7 @@ export function pullRequestBody(
     ...(session === undefined
       ? []
       : [`Sessions archived under \`${session.archive}\` (last: \`${session.sessionId}\`).`]),
+    ...(fixes.length === 0 ? [] : [fixes.join('\n')]),
   ].join('\n\n');
 }
 

@@ -16,7 +16,8 @@ export type LimitCheck =
   /** Go on; `budgetLeftUsd` caps the next session's --max-budget-usd. */
   | { kind: 'open'; budgetLeftUsd?: number }
   | { kind: 'wait'; until: number; reason: string }
-  | { kind: 'stop'; reason: string };
+  /** `cost`: the budget is spent (a person is told of it apart from a deadline). */
+  | { kind: 'stop'; reason: string; cost?: boolean };
 
 /** Decides, before each claim, whether the run's deadline, windows and budget allow an item. */
 export function checkRunLimits(limits: RunLimits, now: number, spentUsd: number): LimitCheck {
@@ -30,6 +31,7 @@ export function checkRunLimits(limits: RunLimits, now: number, spentUsd: number)
     return {
       kind: 'stop',
       reason: `the run has spent $${spentUsd.toFixed(4)} of its $${limits.maxCostUsd} limit`,
+      cost: true,
     };
   }
   if (

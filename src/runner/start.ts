@@ -21,6 +21,7 @@ import { keepUp } from './fleet.js';
 import { Lander } from './landing.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
+import { startNotifications } from './notifications.js';
 import { runLoop, type LoopOptions } from './loop.js';
 import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
@@ -214,8 +215,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     // A connection for each worker's claim or settle, one for the lease renewal, one to spare.
     const queue = await openWhenReachable(options, loop.workers + 2);
     const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
+    let notifications: { stop(): Promise<void> } | undefined;
     try {
       const ctx = contextOf(options, lock, redactor, queue, egress);
+      notifications = startNotifications(ctx);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
       if (workspace.config.yolo)
@@ -259,6 +262,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
+      await notifications?.stop();
       await egress.close();
       await queue.close();
       unsubscribe();

@@ -66,6 +66,8 @@ const NOT_OVER_HTTP = {
   gates: 'gates are commands run on this machine: set them in ralph.config.json or a persona',
   bodyFile:
     'bodyFile names a file on this machine: send the task text as "body" (ralph add --body-file reads it for you)',
+  source:
+    'source says where ralph import took the item from (an issue it writes back to): run ralph import',
 } as const;
 
 const settable = Object.fromEntries(

@@ -14,7 +14,7 @@ import { personaFile } from '../persona/file.js';
 import { parsePersona } from '../persona/persona.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { dependencyProblem } from '../queue/dependencies.js';
-import { ItemSchema, type Item } from '../queue/item.js';
+import { ItemSchema, MAX_TITLE_CHARS, type Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 
 /**
@@ -34,9 +34,6 @@ export function idFromTitle(title: string): string {
     .replace(/-+$/, '');
   return `${slug === '' ? 'item' : slug}-${randomBytes(2).toString('hex')}`;
 }
-
-/** The longest title: it is a line of tables, logs, branch descriptions and prompts. */
-export const MAX_TITLE_CHARS = 200;
 
 /**
  * A title is one line of at most 200 characters, shown in tables, logs and prompts. Characters

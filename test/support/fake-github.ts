@@ -35,6 +35,19 @@ export interface FakePull {
   comments: string[];
 }
 
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  milestone?: { number: number; title: string };
+  assignee?: string;
+  user: string;
+  /** Comments made on it (ralph's write-backs). */
+  comments: string[];
+}
+
 export interface FakeReview {
   id: number;
   user: { login: string };
@@ -67,6 +80,8 @@ export interface FakeGitHub {
   mergeStatus: number;
   /** Reviews by pull request number. */
   reviews: Map<number, FakeReview[]>;
+  /** The repository's issues (GitHub numbers them with its pull requests; here from 1000). */
+  issues: FakeIssue[];
   /** The checks of a commit the test did not script in `checkRuns` (undefined: none yet). */
   checksFor?: (sha: string) => FakeCheckRun[] | undefined;
   /** Branch protection's "up to date": a merge of a head its base is not in is refused (405). */
@@ -103,6 +118,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const headShas = new Map<string, string>();
   const script: FakeGitHub['script'] = [];
   const reviews = new Map<number, FakeReview[]>();
+  const issues: FakeIssue[] = [];
   const state = {
     mergeStatus: 200,
     requireUpToDate: false,
@@ -150,6 +166,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     base: { ref: p.base },
     title: p.title,
     body: p.body,
+  });
+
+  const issueJson = (i: FakeIssue) => ({
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    state: i.state,
+    html_url: `https://github.example/${owner}/${repo}/issues/${i.number}`,
+    user: { login: i.user },
+    labels: i.labels.map((name) => ({ name })),
   });
 
   const server = http.createServer((req, res) => {
@@ -283,7 +309,46 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         pull?.reviewers.push(...(body.reviewers as string[]));
         return send(201, {});
       }
+      if (rest === '/issues' && method === 'GET') {
+        const q = url.searchParams;
+        const wanted = (q.get('state') ?? 'open');
+        const matching = issues.filter(
+          (i) =>
+            (wanted === 'all' || i.state === wanted) &&
+            (q.get('labels') === null || i.labels.includes(q.get('labels') ?? '')) &&
+            (q.get('milestone') === null || String(i.milestone?.number) === q.get('milestone')) &&
+            (q.get('assignee') === null || i.assignee === q.get('assignee')),
+        );
+        const perPage = Math.min(Number(q.get('per_page') ?? 30), 100);
+        const page = Number(q.get('page') ?? 1);
+        // A pull request is an issue too, as GitHub lists them: ralph must leave it out.
+        const listed = [
+          ...matching.map(issueJson),
+          ...(q.get('labels') === null
+            ? pulls.map((p) => ({ ...pullFields(p), pull_request: {} }))
+            : []),
+        ];
+        return send(200, listed.slice((page - 1) * perPage, page * perPage));
+      }
+      if (rest === '/milestones' && method === 'GET') {
+        const milestones = new Map(
+          issues.flatMap((i) =>
+            i.milestone === undefined ? [] : [[i.milestone.number, i.milestone]],
+          ),
+        );
+        return send(200, [...milestones.values()]);
+      }
+      if ((m = /^\/issues\/(\d+)$/.exec(rest)) && method === 'GET') {
+        const issue = issues.find((i) => i.number === Number(m?.[1]));
+        if (issue === undefined) return send(404, { message: 'Not Found' });
+        return send(200, issueJson(issue));
+      }
       if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest)) && method === 'POST') {
+        const issue = issues.find((i) => i.number === Number(m?.[1]));
+        if (issue !== undefined) {
+          issue.comments.push(String(body.body));
+          return send(201, { id: 1 });
+        }
         const pull = pulls.find((p) => p.number === Number(m?.[1]));
         pull?.comments.push(String(body.body));
         return send(201, { id: 1 });
@@ -361,6 +426,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     headShas,
     script,
     reviews,
+    issues,
     get mergeStatus() {
       return state.mergeStatus;
     },

@@ -1,0 +1,171 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Workspace } from '../../config/workspace.js';
+import { ForgeError, type IssueQuery } from '../../forge/forge.js';
+import { openIssues } from '../../forge/open.js';
+import { InputError, RalphError, isErrnoException } from '../../lib/errors.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import type { Item } from '../../queue/item.js';
+import { withQueue } from '../../queue/open.js';
+import type { Queue } from '../../queue/queue.js';
+import { SourceError, type SourceEntry } from '../../sources/entry.js';
+import { issueEntries } from '../../sources/issues.js';
+import { planEntries, planText } from '../../sources/plan.js';
+import { prdEntries } from '../../sources/prd.js';
+import {
+  applyImport,
+  planImport,
+  untrustedDefaults,
+  type ImportStep,
+} from '../../workspace/import.js';
+import { errnoMeaning } from '../failure.js';
+import { fieldsFromFlags, flagOf } from '../item-flags.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+
+const GITHUB = /^github:([\w.-]+\/[\w.-]+)$/;
+
+/** A file as the items name it: from the workspace when it is inside it. */
+function refOf(root: string, file: string): string {
+  const relative = path.relative(root, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+async function readSource(file: string): Promise<Buffer> {
+  try {
+    return await fsp.readFile(file);
+  } catch (error) {
+    throw new InputError(
+      `${file}: cannot be read: ${isErrnoException(error) ? errnoMeaning(error) : String(error)}`,
+    );
+  }
+}
+
+/** The forge's issues, read with the workspace's `forge` settings (or GitHub's defaults). */
+async function gitHubEntries(
+  workspace: Workspace,
+  repo: string,
+  query: IssueQuery,
+  queue: Queue,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SourceEntry[]> {
+  try {
+    const forge = await openIssues(workspace.config.forge, repo, env);
+    return await issueEntries(forge, repo, query, await queue.list());
+  } catch (error) {
+    if (!(error instanceof ForgeError)) throw error;
+    throw new RalphError(
+      `ralph import: ${error.message}; nothing was imported`,
+      error.kind === 'rate_limited' || error.kind === 'unavailable'
+        ? ExitCode.unavailable
+        : ExitCode.usage,
+    );
+  }
+}
+
+/** The entries of a plan, a prd.json, or a forge's issues. */
+async function entriesOf(
+  workspace: Workspace,
+  source: string,
+  options: Record<string, unknown>,
+  queue: Queue,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SourceEntry[]> {
+  const github = GITHUB.exec(source);
+  if (github !== null) {
+    const query: IssueQuery = {};
+    for (const key of ['label', 'milestone', 'assignee'] as const)
+      if (typeof options[key] === 'string') query[key] = options[key];
+    return gitHubEntries(workspace, github[1] ?? '', query, queue, env);
+  }
+  for (const flag of ['label', 'milestone', 'assignee'])
+    if (options[flag] !== undefined)
+      throw new InputError(`--${flag}: only for github:<owner>/<repo>`, `--${flag}`);
+  const file = path.resolve(source);
+  const ref = refOf(workspace.root, file);
+  const bytes = await readSource(file);
+  try {
+    return file.endsWith('.json')
+      ? prdEntries(ref, planText(ref, bytes))
+      : planEntries(ref, planText(ref, bytes));
+  } catch (error) {
+    if (error instanceof SourceError)
+      throw new InputError(`${error.message}; nothing was imported`);
+    throw error;
+  }
+}
+
+const where = (item: Item) => {
+  const s = item.source;
+  if (s === undefined) return '';
+  if (s.kind === 'github') return ` (${s.ref}#${s.number})`;
+  return ` (${s.ref}${s.line === undefined ? '' : `:${s.line}`}${s.story === undefined ? '' : ` ${s.story}`})`;
+};
+
+/** One line a step: what was (or would be) done. */
+function stepLine(step: ImportStep, dryRun: boolean): string | undefined {
+  const would = (done: string, doing: string) => (dryRun ? `would ${doing}` : done);
+  switch (step.kind) {
+    case 'add':
+      return `${would('added', 'add')} ${step.item.id}: ${step.item.title}${where(step.item)}${step.item.dependsOn.length > 0 ? ` after ${step.item.dependsOn.join(', ')}` : ''}`;
+    case 'update':
+      return `${would('updated', 'update')} ${step.item.id}: ${step.fields.title}${where(step.item)}`;
+    case 'cancel':
+      return `${would('cancelled', 'cancel')} ${step.item.id}: ${step.item.title}${where(step.item)} — closed at its source`;
+    case 'keep':
+      return undefined;
+  }
+}
+
+/**
+ * `ralph import <source>`: the open tasks of a markdown plan, the stories of a prd.json that
+ * do not pass, or a GitHub repository's open issues (by label, milestone, assignee), as items.
+ * A second import adds nothing it added before: it updates what still waits, and cancels what
+ * its source closed.
+ */
+export async function importWorkCommand(
+  root: string,
+  source: string,
+  options: Record<string, unknown>,
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const now = Date.now();
+  const untrusted = GITHUB.test(source);
+  const flags = await fieldsFromFlags(options, now);
+  const defaults = untrusted ? untrustedDefaults(workspace, flags, flagOf) : flags;
+  const dryRun = options.dryRun === true;
+  const steps = await withQueue(workspace, env, async (queue) => {
+    const entries = await entriesOf(workspace, source, options, queue, env);
+    const planned = planImport(entries, await queue.list(), {
+      defaults,
+      chain: options.chain === true,
+      now,
+      names: flagOf,
+    });
+    if (!dryRun)
+      await applyImport(workspace, queue, planned, {
+        untrusted,
+        names: flagOf,
+        searchPath: env.PATH,
+        now,
+      });
+    return planned;
+  });
+  const lines = steps.flatMap((step) => stepLine(step, dryRun) ?? []);
+  if (steps.length === 0)
+    lines.push(
+      GITHUB.test(source)
+        ? `No open issue of ${source.slice('github:'.length)} matches.`
+        : `${source} holds no task: a plan's tasks are list items with a box ("- [ ] …"), a prd.json's its userStories.`,
+    );
+  const count = (kind: ImportStep['kind']) => steps.filter((s) => s.kind === kind).length;
+  output.out(
+    [
+      ...lines,
+      `${dryRun ? 'Would import' : 'Imported'} from ${source}: ${count('add')} new, ${count('update')} updated, ${count('cancel')} cancelled, ${count('keep')} left as they are${dryRun ? ' (nothing was changed)' : ''}`,
+    ].join('\n'),
+  );
+  return ExitCode.ok;
+}

@@ -1,0 +1,27 @@
+import type { NotifyEvent } from '../config/notify-events.js';
+
+export type MessageKind = NotifyEvent | 'test' | 'item_ended';
+
+/** What a person is told: one happening, in a title and a few lines, with its data. */
+export interface NotifyMessage {
+  /**
+   * The events it answers to (a stop by a signal is also the night's end), its own first:
+   * `test` for `ralph notify test`, `item_ended` for a write-back to an issue.
+   */
+  events: MessageKind[];
+  title: string;
+  text: string;
+  at: string;
+  /** The facts behind it, for a webhook's receiver (item ids, costs, reset times). */
+  data: Record<string, unknown>;
+}
+
+/** Who a message goes to: a notifier of `notify` (by its place), or an issue to comment on. */
+export type Target =
+  | { kind: 'notifier'; index: number; notifier: string }
+  | { kind: 'issue'; repo: string; number: number };
+
+export const targetName = (target: Target): string =>
+  target.kind === 'notifier'
+    ? `notify[${target.index}] (${target.notifier})`
+    : `${target.repo}#${target.number}`;
