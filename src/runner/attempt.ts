@@ -579,6 +579,9 @@ export class Attempt {
       status: outcome.status,
       message: outcome.message,
       itemStatus: stopped?.status ?? settled?.status,
+      ...(settled?.status === 'needs_input' && settled.question !== undefined
+        ? { question: settled.question }
+        : {}),
       costUsd,
       exit: this.record.exit,
       stopReason: end.stopReason,

@@ -90,6 +90,8 @@ export interface RunnerEvents {
     status: string;
     message: string;
     itemStatus?: string;
+    /** What its agent asks a person, when the item now waits for an answer. */
+    question?: string;
     costUsd: number;
     exit?: { code: number | null; signal: string | null };
     stopReason?: string;
@@ -197,11 +199,11 @@ export interface RunnerEvents {
   queue_quarantined: { operation: string; copy?: string; lastGood?: string; error?: string };
   command_failed: { command: string; pid: number; error: string };
   /** A notification (or a write-back to an issue) delivered to one of its targets. */
-  notify_sent: { id: string; target: string; event: string };
+  notify_sent: { id: string; target: string; about: string };
   /** A try that failed: tried again at `retryAt`, or given up after a day of tries. */
-  notify_failed: { id: string; target: string; event: string; error: string; retryAt?: string };
+  notify_failed: { id: string; target: string; about: string; error: string; retryAt?: string };
   /** A notification could not even be written to the outbox (a full disk): it is lost. */
-  notify_unwritten: { event: string; error: string };
+  notify_unwritten: { about: string; error: string };
 }
 
 export type EventName = keyof RunnerEvents;

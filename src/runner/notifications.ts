@@ -128,7 +128,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
       const fields = {
         id: entry.id,
         target: targetName(delivery.target),
-        event: entry.message.events[0] ?? '',
+        about: entry.message.events[0] ?? '',
       };
       if (outcome === 'sent') events.info('notify_sent', fields);
       else
@@ -146,7 +146,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
       .post(id, message, targets)
       .catch((error: unknown) =>
         events.error('notify_unwritten', {
-          event: message.events[0] ?? '',
+          about: message.events[0] ?? '',
           error: error instanceof Error ? error.message : String(error),
         }),
       )

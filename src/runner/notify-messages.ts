@@ -99,7 +99,7 @@ export class NightNotes {
             ['needs_input'],
             at,
             `${event.item} asks you something`,
-            [event.message, `Answer with: ralph say ${event.item} "…"`],
+            [event.question ?? event.message, `Answer with: ralph say ${event.item} "…"`],
             { item: event.item, session: event.session },
           );
         return undefined;

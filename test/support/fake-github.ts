@@ -311,7 +311,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       if (rest === '/issues' && method === 'GET') {
         const q = url.searchParams;
-        const wanted = (q.get('state') ?? 'open');
+        const wanted = q.get('state') ?? 'open';
         const matching = issues.filter(
           (i) =>
             (wanted === 'all' || i.state === wanted) &&
