@@ -24,4 +24,4 @@ export type Target =
 export const targetName = (target: Target): string =>
   target.kind === 'notifier'
     ? `notify[${target.index}] (${target.notifier})`
-    : `${target.repo}#${target.number}`;
+    : `a comment on ${target.repo}#${target.number}`;

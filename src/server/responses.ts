@@ -219,6 +219,40 @@ const EgressReportAnswer = z.strictObject({
   hosts: z.array(z.strictObject({ host: z.string(), sessions: z.number() })),
 });
 
+/** The imported items worked on in the span: where each came from. */
+const ImportedAnswer = z.array(
+  z.strictObject({
+    itemId: z.string(),
+    status: z.string(),
+    source: z.string(),
+    url: z.string().optional(),
+    writtenBackAt: time.optional(),
+  }),
+);
+
+/** The notifications of the span: counts, and the latest with each target's delivery. */
+const NotificationsAnswer = z.strictObject({
+  sent: z.number(),
+  waiting: z.number(),
+  givenUp: z.number(),
+  byEvent: z.record(z.string(), z.number()),
+  latest: z.array(
+    z.strictObject({
+      at: time,
+      event: z.string(),
+      title: z.string(),
+      targets: z.array(
+        z.strictObject({
+          target: z.string(),
+          sentAt: time.optional(),
+          error: z.string().optional(),
+          retryAt: time.optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
@@ -228,6 +262,8 @@ export const ReportAnswer = z.strictObject({
   landing: LandingReportAnswer.optional(),
   pullRequests: PullRequestsAnswer.optional(),
   egress: EgressReportAnswer.optional(),
+  imported: ImportedAnswer.optional(),
+  notifications: NotificationsAnswer.optional(),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */

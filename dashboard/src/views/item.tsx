@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, type Diff, type ItemDetail, type SessionEntry } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
+import { sourceText } from '../../../src/queue/source-text.js';
 import { formatDuration, money, when } from '../format.js';
 import { MessageBox } from './message-box.js';
 
@@ -64,6 +65,21 @@ export function ItemPage({ id }: { id: string }) {
           </div>
         )}
         {item.status === 'landing' && <div class="dim">waiting to land</div>}
+        {item.source !== undefined && (
+          <div class="source">
+            from{' '}
+            {item.source.url === undefined ? (
+              sourceText(item.source)
+            ) : (
+              <a href={item.source.url} target="_blank" rel="noopener noreferrer">
+                {sourceText(item.source)}
+              </a>
+            )}
+            {item.source.author !== undefined && ` by @${item.source.author}`}
+            {item.source.writtenBackAt !== undefined &&
+              ` · its end written back ${when(item.source.writtenBackAt)}`}
+          </div>
+        )}
         {item.pullRequest !== undefined && (
           <div class={item.mergedAt !== undefined ? 'ok' : ''}>
             pull request{' '}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, type Report, type ReportGroup } from '../api.js';
 import { formatDuration, money } from '../format.js';
 import { LandingSummary } from './landing-summary.js';
+import { ImportedSummary, NotificationsSummary } from './notifications.js';
 import { PullRequestsSummary } from './pull-requests.js';
 
 const WIDTH = 720;
@@ -124,6 +125,8 @@ export function ReportView() {
           <Chart days={report.byDay} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />
+          <ImportedSummary imported={report.imported} />
+          <NotificationsSummary notifications={report.notifications} />
           {report.egress !== undefined && (
             <div class="egress">
               <b>Refused by the sandbox</b> · {report.egress.refused} connection

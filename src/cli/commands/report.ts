@@ -9,6 +9,9 @@ import {
   type ReportGroup,
 } from '../../archive/report.js';
 import { addUsd } from '../../lib/usd.js';
+import { Outbox } from '../../notify/outbox.js';
+import { notificationsReport, type NotificationsReport } from '../../notify/report.js';
+import { importedReport, type ImportedItem } from '../../queue/source-text.js';
 import { withQueue } from '../../queue/open.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
@@ -44,6 +47,37 @@ function pullRequestLines(pulls: readonly PullRequestReport[]): string[] {
   ];
 }
 
+/** The imported items worked on: where each came from, and whether its issue was told. */
+function importedLines(imported: readonly ImportedItem[]): string[] {
+  return [
+    `Imported: ${imported.length} item${imported.length === 1 ? '' : 's'}`,
+    ...imported.map(
+      (i) =>
+        `  ${i.itemId} ${i.status}: ${i.source}${i.url === undefined ? '' : ` ${i.url}`}${i.writtenBackAt === undefined ? '' : ', written back'}`,
+    ),
+  ];
+}
+
+/** The notifications: how many went, wait or were given up, and the latest few with where. */
+function notificationLines(report: NotificationsReport): string[] {
+  const byEvent = Object.entries(report.byEvent)
+    .map(([event, n]) => `${event} ${n}`)
+    .join(', ');
+  return [
+    `Notifications: ${report.sent} sent, ${report.waiting} waiting, ${report.givenUp} given up (${byEvent})`,
+    ...report.latest.slice(-5).map((m) => {
+      const targets = m.targets
+        .map((t) =>
+          t.sentAt !== undefined
+            ? `${t.target} sent`
+            : `${t.target} not sent: ${t.error ?? 'not tried yet'}${t.retryAt === undefined ? '' : `, again at ${t.retryAt}`}`,
+        )
+        .join('; ');
+      return `  ${m.at} ${m.event}: ${m.title} → ${targets}`;
+    }),
+  ];
+}
+
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
   root: string,
@@ -60,6 +94,9 @@ export async function reportCommand(
   const landing = landingReport(entries, items);
   const pullRequests = pullRequestsReport(entries, items);
   const egress = egressReport(entries);
+  const imported = importedReport(items, new Set(entries.map((e) => e.itemId)));
+  const outbox = new Outbox(workspace.paths.outbox);
+  const notifications = notificationsReport(await outbox.sent(), await outbox.waiting(), since);
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -71,6 +108,8 @@ export async function reportCommand(
           landing,
           pullRequests,
           egress,
+          imported,
+          notifications,
         },
         null,
         2,
@@ -108,6 +147,8 @@ export async function reportCommand(
       ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
+      ...(imported === undefined ? [] : ['', ...importedLines(imported)]),
+      ...(notifications === undefined ? [] : ['', ...notificationLines(notifications)]),
       ...(egress === undefined
         ? []
         : [

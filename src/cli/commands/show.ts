@@ -12,6 +12,7 @@ import { openSession } from '../session-lookup.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { Workspace } from '../../config/workspace.js';
+import { sourceText } from '../../queue/source-text.js';
 import { withQueue } from '../../queue/open.js';
 
 const STDERR_TAIL = 4096;
@@ -63,7 +64,13 @@ async function afterSessionLines(
           `Pull request: #${pr.number} ${pr.url} (${pr.head} into ${pr.base})`,
           `Checks:   ${item.mergedAt !== undefined ? `merged ${item.mergedAt}` : (item.checks ?? 'not read yet')}${item.checkRounds ? `, ${item.checkRounds} failed round${item.checkRounds === 1 ? '' : 's'}` : ''}`,
         ];
-  return [...pull, ...landingLines(item)];
+  const source =
+    item.source === undefined
+      ? []
+      : [
+          `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
+        ];
+  return [...source, ...pull, ...landingLines(item)];
 }
 
 /** Where the item landed, or why not. */

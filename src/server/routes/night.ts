@@ -1,3 +1,6 @@
+import { Outbox } from '../../notify/outbox.js';
+import { notificationsReport } from '../../notify/report.js';
+import { importedReport } from '../../queue/source-text.js';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import {
@@ -64,6 +67,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const items = await ctx.queue.list();
     const landing = landingReport(spanned, items);
     const pullRequests = pullRequestsReport(spanned, items);
+    const outbox = new Outbox(ctx.workspace.paths.outbox);
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
@@ -71,6 +75,8 @@ export function nightRoutes(ctx: ServerContext): Hono {
         landing,
         pullRequests,
         egress: egressReport(spanned),
+        imported: importedReport(items, new Set(spanned.map((e) => e.itemId))),
+        notifications: notificationsReport(await outbox.sent(), await outbox.waiting(), since),
       } satisfies Report),
     );
   });
