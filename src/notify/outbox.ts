@@ -32,10 +32,14 @@ const EntrySchema = z.looseObject({
   deliveries: z.array(z.looseObject({ target: z.looseObject({ kind: z.string() }) })),
 });
 
-/** An id that sorts by time and is safe as a file name. */
-export function entryId(now: number, what: string): string {
+/**
+ * An id that sorts as the messages were made (by time, then by `sequence` within a runner's
+ * millisecond) and is safe as a file name.
+ */
+export function entryId(now: number, sequence: number, what: string): string {
   const safe = what.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80);
-  return `${new Date(now).toISOString().replace(/[:.]/g, '-')}-${safe}`;
+  const at = new Date(now).toISOString().replace(/[:.]/g, '-');
+  return `${at}-${String(sequence).padStart(6, '0')}-${safe}`;
 }
 
 /**

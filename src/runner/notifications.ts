@@ -173,20 +173,24 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
         !ENDED.has(item.status)
       )
         continue;
-      // One id an ending: a runner that died between posting and marking posts it no more.
+      // Marked first: of a fleet's runners, only the one whose mark took tells the issue (a
+      // crash between the mark and the outbox's write loses that comment, never repeats it).
+      const now = ctx.clock.now();
+      const marked = await queue.advance(item.id, [item.status], (i) =>
+        i.source?.writtenBackAt === undefined ? writtenBack(i, now) : i,
+      );
+      if (marked?.source?.writtenBackAt !== new Date(now).toISOString()) continue;
       post(
         `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`,
         {
           events: ['item_ended'],
           title: `${item.id} ${item.status}`,
-          text: ctx.redactor.redact(endComment(item)),
-          at: new Date(ctx.clock.now()).toISOString(),
+          text: ctx.redactor.redact(endComment(marked)),
+          at: new Date(now).toISOString(),
           data: { item: item.id, status: item.status },
         },
         [{ kind: 'issue', repo: source.ref, number: source.number }],
       );
-      await Promise.all(posting);
-      await queue.advance(item.id, [item.status], (i) => writtenBack(i, ctx.clock.now()));
     }
   });
 
@@ -198,7 +202,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
       const item = typeof message.data.item === 'string' ? `-${message.data.item}` : '';
       if (targets.length > 0)
         post(
-          entryId(Date.parse(message.at), `${message.events[0]}${item}-${sequence++}`),
+          entryId(Date.parse(message.at), sequence++, `${message.events[0]}${item}`),
           message,
           targets,
         );

@@ -64,7 +64,7 @@ describe('imported work and notifications on the dashboard', () => {
       if (m.type() === 'error') errors.push(m.text());
     });
     await page.goto(served.openUrl);
-    await page.goto(`${served.base}/#/items/issue-41`);
+    await page.locator('.card[data-item="issue-41"] a.title').click();
     const source = page.locator('#item-page .source');
     await source.waitFor();
     expect(await source.textContent()).toMatch(
