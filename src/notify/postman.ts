@@ -36,6 +36,7 @@ export class Postman {
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: PostmanOptions) {}
@@ -44,16 +45,21 @@ export class Postman {
    * Writes a message to the outbox for its targets, then sends it. An id already written (the
    * same happening told again after a restart) is not written twice.
    */
-  async post(id: string, message: NotifyMessage, targets: readonly Target[]): Promise<void> {
+  post(id: string, message: NotifyMessage, targets: readonly Target[]): Promise<void> {
     const { outbox, now } = this.options;
-    if (targets.length === 0 || outbox.has(id)) return;
-    await outbox.put({
-      id,
-      createdAt: iso(now()),
-      message,
-      deliveries: targets.map((target) => ({ target, attempts: 0 })),
+    // Written one after the other, so that they are sent in the order they were made.
+    const written = this.writing.then(async () => {
+      if (targets.length === 0 || outbox.has(id)) return;
+      await outbox.put({
+        id,
+        createdAt: iso(now()),
+        message,
+        deliveries: targets.map((target) => ({ target, attempts: 0 })),
+      });
+      this.kick();
     });
-    this.kick();
+    this.writing = written.catch(() => undefined);
+    return written;
   }
 
   /** Delivers what is due now (what an earlier runner left, a new message). */

@@ -139,15 +139,21 @@ describe('notifications', () => {
     await add(root, 'two', 'ok');
     const capped = await ralph(root, ['run', '--drain', '--max-cost', '0.005']);
     expect(capped.code, capped.stderr).toBe(0);
-    expect(events(hooks)).toEqual(['cost_cap', 'night_ended']);
+    expect(events(hooks), JSON.stringify(bodies(hooks, '/hook'))).toEqual([
+      'cost_cap',
+      'night_ended',
+    ]);
     expect(bodies(hooks, '/hook')[0]?.text).toContain(
       'the run has spent $0.0100 of its $0.005 limit',
     );
     hooks.received.length = 0;
     expect((await ralph(root, ['pause', 'the deploy is frozen'])).code).toBe(0);
     const paused = await ralph(root, ['run', '--drain']);
-    expect(paused.code).toBe(6);
-    expect(events(hooks)).toEqual(['night_paused', 'night_ended']);
+    expect(paused.code, paused.stderr).toBe(6);
+    expect(events(hooks), JSON.stringify(bodies(hooks, '/hook'))).toEqual([
+      'night_paused',
+      'night_ended',
+    ]);
     expect(bodies(hooks, '/hook')[0]?.text).toContain('the deploy is frozen');
   });
 
