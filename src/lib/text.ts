@@ -7,3 +7,15 @@ export function plural(count: number | bigint, noun: string, nouns = `${noun}s`)
 export function formatUsd(usd: number): string {
   return usd.toFixed(4);
 }
+
+/** A slug of `text` for an id: lower-case letters, digits and dashes, at most 40 (or `fallback`). */
+export function slugOf(text: string, fallback: string): string {
+  const slug = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug === '' ? fallback : slug;
+}

@@ -23,15 +23,3 @@ export class SourceError extends Error {
     this.name = 'SourceError';
   }
 }
-
-/** A slug of `text` for an item id (without the suffix that makes it unique). */
-export function slugOf(text: string, fallback: string): string {
-  const slug = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return slug === '' ? fallback : slug;
-}

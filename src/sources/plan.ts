@@ -4,7 +4,8 @@ import { gfmTaskListItemFromMarkdown } from 'mdast-util-gfm-task-list-item';
 import { toString } from 'mdast-util-to-string';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import { MAX_TITLE_CHARS } from '../queue/item.js';
-import { SourceError, slugOf, type SourceEntry } from './entry.js';
+import { slugOf } from '../lib/text.js';
+import { SourceError, type SourceEntry } from './entry.js';
 
 // A markdown plan, read with a CommonMark parser (micromark, through mdast) and GitHub's task
 // list extension: every `- [ ]` is an item to do, every `- [x]` one done. Regular expressions

@@ -2,7 +2,8 @@ import { parseDocument } from 'yaml';
 import { z } from '../lib/zod.js';
 import { formatIssues } from '../lib/validation.js';
 import { MAX_TITLE_CHARS } from '../queue/item.js';
-import { SourceError, slugOf, type SourceEntry } from './entry.js';
+import { slugOf } from '../lib/text.js';
+import { SourceError, type SourceEntry } from './entry.js';
 
 // The `prd.json` of the Ralph loop tools: a project's user stories, each with its acceptance
 // criteria, a priority (1 first) and whether it passes. Fields ralph has no use for (the

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Workspace } from '../config/workspace.js';
 import { nextCronTime } from '../lib/cron.js';
 import { InputError } from '../lib/errors.js';
+import { slugOf } from '../lib/text.js';
 import { formatIssues } from '../lib/validation.js';
 import { refusalFor } from '../agent/clis/index.js';
 import { pickLayer, resolveSettings, resolveWork } from '../agent/settings.js';
@@ -25,14 +26,7 @@ export type FieldNames = (field: string) => string;
 
 /** A readable id from the title, made unique with a short random suffix. */
 export function idFromTitle(title: string): string {
-  const slug = title
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return `${slug === '' ? 'item' : slug}-${randomBytes(2).toString('hex')}`;
+  return `${slugOf(title, 'item')}-${randomBytes(2).toString('hex')}`;
 }
 
 /**

@@ -17,7 +17,7 @@ import { RunEvents } from '../../src/runner/events.js';
 import { DEFAULT_TIMINGS } from '../../src/runner/context.js';
 import { StopControl } from '../../src/runner/stop-control.js';
 import { fakeTime } from '../support/fake-time.js';
-import { git, makeRepo } from '../support/git.js';
+import { git, makeRepoWithRemote } from '../support/git.js';
 import { captureOutput } from '../support/output.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
@@ -38,10 +38,7 @@ async function forgeSetup(
   forge: Record<string, unknown> = {},
   config: Record<string, unknown> = {},
 ) {
-  const repo = await makeRepo();
-  const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
-  git(repo, 'clone', '-q', '--bare', repo, bare);
-  git(repo, 'remote', 'add', 'origin', bare);
+  const { repo, bare } = await makeRepoWithRemote();
   fake = await startFakeGitHub({ bare });
   fake.checksFor = brokenFileCi(bare);
   const root = await makeWorkspace({

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub, type FakeIssue } from '../support/fake-github.js';
-import { git, makeRepo } from '../support/git.js';
+import { makeRepoWithRemote } from '../support/git.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -282,10 +282,7 @@ describe('ralph import of GitHub issues', () => {
   });
 
   it("puts Fixes in the pull request of an issue's item", async () => {
-    const repo = await makeRepo();
-    const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
-    git(repo, 'clone', '-q', '--bare', repo, bare);
-    git(repo, 'remote', 'add', 'origin', bare);
+    const { repo, bare } = await makeRepoWithRemote();
     fake = await startFakeGitHub({ bare });
     fake.checksFor = () => [{ id: 1, name: 'build', status: 'completed', conclusion: 'success' }];
     const root = await makeWorkspace({

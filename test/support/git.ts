@@ -29,6 +29,15 @@ export async function makeRepo(): Promise<string> {
   return repo;
 }
 
+/** A repository (`makeRepo`) with a bare clone of it as its remote `origin`. */
+export async function makeRepoWithRemote(): Promise<{ repo: string; bare: string }> {
+  const repo = await makeRepo();
+  const bare = path.join(await tempDir('ralph-remote-'), 'remote.git');
+  git(repo, 'clone', '-q', '--bare', repo, bare);
+  git(repo, 'remote', 'add', 'origin', bare);
+  return { repo, bare };
+}
+
 /** The files a commit-ish has, sorted. */
 export function filesAt(repo: string, ref: string): string[] {
   return git(repo, 'ls-tree', '--name-only', '-r', ref).split('\n').filter(Boolean).sort();
