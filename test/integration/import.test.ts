@@ -121,6 +121,9 @@ describe('ralph import of a plan and a prd.json', () => {
       expect(run.stderr).toContain('nothing was imported');
     }
     expect(items(root)).toEqual([]);
+    const body = await ralph(root, ['import', path.join(plans, 'prd.json'), '--body', 'x']);
+    expect(body.code).toBe(2);
+    expect(body.stderr).toContain("--body: an imported item's task text is its source's");
   });
 });
 

@@ -130,6 +130,12 @@ export async function importWorkCommand(
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  for (const flag of ['body', 'file'])
+    if (options[flag] !== undefined)
+      throw new InputError(
+        `--${flag}: an imported item's task text is its source's (the task's lines, the story, the issue)`,
+        `--${flag}`,
+      );
   const workspace = await openWorkspace(root);
   const now = Date.now();
   const untrusted = GITHUB.test(source);
