@@ -249,6 +249,15 @@ describe('notifications', () => {
       'notify[2] (slack): not sent: SLACK_URL (urlEnv) is not set',
     ]);
     expect(bodies(hooks, '/hook')[0]).toMatchObject({ event: 'test' });
+    // doctor finds what would keep one from being sent, and sends nothing.
+    const before = hooks.received.length;
+    const doctor = await ralph(root, ['doctor'], {});
+    expect(doctor.code).not.toBe(0);
+    expect(doctor.stdout).toMatch(/ok +notify +notify\[0\] \(webhook\), for every event/);
+    expect(doctor.stdout).toMatch(
+      /FAIL +notify +notify\[2\] \(slack\): SLACK_URL \(urlEnv\) not set: it would not be sent/,
+    );
+    expect(hooks.received).toHaveLength(before);
     const none = await ralph(await workspace([]), ['notify', 'test']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('has no notifier');

@@ -361,6 +361,40 @@ async function checkForge(
 }
 
 /**
+ * Each notifier can be reached as configured: the variables it names are set, a command's
+ * program is found (nothing is sent: `ralph notify test` sends).
+ */
+function checkNotify(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Check[] {
+  return workspace.config.notify.map((notifier, index): Check => {
+    const name = `notify[${index}] (${notifier.kind})`;
+    const events = notifier.events === undefined ? 'every event' : notifier.events.join(', ');
+    if (notifier.kind === 'command') {
+      const [program = ''] = notifier.command;
+      const found = program.includes('/') ? program : which(program, env.PATH);
+      return found === undefined
+        ? { verdict: 'FAIL', name: 'notify', detail: `${name}: ${program} is not on PATH` }
+        : { verdict: 'ok', name: 'notify', detail: `${name}: ${found}, for ${events}` };
+    }
+    const variables = [
+      ['urlEnv', notifier.urlEnv],
+      ...(notifier.kind === 'webhook' ? [['secretEnv', notifier.secretEnv]] : []),
+      ...(notifier.kind === 'ntfy' ? [['tokenEnv', notifier.tokenEnv]] : []),
+    ].filter((pair): pair is [string, string] => pair[1] !== undefined);
+    const unset = variables.filter(([, variable]) => (env[variable] ?? '') === '');
+    return unset.length > 0
+      ? {
+          verdict: 'FAIL',
+          name: 'notify',
+          detail: `${name}: ${unset.map(([key, variable]) => `${variable} (${key})`).join(', ')} not set: it would not be sent`,
+        }
+      : { verdict: 'ok', name: 'notify', detail: `${name}, for ${events}` };
+  });
+}
+
+/**
  * Git mode, the gates and the items: git is found when git mode is on, each configured gate's
  * program is found, and every unfinished item passes the checks of `ralph add` (its base, its
  * gates, its persona and work dir).
@@ -401,6 +435,7 @@ async function checkWork(
     );
   }
   if (config.forge !== undefined) checks.push(...(await checkForge(workspace, env)));
+  checks.push(...checkNotify(workspace, env));
   // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   for (const item of items.filter((i) => ['pending', 'interrupted'].includes(i.status))) {
