@@ -49,6 +49,7 @@ export function entryId(now: number, sequence: number, what: string): string {
  */
 export class Outbox {
   readonly sentDir: string;
+  private made: Promise<void> | undefined;
 
   constructor(readonly dir: string) {
     this.sentDir = path.join(dir, 'sent');
@@ -60,7 +61,12 @@ export class Outbox {
 
   /** Writes an entry (new, or with its deliveries updated). */
   async put(entry: OutboxEntry): Promise<void> {
-    await makePrivateDirs(this.sentDir);
+    // Made once: a message a try would otherwise ask for its directories again.
+    this.made ??= makePrivateDirs(this.sentDir).catch((error: unknown) => {
+      this.made = undefined;
+      throw error;
+    });
+    await this.made;
     await writeJsonAtomically(this.fileOf(entry.id), entry);
   }
 

@@ -1,4 +1,5 @@
 import { exponentialBackoffMs } from '../lib/backoff.js';
+import { serialized } from '../lib/serialized.js';
 import { DeliveryError } from './channels.js';
 import type { NotifyMessage, Target } from './message.js';
 import type { Delivery, Outbox, OutboxEntry } from './outbox.js';
@@ -33,8 +34,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * receiver that is down or hangs never holds the night back.
  */
 export class Postman {
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly rounds = serialized(() => this.round());
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly stopping = new AbortController();
@@ -64,20 +64,7 @@ export class Postman {
 
   /** Delivers what is due now (what an earlier runner left, a new message). */
   kick(): void {
-    if (this.stopping.signal.aborted) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.running = this.round()
-      .catch(() => undefined)
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    if (!this.stopping.signal.aborted) this.rounds.kick();
   }
 
   /**
@@ -90,7 +77,7 @@ export class Postman {
     const timer = setTimeout(() => this.stopping.abort(), graceMs);
     try {
       for (;;) {
-        while (this.running !== undefined) await this.running;
+        await this.rounds.idle();
         const next = await this.nextDue();
         if (next === undefined || next > deadline || this.stopping.signal.aborted) break;
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - now())));
@@ -100,7 +87,7 @@ export class Postman {
       clearTimeout(timer);
       this.stopping.abort();
       clearTimeout(this.timer);
-      await this.running;
+      await this.rounds.idle();
     }
   }
 

@@ -1,4 +1,4 @@
-import type { OutboxEntry } from './outbox.js';
+import type { Outbox, OutboxEntry } from './outbox.js';
 import { targetName } from './message.js';
 
 /** The notifications of a span: how many went out, wait, were given up, and the latest. */
@@ -56,4 +56,12 @@ export function notificationsReport(
       })),
     })),
   };
+}
+
+/** The notifications report of a workspace's outbox, since `since`. */
+export async function outboxReport(
+  outbox: Outbox,
+  since?: number,
+): Promise<NotificationsReport | undefined> {
+  return notificationsReport(await outbox.sent(), await outbox.waiting(), since);
 }

@@ -6,6 +6,7 @@ import { entryId, Outbox } from '../notify/outbox.js';
 import { Postman } from '../notify/postman.js';
 import type { Item } from '../queue/item.js';
 import { writtenBack } from '../queue/transitions.js';
+import { serialized } from '../lib/serialized.js';
 import type { RunnerContext } from './context.js';
 import type { EventName } from './events.js';
 import { NightNotes } from './notify-messages.js';
@@ -52,33 +53,6 @@ function endComment(item: Item): string {
     ...(where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`]),
     `${item.sessions.length} session${item.sessions.length === 1 ? '' : 's'}, $${item.costUsd.toFixed(2)}.`,
   ].join('\n\n');
-}
-
-/** Runs `work` alone: a call while it runs asks for one more round after it. */
-function serialized(work: () => Promise<void>): { kick(): void; idle(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let again = false;
-  const kick = (): void => {
-    if (running !== undefined) {
-      again = true;
-      return;
-    }
-    running = work()
-      .catch(() => undefined)
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-  };
-  return {
-    kick,
-    idle: async () => {
-      while (running !== undefined) await running;
-    },
-  };
 }
 
 /**

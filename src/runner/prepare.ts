@@ -19,7 +19,7 @@ import type { Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
 import type { PreparationError } from './preparation-error.js';
-import { taskText } from './source-text.js';
+import { taskText } from './task-text.js';
 import { render } from '../template/render.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { loadPersona, type Persona } from '../persona/persona.js';

@@ -157,10 +157,10 @@ export async function applyImport(
   options: { untrusted: boolean; names: FieldNames; searchPath: string | undefined; now: number },
 ): Promise<void> {
   const added = steps.flatMap((s) => (s.kind === 'add' ? [s.item] : []));
-  for (const item of added) {
-    await checkRunnable(workspace, item, options.names, options.searchPath);
-    if (options.untrusted && item.agent !== undefined) await refuseBypassPersona(workspace, item);
-  }
+  for (const item of added) await checkRunnable(workspace, item, options.names, options.searchPath);
+  if (options.untrusted)
+    for (const agent of new Set(added.flatMap((i) => (i.agent === undefined ? [] : [i.agent]))))
+      await refuseBypassPersona(workspace, agent);
   if (added.length > 0) {
     const closure = await queue.dependencyClosure(added.flatMap((i) => i.dependsOn));
     for (const item of added) checkDependencies(item, [...closure, ...added], options.names);
@@ -177,12 +177,12 @@ export async function applyImport(
 }
 
 /** A persona that turns permission checks off is no place for an issue's text. */
-async function refuseBypassPersona(workspace: Workspace, item: Item): Promise<void> {
-  const file = personaFile(workspace.paths.agents, item.agent ?? '');
-  const persona = parsePersona(item.agent ?? '', file, await fsp.readFile(file, 'utf8'));
+async function refuseBypassPersona(workspace: Workspace, agent: string): Promise<void> {
+  const file = personaFile(workspace.paths.agents, agent);
+  const persona = parsePersona(agent, file, await fsp.readFile(file, 'utf8'));
   if (persona.settings.permissionMode === 'bypassPermissions')
     throw new InputError(
-      `import.persona ${item.agent}: its permissionMode is bypassPermissions, and issues are written by anyone: give imported issues a persona with an allowlist`,
+      `import.persona ${agent}: its permissionMode is bypassPermissions, and issues are written by anyone: give imported issues a persona with an allowlist`,
       'import.persona',
     );
 }

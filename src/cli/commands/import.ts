@@ -7,7 +7,6 @@ import { InputError, RalphError, isErrnoException } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
-import type { Queue } from '../../queue/queue.js';
 import { SourceError, type SourceEntry } from '../../sources/entry.js';
 import { issueEntries } from '../../sources/issues.js';
 import { planEntries, planText } from '../../sources/plan.js';
@@ -46,12 +45,12 @@ async function gitHubEntries(
   workspace: Workspace,
   repo: string,
   query: IssueQuery,
-  queue: Queue,
+  items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
   try {
     const forge = await openIssues(workspace.config.forge, repo, env);
-    return await issueEntries(forge, repo, query, await queue.list());
+    return await issueEntries(forge, repo, query, items);
   } catch (error) {
     if (!(error instanceof ForgeError)) throw error;
     throw new RalphError(
@@ -68,7 +67,7 @@ async function entriesOf(
   workspace: Workspace,
   source: string,
   options: Record<string, unknown>,
-  queue: Queue,
+  items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
   const github = GITHUB.exec(source);
@@ -76,7 +75,7 @@ async function entriesOf(
     const query: IssueQuery = {};
     for (const key of ['label', 'milestone', 'assignee'] as const)
       if (typeof options[key] === 'string') query[key] = options[key];
-    return gitHubEntries(workspace, github[1] ?? '', query, queue, env);
+    return gitHubEntries(workspace, github[1] ?? '', query, items, env);
   }
   for (const flag of ['label', 'milestone', 'assignee'])
     if (options[flag] !== undefined)
@@ -143,8 +142,9 @@ export async function importWorkCommand(
   const defaults = untrusted ? untrustedDefaults(workspace, flags, flagOf) : flags;
   const dryRun = options.dryRun === true;
   const steps = await withQueue(workspace, env, async (queue) => {
-    const entries = await entriesOf(workspace, source, options, queue, env);
-    const planned = planImport(entries, await queue.list(), {
+    const items = await queue.list();
+    const entries = await entriesOf(workspace, source, options, items, env);
+    const planned = planImport(entries, items, {
       defaults,
       chain: options.chain === true,
       now,

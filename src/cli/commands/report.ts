@@ -10,7 +10,7 @@ import {
 } from '../../archive/report.js';
 import { addUsd } from '../../lib/usd.js';
 import { Outbox } from '../../notify/outbox.js';
-import { notificationsReport, type NotificationsReport } from '../../notify/report.js';
+import { outboxReport, type NotificationsReport } from '../../notify/report.js';
 import { importedReport, type ImportedItem } from '../../queue/source-text.js';
 import { withQueue } from '../../queue/open.js';
 import { formatDuration } from '../../lib/duration.js';
@@ -95,8 +95,7 @@ export async function reportCommand(
   const pullRequests = pullRequestsReport(entries, items);
   const egress = egressReport(entries);
   const imported = importedReport(items, new Set(entries.map((e) => e.itemId)));
-  const outbox = new Outbox(workspace.paths.outbox);
-  const notifications = notificationsReport(await outbox.sent(), await outbox.waiting(), since);
+  const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
   if (options.json) {
     output.out(
       JSON.stringify(

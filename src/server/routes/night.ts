@@ -1,5 +1,5 @@
 import { Outbox } from '../../notify/outbox.js';
-import { notificationsReport } from '../../notify/report.js';
+import { outboxReport } from '../../notify/report.js';
 import { importedReport } from '../../queue/source-text.js';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -67,7 +67,6 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const items = await ctx.queue.list();
     const landing = landingReport(spanned, items);
     const pullRequests = pullRequestsReport(spanned, items);
-    const outbox = new Outbox(ctx.workspace.paths.outbox);
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
@@ -76,7 +75,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
         pullRequests,
         egress: egressReport(spanned),
         imported: importedReport(items, new Set(spanned.map((e) => e.itemId))),
-        notifications: notificationsReport(await outbox.sent(), await outbox.waiting(), since),
+        notifications: await outboxReport(new Outbox(ctx.workspace.paths.outbox), since),
       } satisfies Report),
     );
   });
