@@ -38,6 +38,8 @@ function networkReason(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'no answer in time';
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return `cannot be reached (${cause.code})`;
+  // fetch's own refusals (a port it will not use, say) carry a message and no code.
+  if (typeof cause?.message === 'string') return `cannot be reached (${cause.message})`;
   return `cannot be reached (${error instanceof Error ? error.name : 'error'})`;
 }
 

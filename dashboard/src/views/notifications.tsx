@@ -1,12 +1,21 @@
 import type { Report } from '../api.js';
 import { when } from '../format.js';
 
+/** Past this many imported items the list is folded: the report's tables stay in view. */
+const UNFOLDED = 10;
+
 /** The imported items of the span: where each came from (its issue linked), where it stands. */
 export function ImportedSummary({ imported }: { imported: Report['imported'] }) {
   if (imported === undefined) return null;
+  const byStatus = new Map<string, number>();
+  for (const i of imported) byStatus.set(i.status, (byStatus.get(i.status) ?? 0) + 1);
+  const counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');
   return (
-    <div class="imported" id="imported">
-      <b>Imported</b> · {imported.length} item{imported.length === 1 ? '' : 's'}
+    <details class="imported" id="imported" open={imported.length <= UNFOLDED}>
+      <summary>
+        <b>Imported</b> · {imported.length} item{imported.length === 1 ? '' : 's'}
+        <span class="dim"> · {counts}</span>
+      </summary>
       <ul class="failures">
         {imported.map((i) => (
           <li key={i.itemId}>
@@ -23,7 +32,7 @@ export function ImportedSummary({ imported }: { imported: Report['imported'] }) 
           </li>
         ))}
       </ul>
-    </div>
+    </details>
   );
 }
 
@@ -51,12 +60,15 @@ export function NotificationsSummary({
             <li key={`${m.at}-${m.title}`}>
               <span class="dim">{when(m.at)}</span> {m.title}
               <div class="dim">
-                {m.targets.map((t) => (
-                  <span key={t.target} class={t.sentAt === undefined ? 'bad' : 'ok'}>
-                    {t.target}{' '}
-                    {t.sentAt !== undefined
-                      ? 'sent'
-                      : `not sent: ${t.error ?? 'not tried yet'}${t.retryAt === undefined ? '' : `, again ${when(t.retryAt)}`}`}{' '}
+                {m.targets.map((t, n) => (
+                  <span key={t.target}>
+                    {n > 0 && ' · '}
+                    <span class={t.sentAt === undefined ? 'bad' : 'ok'}>
+                      {t.target}{' '}
+                      {t.sentAt !== undefined
+                        ? 'sent'
+                        : `not sent: ${t.error ?? 'not tried yet'}${t.retryAt === undefined ? '' : `, again ${when(t.retryAt)}`}`}
+                    </span>
                   </span>
                 ))}
               </div>
