@@ -1,11 +1,12 @@
 import type { CliName } from '../config/cli-names.js';
-import type {
-  Config,
-  ForgeConfig,
-  Gate,
-  LandChoice,
-  SandboxChoice,
-  SessionSettings,
+import {
+  cliOfFallback,
+  type Config,
+  type ForgeConfig,
+  type Gate,
+  type LandChoice,
+  type SandboxChoice,
+  type SessionSettings,
 } from '../config/schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
@@ -48,6 +49,64 @@ export function resolveSettings(
     disallowedTools: pick('disallowedTools') ?? defaults.disallowedTools,
     permissionMode: pick('permissionMode') ?? defaults.permissionMode,
   };
+}
+
+/** A CLI a session may fall back on, and the model to ask it for (its default: none named). */
+export interface FallbackCli {
+  cli: CliName;
+  model?: string;
+}
+
+/** The fallback after precedence. */
+export interface FallbackSettings {
+  /** In order of preference; empty: the session waits for its own CLI. */
+  clis: FallbackCli[];
+  /** A limit that resets within this many seconds is waited for instead. */
+  afterSeconds: number;
+  handoverChars: number;
+}
+
+/** A five-hour window's reset is worth waiting for; a weekly one is not. */
+export const FALLBACK_AFTER_SECONDS = 15 * 60;
+export const HANDOVER_CHARS = 12_000;
+
+/**
+ * The fallback of a session on `ownCli`: each key the item's, else the persona's, else the
+ * workspace's. The workspace's list leaves out the CLI the item runs on (it is there for items
+ * on the default CLI); a list the item or persona gives with its own CLI is refused earlier.
+ */
+export function resolveFallback(
+  defaults: Config['defaults'],
+  layers: readonly SessionSettings[],
+  ownCli: CliName,
+): FallbackSettings {
+  const pick = <K extends 'clis' | 'after' | 'handoverChars'>(key: K) => {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const value = layers[i]?.fallback?.[key];
+      if (value !== undefined) return value;
+    }
+    return defaults.fallback?.[key];
+  };
+  const clis = (pick('clis') ?? [])
+    .map((choice) => (typeof choice === 'string' ? { cli: choice } : choice))
+    .filter((choice) => choice.cli !== ownCli);
+  return {
+    clis,
+    afterSeconds: pick('after') ?? FALLBACK_AFTER_SECONDS,
+    handoverChars: pick('handoverChars') ?? HANDOVER_CHARS,
+  };
+}
+
+/** Why the fallback list an item or its persona gives cannot be (it names the session's own CLI). */
+export function fallbackRefusal(
+  layers: readonly SessionSettings[],
+  ownCli: CliName,
+): string | undefined {
+  const clis = layers.findLast((layer) => layer.fallback?.clis !== undefined)?.fallback?.clis;
+  const own = clis?.find((choice) => cliOfFallback(choice) === ownCli);
+  return own === undefined
+    ? undefined
+    : `fallback.clis names "${ownCli}", the CLI the item runs on: a fallback is another CLI`;
 }
 
 /** What the item and its persona set themselves, before the workspace defaults. */

@@ -21,6 +21,8 @@ export const IndexEntrySchema = z.looseObject({
   tokens: SessionTokensSchema.optional(),
   /** The agent CLI that ran it (lines of older versions: claude). */
   cli: z.string().default('claude'),
+  /** Run on a fallback: the CLI it stood in for. */
+  fallbackFrom: z.string().optional(),
   persona: z.string().optional(),
   /** The sandbox's refusals: how many, and the distinct `host:port`s refused (first hundred). */
   egressBlocked: z.number().optional(),

@@ -28,6 +28,7 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     costEstimated: record.result?.costEstimated,
     tokens: record.tokens,
     cli: record.cli,
+    fallbackFrom: record.fallback?.cli,
     persona: record.persona,
     branch: record.git?.branch,
     ...(record.egressBlocked === undefined

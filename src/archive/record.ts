@@ -75,6 +75,10 @@ export const SessionRecordFields = z.looseObject({
   /** The command as run, secrets redacted. */
   command: z.array(z.string()),
   resumedFrom: z.string().optional(),
+  /** Run on a fallback CLI: the CLI it stood in for, and why that one was held. */
+  fallback: z.object({ cli: z.string(), reason: z.string() }).optional(),
+  /** Characters of the handover its prompt held (what a session of another CLI did before it). */
+  handoverChars: z.number().optional(),
   persona: z.string().optional(),
   conversationId: z.string().optional(),
   model: z.string().optional(),

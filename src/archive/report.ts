@@ -74,16 +74,45 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
   return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key));
 }
 
+/** Sessions run on a fallback CLI, by the CLI they ran on and the one they stood in for. */
+export interface FallbackReport {
+  sessions: number;
+  costUsd: number;
+  costEstimated: boolean;
+  pairs: { cli: string; for: string; sessions: number; costUsd: number }[];
+}
+
+/** The sessions of `entries` that ran on a fallback CLI; none: undefined. */
+export function fallbackReport(entries: readonly IndexEntry[]): FallbackReport | undefined {
+  const pairs = new Map<string, FallbackReport['pairs'][number]>();
+  const report: FallbackReport = { sessions: 0, costUsd: 0, costEstimated: false, pairs: [] };
+  for (const e of entries) {
+    if (e.fallbackFrom === undefined) continue;
+    report.sessions++;
+    report.costUsd = addUsd(report.costUsd, e.costUsd);
+    if (e.costEstimated === true) report.costEstimated = true;
+    const key = `${e.cli} ${e.fallbackFrom}`;
+    const pair = pairs.get(key) ?? { cli: e.cli, for: e.fallbackFrom, sessions: 0, costUsd: 0 };
+    pair.sessions++;
+    pair.costUsd = addUsd(pair.costUsd, e.costUsd);
+    pairs.set(key, pair);
+  }
+  if (report.sessions === 0) return undefined;
+  return { ...report, pairs: [...pairs.values()] };
+}
+
 /** Outcomes, cost and time per day, per item and per agent CLI, oldest first (`--json`). */
 export function reportOf(entries: readonly IndexEntry[]): {
   byDay: ReportGroup[];
   byItem: ReportGroup[];
   byCli: ReportGroup[];
+  fallbacks?: FallbackReport;
 } {
   return {
     byDay: group(entries, (e) => e.startedAt.slice(0, 10)),
     byItem: group(entries, (e) => e.itemId),
     byCli: group(entries, (e) => e.cli),
+    fallbacks: fallbackReport(entries),
   };
 }
 
@@ -237,6 +266,18 @@ export function sandboxLines(record: SessionRecord): string[] {
     `Sandbox:  ${record.sandbox.kind}, network ${record.sandbox.network}${blocked.length === 0 ? ', nothing refused' : ''}`,
     ...blocked.map((b) => `Blocked:  ${b.host}:${b.port} at ${b.at} (by the ${b.by})`),
     ...(more > 0 ? [`Blocked:  … and ${more} more (state/iteration.log has each)`] : []),
+  ];
+}
+
+/** A session run on a fallback CLI, for people: for which CLI, why, and what it was handed. */
+export function fallbackLines(record: SessionRecord): string[] {
+  if (record.fallback === undefined) return [];
+  const handed =
+    record.handoverChars === undefined
+      ? 'nothing handed over'
+      : `handed over ${record.handoverChars} characters of what the session before it did`;
+  return [
+    `Fallback: ${record.cli} for ${record.fallback.cli} (${record.fallback.reason}); ${handed}`,
   ];
 }
 

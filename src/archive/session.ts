@@ -38,6 +38,8 @@ export interface NewSession {
   /** The command, secrets already masked. */
   command: string[];
   resumedFrom?: string;
+  fallback?: SessionRecord['fallback'];
+  handoverChars?: number;
   persona?: string;
   yolo: boolean;
   limits: SessionRecord['limits'];

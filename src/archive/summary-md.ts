@@ -1,7 +1,7 @@
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import type { SessionRecord } from './record.js';
-import { costLine } from './report.js';
+import { costLine, fallbackLines } from './report.js';
 
 /** The human-readable `<id>-summary.md` of a finished session. */
 export function sessionSummaryMarkdown(
@@ -27,6 +27,7 @@ export function sessionSummaryMarkdown(
     `- Agent: ${record.cli}, session ${record.conversationId ?? '(none reported)'}${
       record.resumedFrom ? ` (resumed)` : ''
     }${record.model ? `, model ${record.model}` : ''}`,
+    ...fallbackLines(record).map((line) => `- ${line}`),
     `- Work dir: ${record.workDir}`,
   ];
   if (record.exit) {

@@ -34,6 +34,7 @@ const FLAG_OF: Record<string, string> = {
   gates: '--gate',
   land: '--land',
   sandbox: '--sandbox',
+  fallback: '--fallback',
 };
 
 const number = (flag: string, value: unknown, integer: boolean) =>
@@ -127,6 +128,16 @@ export async function fieldsFromFlags(
   // Only the "no": an item cannot ask for a forge the workspace does not set.
   if (o.forge === false) set('forge', false);
   if (typeof o.sandbox === 'string') set('sandbox', { kind: o.sandbox });
+  const fallback = list(o.fallback);
+  if (fallback !== undefined)
+    set('fallback', {
+      clis: fallback.map((entry) => {
+        const colon = entry.indexOf(':');
+        return colon < 0
+          ? entry
+          : { cli: entry.slice(0, colon), model: entry.slice(colon + 1) || undefined };
+      }),
+    });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {

@@ -2,7 +2,7 @@ import { DEFAULT_ALLOWED_TOOLS } from './default-tools.js';
 import { z } from '../lib/zod.js';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
-import { CLI_NAMES } from './cli-names.js';
+import { CLI_NAMES, type CliName } from './cli-names.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 import { SANDBOX_KINDS, SANDBOX_NETWORKS } from './sandbox-kinds.js';
 import { NOTIFY_EVENTS } from './notify-events.js';
@@ -148,6 +148,28 @@ const GitChoiceShape = {
   sandbox: SandboxChoiceSchema.optional(),
 };
 
+/** A CLI to fall back on: its name, or its name and the model to ask it for. */
+const FallbackCliSchema = z.union([
+  z.enum(CLI_NAMES),
+  z.strictObject({ cli: z.enum(CLI_NAMES), model: z.string().min(1).optional() }),
+]);
+
+/**
+ * The CLIs a session falls back on when its own is held by a usage limit that resets later
+ * than `after`, by an exhausted credit, or has no credentials; each key overrides the
+ * workspace's (`defaults.fallback`).
+ */
+export const FallbackChoiceSchema = z.strictObject({
+  /** In order of preference; never the item's own CLI. */
+  clis: z.array(FallbackCliSchema).max(4).optional(),
+  /** A limit that resets within this is waited for instead (a five-hour window, say). */
+  after: DurationSchema.optional(),
+  /** Characters of the handover the fallback's first prompt holds. */
+  handoverChars: z.int().min(500).max(200_000).optional(),
+});
+
+export type FallbackChoice = z.output<typeof FallbackChoiceSchema>;
+
 /** Settings an item, a persona or the workspace may set for a session. */
 export const SessionSettingsSchema = z.strictObject({
   /** The agent CLI that runs the session. */
@@ -162,6 +184,7 @@ export const SessionSettingsSchema = z.strictObject({
   allowedTools: ToolListSchema.optional(),
   disallowedTools: ToolListSchema.optional(),
   permissionMode: z.enum(PERMISSION_MODES).optional(),
+  fallback: FallbackChoiceSchema.optional(),
   ...GitChoiceShape,
 });
 
@@ -301,6 +324,12 @@ const RunSchema = z.strictObject({
   maxCostUsd: z.number().positive().optional(),
   /** Items run at once (`--workers`); without git mode only items with different work dirs. */
   workers: z.int().min(1).max(16).default(1),
+  /**
+   * The share of a subscription's usage window the night leaves unspent for the person's
+   * morning: once a CLI reports its window used past `1 - reserve`, no item starts on it until
+   * the window resets. 0: off.
+   */
+  reserve: z.number().min(0).max(0.9).default(0),
 });
 
 /** Where the queue is: `state/queue.json`, or a Postgres database a fleet of runners shares. */
@@ -521,6 +550,11 @@ const LogSchema = z.strictObject({
     .default(10 * 1024 * 1024),
 });
 
+/** The CLI a fallback entry names. */
+export function cliOfFallback(choice: z.output<typeof FallbackCliSchema>): CliName {
+  return typeof choice === 'string' ? choice : choice.cli;
+}
+
 /** Names usable as template placeholders. */
 export const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -567,6 +601,15 @@ export const ConfigSchema = z
             ? '"landed" opens the land target\'s pull request, and landing is off: set "land": { "enabled": true } or "pr": "item"'
             : 'landing is on, so the night\'s branches land on one target: set "pr": "landed" (its pull request), or turn landing off for a pull request per item',
       });
+    const fallbacks = config.defaults.fallback?.clis ?? [];
+    fallbacks.forEach((choice, index) => {
+      if (cliOfFallback(choice) === config.defaults.cli)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['defaults', 'fallback', 'clis', index],
+          message: `"${config.defaults.cli}" is the workspace's own CLI (defaults.cli): a fallback is another CLI`,
+        });
+    });
     if (config.defaults.permissionMode === 'bypassPermissions' && !config.yolo) {
       ctx.addIssue({
         code: 'custom',

@@ -28,6 +28,8 @@ export interface WorkspacePaths {
   pauseAfterCurrent: string;
   /** What the runner is waiting for (a usage limit, a run window, a backoff), while it waits. */
   waiting: string;
+  /** The agent CLIs the runner holds back (a usage limit, the reserve), while it holds any. */
+  holds: string;
   budget: string;
   iterationLog: string;
   runnerLock: string;
@@ -76,6 +78,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     interruptFile: path.join(state, 'interrupt-request.txt'),
     pauseAfterCurrent: path.join(state, 'pause-after-current.txt'),
     waiting: path.join(state, 'waiting.json'),
+    holds: path.join(state, 'holds.json'),
     budget: path.join(state, 'budget.json'),
     iterationLog: path.join(state, 'iteration.log'),
     runnerLock: path.join(state, 'runner.lock'),

@@ -13,6 +13,15 @@ export interface Waiting {
   event: string;
 }
 
+/** An agent CLI the runner holds back (`state/holds.json`): no item starts on it until then. */
+export interface HeldCli {
+  cli: string;
+  /** Absent: not again in this run (its credit or its login is gone). */
+  until?: string;
+  reason: string;
+  kind: string;
+}
+
 /** A person's request to stop one running item (`state/stop/<item>.json`). */
 export interface StopRequest {
   /** Cancel the item once its session has ended, instead of putting it back in line. */
@@ -182,6 +191,33 @@ export class ControlFiles {
         : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  /** Says which CLIs are held; none: the file goes. */
+  async writeHolds(holds: readonly HeldCli[]): Promise<void> {
+    if (holds.length === 0) await fsp.rm(this.paths.holds, { force: true });
+    else await writeJsonAtomically(this.paths.holds, { holds });
+  }
+
+  /** The CLIs held, as the runner last said (a file being rewritten or edited reads as none). */
+  async readHolds(): Promise<HeldCli[]> {
+    const text = await readIfExists(this.paths.holds);
+    if (text === undefined) return [];
+    try {
+      const { holds } = JSON.parse(text) as { holds?: unknown };
+      if (!Array.isArray(holds)) return [];
+      return holds.filter(
+        (h): h is HeldCli =>
+          typeof h === 'object' &&
+          h !== null &&
+          typeof (h as HeldCli).cli === 'string' &&
+          typeof (h as HeldCli).reason === 'string' &&
+          typeof (h as HeldCli).kind === 'string' &&
+          ['string', 'undefined'].includes(typeof (h as HeldCli).until),
+      );
+    } catch {
+      return [];
     }
   }
 

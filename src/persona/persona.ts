@@ -2,7 +2,13 @@ import { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { GateSchema, LandChoiceSchema, type SessionSettings } from '../config/schema.js';
+import {
+  cliOfFallback,
+  FallbackChoiceSchema,
+  GateSchema,
+  LandChoiceSchema,
+  type SessionSettings,
+} from '../config/schema.js';
 import { InputError } from '../lib/errors.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';
@@ -40,6 +46,8 @@ export const FrontmatterSchema = z.strictObject({
   land: LandChoiceSchema.optional(),
   /** `false`: no pull request for this persona's items though the workspace sets `forge`. */
   forge: z.literal(false).optional(),
+  /** The CLIs this persona's items fall back on when theirs is held by a usage limit. */
+  fallback: FallbackChoiceSchema.optional(),
 });
 
 /** A persona: its settings for the session and its instructions. */
@@ -81,6 +89,11 @@ export function parsePersona(id: string, file: string, text: string): Persona {
   const parsed = FrontmatterSchema.safeParse(raw);
   if (!parsed.success) throw new InputError(formatIssues(`${file} (frontmatter)`, parsed.error));
   const f = parsed.data;
+  const own = f.fallback?.clis?.findIndex((choice) => cliOfFallback(choice) === f.cli) ?? -1;
+  if (f.cli !== undefined && own >= 0)
+    throw new InputError(
+      `${file} (frontmatter): fallback.clis.${own}: "${f.cli}" is the persona's own CLI (cli): a fallback is another CLI`,
+    );
   const settings: SessionSettings = {
     cli: f.cli,
     tools: f.tools,
@@ -94,6 +107,7 @@ export function parsePersona(id: string, file: string, text: string): Persona {
     gates: f.gates,
     land: f.land,
     forge: f.forge,
+    fallback: f.fallback,
   };
   return { id, file, settings, instructions: body.trim() };
 }

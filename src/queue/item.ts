@@ -19,6 +19,7 @@ export const BUILTIN_VARS = [
   'GATE_FAILURE',
   'LAND_FAILURE',
   'CHECKS_FAILURE',
+  'HANDOVER',
   'MESSAGES',
   'BRANCH',
 ] as const;

@@ -29,6 +29,7 @@ import {
 } from '../queue/transitions.js';
 import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
+import type { CliName } from '../config/cli-names.js';
 import { recordSpend } from './budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
@@ -56,6 +57,12 @@ export interface Ran {
   outcome: Outcome;
   itemStatus: ItemStatus;
   costUsd: number;
+  /** The CLI it ran on. */
+  cli: CliName;
+  /** Whether its item has a CLI to fall back on when this one is held. */
+  canFallBack: boolean;
+  /** How much of its usage window the CLI said was used, if it said. */
+  usageWindow?: StreamSummary['usageWindow'];
 }
 
 /** Refused connections kept in a session's record (all are counted, and logged). */
@@ -107,6 +114,8 @@ export class Attempt {
       cli: prepared.settings.cli,
       command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
       resumedFrom: prepared.resume,
+      fallback: prepared.fallbackFrom,
+      handoverChars: prepared.handover?.length,
       persona: prepared.persona,
       messages: given(item),
       yolo: ctx.workspace.config.yolo,
@@ -267,7 +276,7 @@ export class Attempt {
 
   private async spawnFailed(message: string, code: string | undefined) {
     const { ctx, control } = this;
-    const { item, sessionId, files } = this.init;
+    const { item, sessionId, files, prepared } = this.init;
     const unavailable = code !== undefined && SPAWN_UNAVAILABLE.has(code);
     const reason = ctx.redactor.redact(message);
     this.record = spawnFailed(this.record, reason, !unavailable, ctx.clock.now());
@@ -298,6 +307,8 @@ export class Attempt {
       outcome,
       itemStatus: 'pending' as const,
       costUsd: 0,
+      cli: prepared.settings.cli,
+      canFallBack: prepared.fallback.clis.length > 0,
     };
   }
 
@@ -535,6 +546,7 @@ export class Attempt {
             end.summary.conversationId,
             checked.gateFailure,
             prepared.resume,
+            prepared.fallback.clis.length > 0,
           ),
         ),
         {
@@ -596,6 +608,9 @@ export class Attempt {
       outcome,
       itemStatus: stopped?.status ?? settled?.status ?? 'running',
       costUsd,
+      cli: prepared.settings.cli,
+      canFallBack: prepared.fallback.clis.length > 0,
+      usageWindow: end.summary.usageWindow,
     };
   }
 

@@ -8,6 +8,7 @@ import type { RunEvents } from './events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
 import type { EgressProxy } from '../sandbox/proxy.js';
+import type { CliHolds } from './cli-holds.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {
@@ -47,6 +48,8 @@ export interface RunnerContext {
   leases: Map<string, Lease>;
   /** Work dirs held by items running without a worktree: no second item may run there. */
   workDirsInUse: Set<string>;
+  /** The agent CLIs held back by a usage limit: their items fall back or wait. */
+  cliHolds: CliHolds;
   /** Set when another runner took the workspace lock (this one stalled past its stale time). */
   lockLost: () => Error | undefined;
   /**

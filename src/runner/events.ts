@@ -44,6 +44,19 @@ export interface RunnerEvents {
   limit_wait: Wait;
   failure_backoff: Wait;
   limit_too_far: { until: string; maxLimitWait: number };
+  /** An agent CLI takes no new session until `until` (absent: not in this run). */
+  cli_held: { cli: string; until?: string; reason: string; kind: string };
+  /** A fallback CLI that could not take over: not installed (the run stops), or no login seen. */
+  fallback_unready: { cli: string; problem: string };
+  /** A session runs on a fallback CLI, its own being held; `handover`: its characters. */
+  fallback: {
+    item: string;
+    session: string;
+    cli: string;
+    from: string;
+    reason: string;
+    handover: number;
+  };
   item_rejected: { item: string; reason: string };
   workspace_fault: { item: string; reason: string };
   items_cannot_run: { items: { id: string; reason: string }[] };

@@ -85,6 +85,8 @@ export function settlementFor(
   gateFailure?: string,
   /** The conversation the session resumed, if it was a resumption. */
   resumed?: string,
+  /** The item may run on another CLI while this one's usage limit lasts. */
+  canFallBack = false,
 ): Settlement {
   const failed = (): Extract<Settlement, { kind: 'failed' }> => ({
     kind: 'failed',
@@ -106,7 +108,8 @@ export function settlementFor(
     case 'disk_full':
       return { kind: 'interrupted', reason: outcome.message, costUsd, conversationId };
     case 'rate_limited':
-      return released(outcome.waitUntil);
+      // Held till the reset, unless another CLI may take it now (the runner decides which).
+      return released(canFallBack ? undefined : outcome.waitUntil);
     case 'stopped':
       // A resumption stopped by the runner keeps the conversation it went on with.
       return released(undefined, resumed === undefined ? undefined : (conversationId ?? resumed));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sessionFiles } from '../archive/paths.js';
+import type { CliName } from '../config/cli-names.js';
 import type { Item } from '../queue/item.js';
 import { Attempt, type Ran } from './attempt.js';
 import type { RunnerContext } from './context.js';
@@ -19,7 +20,9 @@ export type IterationResult =
   /** The workspace is at fault (every item would fail alike): item given back, night paused. */
   | { kind: 'workspace_fault'; itemId: string; reason: string }
   /** The agent could not be started at all: no item can run. */
-  | { kind: 'agent_unavailable'; itemId: string; reason: string };
+  | { kind: 'agent_unavailable'; itemId: string; reason: string }
+  /** Every CLI the item may use is held (a usage limit): item given back, no attempt spent. */
+  | { kind: 'held'; itemId: string; cli: CliName; until: number; reason: string };
 
 /**
  * One iteration: claim the next item, prepare its session, and run it as an `Attempt`, or
@@ -63,8 +66,22 @@ async function prepareAndRun(
     parentEnv: ctx.parentEnv,
     cache: ctx.files,
     budgetLeftUsd,
+    holds: { of: (cli) => ctx.cliHolds.of(cli, ctx.clock.now()), now: ctx.clock.now() },
   });
   if ('reason' in prepared) return refuse(ctx, control, item, prepared);
+  if ('held' in prepared) {
+    await settleItem(ctx, control, item, { kind: 'released', costUsd: 0 });
+    return { kind: 'held', itemId: item.id, ...prepared.held };
+  }
+  if (prepared.fallbackFrom !== undefined)
+    ctx.events.warn('fallback', {
+      item: item.id,
+      session: sessionId,
+      cli: prepared.settings.cli,
+      from: prepared.fallbackFrom.cli,
+      reason: prepared.fallbackFrom.reason,
+      handover: prepared.handover?.length ?? 0,
+    });
   // In its own worktree, the item no longer holds the shared work dir.
   if (prepared.checkout !== undefined && claim.workDir !== undefined)
     ctx.workDirsInUse.delete(claim.workDir);

@@ -11,6 +11,8 @@ import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from './run-result.js';
 import { ChecksStage } from './checks.js';
 import { Lander } from './landing.js';
+import type { CliName } from '../config/cli-names.js';
+import type { CliHold } from './cli-holds.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -339,6 +341,8 @@ class Night {
         return 'stop';
       case 'ran':
         return this.afterSession(turn);
+      case 'held':
+        return this.afterLimit(turn.until, turn.reason);
     }
   }
 
@@ -387,10 +391,26 @@ class Night {
     // a limit, a stop) is told by the run's other exit codes.
     if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
-    if ('pauseReason' in outcome) await this.pause(outcome.pauseReason);
+    this.holdReserve(turn);
+    // An item that may run on another CLI goes on there: its own CLI is held, not the night.
+    if ('pauseReason' in outcome) {
+      if (turn.canFallBack)
+        this.holdCli(turn.cli, {
+          until: Infinity,
+          reason: outcome.message,
+          kind: outcome.kind === 'credit_exhausted' ? 'credit' : 'credentials',
+        });
+      else await this.pause(outcome.pauseReason);
+    }
     await this.countFailure(turn);
     if (this.control.requested !== undefined) return 'stop';
     const waitUntil = outcome.kind === 'rate_limited' ? this.limitWaitUntil(outcome) : undefined;
+    if (waitUntil !== undefined)
+      this.holdCli(turn.cli, {
+        until: waitUntil + config.run.limitMargin * 1000,
+        reason: outcome.message,
+        kind: 'limit',
+      });
     if (options.once) {
       const pauseReason =
         outcome.kind === 'success' ? undefined : await ctx.controlFiles.pauseReason();
@@ -399,22 +419,11 @@ class Night {
         result.limited = { until: waitUntil, message: outcome.message };
       return 'stop';
     }
+    // The next claim falls back, or is held (and waited for) if the limit is near.
+    if (waitUntil !== undefined && turn.canFallBack) return 'again';
     if (waitUntil !== undefined) {
-      // A drained run waits for a reset that is near (a 5-hour window), not for one days away.
-      if (options.drain && waitUntil - ctx.clock.now() > config.run.maxLimitWait * 1000) {
-        ctx.events.warn('limit_too_far', {
-          until: new Date(waitUntil).toISOString(),
-          maxLimitWait: config.run.maxLimitWait,
-        });
-        result.limited = { until: waitUntil, message: outcome.message };
-        return 'stop';
-      }
       // A usage limit: nothing can run until it resets, whatever the item.
-      await this.waitUntil(
-        waitUntil + config.run.limitMargin * 1000,
-        outcome.message,
-        'limit_wait',
-      );
+      return this.afterLimit(waitUntil + config.run.limitMargin * 1000, outcome.message);
     } else if (this.consecutiveFailures > 0) {
       const backoff = exponentialBackoffMs(
         this.consecutiveFailures,
@@ -430,6 +439,56 @@ class Night {
       await ctx.wait({ ms: config.run.delay * 1000, signal: this.control.signal });
     }
     return 'again';
+  }
+
+  /**
+   * Nothing may start before `until` (a usage limit's reset): the run waits for it, unless it
+   * is `--once`, or a drained run's reset is days away (a weekly limit) rather than hours.
+   */
+  private async afterLimit(until: number, reason: string): Promise<'stop' | 'again'> {
+    const { ctx, options, result } = this;
+    const { config } = ctx.workspace;
+    if (options.once) {
+      result.limited = { until, message: reason };
+      return 'stop';
+    }
+    if (options.drain && until - ctx.clock.now() > config.run.maxLimitWait * 1000) {
+      ctx.events.warn('limit_too_far', {
+        until: new Date(until).toISOString(),
+        maxLimitWait: config.run.maxLimitWait,
+      });
+      result.limited = { until, message: reason };
+      return 'stop';
+    }
+    await this.waitUntil(until, reason, 'limit_wait');
+    return 'again';
+  }
+
+  /** Holds a CLI back (said in the log and in status) until `hold.until`. */
+  private holdCli(cli: CliName, hold: CliHold): void {
+    this.ctx.cliHolds.hold(cli, hold);
+    this.ctx.events.warn('cli_held', {
+      cli,
+      ...(Number.isFinite(hold.until) ? { until: new Date(hold.until).toISOString() } : {}),
+      reason: hold.reason,
+      kind: hold.kind,
+    });
+  }
+
+  /**
+   * `run.reserve`: a CLI that reports its subscription's window used past what the night may
+   * spend takes no new item until the window resets (what is left is the person's morning).
+   */
+  private holdReserve({ cli, usageWindow }: Ran): void {
+    const { reserve } = this.ctx.workspace.config.run;
+    if (reserve <= 0 || usageWindow?.resetsAt === undefined) return;
+    if (usageWindow.utilization < 1 - reserve) return;
+    const window = usageWindow.rateLimitType ?? 'usage';
+    this.holdCli(cli, {
+      until: usageWindow.resetsAt * 1000,
+      reason: `${cli} has used ${Math.round(usageWindow.utilization * 100)}% of its ${window} window; run.reserve keeps ${Math.round(reserve * 100)}% of it for the morning`,
+      kind: 'reserve',
+    });
   }
 
   /** When a usage or rate limit lets the night go on: its reset, or a growing backoff. */

@@ -8,11 +8,22 @@ import { bubblewrapOf, probeSandbox } from '../sandbox/probe.js';
 import { cliNamed, cliRefusal, commandOf, type AgentCli } from '../agent/clis/index.js';
 import { buildAgentEnv } from '../agent/env.js';
 import {
+  fallbackRefusal,
+  resolveFallback,
   resolveSettings,
   resolveWork,
+  type FallbackSettings,
   type ResolvedSettings,
   type WorkSettings,
 } from '../agent/settings.js';
+import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
+import { sessionFiles } from '../archive/paths.js';
+import type { CliName } from '../config/cli-names.js';
+import type { SessionSettings } from '../config/schema.js';
+import { readIfExists } from '../lib/fs.js';
+import type { CliHold } from './cli-holds.js';
+import { chooseCli } from './fallback.js';
+import { handoverText, sessionWork } from './handover.js';
 import { checkoutFor, type CheckoutStep } from './checkout.js';
 import type { Checkout } from '../git/worktree.js';
 import type { Workspace } from '../config/workspace.js';
@@ -57,6 +68,17 @@ export interface PreparedSession {
   /** The names of the secret-looking variables the agent was given (its credentials). */
   passedSecrets: string[];
   resume?: string;
+  /** The CLIs the item may fall back on (empty: it waits for its own). */
+  fallback: FallbackSettings;
+  /** Run on a fallback: the CLI it stands in for, and why that one is held. */
+  fallbackFrom?: { cli: CliName; reason: string };
+  /** What the session before it, on another CLI, did (in its prompt as `{{HANDOVER}}`). */
+  handover?: string;
+}
+
+/** No CLI the item may use is free now: it waits, its attempt given back. */
+export interface HeldSession {
+  held: { cli: CliName; until: number; reason: string };
 }
 
 /** What the session is told about itself, and where its files go. */
@@ -117,6 +139,8 @@ export interface PreparationRequest {
   budgetLeftUsd?: number;
   /** `plan`: git mode makes no worktree (`ralph run --dry-run` writes nothing). */
   mode?: 'make' | 'plan';
+  /** The CLIs the runner holds back now (a usage limit): the session falls back, or waits. */
+  holds?: { of: (cli: CliName) => CliHold | undefined; now: number };
 }
 
 /** What the item, its persona and the workspace settle between them, before anything is made. */
@@ -124,6 +148,9 @@ export interface Resolution {
   persona?: Persona;
   settings: ResolvedSettings;
   work: WorkSettings;
+  fallback: FallbackSettings;
+  /** The item's settings over its persona's, as given (before the workspace's defaults). */
+  layers: SessionSettings[];
 }
 
 /**
@@ -132,10 +159,19 @@ export interface Resolution {
  * a process is spawned.
  */
 export async function prepareSession(
+  request: PreparationRequest & Required<Pick<PreparationRequest, 'holds'>>,
+): Promise<PreparedSession | PreparationError | HeldSession>;
+export async function prepareSession(
+  request: Omit<PreparationRequest, 'holds'>,
+): Promise<PreparedSession | PreparationError>;
+export async function prepareSession(
   request: PreparationRequest,
-): Promise<PreparedSession | PreparationError> {
-  const resolved = await resolveSession(request);
-  if ('reason' in resolved) return resolved;
+): Promise<PreparedSession | PreparationError | HeldSession> {
+  const own = await resolveSession(request);
+  if ('reason' in own) return own;
+  const chosen = onFreeCli(request, own);
+  if ('held' in chosen) return chosen;
+  const { resolved, fallbackFrom } = chosen;
   const { persona, settings, work } = resolved;
   const unsandboxable = await sandboxProblem(request, resolved);
   if (unsandboxable !== undefined) return unsandboxable;
@@ -145,14 +181,28 @@ export async function prepareSession(
   const { workspace, item, identity } = request;
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
+  const previous = await previousSession(request);
+  // A conversation is resumed on the CLI that holds it; another CLI is handed the work over.
+  const handover =
+    previous === undefined || previous.cli === settings.cli
+      ? undefined
+      : handoverText(
+          await sessionWork(
+            previous,
+            sessionFiles(workspace.paths.sessions, previous.sessionId).stdout,
+            item.gateFailure,
+            checkout,
+          ),
+          resolved.fallback.handoverChars,
+        );
   const rendered = await renderBootstrap(
     workspace,
     request.cache,
-    bootstrapValues(request, settings.workDir, body, checkout),
+    bootstrapValues(request, settings.workDir, body, checkout, handover),
   );
   if (typeof rendered !== 'string') return rendered;
   // Set only while the item waits to be resumed after an interruption.
-  const resume = item.conversationId;
+  const resume = handover === undefined ? item.conversationId : undefined;
   const cli = cliNamed(settings.cli);
   const { config, paths } = workspace;
   const { env, secrets, passedSecrets } = buildAgentEnv(request.parentEnv, {
@@ -186,7 +236,12 @@ export async function prepareSession(
     const problem = await gateProgramProblem(gate, settings.workDir, env.PATH);
     if (problem !== undefined) return { reason: problem, scope: 'item' };
   }
-  const prompt = await promptOf(request, resolved, rendered, checkout);
+  // A template of an older release has no {{HANDOVER}}: the handover is added at its end.
+  const bootstrap =
+    handover === undefined || rendered.includes(handover)
+      ? rendered
+      : `${rendered}\n\n## Handover\n\n${handover}\n`;
+  const prompt = await promptOf(request, resolved, bootstrap, checkout);
   if (prompt.sizes.total > PROMPT_CAP_CHARS) {
     return {
       reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
@@ -208,7 +263,72 @@ export async function prepareSession(
     secrets,
     passedSecrets,
     resume,
+    fallback: resolved.fallback,
+    fallbackFrom,
+    handover,
   };
+}
+
+/**
+ * The item's own CLI, or a fallback when its own is held (its settings made the fallback's:
+ * its CLI and model), or the hold it waits for.
+ */
+function onFreeCli(
+  { holds }: PreparationRequest,
+  own: Resolution,
+): { resolved: Resolution; fallbackFrom?: { cli: CliName; reason: string } } | HeldSession {
+  if (holds === undefined) return { resolved: own };
+  const on = (cli: CliName, model: string | undefined): ResolvedSettings => ({
+    ...own.settings,
+    cli,
+    model,
+  });
+  const choice = chooseCli({
+    own: own.settings.cli,
+    fallback: own.fallback,
+    now: holds.now,
+    held: holds.of,
+    refuses: ({ cli, model }) => cliRefusal(on(cli, model), own.layers, own.work.sandbox),
+  });
+  switch (choice.kind) {
+    case 'own':
+      return { resolved: own };
+    case 'held':
+      return { held: { cli: choice.cli, until: choice.until, reason: choice.reason } };
+    case 'fallback':
+      return {
+        resolved: { ...own, settings: on(choice.to.cli, choice.to.model) },
+        fallbackFrom: { cli: choice.from, reason: choice.reason },
+      };
+  }
+}
+
+/** Sessions of the item's history read back for the one before this: a few, newest first. */
+const PREVIOUS_LOOKBACK = 3;
+
+/**
+ * The item's last session before this one that left a record (a claim given back before
+ * anything ran leaves none).
+ */
+async function previousSession({
+  workspace,
+  item,
+  identity,
+}: PreparationRequest): Promise<SessionRecord | undefined> {
+  const ids = item.sessions.filter((id) => id !== identity.sessionId).slice(-PREVIOUS_LOOKBACK);
+  for (const id of ids.reverse()) {
+    const text = await readIfExists(sessionFiles(workspace.paths.sessions, id).record).catch(
+      () => undefined,
+    );
+    if (text === undefined) continue;
+    try {
+      const parsed = SessionRecordSchema.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // A record cut short is no history to hand over.
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -242,12 +362,19 @@ export async function resolveSession(
     };
   }
   const work = resolveWork(config, layers);
-  const refusal = cliRefusal(settings, layers, work.sandbox);
+  const refusal =
+    fallbackRefusal(layers, settings.cli) ?? cliRefusal(settings, layers, work.sandbox);
   if (refusal !== undefined) return { reason: refusal, scope: 'item' };
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (request.budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
-  return { persona, settings, work };
+  return {
+    persona,
+    settings,
+    work,
+    fallback: resolveFallback(config.defaults, layers, settings.cli),
+    layers,
+  };
 }
 
 /**
@@ -295,6 +422,7 @@ function bootstrapValues(
   workDir: string,
   body: string,
   checkout: Checkout | undefined,
+  handover: string | undefined,
 ): Record<string, string> {
   const { config, paths } = workspace;
   return {
@@ -315,6 +443,7 @@ function bootstrapValues(
     LAND_FAILURE: item.landFailure ?? '',
     CHECKS_FAILURE: item.checksFailure ?? '',
     MESSAGES: messagesText(item),
+    HANDOVER: handover ?? '',
     BRANCH:
       checkout === undefined
         ? 'none (git mode is off for this item)'

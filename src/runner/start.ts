@@ -2,11 +2,14 @@ import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
+import { CliHolds, heldClis } from './cli-holds.js';
+import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
 import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
 import { ensurePrivateDir, refuseSharedDir, refuseUnwritableDir } from '../lib/fs.js';
-import { UnavailableError } from '../lib/errors.js';
+import { RalphError, UnavailableError } from '../lib/errors.js';
+import { ExitCode } from '../lib/exit-codes.js';
 import type { Redactor } from '../lib/redact.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { openQueue } from '../queue/open.js';
@@ -70,11 +73,12 @@ function contextOf(
   egress: EgressProxy,
 ): RunnerContext {
   const { workspace, events } = options;
+  const controlFiles = new ControlFiles(workspace.paths);
   return {
     workspace,
     queue,
     egress,
-    controlFiles: new ControlFiles(workspace.paths),
+    controlFiles,
     events,
     clock: options.clock,
     redactor,
@@ -85,6 +89,10 @@ function contextOf(
     files: new FileCache(),
     leases: new Map(),
     workDirsInUse: new Set(),
+    cliHolds: new CliHolds((holds) => {
+      // Said in status while they last; a failed write only costs status its line.
+      controlFiles.writeHolds(heldClis(holds)).catch(() => undefined);
+    }),
     lockLost: () => lock.compromised(),
     onWedged: (operation, afterMs) => {
       events.error('watchdog', { operation, afterMs });
@@ -134,6 +142,22 @@ function warnIfSerial(ctx: RunnerContext, items: readonly Item[], workers: numbe
     workDir,
     message: `--workers ${workers}: every item waiting works in ${workDir} without git mode, so they run one at a time; git mode (--git, or "git.enabled") gives each its own worktree`,
   });
+}
+
+/**
+ * The CLIs the night may fall back on, checked now rather than at 3 a.m.: one not installed
+ * stops the run before it starts; one whose login is not seen is said.
+ */
+async function checkFallbacks(ctx: RunnerContext, items: readonly Item[]): Promise<void> {
+  for (const fallback of await fallbackClisInUse(ctx.workspace, items, ctx.files)) {
+    const found = fallbackProblem(ctx.workspace, fallback, ctx.parentEnv);
+    if (found === undefined) continue;
+    if (found.refuse) {
+      ctx.events.error('fallback_unready', { cli: fallback.cli, problem: found.problem });
+      throw new RalphError(found.problem, ExitCode.agentUnavailable);
+    }
+    ctx.events.warn('fallback_unready', { cli: fallback.cli, problem: found.problem });
+  }
 }
 
 /**
@@ -218,6 +242,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     let notifications: { stop(): Promise<void> } | undefined;
     try {
       const ctx = contextOf(options, lock, redactor, queue, egress);
+      // What a runner that died held is no longer held.
+      await ctx.controlFiles.writeHolds([]).catch(() => undefined);
       notifications = startNotifications(ctx);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
@@ -233,6 +259,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         recoverAfterCrash(ctx, options.control),
       );
       if (!loop.once && loop.workers > 1) warnIfSerial(ctx, recovered, loop.workers);
+      await checkFallbacks(ctx, recovered);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
         maxIterations: loop.maxIterations,
@@ -262,6 +289,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
+      await new ControlFiles(paths).writeHolds([]).catch(() => undefined);
       await notifications?.stop();
       await egress.close();
       await queue.close();

@@ -38,6 +38,8 @@ export interface StatusReport {
   paused?: { reason: string };
   pauseAfterCurrent?: { reason: string };
   waiting?: { until: string; reason: string; event: string };
+  /** Agent CLIs the runner starts no item on (a usage limit, the reserve), each until when. */
+  heldClis?: { cli: string; until?: string; reason: string; kind: string }[];
   queue: Record<string, number>;
   /** Goes up with every write of the queue file. */
   queueVersion: number;

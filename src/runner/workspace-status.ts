@@ -88,6 +88,7 @@ export async function gatherStatus(
     paused,
     afterCurrent,
     waiting,
+    heldClis,
     server,
   ] = await Promise.all([
     readQueue(queue, unreadable),
@@ -96,6 +97,7 @@ export async function gatherStatus(
     control.pauseReason(),
     control.pendingPauseReason(),
     control.readWaiting(),
+    control.readHolds(),
     liveServer(paths.state),
   ]);
   const counts = Object.fromEntries(ITEM_STATUSES.map((s) => [s, tallied[s] ?? 0]));
@@ -129,6 +131,7 @@ export async function gatherStatus(
     return report;
   }
   if (waiting !== undefined) report.waiting = waiting;
+  if (heldClis.length > 0) report.heldClis = heldClis;
   report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
     return {

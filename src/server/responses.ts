@@ -62,6 +62,17 @@ export const HealthAnswer = z.strictObject({
   paused: reason.optional(),
   pauseAfterCurrent: reason.optional(),
   waiting: z.strictObject({ until: time, reason: z.string(), event: z.string() }).optional(),
+  /** Agent CLIs the runner starts no item on (a usage limit, the reserve), each until when. */
+  heldClis: z
+    .array(
+      z.strictObject({
+        cli: z.string(),
+        until: time.optional(),
+        reason: z.string(),
+        kind: z.string(),
+      }),
+    )
+    .optional(),
   queue: z.record(z.string(), z.number()),
   queueVersion: z.number(),
   fleet: z
@@ -214,6 +225,16 @@ const PullRequestsAnswer = z.array(
 );
 
 /** What the sandbox refused in the span: each `host:port`, in how many sessions. */
+/** Sessions run on a fallback CLI (absent when none did). */
+const FallbackReportAnswer = z.strictObject({
+  sessions: z.number(),
+  costUsd: usd,
+  costEstimated: z.boolean(),
+  pairs: z.array(
+    z.strictObject({ cli: z.string(), for: z.string(), sessions: z.number(), costUsd: usd }),
+  ),
+});
+
 const EgressReportAnswer = z.strictObject({
   refused: z.number(),
   hosts: z.array(z.strictObject({ host: z.string(), sessions: z.number() })),
@@ -259,6 +280,7 @@ export const ReportAnswer = z.strictObject({
   byDay: z.array(ReportGroupAnswer),
   byItem: z.array(ReportGroupAnswer),
   byCli: z.array(ReportGroupAnswer),
+  fallbacks: FallbackReportAnswer.optional(),
   landing: LandingReportAnswer.optional(),
   pullRequests: PullRequestsAnswer.optional(),
   egress: EgressReportAnswer.optional(),

@@ -68,7 +68,15 @@ export type StreamEvent =
     }
   | { kind: 'tool_results'; results: ToolResult[] }
   | { kind: 'result'; result: ResultInfo }
-  | { kind: 'rate_limit'; status: string; resetsAt?: number; rateLimitType?: string }
+  | {
+      kind: 'rate_limit';
+      status: string;
+      /** Epoch seconds. */
+      resetsAt?: number;
+      rateLimitType?: string;
+      /** The share of the usage window used (0–1), when the CLI reports it. */
+      utilization?: number;
+    }
   | {
       kind: 'api_retry';
       attempt?: number;

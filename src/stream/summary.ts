@@ -19,6 +19,8 @@ export interface StreamSummary {
   lastApiRetry?: { attempt?: number; errorStatus?: number; error?: string };
   /** The last `rate_limit_event` that was not allowed (status other than "allowed"). */
   rateLimit?: { status: string; resetsAt?: number; rateLimitType?: string };
+  /** The last report of how much of its usage window the subscription has used. */
+  usageWindow?: { utilization: number; resetsAt?: number; rateLimitType?: string };
   permissionDenials: PermissionDenial[];
   issues: Record<string, number>;
   result?: ResultInfo;
@@ -77,6 +79,12 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       }
       break;
     case 'rate_limit':
+      if (parsed.utilization !== undefined)
+        summary.usageWindow = {
+          utilization: parsed.utilization,
+          resetsAt: parsed.resetsAt,
+          rateLimitType: parsed.rateLimitType,
+        };
       if (parsed.status !== 'allowed' && parsed.status !== 'allowed_warning') {
         summary.rateLimit = {
           status: parsed.status,

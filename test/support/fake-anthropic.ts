@@ -15,7 +15,8 @@ export interface RecordedRequest {
 
 /** What the fake API answers to one Messages request. */
 export type Reply =
-  | { kind: 'text'; text: string }
+  /** `headers`: sent with the stream (a subscription's usage of its window, say). */
+  | { kind: 'text'; text: string; headers?: Record<string, string> }
   | { kind: 'tool_use'; name: string; input: Record<string, unknown> }
   | {
       kind: 'error';
@@ -86,7 +87,11 @@ export async function startFakeAnthropic(
         );
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        ...(reply.kind === 'text' ? reply.headers : {}),
+      });
       const send = (event: string, data: unknown) =>
         res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       send('message_start', {

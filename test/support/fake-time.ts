@@ -7,6 +7,8 @@ export function fakeTime(start: number): {
   wait: Wait;
   waits: WaitOptions[];
   now(): number;
+  /** Moves the clock on to `ms` (never back): time passing while something else ran. */
+  advanceTo(ms: number): void;
 } {
   let now = start;
   const waits: WaitOptions[] = [];
@@ -14,6 +16,9 @@ export function fakeTime(start: number): {
     clock: { now: () => now },
     waits,
     now: () => now,
+    advanceTo: (ms) => {
+      now = Math.max(now, ms);
+    },
     wait: (options) => {
       waits.push(options);
       now += Math.max(0, options.ms);

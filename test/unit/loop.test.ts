@@ -71,6 +71,8 @@ describe('the night loop with workers', () => {
         outcome: success,
         itemStatus: 'done',
         costUsd: 0,
+        cli: 'claude',
+        canFallBack: false,
       };
     };
     const result = await runLoop(

@@ -102,6 +102,8 @@ const RateLimitSchema = z.looseObject({
     status: z.string(),
     resetsAt: num,
     rateLimitType: str,
+    /** The share of the window used (0–1), in a warning that it is running out. */
+    utilization: num,
   }),
 });
 
@@ -263,6 +265,7 @@ function rateLimitEvent(record: Line, bytes: number): Parsed {
     status: info.status,
     resetsAt: info.resetsAt,
     rateLimitType: info.rateLimitType,
+    utilization: info.utilization,
   };
 }
 

@@ -3,6 +3,7 @@ import type { DecoderFactory } from '../../stream/decoder.js';
 import type { Config, SessionSettings } from '../../config/schema.js';
 import {
   explicitSettings,
+  fallbackRefusal,
   resolveSandbox,
   resolveSettings,
   type ResolvedSettings,
@@ -63,9 +64,9 @@ export function cliRefusal(
 
 /** The same, from the configuration and the layers alone (the work dir plays no part). */
 export function refusalFor(config: Config, layers: readonly SessionSettings[]): string | undefined {
-  return cliRefusal(
-    resolveSettings(config.defaults, layers, (p) => p),
-    layers,
-    resolveSandbox(config, layers),
+  const settings = resolveSettings(config.defaults, layers, (p) => p);
+  return (
+    fallbackRefusal(layers, settings.cli) ??
+    cliRefusal(settings, layers, resolveSandbox(config, layers))
   );
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { plural } from '../../lib/text.js';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { credentialsOf, which } from '../../agent/availability.js';
 import { cliNamed, commandOf } from '../../agent/clis/index.js';
 import type { CliName } from '../../config/cli-names.js';
 import { runToEnd } from '../../agent/process.js';
@@ -25,6 +25,7 @@ import { InputError } from '../../lib/errors.js';
 import { checkRunnable } from '../../workspace/admission.js';
 import { flagOf } from '../item-flags.js';
 import { liveRunner, readBudget } from '../../runner/state.js';
+import { fallbackClisInUse } from '../../runner/fallback-clis.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
@@ -55,24 +56,10 @@ interface Check {
   detail: string;
 }
 
-/** Where a command name resolves on PATH, like the shell would (without running a shell). */
-function which(command: string, envPath: string | undefined): string | undefined {
-  const isExecutable = (file: string) => {
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      return fs.statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes('/')) return isExecutable(command) ? path.resolve(command) : undefined;
-  for (const dir of (envPath ?? '').split(':')) {
-    if (dir !== '' && isExecutable(path.join(dir, command))) return path.join(dir, command);
-  }
-  return undefined;
-}
-
-/** The CLIs the workspace may run: its default and those its unfinished items name. */
+/**
+ * The CLIs the workspace may run: its default, those its unfinished items name, and those
+ * they (or the workspace) may fall back on.
+ */
 async function clisInUse(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
@@ -81,6 +68,7 @@ async function clisInUse(
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   for (const item of items)
     if (item.cli !== undefined && !['done', 'cancelled'].includes(item.status)) names.add(item.cli);
+  for (const { cli } of await fallbackClisInUse(workspace, items, new FileCache())) names.add(cli);
   return [...names];
 }
 
@@ -133,18 +121,13 @@ async function checkCli(
       detail: `${found} --version failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     });
   }
-  const credential = cli.credentials.find((variable) => (env[variable] ?? '') !== '');
-  const login = path.join(env.HOME ?? os.homedir(), cli.login.file);
+  const credentials = credentialsOf(cli, env);
   checks.push(
-    credential !== undefined
-      ? { verdict: 'ok', name: 'auth', detail: `${credential} is set (passed to ${name})` }
-      : fs.existsSync(login)
-        ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${login})` }
-        : {
-            verdict: 'FAIL',
-            name: 'auth',
-            detail: `${name}: no credentials: set ${cli.credentials.join(' or ')}, or ${cli.login.how}`,
-          },
+    credentials.kind === 'variable'
+      ? { verdict: 'ok', name: 'auth', detail: `${credentials.name} is set (passed to ${name})` }
+      : credentials.kind === 'login'
+        ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${credentials.file})` }
+        : { verdict: 'FAIL', name: 'auth', detail: credentials.problem },
   );
   return checks;
 }

@@ -1,4 +1,4 @@
-import { sandboxLines } from '../../archive/report.js';
+import { fallbackLines, sandboxLines } from '../../archive/report.js';
 import fs from 'node:fs';
 import { plural } from '../../lib/text.js';
 import path from 'node:path';
@@ -64,7 +64,8 @@ export async function logsCommand(
   const human = !options.raw && !options.json;
   if (human && header !== undefined) {
     output.out(redactor.redact(sessionHeader(header)));
-    for (const line of sandboxLines(header)) output.out(redactor.redact(`── ${line}`));
+    for (const line of [...fallbackLines(header), ...sandboxLines(header)])
+      output.out(redactor.redact(`── ${line}`));
     for (const m of header.messages ?? [])
       output.out(
         redactor.redact(

@@ -4,6 +4,7 @@ import {
   landingReport,
   pullRequestsReport,
   reportOf,
+  type FallbackReport,
   type LandingReport,
   type PullRequestReport,
   type ReportGroup,
@@ -32,6 +33,17 @@ function landingLines(landing: LandingReport): string[] {
     ...landing.notLanded.map(
       (n) =>
         `  not landed: ${n.itemId} ${n.status === 'failed' ? 'failed' : 'back with its agent'}: ${n.error}`,
+    ),
+  ];
+}
+
+/** The sessions run on a fallback CLI, and what they cost (in the CLI table's sums too). */
+function fallbackLines(fallbacks: FallbackReport): string[] {
+  return [
+    `Fallbacks: ${fallbacks.sessions} session${fallbacks.sessions === 1 ? '' : 's'} on another CLI while its own was held, ${formatCost(fallbacks.costUsd, fallbacks.costEstimated)}`,
+    ...fallbacks.pairs.map(
+      (p) =>
+        `  ${p.cli} for ${p.for}: ${p.sessions} session${p.sessions === 1 ? '' : 's'}, ${formatCost(p.costUsd, fallbacks.costEstimated)}`,
     ),
   ];
 }
@@ -88,7 +100,7 @@ export async function reportCommand(
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const entries = newestFirst((await sessionIndex(workspace, env)).entries, since).reverse();
-  const { byDay, byItem, byCli } = reportOf(entries);
+  const { byDay, byItem, byCli, fallbacks } = reportOf(entries);
   // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
@@ -104,6 +116,7 @@ export async function reportCommand(
           byDay,
           byItem,
           byCli,
+          fallbacks,
           landing,
           pullRequests,
           egress,
@@ -144,6 +157,7 @@ export async function reportCommand(
       ...table('ITEM', byItem),
       // Only a workspace that ran more than one CLI needs the split.
       ...(byCli.length > 1 ? ['', ...table('CLI', byCli)] : []),
+      ...(fallbacks === undefined ? [] : ['', ...fallbackLines(fallbacks)]),
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
       ...(imported === undefined ? [] : ['', ...importedLines(imported)]),

@@ -2,7 +2,7 @@ import type { Item } from '../../queue/item.js';
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
-import { costLine, sandboxLines } from '../../archive/report.js';
+import { costLine, fallbackLines, sandboxLines } from '../../archive/report.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
@@ -120,6 +120,7 @@ export async function showCommand(
     `Agent:    ${record.cli}, session ${record.conversationId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
       record.cliVersion ? `, ${record.cli} ${record.cliVersion}` : ''
     }${record.resumedFrom ? `, resumed from ${record.resumedFrom}` : ''}`,
+    ...fallbackLines(record),
     `Exit:     ${record.exit ? (record.exit.signal ? `signal ${record.exit.signal}` : `code ${record.exit.code}`) : '-'}${
       record.stopReason ? ` (stopped by ralph: ${record.stopReason})` : ''
     }`,

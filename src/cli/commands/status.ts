@@ -43,6 +43,10 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
         ? `Waiting: since ${report.waiting.until}, for the queue: ${report.waiting.reason}`
         : `Waiting: ${report.waiting.reason}, until ${report.waiting.until}`,
     );
+  for (const held of report.heldClis ?? [])
+    lines.push(
+      `Held:    ${held.cli}, no item starts on it ${held.until === undefined ? 'in this run' : `until ${held.until}`}: ${held.reason}`,
+    );
   const { fleet } = report;
   if (fleet?.unreachable !== undefined) lines.push(`Queue:   cannot be read: ${fleet.unreachable}`);
   else

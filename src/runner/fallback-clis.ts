@@ -1,0 +1,56 @@
+import { credentialsOf, which } from '../agent/availability.js';
+import { cliNamed, commandOf, missingHint } from '../agent/clis/index.js';
+import type { CliName } from '../config/cli-names.js';
+import type { Workspace } from '../config/workspace.js';
+import type { FileCache } from '../lib/file-cache.js';
+import type { Item } from '../queue/item.js';
+import { resolveSession } from './prepare.js';
+
+/** A fallback CLI, with the first unfinished item (or the workspace) that names it. */
+export interface FallbackInUse {
+  cli: CliName;
+  namedFor: string;
+}
+
+/**
+ * The CLIs the unfinished items may fall back on, as each item's settings resolve (its own, its
+ * persona's, the workspace's), and the workspace's own list even with no item waiting.
+ */
+export async function fallbackClisInUse(
+  workspace: Workspace,
+  items: readonly Item[],
+  cache: FileCache,
+): Promise<FallbackInUse[]> {
+  const found = new Map<CliName, string>();
+  for (const choice of workspace.config.defaults.fallback?.clis ?? [])
+    found.set(typeof choice === 'string' ? choice : choice.cli, 'defaults.fallback');
+  for (const item of items) {
+    if (['done', 'cancelled', 'failed'].includes(item.status)) continue;
+    const resolved = await resolveSession({ workspace, item, cache });
+    if ('reason' in resolved) continue;
+    for (const { cli } of resolved.fallback.clis)
+      if (!found.has(cli)) found.set(cli, `item ${item.id}`);
+  }
+  return [...found].map(([cli, namedFor]) => ({ cli, namedFor }));
+}
+
+/** Why a fallback CLI could not take over at 3 a.m.: not installed (a refusal), or no login seen. */
+export function fallbackProblem(
+  workspace: Workspace,
+  { cli, namedFor }: FallbackInUse,
+  env: Readonly<Record<string, string | undefined>>,
+): { refuse: boolean; problem: string } | undefined {
+  const [command] = commandOf(workspace.config, cli);
+  if (command === undefined || which(command, env.PATH) === undefined)
+    return {
+      refuse: true,
+      problem: `the fallback CLI ${cli} (${namedFor}) is not installed: ${command ?? '(empty command)'} not found; ${missingHint(cli)}`,
+    };
+  const credentials = credentialsOf(cliNamed(cli), env);
+  if (credentials.kind === 'none')
+    return {
+      refuse: false,
+      problem: `the fallback CLI ${cli} (${namedFor}) may not log in: ${credentials.problem}`,
+    };
+  return undefined;
+}

@@ -1,0 +1,247 @@
+// A usage limit of one CLI, the night going on with another: the real claude against the fake
+// Anthropic API meets a weekly limit mid-item, the real codex against the fake OpenAI API takes
+// the item over from a handover, on the same branch; claude takes items again after its reset.
+// The runner's clock is a fake one that moves when it waits (or when a test moves it).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
+import {
+  claudeEnv,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type Reply,
+} from '../support/fake-anthropic.js';
+import {
+  inputItems,
+  lastToolOutput,
+  startFakeOpenAi,
+  type FakeOpenAi,
+} from '../support/fake-openai.js';
+import { fakeTime } from '../support/fake-time.js';
+import { filesAt, makeRepo } from '../support/git.js';
+import { logEvents } from '../support/guarded.js';
+import { captureOutput } from '../support/output.js';
+import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
+import {
+  REAL_CLAUDE,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
+
+let anthropic: FakeAnthropic | undefined;
+let openai: FakeOpenAi | undefined;
+afterEach(async () => {
+  await anthropic?.close();
+  await openai?.close();
+  anthropic = openai = undefined;
+});
+
+const HOUR = 3_600_000;
+/** The reset of the weekly limit the fake API reports (epoch seconds, in the future). */
+const WEEKLY_RESET_S = Math.floor(Date.now() / 1000) + 5 * 24 * 3600;
+
+/** A subscription's usage limit, as the Anthropic API answers it to claude. */
+function usageLimit(resetS: number, claim: string): Reply {
+  return {
+    kind: 'error',
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'rate limited',
+    headers: {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(resetS),
+      'anthropic-ratelimit-unified-representative-claim': claim,
+    },
+  };
+}
+
+/** The text of everything a Responses request carries (instructions and input). */
+function requestText(body: Record<string, unknown>): string {
+  return JSON.stringify([body.instructions, inputItems({ api: 'responses', body } as never)]);
+}
+
+async function night(
+  anthropicReply: Parameters<typeof startFakeAnthropic>[0],
+  openaiReply: Parameters<typeof startFakeOpenAi>[0],
+  config: Record<string, unknown> = {},
+) {
+  anthropic = await startFakeAnthropic(anthropicReply);
+  openai = await startFakeOpenAi(openaiReply);
+  const repo = await makeRepo();
+  const root = await makeWorkspace({
+    clis: { claude: { command: [REAL_CLAUDE] }, codex: { command: codexCommand(openai) } },
+    git: { enabled: true },
+    run: { limitMargin: 0, rateLimitBackoff: '10m' },
+    ...config,
+    defaults: { workDir: repo, fallback: { clis: ['codex'] }, ...(config.defaults as object) },
+  });
+  const home = await tempDir('ralph-home-');
+  const { ANTHROPIC_API_KEY: _key, ...claude } = claudeEnv(anthropic, home);
+  // A subscription (an OAuth token): its usage limits come as `rate_limit_event`s.
+  const env = {
+    ...claude,
+    CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test-dummy-token',
+    OPENAI_API_KEY: OPENAI_TEST_KEY,
+  };
+  return { root, repo, env };
+}
+
+async function run(
+  root: string,
+  env: Record<string, string>,
+  time: ReturnType<typeof fakeTime>,
+  options: Record<string, unknown> = {},
+) {
+  const output = captureOutput();
+  const code = await runCommand(
+    root,
+    { drain: true, ...options },
+    output,
+    { PATH: process.env.PATH, ...env },
+    { clock: time.clock, wait: time.wait },
+  );
+  return { code, output: output.text() };
+}
+
+describe('a fallback CLI when a usage limit holds the item’s own', () => {
+  it('hands a weekly-limited claude item over to codex on the same branch, and gives claude the next item after its reset', async () => {
+    const time = fakeTime(WEEKLY_RESET_S * 1000 - 5 * 24 * HOUR);
+    let limited = false;
+    const { root, repo, env } = await night(
+      (request) => {
+        const text = JSON.stringify(request.body);
+        if (text.includes('Second item')) return { kind: 'text', text: 'Claude did the second.' };
+        // The first item: claude writes a file, then meets its weekly limit.
+        if (!text.includes('tool_result'))
+          return {
+            kind: 'tool_use',
+            name: 'Write',
+            input: { file_path: 'begun.txt', content: 'begun by claude\n' },
+          };
+        limited = true;
+        return usageLimit(WEEKLY_RESET_S, 'seven_day');
+      },
+      (request) => {
+        // codex finishes the first item; its reply moves the clock past claude's reset.
+        if (lastToolOutput(request) !== undefined) {
+          time.advanceTo(WEEKLY_RESET_S * 1000 + 60_000);
+          return { kind: 'text', text: 'Finished what claude began.' };
+        }
+        return { kind: 'shell', command: "printf 'finished by codex\\n' > finished.txt" };
+      },
+    );
+    for (const [title, id] of [
+      ['First item', 'first'],
+      ['Second item', 'second'],
+    ] as const)
+      expect((await ralph(root, ['add', title, '--id', id], env)).code).toBe(0);
+
+    const { code, output } = await run(root, env, time);
+    expect(code, output).toBe(0);
+    expect(limited).toBe(true);
+    const sessions = readSessions(root);
+    expect(sessions.map((s) => [s.itemId, s.cli, (s.outcome as { kind: string }).kind])).toEqual([
+      ['first', 'claude', 'rate_limited'],
+      ['first', 'codex', 'success'],
+      ['second', 'claude', 'success'],
+    ]);
+    const [claudeSession, codexSession] = sessions;
+    // codex ran in the same worktree, on the item's branch, told why and from where.
+    expect(codexSession?.workDir).toBe(claudeSession?.workDir);
+    expect(codexSession?.fallback).toMatchObject({ cli: 'claude' });
+    expect(String((codexSession?.fallback as { reason: string }).reason)).toMatch(
+      /usage limit reached \(seven_day\)/,
+    );
+    // The first request codex sent holds the handover: who began, what it changed, its diff.
+    const first = requestText(openai!.requests[0]!.body);
+    expect(first).toContain('This item was begun by another agent: claude session');
+    expect(first).toContain('Write begun.txt');
+    expect(first).toContain('+begun by claude');
+    expect(readQueue(root).items.map((i) => [i.id, i.status, i.attempts])).toEqual([
+      ['first', 'done', 1],
+      ['second', 'done', 1],
+    ]);
+    expect(filesAt(repo, 'ralph/first')).toEqual(
+      expect.arrayContaining(['begun.txt', 'finished.txt']),
+    );
+    const held = logEvents(root).find((e) => e.event === 'cli_held');
+    expect(held).toMatchObject({ cli: 'claude', kind: 'limit' });
+    expect(logEvents(root).some((e) => e.event === 'limit_wait')).toBe(false);
+
+    // Every review command says which CLI ran the session, and that it was a fallback.
+    const codexId = String(codexSession?.sessionId);
+    const show = (await ralph(root, ['show', codexId], env)).stdout;
+    expect(show).toMatch(/^Fallback: codex for claude \(claude: usage limit reached/m);
+    const logs = (await ralph(root, ['logs', codexId], env)).stdout;
+    expect(logs).toMatch(/── Fallback: codex for claude/);
+    const report = (await ralph(root, ['report'], env)).stdout;
+    expect(report).toMatch(/^Fallbacks: 1 session on another CLI/m);
+    expect(report).toMatch(/^ {2}codex for claude: 1 session/m);
+    const json = JSON.parse((await ralph(root, ['report', '--json'], env)).stdout) as {
+      byCli: { key: string; costUsd: number }[];
+      byDay: { costUsd: number }[];
+    };
+    const byCli = json.byCli.reduce((sum, g) => sum + g.costUsd, 0);
+    const byDay = json.byDay.reduce((sum, g) => sum + g.costUsd, 0);
+    expect(byCli).toBeCloseTo(byDay, 8);
+  });
+
+  it('waits for a limit that resets soon instead of falling back', async () => {
+    const time = fakeTime(Date.now());
+    const soon = Math.floor(Date.now() / 1000) + 5 * 60;
+    let limited = false;
+    const { root, env } = await night(
+      () => {
+        if (limited) return { kind: 'text', text: 'Back after the five-hour window.' };
+        limited = true;
+        return usageLimit(soon, 'five_hour');
+      },
+      () => ({ kind: 'text', text: 'codex should not be asked.' }),
+    );
+    await ralph(root, ['add', 'Limited soon', '--id', 'soon'], env);
+    const { code, output } = await run(root, env, time);
+    expect(code, output).toBe(0);
+    expect(readSessions(root).map((s) => [s.cli, (s.outcome as { kind: string }).kind])).toEqual([
+      ['claude', 'rate_limited'],
+      ['claude', 'success'],
+    ]);
+    expect(openai!.requests).toHaveLength(0);
+    const wait = logEvents(root).find((e) => e.event === 'limit_wait');
+    expect(wait).toMatchObject({ until: new Date(soon * 1000).toISOString() });
+  });
+
+  it('waits for the earlier reset when the fallback is limited too', async () => {
+    const time = fakeTime(WEEKLY_RESET_S * 1000 - 5 * 24 * HOUR);
+    let codexLimited = false;
+    const { root, env } = await night(
+      () => usageLimit(WEEKLY_RESET_S, 'seven_day'),
+      () => {
+        if (codexLimited) return { kind: 'text', text: 'Done after the backoff.' };
+        codexLimited = true;
+        return {
+          kind: 'error',
+          status: 429,
+          message: 'Rate limit reached',
+          type: 'rate_limit_exceeded',
+        };
+      },
+    );
+    await ralph(root, ['add', 'Limited twice', '--id', 'twice'], env);
+    const { code, output } = await run(root, env, time);
+    expect(code, output).toBe(0);
+    expect(readSessions(root).map((s) => [s.cli, (s.outcome as { kind: string }).kind])).toEqual([
+      ['claude', 'rate_limited'],
+      ['codex', 'rate_limited'],
+      ['codex', 'success'],
+    ]);
+    // codex's hold (its 10-minute backoff) ends days before claude's weekly one: that is waited.
+    const waits = logEvents(root).filter((e) => e.event === 'limit_wait');
+    expect(waits).toHaveLength(1);
+    expect(Date.parse(String(waits[0]?.until))).toBeLessThan(WEEKLY_RESET_S * 1000 - 4 * 24 * HOUR);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
+  });
+});
