@@ -50,7 +50,8 @@ export async function sessionWork(
   const messages: string[] = [];
   const fileChanges: string[] = [];
   const parser = new StreamParser((parsed) => {
-    if (parsed.kind !== 'assistant') return;
+    // A synthetic message is the CLI's (an API error in the model's place), not the agent's.
+    if (parsed.kind !== 'assistant' || parsed.synthetic) return;
     const text = parsed.texts.join('\n').trim();
     if (text !== '') messages.push(text);
     if (messages.length > LAST_MESSAGES) messages.shift();

@@ -21,6 +21,8 @@ import {
 import { fakeTime } from '../support/fake-time.js';
 import { filesAt, makeRepo } from '../support/git.js';
 import { logEvents } from '../support/guarded.js';
+import { startRunner } from '../support/runner.js';
+import { waitUntil } from '../support/wait.js';
 import { captureOutput } from '../support/output.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import {
@@ -190,6 +192,44 @@ describe('a fallback CLI when a usage limit holds the item’s own', () => {
     expect(byCli).toBeCloseTo(byDay, 8);
   });
 
+  it('goes on with codex when claude’s credit is exhausted, instead of pausing the night', async () => {
+    const time = fakeTime(Date.now());
+    const { root, env } = await night(
+      () => ({
+        kind: 'error',
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'Your credit balance is too low to access the Anthropic API.',
+      }),
+      () => ({ kind: 'text', text: 'Done on codex.' }),
+    );
+    // An API key, not a subscription: credit is what runs out.
+    const { CLAUDE_CODE_OAUTH_TOKEN: _token, ...keyed } = {
+      ...env,
+      ANTHROPIC_API_KEY: 'sk-ant-test-dummy-key-0123456789',
+    };
+    for (const id of ['one', 'two']) await ralph(root, ['add', `Item ${id}`, '--id', id], keyed);
+    const { code, output } = await run(root, keyed, time);
+    expect(code, output).toBe(0);
+    expect(
+      readSessions(root).map((s) => [s.itemId, s.cli, (s.outcome as { kind: string }).kind]),
+    ).toEqual([
+      ['one', 'claude', 'credit_exhausted'],
+      ['one', 'codex', 'success'],
+      // Held for the rest of the run: the second item goes straight to codex.
+      ['two', 'codex', 'success'],
+    ]);
+    expect(fs.existsSync(path.join(root, 'state', 'interrupt-request.txt'))).toBe(false);
+    expect(logEvents(root).find((e) => e.event === 'cli_held')).toMatchObject({
+      cli: 'claude',
+      kind: 'credit',
+    });
+    // A session that did nothing hands over nothing, and says so.
+    expect(requestText(openai!.requests[0]!.body)).toContain(
+      'before doing any of it: there is nothing to hand over',
+    );
+  });
+
   it('waits for a limit that resets soon instead of falling back', async () => {
     const time = fakeTime(Date.now());
     const soon = Math.floor(Date.now() / 1000) + 5 * 60;
@@ -243,5 +283,64 @@ describe('a fallback CLI when a usage limit holds the item’s own', () => {
     expect(waits).toHaveLength(1);
     expect(Date.parse(String(waits[0]?.until))).toBeLessThan(WEEKLY_RESET_S * 1000 - 4 * 24 * HOUR);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('keeps run.reserve of the weekly window for the morning: no claude item starts once claude reports it used, and status says why', async () => {
+    const { root, env } = await night(
+      () => ({
+        kind: 'text',
+        text: 'Done, with most of the week used.',
+        headers: {
+          'anthropic-ratelimit-unified-status': 'allowed_warning',
+          'anthropic-ratelimit-unified-reset': String(WEEKLY_RESET_S),
+          'anthropic-ratelimit-unified-representative-claim': 'seven_day',
+          'anthropic-ratelimit-unified-7d-utilization': '0.85',
+          'anthropic-ratelimit-unified-7d-reset': String(WEEKLY_RESET_S),
+          'anthropic-ratelimit-unified-7d-surpassed-threshold': '0.75',
+        },
+      }),
+      () => ({ kind: 'text', text: 'codex should not be asked.' }),
+      { run: { reserve: 0.2, limitMargin: 0 }, defaults: { fallback: { clis: [] } } },
+    );
+    await ralph(root, ['add', 'Spends the week', '--id', 'spends'], env);
+    await ralph(root, ['add', 'Waits for the reset', '--id', 'waits'], env);
+    const runner = startRunner(root, env);
+    try {
+      const state = path.join(root, 'state');
+      await waitUntil(
+        state,
+        () => logEvents(root).some((e) => e.event === 'limit_wait'),
+        60_000,
+        'the night holding claude',
+      );
+      const held = logEvents(root).find((e) => e.event === 'cli_held');
+      expect(held).toMatchObject({ cli: 'claude', kind: 'reserve' });
+      expect(String(held?.reason)).toMatch(
+        /claude has used 85% of its seven_day window; run.reserve keeps 20% of it/,
+      );
+      const status = await ralph(root, ['status'], env);
+      expect(status.stdout).toMatch(
+        /^Held: +claude, no item starts on it until \S+: claude has used 85% of its seven_day window/m,
+      );
+      const json = JSON.parse((await ralph(root, ['status', '--json'], env)).stdout) as {
+        heldClis?: { cli: string; kind: string; until?: string }[];
+      };
+      expect(json.heldClis).toEqual([
+        expect.objectContaining({
+          cli: 'claude',
+          kind: 'reserve',
+          until: new Date(WEEKLY_RESET_S * 1000).toISOString(),
+        }),
+      ]);
+      expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([
+        ['spends', 'done'],
+        ['waits', 'pending'],
+      ]);
+    } finally {
+      runner.child.kill('SIGTERM');
+      await runner.exited;
+    }
+    // A runner that ended holds nothing.
+    expect(fs.existsSync(path.join(root, 'state', 'holds.json'))).toBe(false);
   });
 });
