@@ -119,6 +119,12 @@ function Header() {
             : `Waiting: ${health.waiting.reason}, until ${health.waiting.until}`}
         </div>
       )}
+      {health?.heldClis?.map((held) => (
+        <div class="banner" key={held.cli} id={`held-${held.cli}`}>
+          Held: no item starts on {held.cli}{' '}
+          {held.until === undefined ? 'in this run' : `until ${held.until}`}: {held.reason}
+        </div>
+      ))}
       {health?.fleet?.unreachable !== undefined && (
         <div class="banner paused" id="queue-unreachable">
           The queue cannot be read: {health.fleet.unreachable}

@@ -63,7 +63,7 @@ export async function sessionWork(
   if (handle !== undefined) {
     try {
       const buffer = Buffer.allocUnsafe(1024 * 1024);
-      for (let at = 0; at < STREAM_READ_BYTES; ) {
+      for (let at = 0; at < STREAM_READ_BYTES;) {
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
         if (bytesRead <= 0) break;
         at += bytesRead;

@@ -7,6 +7,7 @@ export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from './prepare.js';
+export { fallbackClisInUse } from './fallback-clis.js';
 export {
   landWaiting,
   recoverWorkspace,

@@ -127,6 +127,24 @@ export function ReportView() {
           <PullRequestsSummary pulls={report.pullRequests} />
           <ImportedSummary imported={report.imported} />
           <NotificationsSummary notifications={report.notifications} />
+          {report.fallbacks !== undefined && (
+            <div class="egress" id="fallbacks">
+              <b>Fallbacks</b> · {report.fallbacks.sessions} session
+              {report.fallbacks.sessions === 1 ? '' : 's'} on another CLI while its own was held,{' '}
+              {money(report.fallbacks.costUsd, 4, report.fallbacks.costEstimated)}
+              <ul class="failures">
+                {report.fallbacks.pairs.map((p) => (
+                  <li key={`${p.cli}-${p.for}`}>
+                    {p.cli} for {p.for}{' '}
+                    <span class="dim">
+                      · {p.sessions} session{p.sessions === 1 ? '' : 's'},{' '}
+                      {money(p.costUsd, 4, report.fallbacks?.costEstimated ?? false)}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           {report.egress !== undefined && (
             <div class="egress">
               <b>Refused by the sandbox</b> · {report.egress.refused} connection

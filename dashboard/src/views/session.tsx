@@ -72,6 +72,14 @@ export function Session({ id }: { id: string }) {
               ? ` · ${money(record.result.costUsd, 4, record.result.costEstimated)}`
               : ''}
           </div>
+          {record.fallback !== undefined && (
+            <div class="warn" id="fallback">
+              a fallback: on {record.cli} for {record.fallback.cli} ({record.fallback.reason}) ·{' '}
+              {record.handoverChars === undefined
+                ? 'nothing handed over'
+                : `handed over ${record.handoverChars} characters of what the session before it did`}
+            </div>
+          )}
           {record.messages !== undefined && (
             <ul class="messages">
               {record.messages.map((m) => (

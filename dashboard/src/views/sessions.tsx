@@ -40,7 +40,12 @@ function SessionTable({ sessions }: { sessions: SessionEntry[] }) {
             <td>{s.turns ?? '-'}</td>
             <td>{s.toolCalls}</td>
             <td>{money(s.costUsd, 4, s.costEstimated)}</td>
-            <td>{s.cli}</td>
+            <td
+              title={s.fallbackFrom === undefined ? undefined : `a fallback for ${s.fallbackFrom}`}
+            >
+              {s.cli}
+              {s.fallbackFrom === undefined ? '' : ` (for ${s.fallbackFrom})`}
+            </td>
           </tr>
         ))}
       </tbody>

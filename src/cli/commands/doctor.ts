@@ -25,7 +25,7 @@ import { InputError } from '../../lib/errors.js';
 import { checkRunnable } from '../../workspace/admission.js';
 import { flagOf } from '../item-flags.js';
 import { liveRunner, readBudget } from '../../runner/state.js';
-import { fallbackClisInUse } from '../../runner/fallback-clis.js';
+import { fallbackClisInUse } from '../../runner/index.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
