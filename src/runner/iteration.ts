@@ -67,6 +67,7 @@ async function prepareAndRun(
     cache: ctx.files,
     budgetLeftUsd,
     holds: { of: (cli) => ctx.cliHolds.of(cli, ctx.clock.now()), now: ctx.clock.now() },
+    redact: (text) => ctx.redactor.redact(text),
   });
   if ('reason' in prepared) return refuse(ctx, control, item, prepared);
   if ('held' in prepared) {

@@ -141,6 +141,11 @@ export interface PreparationRequest {
   mode?: 'make' | 'plan';
   /** The CLIs the runner holds back now (a usage limit): the session falls back, or waits. */
   holds?: { of: (cli: CliName) => CliHold | undefined; now: number };
+  /**
+   * Masks the runner's secrets: a handover carries what one CLI's session printed to another
+   * vendor's API, never a key it saw.
+   */
+  redact?: (text: string) => string;
 }
 
 /** What the item, its persona and the workspace settle between them, before anything is made. */
@@ -183,17 +188,20 @@ export async function prepareSession(
   if (typeof body !== 'string') return body;
   const previous = await previousSession(request);
   // A conversation is resumed on the CLI that holds it; another CLI is handed the work over.
+  const redact = request.redact ?? ((text: string) => text);
   const handover =
     previous === undefined || previous.cli === settings.cli
       ? undefined
-      : handoverText(
-          await sessionWork(
-            previous,
-            sessionFiles(workspace.paths.sessions, previous.sessionId).stdout,
-            item.gateFailure,
-            checkout,
+      : redact(
+          handoverText(
+            await sessionWork(
+              previous,
+              sessionFiles(workspace.paths.sessions, previous.sessionId).stdout,
+              item.gateFailure,
+              checkout,
+            ),
+            resolved.fallback.handoverChars,
           ),
-          resolved.fallback.handoverChars,
         );
   const rendered = await renderBootstrap(
     workspace,

@@ -43,6 +43,7 @@ afterEach(async () => {
 });
 
 const HOUR = 3_600_000;
+const OAUTH_TOKEN = 'sk-ant-oat01-test-dummy-token-0123456789abcdef';
 /** The reset of the weekly limit the fake API reports (epoch seconds, in the future). */
 const WEEKLY_RESET_S = Math.floor(Date.now() / 1000) + 5 * 24 * 3600;
 
@@ -86,7 +87,7 @@ async function night(
   // A subscription (an OAuth token): its usage limits come as `rate_limit_event`s.
   const env = {
     ...claude,
-    CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test-dummy-token',
+    CLAUDE_CODE_OAUTH_TOKEN: OAUTH_TOKEN,
     OPENAI_API_KEY: OPENAI_TEST_KEY,
   };
   return { root, repo, env };
@@ -122,7 +123,8 @@ describe('a fallback CLI when a usage limit holds the item’s own', () => {
           return {
             kind: 'tool_use',
             name: 'Write',
-            input: { file_path: 'begun.txt', content: 'begun by claude\n' },
+            // A key the agent should never have written: it never reaches the other vendor.
+            input: { file_path: 'begun.txt', content: `begun by claude\n${OAUTH_TOKEN}\n` },
           };
         limited = true;
         return usageLimit(WEEKLY_RESET_S, 'seven_day');
@@ -163,6 +165,7 @@ describe('a fallback CLI when a usage limit holds the item’s own', () => {
     expect(first).toContain('This item was begun by another agent: claude session');
     expect(first).toContain('Write begun.txt');
     expect(first).toContain('+begun by claude');
+    expect(first).not.toContain(OAUTH_TOKEN);
     expect(readQueue(root).items.map((i) => [i.id, i.status, i.attempts])).toEqual([
       ['first', 'done', 1],
       ['second', 'done', 1],
