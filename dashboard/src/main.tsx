@@ -122,7 +122,8 @@ function Header() {
       {health?.heldClis?.map((held) => (
         <div class="banner" key={held.cli} id={`held-${held.cli}`}>
           Held: no item starts on {held.cli}{' '}
-          {held.until === undefined ? 'in this run' : `until ${held.until}`}: {held.reason}
+          {held.until === undefined ? 'in this run' : `until ${held.until}`}:{' '}
+          {held.reason === health.waiting?.reason ? 'the wait above' : held.reason}
         </div>
       ))}
       {health?.fleet?.unreachable !== undefined && (

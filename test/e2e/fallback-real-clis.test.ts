@@ -323,7 +323,10 @@ describe('a fallback CLI when a usage limit holds the item’s own', () => {
       );
       const status = await ralph(root, ['status'], env);
       expect(status.stdout).toMatch(
-        /^Held: +claude, no item starts on it until \S+: claude has used 85% of its seven_day window/m,
+        /^Held: +claude, no item starts on it until \S+: the wait above$/m,
+      );
+      expect(status.stdout).toMatch(
+        /^Waiting: claude has used 85% of its seven_day window; run.reserve keeps 20% of it for the morning, until /m,
       );
       const json = JSON.parse((await ralph(root, ['status', '--json'], env)).stdout) as {
         heldClis?: { cli: string; kind: string; until?: string }[];

@@ -45,7 +45,7 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     );
   for (const held of report.heldClis ?? [])
     lines.push(
-      `Held:    ${held.cli}, no item starts on it ${held.until === undefined ? 'in this run' : `until ${held.until}`}: ${held.reason}`,
+      `Held:    ${held.cli}, no item starts on it ${held.until === undefined ? 'in this run' : `until ${held.until}`}: ${held.reason === report.waiting?.reason ? 'the wait above' : held.reason}`,
     );
   const { fleet } = report;
   if (fleet?.unreachable !== undefined) lines.push(`Queue:   cannot be read: ${fleet.unreachable}`);
