@@ -36,8 +36,12 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Looks at one item's checks grow apart up to this many times the first wait. */
 const MAX_POLL_FACTOR = 10;
-/** Looks for the last session's record (its summary goes in the body) before it goes without. */
-const RECORD_LOOKS = 4;
+/**
+ * Looks for the last session's record (its summary goes in the body), a second apart, before it
+ * goes without: the record is archived just after the item is settled, later on a loaded machine.
+ */
+const RECORD_LOOKS = 30;
+const RECORD_LOOK_MS = 1000;
 /** The longest wait after the forge failed to answer (down, rate-limited). */
 const MAX_OUTAGE_WAIT_MS = 10 * 60_000;
 
@@ -235,8 +239,7 @@ export class ChecksStage {
     const session = await this.sessionOf(item);
     const looks = this.due.get(item.id)?.looks ?? 0;
     if (session === undefined && looks < RECORD_LOOKS) {
-      const soon = Math.min(1000, forge.checks.poll * 1000);
-      this.due.set(item.id, { at: ctx.clock.now() + soon, looks: looks + 1 });
+      this.due.set(item.id, { at: ctx.clock.now() + RECORD_LOOK_MS, looks: looks + 1 });
       return 'waiting';
     }
     const repo = await this.repositoryOf(item);
