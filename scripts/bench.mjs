@@ -22,6 +22,7 @@ import { cliFigures } from './bench/clis.mjs';
 import { fleetClaims } from './bench/fleet.mjs';
 import { landingFigures } from './bench/landing.mjs';
 import { sandboxCost } from './bench/sandbox.mjs';
+import { firstRequestFigures } from './bench/first-request.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -83,6 +84,7 @@ const benches = [
   ['fleet', () => fleetClaims(size.fleet)],
   ['landing', () => landingFigures(size.landing)],
   ['sandbox', () => sandboxCost(size.sandbox)],
+  ['first-request', () => firstRequestFigures()],
 ];
 
 const rows = [];

@@ -22,6 +22,8 @@ export interface ResolvedSettings {
   allowedTools: string[];
   disallowedTools: string[];
   permissionMode: NonNullable<SessionSettings['permissionMode']>;
+  /** Send the CLI's first request without what the session cannot use (see `lean`). */
+  lean: boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export function resolveSettings(
     allowedTools: pick('allowedTools') ?? defaults.allowedTools,
     disallowedTools: pick('disallowedTools') ?? defaults.disallowedTools,
     permissionMode: pick('permissionMode') ?? defaults.permissionMode,
+    lean: pick('lean') ?? false,
   };
 }
 

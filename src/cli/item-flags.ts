@@ -35,6 +35,7 @@ const FLAG_OF: Record<string, string> = {
   land: '--land',
   sandbox: '--sandbox',
   fallback: '--fallback',
+  lean: '--lean',
 };
 
 const number = (flag: string, value: unknown, integer: boolean) =>
@@ -128,6 +129,7 @@ export async function fieldsFromFlags(
   // Only the "no": an item cannot ask for a forge the workspace does not set.
   if (o.forge === false) set('forge', false);
   if (typeof o.sandbox === 'string') set('sandbox', { kind: o.sandbox });
+  if (typeof o.lean === 'boolean') set('lean', o.lean);
   const fallback = list(o.fallback);
   if (fallback !== undefined)
     set('fallback', {

@@ -62,6 +62,8 @@ function itemOptions(command: CommanderCommand): CommanderCommand {
     .option('--land', 'git mode: land the branch on the target once its gates pass ("land")')
     .option('--no-land', 'leave the branch as it is, whatever "land.enabled" says')
     .option('--no-forge', 'open no pull request for the item, whatever "forge" says')
+    .option('--lean', 'trim what the CLI sends before the task (tools its rules refuse, skills)')
+    .option('--no-lean', 'send the CLI\'s first request whole, whatever "defaults.lean" says')
     .option(
       '--fallback <list>',
       'CLIs to fall back on when its own is held by a usage limit, in order: "codex,gemini", a model after a colon ("codex:gpt-5"); "" for none',

@@ -185,6 +185,11 @@ export const SessionSettingsSchema = z.strictObject({
   disallowedTools: ToolListSchema.optional(),
   permissionMode: z.enum(PERMISSION_MODES).optional(),
   fallback: FallbackChoiceSchema.optional(),
+  /**
+   * Trims what the CLI sends before the task (tools the session may not use, MCP servers it
+   * may not call, the per-machine parts of its system prompt); what the agent can do is kept.
+   */
+  lean: z.boolean().optional(),
   ...GitChoiceShape,
 });
 

@@ -48,6 +48,8 @@ export const FrontmatterSchema = z.strictObject({
   forge: z.literal(false).optional(),
   /** The CLIs this persona's items fall back on when theirs is held by a usage limit. */
   fallback: FallbackChoiceSchema.optional(),
+  /** Trim what the CLI sends before the task (see `lean` in the README). */
+  lean: z.boolean().optional(),
 });
 
 /** A persona: its settings for the session and its instructions. */
@@ -108,6 +110,7 @@ export function parsePersona(id: string, file: string, text: string): Persona {
     land: f.land,
     forge: f.forge,
     fallback: f.fallback,
+    lean: f.lean,
   };
   return { id, file, settings, instructions: body.trim() };
 }

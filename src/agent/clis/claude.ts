@@ -40,12 +40,46 @@ export function claudeArgv(invocation: Invocation): Argv {
       : ['--permission-mode', s.permissionMode]),
   ];
   // `--tools ""` means no tools at all, so an empty list is passed, not dropped.
-  if (s.tools !== undefined) args.push('--tools', s.tools.join(','));
+  const tools = s.tools ?? (s.lean && !invocation.yolo ? leanTools(s) : undefined);
+  if (tools !== undefined) args.push('--tools', tools.join(','));
+  if (s.lean) {
+    // The cwd, environment and git status move out of the system prompt (into the first
+    // message), so that sessions in different worktrees share its cache.
+    args.push('--exclude-dynamic-system-prompt-sections');
+    // The user's MCP servers stay unloaded when no rule lets the session call one.
+    if (![...s.allowedTools, ...(s.tools ?? [])].some((rule) => rule.startsWith('mcp__')))
+      args.push('--strict-mcp-config');
+  }
   if (s.allowedTools.length > 0) args.push('--allowedTools', s.allowedTools.join(','));
   if (s.disallowedTools.length > 0) args.push('--disallowedTools', s.disallowedTools.join(','));
   if (s.model !== undefined) args.push('--model', s.model);
   if (invocation.settingsFile !== undefined) args.push('--settings', invocation.settingsFile);
   return { file, args, stdinFile: invocation.inputFile, live: true };
+}
+
+/** The tools that edit files: an `Edit(…)` rule covers them all. */
+const EDIT_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
+
+/**
+ * The built-in tools a `lean` session is given: those its rules let it use, and subagents
+ * (`Agent`, held to the same rules). Under `dontAsk` a tool no rule allows is refused anyway,
+ * so its definition is only weight in every request (`acceptEdits` adds the editing tools).
+ * Left out too: the tools of an interactive session that need no rule (skills, reminders,
+ * workflows, findings, the search for web tools the rules refuse). Other modes ask, or allow
+ * more: nothing is trimmed.
+ */
+function leanTools(s: Invocation['settings']): string[] | undefined {
+  if (s.permissionMode !== 'dontAsk' && s.permissionMode !== 'acceptEdits') return undefined;
+  const names = new Set<string>(['Agent']);
+  for (const rule of s.allowedTools) {
+    const name = /^[A-Za-z]+/.exec(rule)?.[0];
+    if (name === undefined || rule.startsWith('mcp__')) continue;
+    if (name === 'Edit') for (const tool of EDIT_TOOLS) names.add(tool);
+    else names.add(name);
+  }
+  if (s.permissionMode === 'acceptEdits') for (const tool of EDIT_TOOLS) names.add(tool);
+  for (const rule of s.disallowedTools) if (/^[A-Za-z]+$/.test(rule)) names.delete(rule);
+  return [...names];
 }
 
 /** Claude Code: every limit and tool rule is a flag of its own. */

@@ -1,0 +1,69 @@
+// `lean` with the real claude CLI against the fake Anthropic API: the item still does its work
+// (a file written through a tool its rules allow), and its first request is the smaller one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../support/fake-anthropic.js';
+import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
+import { ralph, readQueue, readSessions } from '../support/workspace.js';
+
+closeFakeApiAfterEach();
+
+const toolNames = (request: RecordedRequest) =>
+  ((request.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
+
+describe('a lean session of the real claude', () => {
+  it('does its task with the tools its rules allow, its first request smaller by a third or more', async () => {
+    const { root, env, api } = await realClaudeWorkspace((request) => {
+      const text = JSON.stringify(request.body.messages ?? []);
+      if (text.includes('tool_result')) return { kind: 'text', text: 'Wrote it.' };
+      const lean = JSON.stringify(request.body).includes('Lean item');
+      return {
+        kind: 'tool_use',
+        name: 'Write',
+        input: { file_path: lean ? 'lean.txt' : 'full.txt', content: 'done\n' },
+      };
+    });
+    const work = path.join(root, 'work');
+    fs.mkdirSync(work);
+    for (const [title, id, lean] of [
+      ['Full item', 'full', '--no-lean'],
+      ['Lean item', 'lean', '--lean'],
+    ] as const)
+      expect(
+        (await ralph(root, ['add', title, '--id', id, lean, '--work-dir', 'work'], env)).code,
+      ).toBe(0);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([
+      ['full', 'done'],
+      ['lean', 'done'],
+    ]);
+    expect(fs.readFileSync(path.join(work, 'lean.txt'), 'utf8')).toBe('done\n');
+    const lean = readSessions(root).find((s) => s.itemId === 'lean');
+    expect(lean?.command).toEqual(
+      expect.arrayContaining([
+        '--tools',
+        '--exclude-dynamic-system-prompt-sections',
+        '--strict-mcp-config',
+      ]),
+    );
+    // The first model request of each session, as the fake API saw it.
+    const first = (title: string) =>
+      api.requests.find(
+        (r) =>
+          r.url.startsWith('/v1/messages') &&
+          JSON.stringify(r.body).includes(title) &&
+          !JSON.stringify(r.body.messages ?? []).includes('tool_result'),
+      )!;
+    const full = first('Full item');
+    const trimmed = first('Lean item');
+    expect(toolNames(trimmed).sort()).toEqual(
+      expect.arrayContaining(['Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']),
+    );
+    for (const name of ['Skill', 'ToolSearch', 'ScheduleWakeup', 'Workflow'])
+      expect(toolNames(trimmed)).not.toContain(name);
+    const bytes = (r: RecordedRequest) => JSON.stringify(r.body).length;
+    expect(bytes(trimmed)).toBeLessThan(bytes(full) * 0.7);
+  });
+});
