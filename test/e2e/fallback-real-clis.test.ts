@@ -110,7 +110,8 @@ async function run(
   return { code, output: output.text() };
 }
 
-describe('a fallback CLI when a usage limit holds the item’s own', () => {
+// Two real CLIs a test, and the review commands after: room for a loaded machine.
+describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 180_000 }, () => {
   it('hands a weekly-limited claude item over to codex on the same branch, and gives claude the next item after its reset', async () => {
     const time = fakeTime(WEEKLY_RESET_S * 1000 - 5 * 24 * HOUR);
     let limited = false;

@@ -12,7 +12,7 @@ closeFakeApiAfterEach();
 const toolNames = (request: RecordedRequest) =>
   ((request.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
 
-describe('a lean session of the real claude', () => {
+describe('a lean session of the real claude', { timeout: 180_000 }, () => {
   it('does its task with the tools its rules allow, its first request smaller by a third or more', async () => {
     const { root, env, api } = await realClaudeWorkspace((request) => {
       const text = JSON.stringify(request.body.messages ?? []);
