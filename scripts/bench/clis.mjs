@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, benchEnv, elapsed, fillQueue, run, stats, workspace } from './lib.mjs';
-import { startModelApis } from './fixtures/model-apis.mjs';
+import { claudeEnvFor, startModelApis } from './fixtures/model-apis.mjs';
 
 const bin = (name) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
 
@@ -27,15 +27,7 @@ function writeJson(file, value) {
 const SETUPS = {
   claude: (url) => ({
     config: { clis: { claude: { command: [bin('claude')] } } },
-    env: {
-      HOME: home(),
-      ANTHROPIC_BASE_URL: url,
-      ANTHROPIC_API_KEY: 'sk-ant-bench-dummy-key-0123456789',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-    },
+    env: claudeEnvFor(url, home()),
   }),
   codex: (url) => ({
     config: {

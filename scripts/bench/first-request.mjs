@@ -7,24 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, benchEnv, run, workspace } from './lib.mjs';
-import { startModelApis } from './fixtures/model-apis.mjs';
+import { claudeEnvFor, startModelApis } from './fixtures/model-apis.mjs';
 
 const CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
 const TASK = 'Fix the off-by-one error in src/parser.ts: the last token of a line is dropped.';
 
 const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
-function claudeEnv(url) {
-  return benchEnv({
-    HOME: tempDir('ralph-bench-home-'),
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: 'sk-ant-bench-dummy-key-0123456789',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_MAX_RETRIES: '0',
-  });
-}
+const claudeEnv = (url) => benchEnv(claudeEnvFor(url, tempDir('ralph-bench-home-')));
 
 /** The first request that carries the task, of those sent while `fn` ran. */
 async function firstRequest(api, fn) {

@@ -5,12 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/commands/run.js';
 import {
   claudeEnv,
   startFakeAnthropic,
+  usageLimitReply,
   type FakeAnthropic,
-  type Reply,
 } from '../support/fake-anthropic.js';
 import {
   inputItems,
@@ -21,9 +20,8 @@ import {
 import { fakeTime } from '../support/fake-time.js';
 import { filesAt, makeRepo } from '../support/git.js';
 import { logEvents } from '../support/guarded.js';
-import { startRunner } from '../support/runner.js';
+import { runOnClock, startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { captureOutput } from '../support/output.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import {
   REAL_CLAUDE,
@@ -46,21 +44,6 @@ const HOUR = 3_600_000;
 const OAUTH_TOKEN = 'sk-ant-oat01-test-dummy-token-0123456789abcdef';
 /** The reset of the weekly limit the fake API reports (epoch seconds, in the future). */
 const WEEKLY_RESET_S = Math.floor(Date.now() / 1000) + 5 * 24 * 3600;
-
-/** A subscription's usage limit, as the Anthropic API answers it to claude. */
-function usageLimit(resetS: number, claim: string): Reply {
-  return {
-    kind: 'error',
-    status: 429,
-    type: 'rate_limit_error',
-    message: 'rate limited',
-    headers: {
-      'anthropic-ratelimit-unified-status': 'rejected',
-      'anthropic-ratelimit-unified-reset': String(resetS),
-      'anthropic-ratelimit-unified-representative-claim': claim,
-    },
-  };
-}
 
 /** The text of everything a Responses request carries (instructions and input). */
 function requestText(body: Record<string, unknown>): string {
@@ -93,20 +76,8 @@ async function night(
   return { root, repo, env };
 }
 
-async function run(
-  root: string,
-  env: Record<string, string>,
-  time: ReturnType<typeof fakeTime>,
-  options: Record<string, unknown> = {},
-) {
-  const output = captureOutput();
-  const code = await runCommand(
-    root,
-    { drain: true, ...options },
-    output,
-    { PATH: process.env.PATH, ...env },
-    { clock: time.clock, wait: time.wait },
-  );
+async function run(root: string, env: Record<string, string>, time: ReturnType<typeof fakeTime>) {
+  const { code, output } = await runOnClock(root, env, time);
   return { code, output: output.text() };
 }
 
@@ -128,7 +99,7 @@ describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 
             input: { file_path: 'begun.txt', content: `begun by claude\n${OAUTH_TOKEN}\n` },
           };
         limited = true;
-        return usageLimit(WEEKLY_RESET_S, 'seven_day');
+        return usageLimitReply(WEEKLY_RESET_S, 'seven_day');
       },
       (request) => {
         // codex finishes the first item; its reply moves the clock past claude's reset.
@@ -242,7 +213,7 @@ describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 
       () => {
         if (limited) return { kind: 'text', text: 'Back after the five-hour window.' };
         limited = true;
-        return usageLimit(soon, 'five_hour');
+        return usageLimitReply(soon, 'five_hour');
       },
       () => ({ kind: 'text', text: 'codex should not be asked.' }),
     );
@@ -262,7 +233,7 @@ describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 
     const time = fakeTime(WEEKLY_RESET_S * 1000 - 5 * 24 * HOUR);
     let codexLimited = false;
     const { root, env } = await night(
-      () => usageLimit(WEEKLY_RESET_S, 'seven_day'),
+      () => usageLimitReply(WEEKLY_RESET_S, 'seven_day'),
       () => {
         if (codexLimited) return { kind: 'text', text: 'Done after the backoff.' };
         codexLimited = true;

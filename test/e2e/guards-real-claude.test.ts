@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { findSessionProcesses } from '../../src/agent/procfs.js';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 import { logEvents } from '../support/guarded.js';
-import { lastIsToolResult, type Reply } from '../support/fake-anthropic.js';
+import { lastIsToolResult, usageLimitReply } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { eventually, waitUntil } from '../support/wait.js';
 import { ralph, readQueue, readSessions, runningRecords } from '../support/workspace.js';
@@ -97,16 +97,7 @@ describe('guards with the real claude CLI', () => {
     const { root, env } = await setup(() => {
       if (!limited) {
         limited = true;
-        return {
-          kind: 'error',
-          status: 429,
-          type: 'rate_limit_error',
-          message: 'rate limited',
-          headers: {
-            'anthropic-ratelimit-unified-status': 'rejected',
-            'anthropic-ratelimit-unified-reset': String(Math.floor(Date.now() / 1000) + 2),
-          },
-        } satisfies Reply;
+        return usageLimitReply(Math.floor(Date.now() / 1000) + 2);
       }
       return { kind: 'text', text: 'Back after the limit.' };
     });

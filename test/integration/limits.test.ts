@@ -3,10 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/commands/run.js';
 import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
-import { captureOutput } from '../support/output.js';
 import { fakeTime } from '../support/fake-time.js';
+import { runOnClock } from '../support/runner.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
 const RESETS_AT =
@@ -19,22 +18,7 @@ const RESETS_AT =
     )?.[1],
   ) * 1000;
 
-async function run(
-  root: string,
-  env: Record<string, string>,
-  time: ReturnType<typeof fakeTime>,
-  options: Record<string, unknown> = {},
-) {
-  const output = captureOutput();
-  const code = await runCommand(
-    root,
-    { drain: true, ...options },
-    output,
-    { PATH: process.env.PATH, ...env },
-    { clock: time.clock, wait: time.wait },
-  );
-  return { code, output };
-}
+const run = runOnClock;
 
 describe('limits from the stream', () => {
   it('waits until a rejected usage limit resets, then runs the same item without spending an attempt', async () => {

@@ -35,6 +35,21 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
+/** A subscription's usage limit as the API answers it: refused, with when it resets (epoch s). */
+export function usageLimitReply(resetS: number, claim?: string): Reply {
+  return {
+    kind: 'error',
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'rate limited',
+    headers: {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(resetS),
+      ...(claim === undefined ? {} : { 'anthropic-ratelimit-unified-representative-claim': claim }),
+    },
+  };
+}
+
 /**
  * Whether the last user message of a request carries a tool result (the model's tool ran).
  * With --max-budget-usd the CLI appends a `system` message with the budget after it.
