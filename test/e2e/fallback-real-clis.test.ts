@@ -63,7 +63,14 @@ async function night(
     git: { enabled: true },
     run: { limitMargin: 0, rateLimitBackoff: '10m' },
     ...config,
-    defaults: { workDir: repo, fallback: { clis: ['codex'] }, ...(config.defaults as object) },
+    defaults: {
+      workDir: repo,
+      fallback: { clis: ['codex'] },
+      // The test moves the fake clock days on while a session runs: no limit of its may end it.
+      timeout: 30 * 24 * 3600,
+      idleTimeout: 30 * 24 * 3600,
+      ...(config.defaults as object),
+    },
   });
   const home = await tempDir('ralph-home-');
   const { ANTHROPIC_API_KEY: _key, ...claude } = claudeEnv(anthropic, home);

@@ -52,6 +52,34 @@ describe('limits from the stream', () => {
     expect(fs.existsSync(path.join(root, 'state', 'waiting.json'))).toBe(false);
   });
 
+  it('backs off from a usage limit whose reset is already past, instead of meeting it again at once', async () => {
+    const { root, env } = await guardedWorkspace({ run: { limitMargin: 0 } });
+    await ralph(
+      root,
+      [
+        'add',
+        'Limited',
+        '--id',
+        'lim',
+        '--body',
+        '#behave: sequence steps=replay:usage-limit-rejected,ok',
+      ],
+      env,
+    );
+    // The API's reset is an hour behind this runner's clock.
+    const start = RESETS_AT + 3_600_000;
+    const time = fakeTime(start);
+    const { code } = await run(root, env, time);
+    expect(code).toBe(0);
+    const limitWait = logEvents(root).find((e) => e.event === 'limit_wait');
+    // run.rateLimitBackoff (60 s) from the limit, not the past reset.
+    expect(Date.parse(String(limitWait?.until))).toBeGreaterThanOrEqual(start + 60_000);
+    expect(readSessions(root).map((s) => (s.outcome as { kind: string }).kind)).toEqual([
+      'rate_limited',
+      'success',
+    ]);
+  });
+
   it('retries a transient 429 after a backoff', async () => {
     const { root, env } = await guardedWorkspace();
     await ralph(
