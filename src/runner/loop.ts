@@ -493,11 +493,14 @@ class Night {
 
   /** When a usage or rate limit lets the night go on: its reset, or a growing backoff. */
   private limitWaitUntil(outcome: Outcome & { kind: 'rate_limited' }): number {
-    // A reset already past (a clock that differs from the API's) is no reset: without the
-    // backoff the next session would meet the same limit at once, over and over.
-    if (outcome.waitUntil !== undefined && outcome.waitUntil > this.ctx.clock.now())
-      return outcome.waitUntil;
     const { run } = this.ctx.workspace.config;
+    // A reset past even with its margin (a clock that differs from the API's) is no reset:
+    // without the backoff the next session would meet the same limit at once, over and over.
+    if (
+      outcome.waitUntil !== undefined &&
+      outcome.waitUntil + run.limitMargin * 1000 > this.ctx.clock.now()
+    )
+      return outcome.waitUntil;
     this.consecutiveRateLimits++;
     return (
       this.ctx.clock.now() +
