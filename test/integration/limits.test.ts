@@ -20,23 +20,29 @@ const RESETS_AT =
 
 const run = runOnClock;
 
+/** An item whose first session meets the recorded usage limit, and whose second succeeds. */
+async function addLimited(root: string, env: Record<string, string>) {
+  const added = await ralph(
+    root,
+    [
+      'add',
+      'Limited',
+      '--id',
+      'lim',
+      '--body',
+      '#behave: sequence steps=replay:usage-limit-rejected,ok',
+    ],
+    env,
+  );
+  expect(added.code, added.stderr).toBe(0);
+}
+
 describe('limits from the stream', () => {
   it('waits until a rejected usage limit resets, then runs the same item without spending an attempt', async () => {
     const { root, env } = await guardedWorkspace({
       run: { limitMargin: '30s', maxConsecutiveFailures: 1 },
     });
-    await ralph(
-      root,
-      [
-        'add',
-        'Limited',
-        '--id',
-        'lim',
-        '--body',
-        '#behave: sequence steps=replay:usage-limit-rejected,ok',
-      ],
-      env,
-    );
+    await addLimited(root, env);
     const time = fakeTime(RESETS_AT - 3_600_000);
     const { code } = await run(root, env, time);
     expect(code).toBe(0);
@@ -54,18 +60,7 @@ describe('limits from the stream', () => {
 
   it('backs off from a usage limit whose reset is already past, instead of meeting it again at once', async () => {
     const { root, env } = await guardedWorkspace({ run: { limitMargin: 0 } });
-    await ralph(
-      root,
-      [
-        'add',
-        'Limited',
-        '--id',
-        'lim',
-        '--body',
-        '#behave: sequence steps=replay:usage-limit-rejected,ok',
-      ],
-      env,
-    );
+    await addLimited(root, env);
     // The API's reset is an hour behind this runner's clock.
     const start = RESETS_AT + 3_600_000;
     const time = fakeTime(start);
