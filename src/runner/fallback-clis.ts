@@ -1,6 +1,7 @@
 import { credentialsOf, which } from '../agent/availability.js';
 import { cliNamed, commandOf, missingHint } from '../agent/clis/index.js';
 import type { CliName } from '../config/cli-names.js';
+import { cliOfFallback } from '../config/schema.js';
 import type { Workspace } from '../config/workspace.js';
 import type { FileCache } from '../lib/file-cache.js';
 import type { Item } from '../queue/item.js';
@@ -23,7 +24,7 @@ export async function fallbackClisInUse(
 ): Promise<FallbackInUse[]> {
   const found = new Map<CliName, string>();
   for (const choice of workspace.config.defaults.fallback?.clis ?? [])
-    found.set(typeof choice === 'string' ? choice : choice.cli, 'defaults.fallback');
+    found.set(cliOfFallback(choice), 'defaults.fallback');
   for (const item of items) {
     if (['done', 'cancelled', 'failed'].includes(item.status)) continue;
     const resolved = await resolveSession({ workspace, item, cache });

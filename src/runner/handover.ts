@@ -1,9 +1,8 @@
-import fsp from 'node:fs/promises';
 import type { SessionRecord } from '../archive/record.js';
 import { decoderOf } from '../agent/clis/index.js';
 import { oneLine, summariseToolInput } from '../archive/transcript-rules.js';
 import { git } from '../git/git.js';
-import { StreamParser } from '../stream/parser.js';
+import { parseStreamFile } from '../stream/archive-file.js';
 
 /** Tools that change files, by the names each CLI's decoder gives them. */
 const FILE_TOOLS = new Set([
@@ -49,31 +48,21 @@ export async function sessionWork(
 ): Promise<SessionWork> {
   const messages: string[] = [];
   const fileChanges: string[] = [];
-  const parser = new StreamParser((parsed) => {
-    // A synthetic message is the CLI's (an API error in the model's place), not the agent's.
-    if (parsed.kind !== 'assistant' || parsed.synthetic) return;
-    const text = parsed.texts.join('\n').trim();
-    if (text !== '') messages.push(text);
-    if (messages.length > LAST_MESSAGES) messages.shift();
-    for (const use of parsed.toolUses)
-      if (FILE_TOOLS.has(use.name))
-        fileChanges.push(`${use.name} ${summariseToolInput(use.name, use.input)}`.trim());
-  }, decoderOf(previous.cli)());
-  const handle = await fsp.open(stdoutFile, 'r').catch(() => undefined);
-  if (handle !== undefined) {
-    try {
-      const buffer = Buffer.allocUnsafe(1024 * 1024);
-      for (let at = 0; at < STREAM_READ_BYTES;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
-        if (bytesRead <= 0) break;
-        at += bytesRead;
-        parser.push(buffer.subarray(0, bytesRead));
-      }
-    } finally {
-      await handle.close();
-    }
-  }
-  parser.finish();
+  await parseStreamFile(
+    stdoutFile,
+    decoderOf(previous.cli),
+    (parsed) => {
+      // A synthetic message is the CLI's (an API error in the model's place), not the agent's.
+      if (parsed.kind !== 'assistant' || parsed.synthetic) return;
+      const text = parsed.texts.join('\n').trim();
+      if (text !== '') messages.push(text);
+      if (messages.length > LAST_MESSAGES) messages.shift();
+      for (const use of parsed.toolUses)
+        if (FILE_TOOLS.has(use.name))
+          fileChanges.push(`${use.name} ${summariseToolInput(use.name, use.input)}`.trim());
+    },
+    STREAM_READ_BYTES,
+  );
   const diff = checkout === undefined ? undefined : await branchDiff(checkout);
   return {
     cli: previous.cli,

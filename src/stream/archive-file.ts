@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import type { DecoderFactory } from './decoder.js';
-import { StreamParser } from './parser.js';
+import { StreamParser, type ParsedLine } from './parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from './summary.js';
 
 const CHUNK = 1024 * 1024;
@@ -20,14 +20,30 @@ export async function readArchivedStream(
   now: number,
 ): Promise<ArchivedStream> {
   const summary = emptySummary();
-  const parser = new StreamParser((parsed) => applyToSummary(summary, parsed, now), decoder());
+  const { bytes, endsWithNewline } = await parseStreamFile(file, decoder, (parsed) =>
+    applyToSummary(summary, parsed, now),
+  );
+  return { summary, bytes, endsWithNewline };
+}
+
+/**
+ * Parses a stream file with a CLI's decoder, a chunk at a time, up to `maxBytes` (a missing file
+ * is an empty stream); each event goes to `emit`.
+ */
+export async function parseStreamFile(
+  file: string,
+  decoder: DecoderFactory,
+  emit: (parsed: ParsedLine) => void,
+  maxBytes = Infinity,
+): Promise<{ bytes: number; endsWithNewline: boolean }> {
+  const parser = new StreamParser(emit, decoder());
   const buffer = Buffer.allocUnsafe(CHUNK);
   let bytes = 0;
   let last = -1;
   const handle = await fsp.open(file, 'r').catch(() => undefined);
   if (handle !== undefined) {
     try {
-      for (;;) {
+      while (bytes < maxBytes) {
         const { bytesRead } = await handle.read(buffer, 0, CHUNK, bytes);
         if (bytesRead <= 0) break;
         bytes += bytesRead;
@@ -39,5 +55,5 @@ export async function readArchivedStream(
     }
   }
   parser.finish();
-  return { summary, bytes, endsWithNewline: bytes === 0 || last === 0x0a };
+  return { bytes, endsWithNewline: bytes === 0 || last === 0x0a };
 }
