@@ -29,8 +29,9 @@ export const PROXY_SOCKET_INSIDE = '/run/ralph/egress.sock';
 /** Everything a sandbox is built from, found beforehand (see `layout.ts`). */
 export interface SandboxLayout {
   bwrap: string;
-  /** node, which runs the launcher inside. */
-  node: string;
+  /** The system's perl, which runs the launcher inside. */
+  perl: string;
+  /** ralph's launcher (`launcher.pl`): the proxy's bridge, and the agent's start. */
   launcher: string;
   system: SystemEntry[];
   /** An empty directory inside, but for what is bound under it. */
@@ -93,7 +94,7 @@ export function sandboxArgv<T extends Command>(inner: T, layout: SandboxLayout):
     '--chdir',
     layout.workDir,
     '--',
-    layout.node,
+    layout.perl,
     layout.launcher,
     ...launcherArgs,
     '--',

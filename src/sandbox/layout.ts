@@ -9,6 +9,7 @@ import {
   type SystemEntry,
 } from './bwrap.js';
 import { loopbackForwards, type AllowedHost } from './hosts.js';
+import { SANDBOX_PERL } from './probe.js';
 
 /** The system, given read-only: programs, libraries and machine-wide configuration. */
 const SYSTEM_DIRS = [
@@ -23,13 +24,8 @@ const SYSTEM_DIRS = [
   '/opt',
 ];
 
-// node runs the launcher as built: from the sources (the suite's in-process runs), dist's.
-const LAUNCHER = fileURLToPath(
-  new URL(
-    import.meta.url.endsWith('.ts') ? '../../dist/sandbox/launcher.js' : './launcher.js',
-    import.meta.url,
-  ),
-);
+// A plain file beside this module, in the sources and in dist alike (the build copies it).
+const LAUNCHER = fileURLToPath(new URL('./launcher.pl', import.meta.url));
 
 /** The proxy's port inside, unless an allowed loopback endpoint has it. */
 const PROXY_PORT = 3128;
@@ -138,7 +134,6 @@ export async function sandboxLayout(
   const [script] = inner.args;
   if (script !== undefined && path.isAbsolute(script) && (await isFile(script)))
     readOnly(await programDir(await fsp.realpath(script)));
-  readOnly(path.dirname(process.execPath));
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !(await exists(dir))) continue;
     readOnly(path.basename(dir) === '.bin' ? path.dirname(dir) : dir);
@@ -163,7 +158,7 @@ export async function sandboxLayout(
   while (forwards.some((f) => f.port === port)) port++;
   return {
     bwrap: request.bwrap,
-    node: process.execPath,
+    perl: SANDBOX_PERL,
     launcher: LAUNCHER,
     system,
     home,

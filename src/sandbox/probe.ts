@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 
 /** Whether bubblewrap can make a sandbox on this machine, and if not, why. */
 export type SandboxProbe = { ok: true; bwrap: string } | { ok: false; problem: string };
@@ -8,19 +9,47 @@ export function bubblewrapOf(env: Readonly<Record<string, string | undefined>>):
   return env.RALPH_BWRAP ?? 'bwrap';
 }
 
+/**
+ * The perl that runs ralph's launcher inside every sandbox: the system's, under the read-only
+ * `/usr` (Debian's perl-base is essential; Fedora and Arch put it there too).
+ */
+export const SANDBOX_PERL = '/usr/bin/perl';
+
 const probed = new Map<string, Promise<SandboxProbe>>();
 
 /**
- * Makes one throw-away sandbox (once a process): bubblewrap missing, or the kernel refusing it
- * user namespaces, is found before any item is started in one.
+ * Makes one throw-away sandbox (once a process), running the launcher's perl in it: bubblewrap
+ * missing, the kernel refusing it user namespaces, or no perl to start the agent with, is found
+ * before any item is started in one.
  */
 export function probeSandbox(bwrap: string): Promise<SandboxProbe> {
   const known = probed.get(bwrap);
   if (known !== undefined) return known;
   const probe = new Promise<SandboxProbe>((resolve) => {
+    if (!fs.existsSync(SANDBOX_PERL)) {
+      resolve({
+        ok: false,
+        problem: `${SANDBOX_PERL} is missing: the sandbox's launcher runs on the system's perl (Debian and Ubuntu: apt-get install perl-base)`,
+      });
+      return;
+    }
     const child = spawn(
       bwrap,
-      ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', 'true'],
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--unshare-all',
+        '--die-with-parent',
+        '--cap-drop',
+        'ALL',
+        SANDBOX_PERL,
+        '-MSocket',
+        '-e',
+        '0',
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'], shell: false },
     );
     let stderr = '';
