@@ -475,11 +475,6 @@ export async function main(
   output: Output = processOutput,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
-  // The one answer that needs no parser, asked for often by scripts and prompts.
-  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
-    output.out(VERSION);
-    return ExitCode.ok;
-  }
   const { Command, CommanderError } = await import('commander');
   let exitCode: number = ExitCode.ok;
   const program = new Command('ralph')

@@ -48,6 +48,13 @@ describe('start-up', () => {
         args.join(' '),
       ).toEqual([]);
     }
+    // --version is answered before the parser and the commands are loaded.
+    const version = await modulesOf(root, ['--version']);
+    expect(
+      [...new Set(version.filter((m) => m.startsWith('file:')))].map((m) =>
+        path.relative(path.dirname(RALPH_BIN), fileURLToPath(m)),
+      ),
+    ).toEqual(['bin.js', path.join('lib', 'version.js')]);
     // The hook sees what is loaded: a command that validates (add) loads the schema library.
     const add = await modulesOf(root, ['-C', root, 'add', 'Two', '--id', 'two']);
     expect(add.some((m) => /\/node_modules\/zod\//.test(m))).toBe(true);
