@@ -19,6 +19,8 @@ export const IndexEntrySchema = z.looseObject({
   costEstimated: z.boolean().optional(),
   /** Its tokens, in ralph's names for every CLI. */
   tokens: SessionTokensSchema.optional(),
+  /** What it spent before its first tool call: its tokens (of every kind), their share of its cost. */
+  opening: z.object({ tokens: z.number(), costUsd: z.number().optional() }).optional(),
   /** The agent CLI that ran it (lines of older versions: claude). */
   cli: z.string().default('claude'),
   /** Run on a fallback: the CLI it stood in for. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { appendPrivate } from '../lib/fs.js';
 import { IndexEntrySchema, type IndexEntry } from './index-entry.js';
 import type { SessionRecord } from './record.js';
+import { allTokens } from './tokens.js';
 
 /** The index file of a sessions directory. */
 export function indexFile(sessionsDir: string): string {
@@ -27,6 +28,10 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     costUsd: record.result?.costUsd ?? record.heartbeat.costUsd ?? 0,
     costEstimated: record.result?.costEstimated,
     tokens: record.tokens,
+    opening:
+      record.opening === undefined
+        ? undefined
+        : { tokens: allTokens(record.opening.tokens), costUsd: record.opening.costUsd },
     cli: record.cli,
     fallbackFrom: record.fallback?.cli,
     persona: record.persona,

@@ -143,6 +143,18 @@ export const SessionRecordFields = z.looseObject({
   lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */
   tokens: SessionTokensSchema.optional(),
+  /**
+   * What it spent before it worked: the tokens of its requests up to the one that made its
+   * first tool call (that one included; all of them when it made none), and that share of its
+   * cost (an estimate). Only from CLIs that give each message's usage (claude).
+   */
+  opening: z
+    .object({
+      tokens: SessionTokensSchema,
+      costUsd: z.number().optional(),
+      toolCalled: z.boolean(),
+    })
+    .optional(),
   /** Git mode: the item's branch, its commits since the base and their diffstat. */
   git: z
     .object({

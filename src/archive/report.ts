@@ -1,4 +1,5 @@
 import { addUsd } from '../lib/usd.js';
+import { allTokens } from './tokens.js';
 import type { IndexEntry } from './index-entry.js';
 import type { SessionRecord } from './record.js';
 
@@ -16,6 +17,40 @@ export interface ReportGroup {
   costEstimated: boolean;
   seconds: number;
   failures: { sessionId: string; itemId: string; outcome: string; message?: string }[];
+  /** What its sessions spent before their first tool call (absent when none counts it). */
+  opening?: OpeningSums;
+}
+
+/**
+ * What sessions spent before their first tool call, beside what the same sessions spent in all:
+ * the tax of reading the system prompt, the tools and the task (CLIs that give each message's
+ * usage: claude). The cost is each opening's share of its session's cost, an estimate.
+ */
+export interface OpeningSums {
+  sessions: number;
+  tokens: number;
+  totalTokens: number;
+  costUsd: number;
+  totalCostUsd: number;
+}
+
+/** `sums` with the opening of `e` added (a session that does not count it adds nothing). */
+function addOpening(sums: OpeningSums | undefined, e: IndexEntry): OpeningSums | undefined {
+  if (e.opening === undefined) return sums;
+  const next = sums ?? { sessions: 0, tokens: 0, totalTokens: 0, costUsd: 0, totalCostUsd: 0 };
+  next.sessions++;
+  next.tokens += e.opening.tokens;
+  next.totalTokens += e.tokens === undefined ? e.opening.tokens : allTokens(e.tokens);
+  if (e.opening.costUsd !== undefined) {
+    next.costUsd = addUsd(next.costUsd, e.opening.costUsd);
+    next.totalCostUsd = addUsd(next.totalCostUsd, e.costUsd);
+  }
+  return next;
+}
+
+/** What the sessions of `entries` spent before their first tool call; none counts it: undefined. */
+export function openingOf(entries: readonly IndexEntry[]): OpeningSums | undefined {
+  return entries.reduce<OpeningSums | undefined>(addOpening, undefined);
 }
 
 const SUCCESS = new Set(['success']);
@@ -55,6 +90,7 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
       groups.set(key, g);
     }
     g.sessions++;
+    g.opening = addOpening(g.opening, e);
     g.costUsd = addUsd(g.costUsd, e.costUsd);
     if (e.costEstimated === true) g.costEstimated = true;
     g.seconds += (e.durationMs ?? 0) / 1000;
@@ -101,18 +137,23 @@ export function fallbackReport(entries: readonly IndexEntry[]): FallbackReport |
   return { ...report, pairs: [...pairs.values()] };
 }
 
-/** Outcomes, cost and time per day, per item and per agent CLI, oldest first (`--json`). */
+/**
+ * Outcomes, cost and time per day, per item and per agent CLI, oldest first (`--json`), and what
+ * all the sessions spent before their first tool call.
+ */
 export function reportOf(entries: readonly IndexEntry[]): {
   byDay: ReportGroup[];
   byItem: ReportGroup[];
   byCli: ReportGroup[];
   fallbacks?: FallbackReport;
+  opening?: OpeningSums;
 } {
   return {
     byDay: group(entries, (e) => e.startedAt.slice(0, 10)),
     byItem: group(entries, (e) => e.itemId),
     byCli: group(entries, (e) => e.cli),
     fallbacks: fallbackReport(entries),
+    opening: openingOf(entries),
   };
 }
 
@@ -341,6 +382,32 @@ export function nightOf(
 /** A cost for people: `~` marks one that is (partly) an estimate from tokens. */
 export function formatCost(usd: number, estimated: boolean | undefined): string {
   return `${estimated === true ? '~' : ''}$${usd.toFixed(4)}`;
+}
+
+const percent = (part: number, whole: number) =>
+  whole === 0 ? '' : ` (${Math.round((part / whole) * 100)}%)`;
+
+/** An opening's cost and its share of its sessions' cost, for a table's cell. */
+export function openingCell(opening: OpeningSums | undefined): string {
+  if (opening === undefined) return '-';
+  return `${formatCost(opening.costUsd, true)}${percent(opening.costUsd, opening.totalCostUsd)}`;
+}
+
+/** What sessions spent before their first tool call, beside their total, for people. */
+export function openingLine(opening: OpeningSums): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `Before the first tool call: ${count(opening.tokens)} of ${count(opening.totalTokens)} tokens${percent(opening.tokens, opening.totalTokens)}, ${formatCost(opening.costUsd, true)} of ${formatCost(opening.totalCostUsd, false)}${percent(opening.costUsd, opening.totalCostUsd)}, over ${opening.sessions} session${opening.sessions === 1 ? '' : 's'} that count it (claude's: other CLIs report no request's usage)`;
+}
+
+/** What one session spent before its first tool call, for `ralph show` (none counted: none). */
+export function sessionOpeningLines(record: SessionRecord): string[] {
+  const { opening } = record;
+  if (opening === undefined) return [];
+  const tokens = allTokens(opening.tokens).toLocaleString('en-US');
+  const cost = opening.costUsd === undefined ? '' : `, ${formatCost(opening.costUsd, true)}`;
+  return [
+    `Before work: ${tokens} tokens${cost} ${opening.toolCalled ? 'before its first tool call' : 'in all: it called no tool'}`,
+  ];
 }
 
 /** A session's cost for people, saying when it is an estimate. */

@@ -1,4 +1,4 @@
-import type { StreamSummary } from '../stream/summary.js';
+import { openingTokens, type StreamSummary } from '../stream/summary.js';
 import { formatUsd } from '../lib/text.js';
 import type { SessionFiles } from './paths.js';
 import {
@@ -159,6 +159,44 @@ export function sessionTokens(summary: StreamSummary): SessionTokens | undefined
   };
 }
 
+/**
+ * Anthropic's prices relative to an input token, alike for every Claude model: a cache write
+ * 1.25, a cache read 0.1, an output token 5. A request's cost is not reported, its session's is:
+ * a part of a session costs its share of the session's tokens weighted so.
+ */
+const TOKEN_WEIGHTS = { input: 1, cacheCreation: 1.25, cacheRead: 0.1, output: 5 } as const;
+
+const weighted = (t: SessionTokens) =>
+  t.input * TOKEN_WEIGHTS.input +
+  (t.cacheCreation ?? 0) * TOKEN_WEIGHTS.cacheCreation +
+  (t.cacheRead ?? 0) * TOKEN_WEIGHTS.cacheRead +
+  t.output * TOKEN_WEIGHTS.output;
+
+/** What the session spent before its first tool call, and that share of its cost. */
+export function sessionOpening(
+  summary: StreamSummary,
+  cost: { usd: number } | undefined,
+): SessionRecord['opening'] {
+  if (summary.opening === undefined) return undefined;
+  const counted = openingTokens(summary.opening);
+  const tokens: SessionTokens = {
+    input: counted.inputTokens,
+    output: counted.outputTokens,
+    cacheRead: counted.cacheReadTokens,
+    cacheCreation: counted.cacheCreationTokens,
+  };
+  const whole = sessionTokens(summary);
+  const share =
+    whole === undefined || weighted(whole) === 0
+      ? undefined
+      : Math.min(1, weighted(tokens) / weighted(whole));
+  return {
+    tokens,
+    costUsd: share === undefined || cost === undefined ? undefined : cost.usd * share,
+    toolCalled: summary.opening.toolCalled,
+  };
+}
+
 /** Characters of the agent's last message a record keeps. */
 const LAST_WORDS_CHARS = 2000;
 
@@ -204,6 +242,7 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     result: agentResult(summary, ending.progress.cost),
     lastText: lastWords(summary.lastText),
     tokens: sessionTokens(summary),
+    opening: sessionOpening(summary, ending.progress.cost),
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
   };
@@ -238,6 +277,7 @@ export function orphanedSession(
     result: agentResult(summary, cost) ?? record.result,
     lastText: lastWords(summary.lastText) ?? record.lastText,
     tokens: sessionTokens(summary),
+    opening: sessionOpening(summary, cost),
     killedProcesses: found.killedProcesses,
     conversationId: record.conversationId ?? summary.conversationId,
     streamIssues: summary.issues,

@@ -1,7 +1,7 @@
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import type { SessionRecord } from './record.js';
-import { costLine, fallbackLines } from './report.js';
+import { costLine, fallbackLines, sessionOpeningLines } from './report.js';
 
 /** The human-readable `<id>-summary.md` of a finished session. */
 export function sessionSummaryMarkdown(
@@ -28,6 +28,7 @@ export function sessionSummaryMarkdown(
       record.resumedFrom ? ` (resumed)` : ''
     }${record.model ? `, model ${record.model}` : ''}`,
     ...fallbackLines(record).map((line) => `- ${line}`),
+    ...sessionOpeningLines(record).map((line) => `- ${line}`),
     `- Work dir: ${record.workDir}`,
   ];
   if (record.exit) {

@@ -188,6 +188,15 @@ const Failure = z.strictObject({
   message: z.string().optional(),
 });
 
+/** What sessions spent before their first tool call, beside what they spent in all. */
+const OpeningAnswer = z.strictObject({
+  sessions: z.number(),
+  tokens: z.number(),
+  totalTokens: z.number(),
+  costUsd: usd,
+  totalCostUsd: usd,
+});
+
 const ReportGroupAnswer = z.strictObject({
   key: z.string(),
   sessions: z.number(),
@@ -199,6 +208,7 @@ const ReportGroupAnswer = z.strictObject({
   costEstimated: z.boolean(),
   seconds: z.number(),
   failures: z.array(Failure),
+  opening: OpeningAnswer.optional(),
 });
 
 /** What the landings came to, and what a landed change cost (absent without landing). */
@@ -281,6 +291,7 @@ export const ReportAnswer = z.strictObject({
   byItem: z.array(ReportGroupAnswer),
   byCli: z.array(ReportGroupAnswer),
   fallbacks: FallbackReportAnswer.optional(),
+  opening: OpeningAnswer.optional(),
   landing: LandingReportAnswer.optional(),
   pullRequests: PullRequestsAnswer.optional(),
   egress: EgressReportAnswer.optional(),
@@ -344,6 +355,8 @@ export const StreamEventAnswer = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('assistant'),
+    /** The model's message the line is of (claude gives each content block a line). */
+    messageId: z.string().optional(),
     model: z.string().optional(),
     texts: z.array(z.string()),
     toolUses: z.array(z.strictObject({ id: z.string(), name: z.string(), input: z.unknown() })),

@@ -59,6 +59,8 @@ export type StreamEvent =
     }
   | {
       kind: 'assistant';
+      /** The model's message this line is of: claude gives each content block a line of its own. */
+      messageId?: string;
       model?: string;
       texts: string[];
       toolUses: ToolUse[];

@@ -28,6 +28,59 @@ export interface StreamSummary {
   tokens?: Required<Pick<TokenUsage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens'>>;
   /** The cost the CLI itself reported in its `usage` events, summed. */
   reportedCostUsd?: number;
+  /** What the session spent before it worked (CLIs that give each message's usage: claude). */
+  opening?: Opening;
+}
+
+/**
+ * The tokens of a session's model requests up to the one that made its first tool call (that
+ * one included): the system prompt, the tools and the task read before any work.
+ */
+export interface Opening {
+  /** Summed over the messages before the last one seen. */
+  earlier: Required<TokenUsage>;
+  /** The last message seen: its lines (a line a content block) each repeat its usage. */
+  last?: { id?: string; usage: TokenUsage };
+  /** Whether the first tool call was seen: the opening is complete. */
+  toolCalled: boolean;
+}
+
+const noTokens = (): Required<TokenUsage> => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheCreationTokens: 0,
+});
+
+function addTokens(sum: Required<TokenUsage>, tokens: TokenUsage): void {
+  sum.inputTokens += tokens.inputTokens ?? 0;
+  sum.outputTokens += tokens.outputTokens ?? 0;
+  sum.cacheReadTokens += tokens.cacheReadTokens ?? 0;
+  sum.cacheCreationTokens += tokens.cacheCreationTokens ?? 0;
+}
+
+/** The opening's tokens: the earlier messages' and the last one's. */
+export function openingTokens(opening: Opening): Required<TokenUsage> {
+  const sum = { ...opening.earlier };
+  if (opening.last !== undefined) addTokens(sum, opening.last.usage);
+  return sum;
+}
+
+/** Folds an assistant message's usage into the opening, until its first tool call. */
+function foldOpening(
+  summary: StreamSummary,
+  message: { messageId?: string; usage?: TokenUsage; toolUses: unknown[] },
+): void {
+  const opening = (summary.opening ??= { earlier: noTokens(), toolCalled: false });
+  if (opening.toolCalled) return;
+  if (message.usage !== undefined) {
+    const { last } = opening;
+    // A new message (or one without an id, a line each) moves the last one into the sum.
+    if (last !== undefined && (last.id === undefined || last.id !== message.messageId))
+      addTokens(opening.earlier, last.usage);
+    opening.last = { id: message.messageId, usage: message.usage };
+  }
+  if (message.toolUses.length > 0) opening.toolCalled = true;
 }
 
 /** A new, empty summary. */
@@ -60,6 +113,8 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       summary.cliVersion = parsed.version;
       break;
     case 'assistant': {
+      if (!parsed.synthetic && (parsed.usage !== undefined || summary.opening !== undefined))
+        foldOpening(summary, parsed);
       summary.assistantMessages++;
       summary.toolCalls += parsed.toolUses.length;
       const lastTool = parsed.toolUses.at(-1);

@@ -221,7 +221,7 @@ describe('ralph sessions, show and report', () => {
     });
     const text = (await ralph(root, ['report'])).stdout;
     expect(text).toMatch(
-      /^DAY\s+SESSIONS\s+DONE\s+RETRIED\s+FAILED\s+INTERRUPTED\s+COST\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/,
+      /^DAY\s+SESSIONS\s+DONE\s+RETRIED\s+FAILED\s+INTERRUPTED\s+COST\s+BEFORE WORK\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/,
     );
     expect(text).toMatch(
       /Failures:\n[\s\S]*max-turns [0-9a-f-]{36}: max_turns — reached the turn limit/,

@@ -13,11 +13,19 @@ export interface RecordedRequest {
   };
 }
 
+/** A message's token counts as the API reports them (the fake's own, when not given). */
+export interface ReplyUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
 /** What the fake API answers to one Messages request. */
 export type Reply =
   /** `headers`: sent with the stream (a subscription's usage of its window, say). */
-  | { kind: 'text'; text: string; headers?: Record<string, string> }
-  | { kind: 'tool_use'; name: string; input: Record<string, unknown> }
+  | { kind: 'text'; text: string; headers?: Record<string, string>; usage?: ReplyUsage }
+  | { kind: 'tool_use'; name: string; input: Record<string, unknown>; usage?: ReplyUsage }
   | {
       kind: 'error';
       status: number;
@@ -119,7 +127,11 @@ export async function startFakeAnthropic(
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: 100, output_tokens: 1 },
+          usage: {
+            input_tokens: 100,
+            output_tokens: 1,
+            ...(reply.kind === 'text' || reply.kind === 'tool_use' ? reply.usage : {}),
+          },
         },
       });
       if (reply.kind === 'stall') {
@@ -157,7 +169,12 @@ export async function startFakeAnthropic(
           stop_reason: reply.kind === 'text' ? 'end_turn' : 'tool_use',
           stop_sequence: null,
         },
-        usage: { output_tokens: 20 },
+        usage: {
+          output_tokens:
+            reply.kind === 'text' || reply.kind === 'tool_use'
+              ? (reply.usage?.output_tokens ?? 20)
+              : 20,
+        },
       });
       send('message_stop', { type: 'message_stop' });
       res.end();

@@ -62,6 +62,28 @@ function Chart({ days }: { days: ReportGroup[] }) {
   );
 }
 
+const percent = (part: number, whole: number) =>
+  whole === 0 ? '' : ` ${Math.round((part / whole) * 100)}%`;
+
+/** What the sessions spent before their first tool call: the tax of the system prompt and tools. */
+function OpeningSummary({ opening }: { opening: Report['opening'] }) {
+  if (opening === undefined) return null;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return (
+    <div class="egress" id="opening">
+      <b>Before the first tool call</b> · {count(opening.tokens)} of {count(opening.totalTokens)}{' '}
+      tokens
+      <span class="dim">{percent(opening.tokens, opening.totalTokens)}</span>,{' '}
+      {money(opening.costUsd, 4, true)} of {money(opening.totalCostUsd, 4, false)}
+      <span class="dim">{percent(opening.costUsd, opening.totalCostUsd)}</span>
+      <span class="dim">
+        {' '}
+        · {opening.sessions} session{opening.sessions === 1 ? '' : 's'} that count it
+      </span>
+    </div>
+  );
+}
+
 function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
   return (
     <table class="report">
@@ -74,6 +96,9 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
           <th>failed</th>
           <th class="wide">interrupted</th>
           <th>cost</th>
+          <th class="wide" title="what its sessions spent before their first tool call">
+            before work
+          </th>
           <th class="wide">time</th>
         </tr>
       </thead>
@@ -87,6 +112,16 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
             <td>{g.failed}</td>
             <td class="wide">{g.interrupted}</td>
             <td>{money(g.costUsd, 4, g.costEstimated)}</td>
+            <td class="wide">
+              {g.opening === undefined ? (
+                '-'
+              ) : (
+                <>
+                  {money(g.opening.costUsd, 4, true)}
+                  <span class="dim">{percent(g.opening.costUsd, g.opening.totalCostUsd)}</span>
+                </>
+              )}
+            </td>
             <td class="wide">{formatDuration(g.seconds)}</td>
           </tr>
         ))}
@@ -123,6 +158,7 @@ export function ReportView() {
       {report && (
         <>
           <Chart days={report.byDay} />
+          <OpeningSummary opening={report.opening} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />
           <ImportedSummary imported={report.imported} />

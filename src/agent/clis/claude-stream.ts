@@ -31,12 +31,13 @@ type Block = Record<string, unknown> & { type: string };
  */
 function readMessage(
   record: Record<string, unknown>,
-): { model?: string; blocks: Block[]; usage?: TokenUsage } | string {
+): { id?: string; model?: string; blocks: Block[]; usage?: TokenUsage } | string {
   const message = record.message;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return 'message: expected an object';
   }
-  const { model, content, usage } = message as {
+  const { id, model, content, usage } = message as {
+    id?: unknown;
     model?: unknown;
     content?: unknown;
     usage?: unknown;
@@ -53,6 +54,7 @@ function readMessage(
           )
         : [];
   return {
+    id: typeof id === 'string' ? id : undefined,
     model: typeof model === 'string' ? model : undefined,
     blocks,
     usage: tokenUsage(usage),
@@ -189,7 +191,7 @@ function assistantEvent(record: Line, bytes: number): Parsed {
   const message = readMessage(record);
   if (typeof message === 'string')
     return { kind: 'issue', issue: 'schema', detail: `assistant line at ${message}`, bytes };
-  const { blocks, model, usage } = message;
+  const { id, blocks, model, usage } = message;
   const texts: string[] = [];
   const toolUses: ToolUse[] = [];
   for (const block of blocks) {
@@ -204,6 +206,7 @@ function assistantEvent(record: Line, bytes: number): Parsed {
   }
   return {
     kind: 'assistant',
+    ...(id === undefined ? {} : { messageId: id }),
     model,
     texts,
     toolUses,

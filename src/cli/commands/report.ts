@@ -2,6 +2,8 @@ import {
   egressReport,
   formatCost,
   landingReport,
+  openingCell,
+  openingLine,
   pullRequestsReport,
   reportOf,
   type FallbackReport,
@@ -100,7 +102,7 @@ export async function reportCommand(
   const workspace = await openWorkspace(root);
   const since = options.since === undefined ? undefined : parseSince(options.since, Date.now());
   const entries = newestFirst((await sessionIndex(workspace, env)).entries, since).reverse();
-  const { byDay, byItem, byCli, fallbacks } = reportOf(entries);
+  const { byDay, byItem, byCli, fallbacks, opening } = reportOf(entries);
   // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
   const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
@@ -117,6 +119,7 @@ export async function reportCommand(
           byItem,
           byCli,
           fallbacks,
+          opening,
           landing,
           pullRequests,
           egress,
@@ -142,17 +145,20 @@ export async function reportCommand(
       String(g.failed),
       String(g.interrupted),
       formatCost(g.costUsd, g.costEstimated),
+      openingCell(g.opening),
       formatDuration(g.seconds),
     ]);
     return renderTable(
-      [title, 'SESSIONS', 'DONE', 'RETRIED', 'FAILED', 'INTERRUPTED', 'COST', 'TIME'],
+      [title, 'SESSIONS', 'DONE', 'RETRIED', 'FAILED', 'INTERRUPTED', 'COST', 'BEFORE WORK', 'TIME'],
       rows,
     ).split('\n');
   };
+
   const failures = byItem.flatMap((g) => g.failures);
   output.out(
     [
       ...table('DAY', byDay),
+      ...(opening === undefined ? [] : [openingLine(opening)]),
       '',
       ...table('ITEM', byItem),
       // Only a workspace that ran more than one CLI needs the split.

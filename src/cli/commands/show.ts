@@ -2,7 +2,7 @@ import type { Item } from '../../queue/item.js';
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
-import { costLine, fallbackLines, sandboxLines } from '../../archive/report.js';
+import { costLine, fallbackLines, sandboxLines, sessionOpeningLines } from '../../archive/report.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
@@ -128,6 +128,7 @@ export async function showCommand(
     `Cost:     ${costLine(record)}${
       record.result?.numTurns === undefined ? '' : `, ${plural(record.result.numTurns, 'turn')}`
     }`,
+    ...sessionOpeningLines(record),
     `Work dir: ${record.workDir}`,
     ...(record.messages ?? []).map(
       (m) =>
