@@ -3,7 +3,8 @@
 // against the command ralph ran for the first item run N times by a bare loop (stdout to a
 // file, the prompt on stdin where the CLI reads it there, claude's stream-json input as ralph
 // gave it). CLIs differ widely in start-up, so
-// the figure is per CLI: the ratio, and the milliseconds ralph adds to each item.
+// the figure is per CLI: the ratio, and the milliseconds ralph adds to each item, broken down
+// (before the spawn, the CLI's run, after its exit, and the run's own start and end).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -124,9 +125,46 @@ function firstSession(root) {
   };
 }
 
+/**
+ * Where ralph's time for an item goes, from its log and records: before the spawn (the last
+ * item's settle and archive, this one's claim and preparation), from the spawn to the exit the
+ * runner saw (the CLI's run under ralph's supervision), and after the exit (its checks, settle
+ * and archive, up to the log's `session_ended`). Medians over the items after the first (whose
+ * "before" is the runner's start).
+ */
+function phases(root) {
+  const log = fs
+    .readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const at = (event) =>
+    new Map(log.filter((e) => e.event === event).map((e) => [e.session, Date.parse(e.time)]));
+  const started = at('session_started');
+  const ended = at('session_ended');
+  const dir = path.join(root, 'docs', 'sessions');
+  const sessions = [...started.keys()]
+    .map((id) => ({
+      started: started.get(id),
+      exited: Date.parse(JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), 'utf8')).endedAt),
+      ended: ended.get(id),
+    }))
+    .sort((a, b) => a.started - b.started);
+  const before = [];
+  const running = [];
+  const after = [];
+  for (const [i, s] of sessions.entries()) {
+    running.push(s.exited - s.started);
+    after.push(s.ended - s.exited);
+    if (i > 0) before.push(s.started - sessions[i - 1].ended);
+  }
+  return { before, running, after };
+}
+
 async function oneCli(name, { items, runs }, url) {
   const ralph = [];
   const bare = [];
+  const split = { before: [], running: [], after: [] };
   for (let r = 0; r < runs; r++) {
     const { config, env: cliEnv } = SETUPS[name](url);
     const root = workspace([bin('claude')], {
@@ -141,6 +179,7 @@ async function oneCli(name, { items, runs }, url) {
     const queue = JSON.parse(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8'));
     const done = queue.items.filter((i) => i.status === 'done').length;
     if (done !== items) throw new Error(`${name} benchmark: ${done} of ${items} items done`);
+    for (const [phase, times] of Object.entries(phases(root))) split[phase].push(...times);
     const session = firstSession(root);
     const [file, ...args] = session.command;
     const out = path.join(root, 'bare.ndjson');
@@ -164,6 +203,11 @@ async function oneCli(name, { items, runs }, url) {
   const r = stats(ralph);
   const b = stats(bare);
   const ratio = r.median / b.median;
+  const median = (times) => stats(times).median;
+  const ms = (times) => median(times).toFixed(0);
+  // What is left of a run once its items' phases are taken out: the runner's start and end.
+  const fixed =
+    r.median - items * (median(split.before) + median(split.running) + median(split.after));
   return {
     name: `${name} loop overhead (${items} items)`,
     value: ratio,
@@ -171,7 +215,7 @@ async function oneCli(name, { items, runs }, url) {
     measure: 'ratio',
     target: '<= 1.25',
     ok: ratio <= 1.25,
-    detail: `ralph ${r.median.toFixed(0)} ms, ${name} bare ${b.median.toFixed(0)} ms (${(b.median / items).toFixed(0)} ms a run); ralph adds ${((r.median - b.median) / items).toFixed(0)} ms an item`,
+    detail: `ralph ${r.median.toFixed(0)} ms, ${name} bare ${b.median.toFixed(0)} ms (${(b.median / items).toFixed(0)} ms a run); ralph adds ${((r.median - b.median) / items).toFixed(0)} ms an item; an item's median: ${ms(split.before)} ms before the spawn, ${ms(split.running)} ms from the spawn to the exit, ${ms(split.after)} ms after it; the run's start and end ${fixed.toFixed(0)} ms`,
   };
 }
 
