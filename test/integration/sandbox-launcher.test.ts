@@ -142,29 +142,37 @@ describe("ralph's sandbox launcher", () => {
     expect((await ended).code).toBe(128 + 15);
   });
 
-  it("carries the sandbox's loopback to the proxy's socket, as it is and through a CONNECT", async () => {
+  /**
+   * A launcher bridging its port 3128 to a fake proxy that lets `allowed` through, and 8080 to
+   * 127.0.0.1:8080 by a CONNECT: what the proxy heard, and a client's run inside.
+   */
+  async function bridge(allowed: string) {
     const dir = await tempDir('ralph-launcher-');
     const socket = path.join(dir, 'egress.sock');
-    const heard = await fakeProxy(socket, '127.0.0.1:8080');
-    const bridge = ['--socket', socket, '--port', '3128', '--forward', '127.0.0.1:8080'];
-    const plain = await launch(dir, [...bridge, ...nodeRunning(clientCode(3128, 'hello'))]).ended;
+    const heard = await fakeProxy(socket, allowed);
+    const args = ['--socket', socket, '--port', '3128', '--forward', '127.0.0.1:8080'];
+    const client = (port: number, text: string) =>
+      launch(dir, [...args, ...nodeRunning(clientCode(port, text))]).ended;
+    return { heard, client, socket };
+  }
+
+  it("carries the sandbox's loopback to the proxy's socket, as it is and through a CONNECT", async () => {
+    const { heard, client } = await bridge('127.0.0.1:8080');
+    const plain = await client(3128, 'hello');
     expect(plain.code).toBe(0);
     expect(JSON.parse(plain.stdout.trim())).toBe('HELLO<end>');
-    const forwarded = await launch(dir, [...bridge, ...nodeRunning(clientCode(8080, 'api'))]).ended;
+    const forwarded = await client(8080, 'api');
     expect(JSON.parse(forwarded.stdout.trim())).toBe('>API<end>');
     expect(heard).toEqual(['hello', 'CONNECT 127.0.0.1:8080', 'api']);
   });
 
   it('closes a forwarded connection the proxy refuses, and listens nowhere it was not asked to', async () => {
-    const dir = await tempDir('ralph-launcher-');
-    const socket = path.join(dir, 'egress.sock');
-    const heard = await fakeProxy(socket, 'somewhere-else:1');
-    const bridge = ['--socket', socket, '--port', '3128', '--forward', '127.0.0.1:8080'];
-    const refused = await launch(dir, [...bridge, ...nodeRunning(clientCode(8080, 'api'))]).ended;
+    const { heard, client, socket } = await bridge('somewhere-else:1');
+    const refused = await client(8080, 'api');
     // Closed with nothing carried (a reset, when the client's bytes were left unread).
     expect(refused.stdout.trim().split('\n').at(-1)).toBe('""');
     expect(heard).toEqual(['CONNECT 127.0.0.1:8080']);
-    const nowhere = await launch(dir, [...bridge, ...nodeRunning(clientCode(9999, 'x'))]).ended;
+    const nowhere = await client(9999, 'x');
     expect(nowhere.stdout).toContain('error ECONNREFUSED');
     expect(fs.existsSync(socket)).toBe(true);
   });
