@@ -159,6 +159,16 @@ export class ControlFiles {
   }
 
   /**
+   * Lifts the pause only if it is still the one `reason` made (a person may have paused the
+   * night since, for a reason of their own); says whether it did.
+   */
+  async resumeIf(reason: string): Promise<boolean> {
+    if ((await this.pauseReason()) !== reason.trim()) return false;
+    await fsp.rm(this.paths.interruptFile, { force: true });
+    return true;
+  }
+
+  /**
    * The interrupt file's state, read synchronously (a supervision tick stats it every second).
    * An empty file may be an agent's `echo reason > file` half done.
    */

@@ -110,7 +110,8 @@ async function hold(
   let reason = `ralph: ${operation} failed: ${message}`;
   const corruptFile = error instanceof CorruptStateError ? error.file : undefined;
   const queueFile = ctx.queue.quarantine !== undefined ? ctx.queue.where : undefined;
-  if (fault === 'corrupt' && corruptFile !== undefined && corruptFile !== queueFile) {
+  const otherFile = corruptFile !== undefined && corruptFile !== queueFile;
+  if (fault === 'corrupt' && otherFile) {
     reason += `\nRepair or remove ${corruptFile}, then run "ralph resume".`;
   } else if (fault === 'corrupt') {
     const kept: { copy?: string; lastGood?: string; error?: string } = await (
@@ -126,10 +127,23 @@ async function hold(
     reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
   }
   await pauseForOperator(ctx, control, reason);
+  // Two operations (a settle, the lander) may find the queue broken at once: one pause is
+  // answered, the queue restored and the night resumed, while the other is still being made.
+  // That one is taken back once the queue reads again, or nobody would be left to resume it.
+  if (fault === 'corrupt' && !otherFile && (await queueReads(ctx)))
+    await ctx.controlFiles.resumeIf(ctx.redactor.redact(reason)).catch(() => false);
   const { dir, name } = ctx.controlFiles.interruptWatch;
   while (control.requested === undefined && (await ctx.controlFiles.isPaused())) {
     await ctx.wait({ ms: pollMs, watchDir: dir, names: [name], signal: control.signal });
   }
+}
+
+/** Whether the queue reads now (a broken one repaired meanwhile). */
+function queueReads(ctx: RunnerContext): Promise<boolean> {
+  return ctx.queue.list().then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
