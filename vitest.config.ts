@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at once even on two cores: most tests wait on the processes they start, and
+    // the suite stays within CI's 20 minutes on a slow machine.
+    maxWorkers: 2,
     globalSetup: [
       'test/support/build.ts',
       'test/support/coverage.ts',
