@@ -149,7 +149,17 @@ export async function reportCommand(
       formatDuration(g.seconds),
     ]);
     return renderTable(
-      [title, 'SESSIONS', 'DONE', 'RETRIED', 'FAILED', 'INTERRUPTED', 'COST', 'BEFORE WORK', 'TIME'],
+      [
+        title,
+        'SESSIONS',
+        'DONE',
+        'RETRIED',
+        'FAILED',
+        'INTERRUPTED',
+        'COST',
+        'BEFORE WORK',
+        'TIME',
+      ],
       rows,
     ).split('\n');
   };

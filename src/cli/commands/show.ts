@@ -2,7 +2,12 @@ import type { Item } from '../../queue/item.js';
 import fsp from 'node:fs/promises';
 import { shellQuote } from '../../agent/argv.js';
 import { sessionFiles } from '../../archive/paths.js';
-import { costLine, fallbackLines, sandboxLines, sessionOpeningLines } from '../../archive/report.js';
+import {
+  costLine,
+  fallbackLines,
+  sandboxLines,
+  sessionOpeningLines,
+} from '../../archive/report.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
