@@ -175,6 +175,8 @@ const weighted = (t: SessionTokens) =>
 /** What the session spent before its first tool call, and that share of its cost. */
 export function sessionOpening(
   summary: StreamSummary,
+  /** The session's tokens (`sessionTokens`). */
+  whole: SessionTokens | undefined,
   cost: { usd: number } | undefined,
 ): SessionRecord['opening'] {
   if (summary.opening === undefined) return undefined;
@@ -185,7 +187,6 @@ export function sessionOpening(
     cacheRead: counted.cacheReadTokens,
     cacheCreation: counted.cacheCreationTokens,
   };
-  const whole = sessionTokens(summary);
   const share =
     whole === undefined || weighted(whole) === 0
       ? undefined
@@ -232,6 +233,7 @@ function agentResult(
 /** The agent has exited: completing, then the final state with everything it left. */
 export function endedSession(record: SessionRecord, ending: Ending): SessionRecord {
   const { summary } = ending.progress;
+  const tokens = sessionTokens(summary);
   return {
     ...withProgress(moveTo(moveTo(record, 'completing'), ending.status), ending.progress),
     statusReason: ending.outcome.message,
@@ -241,8 +243,8 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     outcome: ending.outcome,
     result: agentResult(summary, ending.progress.cost),
     lastText: lastWords(summary.lastText),
-    tokens: sessionTokens(summary),
-    opening: sessionOpening(summary, ending.progress.cost),
+    tokens,
+    opening: sessionOpening(summary, tokens, ending.progress.cost),
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
   };
@@ -262,6 +264,7 @@ export function orphanedSession(
 ): SessionRecord {
   const { summary, cost } = found;
   const result = summary.result;
+  const tokens = sessionTokens(summary);
   // The agent may have finished before the runner died: what it reported is kept.
   const reason =
     result === undefined
@@ -276,8 +279,8 @@ export function orphanedSession(
     outcome: { kind: 'runner_died', message: reason, retryable: true },
     result: agentResult(summary, cost) ?? record.result,
     lastText: lastWords(summary.lastText) ?? record.lastText,
-    tokens: sessionTokens(summary),
-    opening: sessionOpening(summary, cost),
+    tokens,
+    opening: sessionOpening(summary, tokens, cost),
     killedProcesses: found.killedProcesses,
     conversationId: record.conversationId ?? summary.conversationId,
     streamIssues: summary.issues,

@@ -117,6 +117,7 @@ export async function startFakeAnthropic(
       });
       const send = (event: string, data: unknown) =>
         res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      const usage = reply.kind === 'text' || reply.kind === 'tool_use' ? reply.usage : undefined;
       send('message_start', {
         type: 'message_start',
         message: {
@@ -130,7 +131,7 @@ export async function startFakeAnthropic(
           usage: {
             input_tokens: 100,
             output_tokens: 1,
-            ...(reply.kind === 'text' || reply.kind === 'tool_use' ? reply.usage : {}),
+            ...usage,
           },
         },
       });
@@ -170,10 +171,7 @@ export async function startFakeAnthropic(
           stop_sequence: null,
         },
         usage: {
-          output_tokens:
-            reply.kind === 'text' || reply.kind === 'tool_use'
-              ? (reply.usage?.output_tokens ?? 20)
-              : 20,
+          output_tokens: usage?.output_tokens ?? 20,
         },
       });
       send('message_stop', { type: 'message_stop' });

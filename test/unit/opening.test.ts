@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { claudeDecoder } from '../../src/agent/clis/claude-stream.js';
 import type { IndexEntry } from '../../src/archive/index-entry.js';
 import { openingLine, reportOf } from '../../src/archive/report.js';
-import { sessionOpening } from '../../src/archive/session.js';
+import { sessionOpening, sessionTokens } from '../../src/archive/session.js';
 import { StreamParser } from '../../src/stream/parser.js';
 import { applyToSummary, emptySummary, type StreamSummary } from '../../src/stream/summary.js';
 
@@ -54,7 +54,7 @@ describe("a session's opening", () => {
       assistant('m3', { type: 'text', text: 'Done.' }, usage(9, 50, 0, 20_500)),
       result(usage(21, 120, 20_000, 40_500), 0.1),
     ]);
-    const opening = sessionOpening(summary, { usd: 0.1 });
+    const opening = sessionOpening(summary, sessionTokens(summary), { usd: 0.1 });
     expect(opening?.tokens).toEqual({
       input: 12,
       output: 70,
@@ -75,7 +75,7 @@ describe("a session's opening", () => {
       assistant('m1', { type: 'text', text: 'No.' }, usage(3, 4, 1_000)),
       result(usage(3, 4, 1_000), 0.01),
     ]);
-    expect(sessionOpening(toolless, { usd: 0.01 })).toEqual({
+    expect(sessionOpening(toolless, sessionTokens(toolless), { usd: 0.01 })).toEqual({
       tokens: { input: 3, output: 4, cacheCreation: 1_000, cacheRead: 0 },
       costUsd: 0.01,
       toolCalled: false,
@@ -83,7 +83,9 @@ describe("a session's opening", () => {
     const withoutUsage = summaryOf([
       { type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text: 'Hi.' }] } },
     ]);
-    expect(sessionOpening(withoutUsage, { usd: 0.01 })).toBeUndefined();
+    expect(
+      sessionOpening(withoutUsage, sessionTokens(withoutUsage), { usd: 0.01 }),
+    ).toBeUndefined();
   });
 });
 
