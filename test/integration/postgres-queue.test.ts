@@ -14,6 +14,7 @@ import { openQueue } from '../../src/queue/open.js';
 import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
+import { CLAIM } from '../../src/queue/postgres/pg-queue.js';
 import { claim } from '../../src/queue/transitions.js';
 import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { git, makeRepo } from '../support/git.js';
@@ -124,6 +125,31 @@ describe('the Postgres queue', () => {
       const claimed = await queue.claim({ sessionId, now, busy: () => false, maxAttempts: 3 });
       expect(claimed.item).toEqual(claim(before, sessionId, now));
     }
+  });
+
+  it('plans its claim once a connection: Postgres keeps a generic plan of it', async () => {
+    // A claim planned anew each time (as a statement with an array parameter is) cost three
+    // times the claim itself.
+    const { url, open } = await postgresWorkspace();
+    const queue = await open();
+    await queue.importItems(Array.from({ length: 12 }, (_, i) => item(`i${i}`)));
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    onTestFinished(() => db.end());
+    await db.query('ANALYZE ralph_items');
+    for (let i = 0; i < 10; i++) {
+      const now = new Date();
+      const { rows } = await db.query({
+        name: 'ralph_claim',
+        text: CLAIM,
+        values: ['default', now, `s${i}`, 'runner', 'workspace', 60, now.toISOString()],
+      });
+      expect(rows).toHaveLength(1);
+    }
+    const { rows } = await db.query<{ generic_plans: string }>(
+      "SELECT generic_plans FROM pg_prepared_statements WHERE name = 'ralph_claim'",
+    );
+    expect(Number(rows[0]?.generic_plans)).toBeGreaterThan(0);
   });
 
   it('puts back as it was an item whose work dir the runner uses, and claims the next', async () => {
