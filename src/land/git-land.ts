@@ -18,10 +18,10 @@ export async function targetCommit(repo: string, target: string, start = 'HEAD')
   );
   if (current.trim() !== '') return current.trim();
   const head = (await git(repo, ['rev-parse', '--verify', `${start}^{commit}`])).trim();
-  // Created only if it still does not exist (an empty old value): never over another's.
-  await git(repo, ['update-ref', '-m', 'ralph: the landing target', ref, head, '']).catch(
-    () => undefined,
-  );
+  // Created only if it still does not exist (an empty old value): never over another's, which
+  // is read when this one lost the race.
+  if (await gitSucceeds(repo, ['update-ref', '-m', 'ralph: the landing target', ref, head, '']))
+    return head;
   return (await git(repo, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
 }
 
@@ -69,13 +69,25 @@ export async function landingWorktree(repo: string, dir: string, commit: string)
       // Beyond repair in place: made anew below.
     }
   }
+  await fsp.mkdir(path.dirname(dir), { recursive: true });
+  // A first landing through it: nothing to clear away unless git still knows the path.
+  if (!(await pathIsThere(dir)) && (await gitSucceeds(repo, worktreeAdd(dir, commit)))) return;
   await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(() => undefined);
   await fsp.rm(dir, { recursive: true, force: true });
   await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
   await git(repo, ['worktree', 'prune']);
-  await fsp.mkdir(path.dirname(dir), { recursive: true });
-  await git(repo, ['worktree', 'add', '--detach', '--', dir, commit]);
+  await git(repo, worktreeAdd(dir, commit));
 }
+
+const worktreeAdd = (dir: string, commit: string) => [
+  'worktree',
+  'add',
+  '--quiet',
+  '--detach',
+  '--',
+  dir,
+  commit,
+];
 
 /**
  * The commit of the target, since `base`, that holds the work of `session` (its trailer), if

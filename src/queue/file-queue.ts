@@ -133,6 +133,26 @@ export class FileQueue implements Queue {
     });
   }
 
+  advanceAll(
+    ids: readonly string[],
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item[]> {
+    return this.store.update((items) => {
+      const indexOf = new Map(items.map((item, index) => [item.id, index]));
+      const next = [...items];
+      const changed: Item[] = [];
+      for (const id of ids) {
+        const index = indexOf.get(id);
+        const item = index === undefined ? undefined : next[index];
+        if (index === undefined || item === undefined || !from.includes(item.status)) continue;
+        next[index] = change(item);
+        changed.push(next[index]);
+      }
+      return { items: changed.length === 0 ? undefined : next, value: changed };
+    });
+  }
+
   holdStage(): Promise<() => Promise<void>> {
     // One runner holds the workspace, and lands one item at a time.
     return Promise.resolve(() => Promise.resolve());

@@ -58,6 +58,15 @@ export interface Queue {
     change: (item: Item) => Item,
   ): Promise<Item | undefined>;
   /**
+   * `advance` of each of `ids` in one write (a night's done items put in line to land): the
+   * items it changed, in the order of `ids`; those not in one of the statuses `from` are left.
+   */
+  advanceAll(
+    ids: readonly string[],
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item[]>;
+  /**
    * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
    * one runner at a time: undefined when another of the fleet holds it. The workspace's runner
    * lock is that right for a queue file.

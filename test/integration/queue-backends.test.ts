@@ -292,6 +292,27 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect((await queue.list()).map((i) => i.id)).toEqual(['broken', 'busy']);
   });
 
+  it('advances many items in one change, leaving those not in the statuses named', async () => {
+    const { queue } = await backendQueue(backend);
+    await queue.importItems([
+      item('a', { status: 'done' }),
+      item('b', { status: 'failed' }),
+      item('c', { status: 'done' }),
+    ]);
+    const land = (i: Item): Item => ({ ...i, status: 'landing' });
+    const changed = await queue.advanceAll(['c', 'b', 'a', 'gone'], ['done'], land);
+    expect(changed.map((i) => [i.id, i.status])).toEqual([
+      ['c', 'landing'],
+      ['a', 'landing'],
+    ]);
+    expect((await queue.list()).map((i) => [i.id, i.status])).toEqual([
+      ['a', 'landing'],
+      ['b', 'failed'],
+      ['c', 'landing'],
+    ]);
+    expect(await queue.advanceAll(['b'], ['done'], land)).toEqual([]);
+  });
+
   it('checks an edit and an add against the dependencies they would have', async () => {
     const { queue } = await backendQueue(backend);
     await queue.importItems([item('a'), item('b', { dependsOn: ['a'] })]);

@@ -67,8 +67,11 @@ export async function landCommand(
     const order = landingOrder(chosen(await queue.list(), ids));
     if (options.dryRun !== true) {
       const now = systemClock.now();
-      for (const item of order)
-        await queue.advance(item.id, LANDS_FROM.toLand, (i) => toLand(i, now));
+      await queue.advanceAll(
+        order.map((item) => item.id),
+        LANDS_FROM.toLand,
+        (i) => toLand(i, now),
+      );
     }
     return order;
   });

@@ -458,6 +458,30 @@ export class PgQueue implements Queue {
     });
   }
 
+  advanceAll(
+    ids: readonly string[],
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item[]> {
+    return this.transaction(async (db) => {
+      const byId = new Map(
+        (await this.items(db, 'id = ANY($2::text[]) ORDER BY seq FOR UPDATE', [[...ids]])).map(
+          (item) => [item.id, item],
+        ),
+      );
+      const changed: Item[] = [];
+      for (const id of ids) {
+        const item = byId.get(id);
+        if (item === undefined || !from.includes(item.status)) continue;
+        const next = change(item);
+        await this.write(db, next);
+        changed.push(next);
+      }
+      if (changed.length > 0) await this.announce(db);
+      return changed;
+    });
+  }
+
   async holdStage(stage: string): Promise<(() => Promise<void>) | undefined> {
     // A session-level advisory lock, on a connection held while the landing lasts: it goes
     // with the connection if this runner dies.
