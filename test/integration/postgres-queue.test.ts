@@ -128,11 +128,11 @@ describe('the Postgres queue', () => {
   });
 
   it('plans its claim once a connection: Postgres keeps a generic plan of it', async () => {
-    // A claim planned anew each time (as a statement with an array parameter is) cost three
-    // times the claim itself.
+    // A claim planned anew each time (as a statement with an array parameter is, on a queue of
+    // thousands) cost three times the claim itself.
     const { url, open } = await postgresWorkspace();
     const queue = await open();
-    await queue.importItems(Array.from({ length: 12 }, (_, i) => item(`i${i}`)));
+    await queue.importItems(Array.from({ length: 5000 }, (_, i) => item(`i${i}`)));
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     onTestFinished(() => db.end());
