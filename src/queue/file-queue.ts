@@ -119,18 +119,12 @@ export class FileQueue implements Queue {
     return inChecksOrder(await this.list());
   }
 
-  advance(
+  async advance(
     id: string,
     from: readonly ItemStatus[],
     change: (item: Item) => Item,
   ): Promise<Item | undefined> {
-    return this.store.update((items) => {
-      const index = items.findIndex((item) => item.id === id);
-      const item = items[index];
-      if (item === undefined || !from.includes(item.status)) return { items, value: undefined };
-      const next = change(item);
-      return { items: items.with(index, next), value: next };
-    });
+    return (await this.advanceAll([id], from, change))[0];
   }
 
   advanceAll(

@@ -443,19 +443,12 @@ export class PgQueue implements Queue {
     return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
   }
 
-  advance(
+  async advance(
     id: string,
     from: readonly ItemStatus[],
     change: (item: Item) => Item,
   ): Promise<Item | undefined> {
-    return this.transaction(async (db) => {
-      const [item] = await this.items(db, 'id = $2 FOR UPDATE', [id]);
-      if (item === undefined || !from.includes(item.status)) return undefined;
-      const next = change(item);
-      await this.write(db, next);
-      await this.announce(db);
-      return next;
-    });
+    return (await this.advanceAll([id], from, change))[0];
   }
 
   advanceAll(
