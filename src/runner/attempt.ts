@@ -48,6 +48,7 @@ import { enterSandbox, type Sandboxed } from './sandboxing.js';
 import { isWithin } from '../sandbox/bwrap.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
+import { advance } from '../queue/queue.js';
 
 /** What one session did, for the loop. */
 export interface Ran {
@@ -455,7 +456,7 @@ export class Attempt {
     }
     const ats = news.map((m) => m.at);
     await persistently(ctx, control, `recording the messages given to ${item.id}`, () =>
-      ctx.queue.advance(item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
+      advance(ctx.queue, item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
     );
     this.record = {
       ...this.record,
@@ -630,7 +631,7 @@ export class Attempt {
     if (request?.cancel === true)
       after =
         (await persistently(ctx, control, `cancelling ${item.id}`, () =>
-          ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) =>
+          advance(ctx.queue, item.id, ['pending', 'interrupted'], (i) =>
             cancelled(i, ctx.clock.now()),
           ),
         )) ?? settled;

@@ -31,6 +31,7 @@ import {
   type SessionTold,
 } from './pull-request-text.js';
 import type { StopControl } from './stop-control.js';
+import { advance } from '../queue/queue.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -428,7 +429,7 @@ export class ChecksStage {
 
   private settle(item: Item, change: (item: Item) => Item): Promise<Item | undefined> {
     return persistently(this.ctx, this.control, `recording the checks of ${item.id}`, () =>
-      this.ctx.queue.advance(item.id, CHECKS_FROM, change),
+      advance(this.ctx.queue, item.id, CHECKS_FROM, change),
     );
   }
 
@@ -452,7 +453,7 @@ export class ChecksStage {
     if (pull.state !== 'open') {
       const now = this.ctx.clock.now();
       await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
-        this.ctx.queue.advance(item.id, ['done'], (i) =>
+        advance(this.ctx.queue, item.id, ['done'], (i) =>
           pullRequestEnded(i, pull.state === 'merged', now),
         ),
       );
