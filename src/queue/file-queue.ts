@@ -119,6 +119,14 @@ export class FileQueue implements Queue {
     return inChecksOrder(await this.list());
   }
 
+  async advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined> {
+    return (await this.advanceAll([id], from, change))[0];
+  }
+
   advanceAll(
     ids: readonly string[],
     from: readonly ItemStatus[],

@@ -49,7 +49,16 @@ export interface Queue {
   /** The items awaiting their pull request's checks, the longest waiting first. */
   awaitingChecks(): Promise<Item[]>;
   /**
-   * A stage's transition applied to each of `ids` in one write (a night's done items put in line to land): the
+   * Applies a transition of the lander to one item, if the item is in one of the statuses
+   * `from` (otherwise nothing: undefined; a person cancelled it meanwhile, say).
+   */
+  advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined>;
+  /**
+   * `advance` of each of `ids` in one write (a night's done items put in line to land): the
    * items it changed, in the order of `ids`; those not in one of the statuses `from` are left.
    */
   advanceAll(
@@ -232,19 +241,6 @@ export type Settled =
   | { kind: 'settled'; item: Item }
   /** The lease was lost (expired and claimed again, requeued, removed): nothing was written. */
   | { kind: 'fenced'; reason: string; item?: Item };
-
-/**
- * Applies a stage's transition to one item, if the item is in one of the statuses `from`
- * (otherwise nothing: undefined; a person cancelled it meanwhile, say).
- */
-export async function advance(
-  queue: Pick<Queue, 'advanceAll'>,
-  id: string,
-  from: readonly ItemStatus[],
-  change: (item: Item) => Item,
-): Promise<Item | undefined> {
-  return (await queue.advanceAll([id], from, change))[0];
-}
 
 /** The lease a claim gives. */
 export function leaseOf(item: Item): Lease {

@@ -48,7 +48,6 @@ import { enterSandbox, type Sandboxed } from './sandboxing.js';
 import { isWithin } from '../sandbox/bwrap.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
-import { advance } from '../queue/queue.js';
 
 /** What one session did, for the loop. */
 export interface Ran {
@@ -456,7 +455,7 @@ export class Attempt {
     }
     const ats = news.map((m) => m.at);
     await persistently(ctx, control, `recording the messages given to ${item.id}`, () =>
-      advance(ctx.queue, item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
+      ctx.queue.advance(item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
     );
     this.record = {
       ...this.record,
@@ -631,7 +630,7 @@ export class Attempt {
     if (request?.cancel === true)
       after =
         (await persistently(ctx, control, `cancelling ${item.id}`, () =>
-          advance(ctx.queue, item.id, ['pending', 'interrupted'], (i) =>
+          ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) =>
             cancelled(i, ctx.clock.now()),
           ),
         )) ?? settled;

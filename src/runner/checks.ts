@@ -31,7 +31,6 @@ import {
   type SessionTold,
 } from './pull-request-text.js';
 import type { StopControl } from './stop-control.js';
-import { advance } from '../queue/queue.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -429,7 +428,7 @@ export class ChecksStage {
 
   private settle(item: Item, change: (item: Item) => Item): Promise<Item | undefined> {
     return persistently(this.ctx, this.control, `recording the checks of ${item.id}`, () =>
-      advance(this.ctx.queue, item.id, CHECKS_FROM, change),
+      this.ctx.queue.advance(item.id, CHECKS_FROM, change),
     );
   }
 
@@ -453,7 +452,7 @@ export class ChecksStage {
     if (pull.state !== 'open') {
       const now = this.ctx.clock.now();
       await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
-        advance(this.ctx.queue, item.id, ['done'], (i) =>
+        this.ctx.queue.advance(item.id, ['done'], (i) =>
           pullRequestEnded(i, pull.state === 'merged', now),
         ),
       );

@@ -14,7 +14,6 @@ import type { RunnerContext } from './context.js';
 import { persistently } from './persist.js';
 import { resolveSession } from './prepare.js';
 import type { StopControl } from './stop-control.js';
-import { advance } from '../queue/queue.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -192,7 +191,7 @@ export class Lander {
     const now = ctx.clock.now();
     if (landing.kind === 'landed') {
       const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
-        advance(ctx.queue, item.id, LANDS_FROM.landed, (i) =>
+        ctx.queue.advance(item.id, LANDS_FROM.landed, (i) =>
           landed(
             i,
             {
@@ -221,7 +220,7 @@ export class Lander {
       error: ctx.redactor.redact(landing.refusal.error),
     };
     const after = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
-      advance(ctx.queue, item.id, LANDS_FROM.landRefused, (i) =>
+      ctx.queue.advance(item.id, LANDS_FROM.landRefused, (i) =>
         landRefused(i, refusal, land.maxRounds, now),
       ),
     );

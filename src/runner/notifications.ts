@@ -10,7 +10,6 @@ import { serialized } from '../lib/serialized.js';
 import type { RunnerContext } from './context.js';
 import type { EventName } from './events.js';
 import { NightNotes } from './notify-messages.js';
-import { advance } from '../queue/queue.js';
 
 /** One try of a notification: a receiver that takes longer is let go, and tried again later. */
 export const TRY_TIMEOUT_MS = 5_000;
@@ -151,7 +150,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
       // Marked first: of a fleet's runners, only the one whose mark took tells the issue (a
       // crash between the mark and the outbox's write loses that comment, never repeats it).
       const now = ctx.clock.now();
-      const marked = await advance(queue, item.id, [item.status], (i) =>
+      const marked = await queue.advance(item.id, [item.status], (i) =>
         i.source?.writtenBackAt === undefined ? writtenBack(i, now) : i,
       );
       if (marked?.source?.writtenBackAt !== new Date(now).toISOString()) continue;

@@ -5,7 +5,7 @@ import { parsePersona } from '../persona/persona.js';
 import { InputError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { MAX_TITLE_CHARS, type Item } from '../queue/item.js';
-import { advance, type Queue } from '../queue/queue.js';
+import type { Queue } from '../queue/queue.js';
 import { closedAtSource, sourceUpdated, type SourcedFields } from '../queue/transitions.js';
 import type { SourceEntry } from '../sources/entry.js';
 import { checkDependencies, checkRunnable, validateItem, type FieldNames } from './admission.js';
@@ -168,11 +168,11 @@ export async function applyImport(
   }
   for (const step of steps) {
     if (step.kind === 'update')
-      await advance(queue, step.item.id, ['pending'], (item) =>
+      await queue.advance(step.item.id, ['pending'], (item) =>
         sourceUpdated(item, step.fields, options.now),
       );
     if (step.kind === 'cancel')
-      await advance(queue, step.item.id, ['pending'], (item) => closedAtSource(item, options.now));
+      await queue.advance(step.item.id, ['pending'], (item) => closedAtSource(item, options.now));
   }
 }
 

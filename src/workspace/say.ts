@@ -3,7 +3,7 @@ import { ControlFiles } from '../control/files.js';
 import { InputError, NotFoundError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import type { Item } from '../queue/item.js';
-import { advance, type Queue } from '../queue/queue.js';
+import type { Queue } from '../queue/queue.js';
 import { messageAdded, TAKES_MESSAGES } from '../queue/transitions.js';
 import { stopItems, stopTimeoutMs } from './stop.js';
 
@@ -29,7 +29,7 @@ export type Said =
  */
 export async function sayToItem(
   workspace: Workspace,
-  queue: Pick<Queue, 'dependencyClosure' | 'advanceAll'>,
+  queue: Pick<Queue, 'dependencyClosure' | 'advance'>,
   id: string,
   message: { text: string; from: string; runnerLive: boolean },
 ): Promise<Said> {
@@ -47,7 +47,7 @@ export async function sayToItem(
   if (!(TAKES_MESSAGES as readonly string[]).includes(before.status))
     throw new InputError(finished(before.status));
   const now = Date.now();
-  const after = await advance(queue, id, TAKES_MESSAGES, (item: Item) =>
+  const after = await queue.advance(id, TAKES_MESSAGES, (item: Item) =>
     messageAdded(item, { text, from: message.from, at: new Date(now).toISOString() }, now),
   );
   if (after === undefined) {

@@ -11,7 +11,7 @@ import { loadWorkspace } from '../../src/config/workspace.js';
 import { UnavailableError } from '../../src/lib/errors.js';
 import type { Item } from '../../src/queue/item.js';
 import { openQueue } from '../../src/queue/open.js';
-import { advance, leaseOf, type Queue } from '../../src/queue/queue.js';
+import { leaseOf, type Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { CLAIM } from '../../src/queue/postgres/pg-queue.js';
@@ -198,8 +198,8 @@ describe('the Postgres queue', () => {
     expect(then).toBeDefined();
     await then?.();
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);
-    expect(await advance(a, 'y', ['done'], (i) => ({ ...i, status: 'landing' }))).toBeUndefined();
-    await advance(a, 'x', ['done'], (i) => ({ ...i, status: 'landing', finishedAt: i.updatedAt }));
+    expect(await a.advance('y', ['done'], (i) => ({ ...i, status: 'landing' }))).toBeUndefined();
+    await a.advance('x', ['done'], (i) => ({ ...i, status: 'landing', finishedAt: i.updatedAt }));
     expect((await b.landing()).map((i) => i.id)).toEqual(['x']);
   });
 

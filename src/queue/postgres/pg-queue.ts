@@ -443,6 +443,14 @@ export class PgQueue implements Queue {
     return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
   }
 
+  async advance(
+    id: string,
+    from: readonly ItemStatus[],
+    change: (item: Item) => Item,
+  ): Promise<Item | undefined> {
+    return (await this.advanceAll([id], from, change))[0];
+  }
+
   advanceAll(
     ids: readonly string[],
     from: readonly ItemStatus[],
