@@ -6,3 +6,8 @@
  * on `Write(…)`), so a plain `Write` would let the agent write anywhere the user can.
  */
 export const DEFAULT_ALLOWED_TOOLS = ['Bash', 'Read', 'Edit(./**)', 'Glob', 'Grep'];
+
+/** Whether `rules` are the built-in allowlist, as it is. */
+export const isDefaultAllowlist = (rules: readonly string[]): boolean =>
+  rules.length === DEFAULT_ALLOWED_TOOLS.length &&
+  rules.every((rule, i) => rule === DEFAULT_ALLOWED_TOOLS[i]);

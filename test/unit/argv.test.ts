@@ -32,7 +32,7 @@ describe('claudeArgv', () => {
         '--permission-mode',
         'dontAsk',
         '--allowedTools',
-        'Bash,Read,Edit(./**),Glob,Grep',
+        'Bash,Read,Edit(./**)',
       ],
       stdinFile: '/ws/docs/sessions/s-input.jsonl',
       live: true,
@@ -71,6 +71,16 @@ describe('claudeArgv', () => {
     expect(after('--disallowedTools')).toBe('Write,Edit');
     expect(after('--model')).toBe('claude-sonnet');
     expect(after('--settings')).toBe('/ws/settings.json');
+  });
+
+  it("leaves the built-in allowlist's Glob and Grep to claude's Read rule, and a list of the user's as written", () => {
+    const allowed = (allowedTools?: string[]) => {
+      const settings = resolveSettings(defaults, allowedTools ? [{ allowedTools }] : [], (p) => p);
+      const { args } = claudeArgv(invocation({ settings }));
+      return args[args.indexOf('--allowedTools') + 1];
+    };
+    expect(allowed()).toBe('Bash,Read,Edit(./**)');
+    expect(allowed(['Bash', 'Read', 'Glob', 'Grep'])).toBe('Bash,Read,Glob,Grep');
   });
 
   it('passes an empty tool list as --tools "" (no tools at all)', () => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isDefaultAllowlist } from '../../config/default-tools.js';
 import { apiHostOf } from './common.js';
 import { claudeDecoder } from './claude-stream.js';
 import type { AgentCli, Invocation } from './cli.js';
@@ -39,22 +40,36 @@ export function claudeArgv(invocation: Invocation): Argv {
       ? ['--dangerously-skip-permissions']
       : ['--permission-mode', s.permissionMode]),
   ];
+  const allowed = allowRules(s.allowedTools);
   // `--tools ""` means no tools at all, so an empty list is passed, not dropped.
-  const tools = s.tools ?? (s.lean && !invocation.yolo ? leanTools(s) : undefined);
+  const tools = s.tools ?? (s.lean && !invocation.yolo ? leanTools(s, allowed) : undefined);
   if (tools !== undefined) args.push('--tools', tools.join(','));
   if (s.lean) {
     // The cwd, environment and git status move out of the system prompt (into the first
     // message), so that sessions in different worktrees share its cache.
     args.push('--exclude-dynamic-system-prompt-sections');
     // The user's MCP servers stay unloaded when no rule lets the session call one.
-    if (![...s.allowedTools, ...(s.tools ?? [])].some((rule) => rule.startsWith('mcp__')))
+    if (![...allowed, ...(s.tools ?? [])].some((rule) => rule.startsWith('mcp__')))
       args.push('--strict-mcp-config');
   }
-  if (s.allowedTools.length > 0) args.push('--allowedTools', s.allowedTools.join(','));
+  if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
   if (s.disallowedTools.length > 0) args.push('--disallowedTools', s.disallowedTools.join(','));
   if (s.model !== undefined) args.push('--model', s.model);
   if (invocation.settingsFile !== undefined) args.push('--settings', invocation.settingsFile);
   return { file, args, stdinFile: invocation.inputFile, live: true };
+}
+
+/** The search tools ralph's built-in allowlist names for the CLIs whose own need a rule. */
+const SEARCH_TOOLS = new Set(['Glob', 'Grep']);
+
+/**
+ * The allow rules claude is given. From ralph's built-in allowlist, Glob and Grep are left out:
+ * claude's `Read` rule covers its reading tools, and naming them makes a claude whose Bash
+ * searches with tools of its own (2.1.330) add both to every request, 3.9 KB more than a bare
+ * `claude -p` sends. A list of the user's own is passed as written.
+ */
+function allowRules(rules: readonly string[]): readonly string[] {
+  return isDefaultAllowlist(rules) ? rules.filter((rule) => !SEARCH_TOOLS.has(rule)) : rules;
 }
 
 /** The tools that edit files: an `Edit(…)` rule covers them all. */
@@ -68,10 +83,10 @@ const EDIT_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
  * workflows, findings, the search for web tools the rules refuse). Other modes ask, or allow
  * more: nothing is trimmed.
  */
-function leanTools(s: Invocation['settings']): string[] | undefined {
+function leanTools(s: Invocation['settings'], allowed: readonly string[]): string[] | undefined {
   if (s.permissionMode !== 'dontAsk' && s.permissionMode !== 'acceptEdits') return undefined;
   const names = new Set<string>(['Agent']);
-  for (const rule of s.allowedTools) {
+  for (const rule of allowed) {
     const name = /^[A-Za-z]+/.exec(rule)?.[0];
     if (name === undefined || rule.startsWith('mcp__')) continue;
     if (name === 'Edit') for (const tool of EDIT_TOOLS) names.add(tool);

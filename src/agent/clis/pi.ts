@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_ALLOWED_TOOLS } from '../../config/default-tools.js';
+import { isDefaultAllowlist } from '../../config/default-tools.js';
 import type { SessionSettings } from '../../config/schema.js';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { ResolvedSettings } from '../settings.js';
@@ -56,20 +56,14 @@ export function piTools(settings: ResolvedSettings, yolo: boolean): string[] {
   );
 }
 
-/**
- * ralph's built-in allowlist, unchanged: it scopes edits to the work dir (`Edit(./**)`), which
- * pi cannot do. For pi it means those tools without the path, so that `--cli pi` works out of
- * the box; its bash reaches as far as claude's Bash does under the same allowlist.
- */
-const isBuiltInAllowlist = (rules: readonly string[]) =>
-  rules.length === DEFAULT_ALLOWED_TOOLS.length &&
-  rules.every((rule, i) => rule === DEFAULT_ALLOWED_TOOLS[i]);
-
 /** What pi cannot honour: a rule with an argument (it has no paths or command rules), a tool it lacks. */
 function piRefusals(settings: ResolvedSettings, explicit: SessionSettings): string[] {
   const refusals = limitRefusals(pi, explicit);
+  // ralph's built-in allowlist, unchanged, scopes edits to the work dir (`Edit(./**)`), which pi
+  // cannot do. For pi it means those tools without the path, so that `--cli pi` works out of
+  // the box; its bash reaches as far as claude's Bash does under the same allowlist.
   const allowed =
-    explicit.allowedTools === undefined && isBuiltInAllowlist(settings.allowedTools)
+    explicit.allowedTools === undefined && isDefaultAllowlist(settings.allowedTools)
       ? settings.allowedTools.map((rule) => ruleParts(rule).tool)
       : settings.allowedTools;
   const rules = [...allowed, ...settings.disallowedTools, ...(settings.tools ?? [])];
