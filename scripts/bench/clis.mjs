@@ -25,7 +25,7 @@ function writeJson(file, value) {
 }
 
 /** Each CLI's configuration and environment, pointed at the fake API at `url`. */
-const SETUPS = {
+export const SETUPS = {
   claude: (url) => ({
     config: { clis: { claude: { command: [bin('claude')] } } },
     env: claudeEnvFor(url, home()),
