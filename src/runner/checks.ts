@@ -30,6 +30,7 @@ import {
   pullRequestBody,
   type SessionTold,
 } from './pull-request-text.js';
+import { StageLooks } from './stage-looks.js';
 import type { StopControl } from './stop-control.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -59,8 +60,8 @@ interface Due {
  * worker waits for a check; a restart finds the waiting items in the queue.
  */
 export class ChecksStage {
-  /** Items awaiting their checks at the last look (the run does not end while there are). */
-  private waiting = 0;
+  /** Items awaiting their checks, as far as it has looked (the run does not end while there are). */
+  private readonly looks = new StageLooks();
   private readonly due = new Map<string, Due>();
   /** Each work dir's repository, and each repository's forge: found once a run. */
   private readonly repositories = new Map<string, string>();
@@ -79,9 +80,14 @@ export class ChecksStage {
     private readonly onSettled: (item: Item | undefined) => void,
   ) {}
 
-  /** Whether items await their checks. */
+  /** Whether items await their checks, or a change may have given it one. */
   get busy(): boolean {
-    return this.waiting > 0;
+    return this.looks.busy;
+  }
+
+  /** The queue may have changed: not idle until it has looked again (with a forge to tend). */
+  changed(): void {
+    if (this.ctx.workspace.config.forge !== undefined) this.looks.changed();
   }
 
   /**
@@ -127,10 +133,11 @@ export class ChecksStage {
         await sleep(pollMs);
         continue;
       }
+      const begun = this.looks.begin();
       const items = await persistently(ctx, control, 'reading the items awaiting checks', () =>
         ctx.queue.awaitingChecks(),
       );
-      this.waiting = items.length;
+      this.looks.saw(begun, items.length);
       // People merge and close pull requests at their pace: looked at as seldom as checks are.
       const doneDue = (this.doneLookedAt ?? 0) + forge.checks.poll * 1000 * MAX_POLL_FACTOR;
       if (forge.maxOpen !== undefined && ctx.clock.now() >= doneDue) await this.lookAtDone(forge);

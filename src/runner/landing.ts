@@ -13,6 +13,7 @@ import { landed, landRefused, LANDS_FROM } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import { persistently } from './persist.js';
 import { resolveSession } from './prepare.js';
+import { StageLooks } from './stage-looks.js';
 import type { StopControl } from './stop-control.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -30,8 +31,8 @@ const MAX_MOVED = 5;
  * or fails it; no worker waits for a landing.
  */
 export class Lander {
-  /** Items seen waiting to land at the last look (the run does not end while there are). */
-  private waiting = 0;
+  /** Items waiting to land, as far as it has looked (the run does not end while there are). */
+  private readonly looks = new StageLooks();
   /** Items whose landing could not be made this run (a git failure): tried again later. */
   private readonly failing = new Set<string>();
   /** Each work dir's repository, each repository's committer identity: read once a run. */
@@ -54,9 +55,14 @@ export class Lander {
     private readonly onSettled: (item: Item | undefined) => void,
   ) {}
 
-  /** Whether items wait to land, or one is landing. */
+  /** Whether items wait to land, one is landing, or a change may have put one in line. */
   get busy(): boolean {
-    return this.waiting > 0;
+    return this.looks.busy;
+  }
+
+  /** The queue may have changed: not idle until it has looked again. */
+  changed(): void {
+    this.looks.changed();
   }
 
   /** Items whose landing could not be made this run: they still wait to land. */
@@ -75,12 +81,13 @@ export class Lander {
         await sleep();
         continue;
       }
+      const begun = this.looks.begin();
       const next = (
         await persistently(this.ctx, this.control, 'reading the items waiting to land', () =>
           this.ctx.queue.landing(),
         )
       ).filter((item) => !this.failing.has(item.id));
-      this.waiting = next.length;
+      this.looks.saw(begun, next.length);
       const item = next[0];
       if (item === undefined) {
         await this.maintain();

@@ -178,8 +178,13 @@ class Night {
     this.result.awaitingRetry = this.retrying.size;
   }
 
-  /** Wakes the workers that sleep: something may be claimable now. */
+  /**
+   * Wakes the workers that sleep: something may be claimable now. The stages beside them look
+   * again before they count as idle: the change may have given them an item.
+   */
   wake(): void {
+    this.lander.changed();
+    this.checks.changed();
     this.changes++;
     this.changed.abort();
     this.changed = new AbortController();

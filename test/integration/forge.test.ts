@@ -399,6 +399,30 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(unchanged.length / reads.length).toBeGreaterThan(0.9);
   });
 
+  it('counts as busy after a change until it has looked again, so a drained run waits for it', async () => {
+    // A worker that just left an item awaiting its checks may look for more work before the
+    // stage has read the queue: the run must not end on the stage's last, older look.
+    const { root } = await forgeSetup();
+    const time = fakeTime(START);
+    const { stage, close } = await checksStageOf(root, time);
+    try {
+      expect(stage.busy).toBe(false);
+      stage.changed();
+      expect(stage.busy).toBe(true);
+      let looked = false;
+      await stage.run(
+        () => looked,
+        () => {
+          looked = true;
+          return Promise.resolve();
+        },
+      );
+      expect(stage.busy).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
   it('honours Retry-After and a rate limit: the item waits, and is not failed', async () => {
     const { root, github } = await forgeSetup();
     github.script.push(
