@@ -58,21 +58,19 @@ function expand(parts: readonly Part[], keep: (name: string) => boolean): string
     .join('');
 }
 
+/** The placeholders of a parsed template (a section's name among them), in order of first use. */
+function names(parts: readonly Part[], found = new Set<string>()): Set<string> {
+  for (const part of parts) {
+    if (typeof part === 'string')
+      for (const match of part.matchAll(PLACEHOLDER)) found.add((match[1] ?? '').trim());
+    else names(part.parts, found.add(part.name));
+  }
+  return found;
+}
+
 /** The placeholders a template uses (a section's name among them), in order of first use. */
 export function placeholders(template: string): string[] {
-  const names = new Set<string>();
-  const walk = (parts: readonly Part[]): void => {
-    for (const part of parts) {
-      if (typeof part === 'string')
-        for (const match of part.matchAll(PLACEHOLDER)) names.add((match[1] ?? '').trim());
-      else {
-        names.add(part.name);
-        walk(part.parts);
-      }
-    }
-  };
-  walk(parse(template));
-  return [...names];
+  return [...names(parse(template))];
 }
 
 /** Result of rendering: the text, or the placeholders that have no value. */
@@ -85,9 +83,10 @@ export type RenderResult = { ok: true; text: string } | { ok: false; unknown: st
  * say, costs the tokens of its explanation only in the sessions it concerns.
  */
 export function render(template: string, values: Readonly<Record<string, string>>): RenderResult {
-  const unknown = placeholders(template).filter((name) => !Object.hasOwn(values, name));
+  const parts = parse(template);
+  const unknown = [...names(parts)].filter((name) => !Object.hasOwn(values, name));
   if (unknown.length > 0) return { ok: false, unknown };
-  const kept = expand(parse(template), (name) => (values[name] ?? '').trim() !== '');
+  const kept = expand(parts, (name) => (values[name] ?? '').trim() !== '');
   return {
     ok: true,
     text: kept.replace(PLACEHOLDER, (_match, name: string) => values[name.trim()] ?? ''),
