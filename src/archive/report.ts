@@ -1,4 +1,5 @@
 import { addUsd } from '../lib/usd.js';
+import { compareText } from '../lib/text.js';
 import { allTokens } from './tokens.js';
 import type { IndexEntry } from './index-entry.js';
 import type { SessionRecord } from './record.js';
@@ -107,7 +108,7 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
       });
     }
   }
-  return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key));
+  return [...groups.values()].sort((a, b) => compareText(a.key, b.key));
 }
 
 /** Sessions run on a fallback CLI, by the CLI they ran on and the one they stood in for. */
@@ -294,7 +295,7 @@ export function egressReport(entries: readonly IndexEntry[]): EgressReport | und
   if (refused === 0) return undefined;
   const hosts = [...sessionsByHost]
     .map(([host, sessions]) => ({ host, sessions }))
-    .sort((a, b) => b.sessions - a.sessions || a.host.localeCompare(b.host));
+    .sort((a, b) => b.sessions - a.sessions || compareText(a.host, b.host));
   return { refused, hosts };
 }
 

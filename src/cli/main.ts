@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import type * as commander from 'commander';
 import type { Command as CommanderCommand } from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { SANDBOX_KINDS } from '../config/sandbox-kinds.js';
@@ -475,7 +477,11 @@ export async function main(
   output: Output = processOutput,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
-  const { Command, CommanderError } = await import('commander');
+  // Required as the CommonJS it is: imported as an ES module, node would first lex its source
+  // for its exports, a few milliseconds of every command's start.
+  const { Command, CommanderError } = createRequire(import.meta.url)(
+    'commander',
+  ) as typeof commander;
   let exitCode: number = ExitCode.ok;
   const program = new Command('ralph')
     .description('Runs a queue of coding tasks through headless Claude Code, unattended.')

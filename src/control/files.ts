@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { SessionRecord } from '../archive/record.js';
 import type { WorkspacePaths } from '../config/workspace.js';
 import { pathExists, readIfExists, writeFileAtomically, writeJsonAtomically } from '../lib/fs.js';
+import { compareText } from '../lib/text.js';
 
 /** What the runner waits for, while it waits (`state/waiting.json`). */
 export interface Waiting {
@@ -271,7 +272,7 @@ export class ControlFiles {
       if (parsed.success) result.records.push(parsed.data);
       else result.unreadable.push(name);
     }
-    result.records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    result.records.sort((a, b) => compareText(a.startedAt, b.startedAt));
     return result;
   }
 }

@@ -39,6 +39,12 @@ export interface LandJob {
    * compare-and-swap that moves it finds out if it moved meanwhile.
    */
   targetAt?: string;
+  /**
+   * Set in a train (see the runner's lander): the landing is made and gated, and the target
+   * left for the lander to move past the whole train at once. `at` is where the target is when
+   * `targetAt` is the train's last landing, made in the worktree only (none before the first).
+   */
+  train?: { at?: string };
   /** The committer's identity for a repository without one (`identityEnv`). */
   identity: Readonly<Record<string, string>>;
   gates: {
@@ -111,7 +117,10 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // session's trailer), or with nothing the target lacks (it lands as it is, no commit).
   const asFound = async (): Promise<Landing> => {
     // A target trusted, not read, is read before a landing is recorded without moving it.
-    if (job.targetAt !== undefined && (await targetCommit(repo, land.target)) !== onto)
+    if (
+      job.targetAt !== undefined &&
+      (await targetCommit(repo, land.target)) !== (job.train?.at ?? onto)
+    )
       return { kind: 'moved', where: 'here' };
     const already = await landedCommit(repo, land.target, baseCommit, session);
     return asItIs(
@@ -170,6 +179,15 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // Whether the gates left the worktree as the merge made it (the next landing may reuse it
   // then), asked while the target moves: a landing's git calls count.
   const clean = gated.results.length === 0 ? Promise.resolve(true) : worktreeClean(job.worktree);
+  if (job.train !== undefined)
+    return {
+      kind: 'landed',
+      commit: merged.commit,
+      onto,
+      already: false,
+      gates: gated.results,
+      clean: await clean,
+    };
   // Pushed before the local target moves: a crash between the two is found landed (the
   // remote's target, fetched, holds the session's commit).
   if (

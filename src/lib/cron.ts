@@ -1,33 +1,12 @@
 import type { CronExpressionParser as Parser } from 'cron-parser';
-
-/**
- * node's `module` builtin, reached through `process.getBuiltinModule` (Node 20.16+) and typed
- * here: the dashboard's type check reaches this module through the item schema, without node's
- * types.
- */
-interface NodeModuleBuiltin {
-  createRequire(url: string): (id: string) => unknown;
-}
-const nodeModule = () =>
-  (
-    globalThis as unknown as {
-      process: { getBuiltinModule(id: 'node:module'): NodeModuleBuiltin };
-    }
-  ).process.getBuiltinModule('node:module');
+import { lazyRequire } from './lazy-require.js';
 
 /**
  * cron-parser (and luxon under it), required at the first cron expression: most commands, and
  * the pure transitions that import this module, never meet one, and it would cost their start.
  */
-let parser: typeof Parser | undefined;
-function cronParser(): typeof Parser {
-  parser ??= (
-    nodeModule().createRequire(import.meta.url)('cron-parser') as {
-      CronExpressionParser: typeof Parser;
-    }
-  ).CronExpressionParser;
-  return parser;
-}
+const cronModule = lazyRequire<{ CronExpressionParser: typeof Parser }>('cron-parser');
+const cronParser = () => cronModule().CronExpressionParser;
 
 /** Checks a cron expression; returns the problem, or undefined when it is valid. */
 export function cronProblem(expression: string): string | undefined {

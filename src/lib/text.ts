@@ -19,3 +19,12 @@ export function slugOf(text: string, fallback: string): string {
     .replace(/-+$/, '');
   return slug === '' ? fallback : slug;
 }
+
+/**
+ * Orders texts by their code units: for the ids, times and names ralph sorts, as a locale
+ * would, without `localeCompare`, whose first call sets up the collator (milliseconds of a
+ * short command's start).
+ */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,4 +1,5 @@
 import type { Outbox, OutboxEntry } from './outbox.js';
+import { compareText } from '../lib/text.js';
 import { targetName } from './message.js';
 
 /** The notifications of a span: how many went out, wait, were given up, and the latest. */
@@ -32,7 +33,7 @@ export function notificationsReport(
   const done = sent.filter(inSpan);
   const open = waiting.filter(inSpan);
   if (done.length === 0 && open.length === 0) return undefined;
-  const all = [...done, ...open].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const all = [...done, ...open].sort((a, b) => compareText(a.createdAt, b.createdAt));
   const byEvent: Record<string, number> = {};
   for (const entry of all) {
     const event = entry.message.events[0] ?? 'test';

@@ -1,4 +1,3 @@
-import { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
@@ -9,7 +8,9 @@ import {
   LandChoiceSchema,
   type SessionSettings,
 } from '../config/schema.js';
+import type { parse as parseYaml } from 'yaml';
 import { InputError } from '../lib/errors.js';
+import { lazyRequire } from '../lib/lazy-require.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { formatIssues } from '../lib/validation.js';
 import { personaFile } from './file.js';
@@ -25,6 +26,9 @@ const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transf
 );
 
 /** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
+/** The YAML parser, loaded at the first frontmatter: a night without personas never needs it. */
+const yamlParser = lazyRequire<{ parse: typeof parseYaml }>('yaml');
+
 export const FrontmatterSchema = z.strictObject({
   /** The agent CLI that runs the persona's items. */
   cli: z.enum(CLI_NAMES).optional(),
@@ -73,15 +77,15 @@ function splitFrontmatter(text: string): { yaml?: string; body: string; unclosed
 
 /** Parses a persona file; errors name the file and the key. */
 export function parsePersona(id: string, file: string, text: string): Persona {
-  const { yaml, body, unclosed } = splitFrontmatter(text);
+  const { yaml: frontmatter, body, unclosed } = splitFrontmatter(text);
   if (unclosed === true)
     throw new InputError(
       `${file}: the frontmatter opened by "---" on line 1 is never closed (add a "---" line after it)`,
     );
   let raw: unknown = {};
-  if (yaml !== undefined) {
+  if (frontmatter !== undefined) {
     try {
-      raw = parseYaml(yaml) ?? {};
+      raw = yamlParser().parse(frontmatter) ?? {};
     } catch (error) {
       throw new InputError(
         `${file}: the frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`,

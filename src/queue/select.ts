@@ -1,4 +1,5 @@
 import type { Item } from './item.js';
+import { compareText } from '../lib/text.js';
 
 /** Why an item that is not finished cannot run now; undefined when it can. */
 export function blockedReason(
@@ -97,9 +98,7 @@ export function landingOrder(items: readonly Item[]): Item[] {
     placed.add(item.id);
     order.push(item);
   };
-  const finished = [...items].sort((a, b) =>
-    (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''),
-  );
+  const finished = [...items].sort((a, b) => compareText(a.finishedAt ?? '', b.finishedAt ?? ''));
   for (const item of finished) place(item, new Set());
   return order;
 }
@@ -108,5 +107,5 @@ export function landingOrder(items: readonly Item[]): Item[] {
 export function inChecksOrder(items: readonly Item[]): Item[] {
   return items
     .filter((item) => item.status === 'awaiting_checks')
-    .sort((a, b) => (a.checksSince ?? '').localeCompare(b.checksSince ?? ''));
+    .sort((a, b) => compareText(a.checksSince ?? '', b.checksSince ?? ''));
 }

@@ -1,4 +1,5 @@
 import type { Item } from './item.js';
+import { compareText } from '../lib/text.js';
 import type { LandingTally, PullRequestTally } from './queue.js';
 
 /** What landing did, read from the items (the file queue; Postgres asks the same in SQL). */
@@ -23,8 +24,8 @@ export function landingTally(items: readonly Item[]): LandingTally {
   return {
     targets: [...targets]
       .map(([target, { landed, commit }]) => ({ target, landed, commit }))
-      .sort((a, b) => a.target.localeCompare(b.target)),
-    refused: refused.sort((a, b) => a.id.localeCompare(b.id)),
+      .sort((a, b) => compareText(a.target, b.target)),
+    refused: refused.sort((a, b) => compareText(a.id, b.id)),
   };
 }
 

@@ -50,6 +50,8 @@ export interface RunnerContext {
   workDirsInUse: Set<string>;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */
   cliHolds: CliHolds;
+  /** Whether the workspace's last runner died holding its lock (what it ran may run still). */
+  lastRunnerDied: boolean;
   /** Set when another runner took the workspace lock (this one stalled past its stale time). */
   lockLost: () => Error | undefined;
   /**

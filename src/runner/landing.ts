@@ -4,7 +4,7 @@ import { buildAgentEnv } from '../agent/env.js';
 import { landSettingsOf } from '../agent/settings.js';
 import { sessionFiles } from '../archive/paths.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
-import { maintainRepository } from '../land/git-land.js';
+import { maintainRepository, moveTarget } from '../land/git-land.js';
 import { landItem, type LandJob, type Landing } from '../land/lander.js';
 import { enterSandbox, enteredGate } from './sandboxing.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
@@ -23,6 +23,30 @@ const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
 
 /** Landings in a row that found the target moved under them before one gives way. */
 const MAX_MOVED = 5;
+
+/**
+ * How long landings may gather in a train before the target moves past them. Quick land gates
+ * land many items a second, and each move of the target and each record of the queue would
+ * cost a landing about as much as its merge; slow gates make every train one landing long.
+ */
+const TRAIN_WINDOW_MS = 2_000;
+
+/**
+ * Landings made one on top of another in the kept worktree, the target not yet moved: the
+ * lander moves it past all of them with one compare-and-swap and records them in one write of
+ * the queue. Every commit of a train is a whole landing (merged, its land gates passed on its
+ * tree, its session's trailer in it), so the target is before or after each item's merge
+ * whenever the runner dies; what a death cuts short is landed again (or found landed).
+ */
+interface Train {
+  /** The repository and target (`targetAt`'s key). */
+  key: string;
+  repo: string;
+  /** Where the target is: the train's landings lie on top of it. */
+  from: string;
+  startedAt: number;
+  landings: Array<{ job: LandJob; landing: Landing & { kind: 'landed' } }>;
+}
 
 /**
  * The night's lander: items whose gates passed wait in the queue as `landing`, and it lands
@@ -44,6 +68,8 @@ export class Lander {
   private readonly targetAt = new Map<string, string>();
   /** Repositories landed into since their last maintenance (merges skip git's own). */
   private readonly unmaintained = new Set<string>();
+  /** Landings made whose target has not moved yet. */
+  private train: Train | undefined;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -75,29 +101,40 @@ export class Lander {
    * is over and nothing waits to land; a stop ends it at once.
    */
   async run(over: () => boolean, sleep: () => Promise<void>): Promise<void> {
-    while (this.control.requested === undefined) {
-      if ((await this.ctx.controlFiles.pauseReason()) !== undefined) {
-        if (over()) return;
-        await sleep();
-        continue;
+    try {
+      while (this.control.requested === undefined) {
+        if ((await this.ctx.controlFiles.pauseReason()) !== undefined) {
+          await this.moveTrain();
+          if (over()) return;
+          await sleep();
+          continue;
+        }
+        const begun = this.looks.begin();
+        const inTrain = new Set(this.train?.landings.map(({ job }) => job.item.id));
+        const next = (
+          await persistently(this.ctx, this.control, 'reading the items waiting to land', () =>
+            this.ctx.queue.landing(),
+          )
+        ).filter((item) => !this.failing.has(item.id) && !inTrain.has(item.id));
+        this.looks.saw(begun, next.length + inTrain.size);
+        const item = next[0];
+        if (item === undefined) {
+          if (this.train !== undefined) {
+            await this.moveTrain();
+            continue;
+          }
+          await this.maintain();
+          if (over()) return;
+          await sleep();
+          continue;
+        }
+        const settled = await this.land(item);
+        if (settled === 'elsewhere') await sleep();
+        else if (settled !== 'in train') this.onSettled(settled);
       }
-      const begun = this.looks.begin();
-      const next = (
-        await persistently(this.ctx, this.control, 'reading the items waiting to land', () =>
-          this.ctx.queue.landing(),
-        )
-      ).filter((item) => !this.failing.has(item.id));
-      this.looks.saw(begun, next.length);
-      const item = next[0];
-      if (item === undefined) {
-        await this.maintain();
-        if (over()) return;
-        await sleep();
-        continue;
-      }
-      const settled = await this.land(item);
-      if (settled === 'elsewhere') await sleep();
-      else this.onSettled(settled);
+    } finally {
+      // Stopped: what the train landed is whole, and lands.
+      await this.moveTrain();
     }
   }
 
@@ -105,12 +142,17 @@ export class Lander {
    * Lands one item, and settles it in the queue by what became of the landing; `elsewhere`
    * when another runner of the fleet is landing onto its target.
    */
-  async land(item: Item): Promise<Item | undefined | 'elsewhere'> {
+  async land(item: Item): Promise<Item | undefined | 'elsewhere' | 'in train'> {
     const { ctx } = this;
     let job: LandJob | undefined;
     try {
       job = await this.jobOf(item);
       const target = job.land.target;
+      // A train goes onto one target of one repository, and only where this lander alone
+      // moves it: not in a fleet, nor with a remote that may move it too.
+      const trains = ctx.queue.fleet === undefined && job.land.push === undefined;
+      if (this.train !== undefined && (!trains || this.train.key !== targetKey(job)))
+        await this.moveTrain();
       // One lander a target at a time: another runner of the fleet may hold it.
       const release = await persistently(ctx, this.control, `waiting to land on ${target}`, () =>
         ctx.queue.holdStage(target),
@@ -126,7 +168,7 @@ export class Lander {
         });
         let moved = 0;
         for (;;) {
-          landing = await this.landOnce(job);
+          landing = await this.landOnce(job, trains);
           if (landing.kind !== 'moved' || ++moved >= MAX_MOVED) break;
           ctx.events.info('land_retried', {
             item: item.id,
@@ -143,9 +185,25 @@ export class Lander {
       if (landing.kind === 'stopped') return undefined;
       if (landing.kind === 'moved')
         throw new Error(`the target moved under ${MAX_MOVED} landings in a row`);
+      // A landing found made before (a crash cut its record short) is recorded as it is.
+      if (landing.kind === 'landed' && trains && !landing.already) {
+        const train = (this.train ??= {
+          key: targetKey(job),
+          repo: job.repo,
+          from: landing.onto,
+          startedAt: ctx.clock.now(),
+          landings: [],
+        });
+        train.landings.push({ job, landing });
+        if (ctx.clock.now() - train.startedAt >= TRAIN_WINDOW_MS) await this.moveTrain();
+        return 'in train';
+      }
+      // A refusal tells the agent of the target as the train leaves it.
+      await this.moveTrain();
       return await this.settle(job, landing);
     } catch (error) {
       // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
+      if (job !== undefined) this.worktreeAt.delete(job.worktree);
       this.failing.add(item.id);
       ctx.events.error('land_failed', {
         item: item.id,
@@ -158,18 +216,25 @@ export class Lander {
     }
   }
 
-  /** One landing through the kept worktree, remembering where it leaves the worktree. */
-  private async landOnce(job: LandJob): Promise<Landing> {
-    const target = `${job.repo}\n${job.land.target}`;
+  /**
+   * One landing through the kept worktree, remembering where it leaves the worktree; in a
+   * train (`trains`), on top of the train's last landing, the target left where it is.
+   */
+  private async landOnce(job: LandJob, trains: boolean): Promise<Landing> {
+    const target = targetKey(job);
+    const { train } = this;
     const landing = await landItem({
       ...job,
       worktreeAt: this.worktreeAt.get(job.worktree),
       // A fleet's other runners move the target between this one's landings: read each time.
       targetAt: this.ctx.queue.fleet === undefined ? this.targetAt.get(target) : undefined,
+      train: trains ? { at: train?.from } : undefined,
     });
     if (landing.kind !== 'landed') {
       this.worktreeAt.delete(job.worktree);
       this.targetAt.delete(target);
+      // Moved under the train: its landings are made again on top of the target.
+      if (landing.kind === 'moved') this.train = undefined;
       return landing;
     }
     if (!landing.already) {
@@ -181,6 +246,70 @@ export class Lander {
     if (landing.clean) this.worktreeAt.set(job.worktree, landing.commit);
     else this.worktreeAt.delete(job.worktree);
     return landing;
+  }
+
+  /**
+   * Moves the target past the train's landings (one compare-and-swap) and records them (one
+   * write of the queue). A target moved meanwhile, by hand, leaves them waiting to land again
+   * on top of it; a git that fails leaves them waiting, tried later.
+   */
+  private async moveTrain(): Promise<void> {
+    const { train, ctx, control } = this;
+    const last = train?.landings.at(-1);
+    this.train = undefined;
+    if (train === undefined || last === undefined) return;
+    const { target } = last.job.land;
+    const tip = last.landing.commit;
+    const ids = train.landings.map(({ job }) => job.item.id);
+    let moved: boolean;
+    try {
+      moved =
+        tip === train.from ||
+        (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${ids.join(' ')}`));
+    } catch (error) {
+      for (const id of ids) {
+        this.failing.add(id);
+        ctx.events.error('land_failed', {
+          item: id,
+          target,
+          error: ctx.redactor.redact(messageOf(error)),
+        });
+      }
+      moved = false;
+    }
+    if (!moved) {
+      this.targetAt.delete(train.key);
+      this.worktreeAt.delete(last.job.worktree);
+      for (const id of ids.filter((id) => !this.failing.has(id)))
+        ctx.events.info('land_retried', {
+          item: id,
+          target,
+          why: `${target} moved: landing again on top`,
+        });
+      return;
+    }
+    this.targetAt.set(train.key, tip);
+    const landings = new Map(train.landings.map((l) => [l.job.item.id, l]));
+    const now = ctx.clock.now();
+    const done = await persistently(ctx, control, `recording the landings on ${target}`, () =>
+      ctx.queue.advanceAll(ids, LANDS_FROM.landed, (item) => {
+        const { job, landing } = landings.get(item.id) ?? last;
+        return landed(
+          item,
+          { commit: landing.commit, target, onto: landing.onto, checks: job.forge },
+          now,
+        );
+      }),
+    );
+    for (const item of done ?? []) {
+      ctx.events.info('landed', {
+        item: item.id,
+        target,
+        commit: landings.get(item.id)?.landing.commit ?? tip,
+        already: false,
+      });
+      this.onSettled(item);
+    }
   }
 
   /** git's automatic maintenance of the repositories landed into, once nothing waits to land. */
@@ -311,6 +440,11 @@ export class Lander {
       },
     };
   }
+}
+
+/** A target of a repository: the key of what the lander knows of it. */
+function targetKey(job: LandJob): string {
+  return `${job.repo}\n${job.land.target}`;
 }
 
 /** The land gates' log, redacted once they end. */

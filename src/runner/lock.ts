@@ -9,6 +9,8 @@ export interface RunnerIdentity {
   pid: number;
   startTime?: string;
   startedAt: string;
+  /** Written by a runner that ended and released the lock: none means it died holding it. */
+  endedAt?: string;
 }
 
 /** The held workspace lock. */
@@ -16,6 +18,11 @@ export interface RunnerLock {
   identity: RunnerIdentity;
   /** The dead runner whose lock was taken over, if one was (`unknown` when it left no name). */
   reclaimedFrom?: RunnerIdentity | 'unknown';
+  /**
+   * Whether the workspace's last runner died holding the lock (it never wrote its end): what
+   * it had running may still run. The first runner of a workspace finds none.
+   */
+  lastRunnerDied: boolean;
   /** Set when another process took the lock from us (our event loop stalled past `stale`). */
   compromised(): Error | undefined;
   release(): Promise<void>;
@@ -50,6 +57,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
     },
   };
   const { default: lockfile } = await import('proper-lockfile');
+  const last = await readHolder(file);
   let release: () => Promise<void>;
   let reclaimedFrom: RunnerIdentity | 'unknown' | undefined;
   try {
@@ -76,8 +84,15 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
   return {
     identity,
     reclaimedFrom,
+    lastRunnerDied: last !== undefined && last.endedAt === undefined,
     compromised: () => compromised,
     release: async () => {
+      // Its end, for the next runner and for status: never over a lock another runner took.
+      if (compromised === undefined)
+        await writeJsonAtomically(file, {
+          ...identity,
+          endedAt: new Date().toISOString(),
+        } satisfies RunnerIdentity).catch(() => undefined);
       await release().catch(() => undefined);
     },
   };
@@ -86,7 +101,7 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
 /** The identity of the runner holding the workspace, if one is alive. */
 export async function liveRunner(file: string): Promise<RunnerIdentity | undefined> {
   const holder = await readHolder(file);
-  if (holder === undefined) return undefined;
+  if (holder === undefined || holder.endedAt !== undefined) return undefined;
   const { default: lockfile } = await import('proper-lockfile');
   const locked = await lockfile.check(file, LOCK_OPTIONS).catch(() => false);
   return locked && (await isSameProcessAlive(holder.pid, holder.startTime)) ? holder : undefined;

@@ -139,7 +139,8 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
   const now = ctx.clock.now();
   for (const dir of [paths.state, paths.sessions, paths.running])
     await removeDeadWritersTempFiles(dir);
-  await endLeftoverGits(ctx);
+  // A /proc scan, so only when there can be any: a runner that ended ended its gits.
+  if (ctx.lastRunnerDied) await endLeftoverGits(ctx);
 
   const orphans = await settleOrphanSessions(ctx, control, now);
   const requeued = await persistently(ctx, control, 'requeuing the items of a dead runner', () =>

@@ -84,6 +84,7 @@ function contextOf(
     redactor,
     parentEnv: options.env,
     runner: lock.identity,
+    lastRunnerDied: lock.lastRunnerDied,
     timings: options.timings,
     wait: options.wait,
     files: new FileCache(),

@@ -538,6 +538,7 @@ async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
       redactor: new Redactor([TOKEN]),
       parentEnv: { ...process.env, ...env },
       runner: { pid: process.pid, startedAt: new Date(START).toISOString() },
+      lastRunnerDied: false,
       timings: DEFAULT_TIMINGS,
       wait: time.wait,
       files: new FileCache(),

@@ -68,6 +68,47 @@ describe('landing, killed with SIGKILL', () => {
     expect(landedSessions(repo)).toEqual([(item(root, 'k').sessions as string[]).at(-1)]);
   });
 
+  it('kills a line of landings during its third land gate: the target holds whole landings only, and each item once after the restart', async () => {
+    const dir = await tempDir();
+    const mark = path.join(dir, 'killed');
+    // Counts its runs; the third, the first time, kills the runner (its parent) with SIGKILL.
+    const gate = [
+      'sh',
+      '-c',
+      'n=$(($(cat "$GATE_RUNS" 2>/dev/null || echo 0) + 1)); echo $n > "$GATE_RUNS"; if [ $n -eq 3 ] && [ ! -e "$KILL_MARK" ]; then : > "$KILL_MARK"; kill -9 $PPID; fi',
+    ];
+    const { repo, root } = await landingWorkspace({ enabled: false, gates: [gate] });
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ids)
+      await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const env = { KILL_MARK: mark, GATE_RUNS: path.join(dir, 'runs') };
+    const land = () =>
+      spawnSync(process.execPath, [RALPH_BIN, '-C', root, 'land'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+    expect(land().signal).toBe('SIGKILL');
+    // The landings made before the kill wait in a train, or went onto the target whole (a slow
+    // machine moves it sooner): never the third, killed in its gate.
+    const onTarget = landedSessions(repo);
+    const sessionOf = (id: string) => (item(root, id).sessions as string[]).at(-1) ?? '';
+    expect(onTarget).not.toContain(sessionOf('c'));
+    expect(ids.slice(0, 2).map(sessionOf)).toEqual(expect.arrayContaining(onTarget));
+
+    const again = land();
+    expect(again.status, again.stderr).toBe(0);
+    for (const id of ids)
+      expect(item(root, id)).toMatchObject({ status: 'done', landedOn: TARGET });
+    expect(landedSessions(repo).sort()).toEqual(ids.map(sessionOf).sort());
+    expect(git(repo, 'ls-tree', '--name-only', TARGET).split('\n')).toEqual(
+      expect.arrayContaining(ids.map((id) => `${id}.txt`)),
+    );
+    // Every commit the target gained is a landing: a merge naming its item's session.
+    const merges = git(repo, 'rev-list', '--first-parent', `main..${TARGET}`).split('\n');
+    expect(merges).toHaveLength(ids.length);
+  });
+
   it('records a landing whose target moved before the runner died, without landing it twice', async () => {
     const { repo, root } = await landingWorkspace({ enabled: false });
     await ralph(root, ['add', 'Moved', '--id', 'm', '--body', '#behave: land file=m.txt']);
