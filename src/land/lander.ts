@@ -73,8 +73,11 @@ export type Landing =
       onto: string;
       already: boolean;
       gates: GateResult[];
-      /** Whether the worktree holds the landed commit and nothing else (its gates left it so). */
-      clean: boolean;
+      /**
+       * Whether the worktree holds the landed commit and nothing else (its gates left it so):
+       * asked of git while the lander goes on, and awaited before the next landing.
+       */
+      clean: Promise<boolean>;
     }
   /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
   | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
@@ -85,6 +88,9 @@ export type Landing =
   | { kind: 'moved'; where: 'here' | 'remote' }
   /** The runner is stopping: the item waits to land. */
   | { kind: 'stopped' };
+
+/** A landing that made no merge in the worktree: whatever it holds is not reused. */
+const NOT_CLEAN = Promise.resolve(false);
 
 /** Lines of the target's history a conflict's message names. */
 const COMMITS_SHOWN = 30;
@@ -125,14 +131,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
     const already = await landedCommit(repo, land.target, baseCommit, session);
     return asItIs(
       already === undefined
-        ? { kind: 'landed', commit: onto, onto, already: false, gates: [], clean: false }
+        ? { kind: 'landed', commit: onto, onto, already: false, gates: [], clean: NOT_CLEAN }
         : {
             kind: 'landed',
             commit: already,
             onto: await firstParent(repo, already),
             already: true,
             gates: [],
-            clean: false,
+            clean: NOT_CLEAN,
           },
     );
   };
@@ -177,7 +183,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
       },
     };
   // Whether the gates left the worktree as the merge made it (the next landing may reuse it
-  // then), asked while the target moves: a landing's git calls count.
+  // then), asked while the target moves and the lander goes on: a landing's git calls count.
   const clean = gated.results.length === 0 ? Promise.resolve(true) : worktreeClean(job.worktree);
   if (job.train !== undefined)
     return {
@@ -186,7 +192,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
       onto,
       already: false,
       gates: gated.results,
-      clean: await clean,
+      clean,
     };
   // Pushed before the local target moves: a crash between the two is found landed (the
   // remote's target, fetched, holds the session's commit).
@@ -203,7 +209,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
     onto,
     already: false,
     gates: gated.results,
-    clean: await clean,
+    clean,
   };
 }
 

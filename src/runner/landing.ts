@@ -62,8 +62,11 @@ export class Lander {
   /** Each work dir's repository, each repository's committer identity: read once a run. */
   private readonly repositories = new Map<string, string>();
   private readonly identities = new Map<string, Readonly<Record<string, string>>>();
-  /** Where each kept worktree was left, clean, by the last landing through it. */
-  private readonly worktreeAt = new Map<string, string>();
+  /**
+   * Where each kept worktree was left by the last landing through it, and whether clean (git
+   * asked while the lander goes on).
+   */
+  private readonly worktreeAt = new Map<string, { commit: string; clean: Promise<boolean> }>();
   /** Where this lander left each target (by repository and name), trusted until a swap fails. */
   private readonly targetAt = new Map<string, string>();
   /** Repositories landed into since their last maintenance (merges skip git's own). */
@@ -223,9 +226,10 @@ export class Lander {
   private async landOnce(job: LandJob, trains: boolean): Promise<Landing> {
     const target = targetKey(job);
     const { train } = this;
+    const left = this.worktreeAt.get(job.worktree);
     const landing = await landItem({
       ...job,
-      worktreeAt: this.worktreeAt.get(job.worktree),
+      worktreeAt: left !== undefined && (await left.clean) ? left.commit : undefined,
       // A fleet's other runners move the target between this one's landings: read each time.
       targetAt: this.ctx.queue.fleet === undefined ? this.targetAt.get(target) : undefined,
       train: trains ? { at: train?.from } : undefined,
@@ -243,8 +247,7 @@ export class Lander {
     }
     // Left at the landed commit, as the next landing wants it unless its land gates changed it.
     if (landing.already || landing.commit === landing.onto) return landing;
-    if (landing.clean) this.worktreeAt.set(job.worktree, landing.commit);
-    else this.worktreeAt.delete(job.worktree);
+    this.worktreeAt.set(job.worktree, { commit: landing.commit, clean: landing.clean });
     return landing;
   }
 
