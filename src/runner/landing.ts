@@ -201,7 +201,8 @@ export class Lander {
         if (ctx.clock.now() - train.startedAt >= TRAIN_WINDOW_MS) await this.moveTrain();
         return 'in train';
       }
-      // A refusal tells the agent of the target as the train leaves it.
+      // Anything else is settled on the target as the train leaves it (a refusal tells the
+      // agent of its commits).
       await this.moveTrain();
       return await this.settle(job, landing);
     } catch (error) {
@@ -270,6 +271,8 @@ export class Lander {
         tip === train.from ||
         (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${ids.join(' ')}`));
     } catch (error) {
+      moved = false;
+      // Not the items' doing: they wait, tried later.
       for (const id of ids) {
         this.failing.add(id);
         ctx.events.error('land_failed', {
@@ -278,7 +281,6 @@ export class Lander {
           error: ctx.redactor.redact(messageOf(error)),
         });
       }
-      moved = false;
     }
     if (!moved) {
       this.targetAt.delete(train.key);
@@ -304,7 +306,7 @@ export class Lander {
         );
       }),
     );
-    for (const item of done ?? []) {
+    for (const item of done) {
       ctx.events.info('landed', {
         item: item.id,
         target,
