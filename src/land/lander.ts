@@ -185,15 +185,15 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // Whether the gates left the worktree as the merge made it (the next landing may reuse it
   // then), asked while the target moves and the lander goes on: a landing's git calls count.
   const clean = gated.results.length === 0 ? Promise.resolve(true) : worktreeClean(job.worktree);
-  if (job.train !== undefined)
-    return {
-      kind: 'landed',
-      commit: merged.commit,
-      onto,
-      already: false,
-      gates: gated.results,
-      clean,
-    };
+  const made: Landing = {
+    kind: 'landed',
+    commit: merged.commit,
+    onto,
+    already: false,
+    gates: gated.results,
+    clean,
+  };
+  if (job.train !== undefined) return made;
   // Pushed before the local target moves: a crash between the two is found landed (the
   // remote's target, fetched, holds the session's commit).
   if (
@@ -202,15 +202,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
   )
     return { kind: 'moved', where: 'remote' };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
-  if (!moved) return { kind: 'moved', where: 'here' };
-  return {
-    kind: 'landed',
-    commit: merged.commit,
-    onto,
-    already: false,
-    gates: gated.results,
-    clean,
-  };
+  return moved ? made : { kind: 'moved', where: 'here' };
 }
 
 /** A conflict, as the agent is told it: the files, the target's commits, what to do. */
