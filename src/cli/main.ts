@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as commander from 'commander';
-import type { Command as CommanderCommand } from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { SANDBOX_KINDS } from '../config/sandbox-kinds.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
@@ -14,7 +13,7 @@ import { VERSION } from '../lib/version.js';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The flags that set an item's fields, shared by `add` and `edit`. */
-function itemOptions(command: CommanderCommand): CommanderCommand {
+function itemOptions(command: commander.Command): commander.Command {
   return command
     .option('--body <text>', 'task text ("-" reads standard input)')
     .option('--file <path>', 'read the task text from a file ("-" for standard input)')
@@ -98,7 +97,7 @@ interface App {
 }
 
 /** The commands that make and change the queue. */
-function queueCommands(program: CommanderCommand, app: App): void {
+function queueCommands(program: commander.Command, app: App): void {
   program
     .command('demo [dir]')
     .description(
@@ -291,7 +290,7 @@ function queueCommands(program: CommanderCommand, app: App): void {
 }
 
 /** The night itself. */
-function runCommands(program: CommanderCommand, app: App): void {
+function runCommands(program: commander.Command, app: App): void {
   program
     .command('run')
     .description('work through the queue')
@@ -315,7 +314,7 @@ function runCommands(program: CommanderCommand, app: App): void {
 }
 
 /** The commands that read what the night left: sessions, transcripts, reports, personas. */
-function reviewCommands(program: CommanderCommand, app: App): void {
+function reviewCommands(program: commander.Command, app: App): void {
   program
     .command('sessions')
     .description('one line per session, newest first')
@@ -394,7 +393,7 @@ function reviewCommands(program: CommanderCommand, app: App): void {
 }
 
 /** The commands that look at and steer a workspace: status, pause and resume, doctor, serve. */
-function controlCommands(program: CommanderCommand, app: App): void {
+function controlCommands(program: commander.Command, app: App): void {
   program
     .command('serve')
     .description('the HTTP API, live events and the web dashboard of the workspace')

@@ -1,3 +1,4 @@
+import type { parse as parseYaml } from 'yaml';
 import { z } from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
@@ -8,7 +9,6 @@ import {
   LandChoiceSchema,
   type SessionSettings,
 } from '../config/schema.js';
-import type { parse as parseYaml } from 'yaml';
 import { InputError } from '../lib/errors.js';
 import { lazyRequire } from '../lib/lazy-require.js';
 import type { FileCache } from '../lib/file-cache.js';
@@ -25,10 +25,10 @@ const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transf
     : value,
 );
 
-/** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
 /** The YAML parser, loaded at the first frontmatter: a night without personas never needs it. */
 const yamlParser = lazyRequire<{ parse: typeof parseYaml }>('yaml');
 
+/** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
 export const FrontmatterSchema = z.strictObject({
   /** The agent CLI that runs the persona's items. */
   cli: z.enum(CLI_NAMES).optional(),

@@ -121,11 +121,11 @@ export class Lander {
         ).filter((item) => !this.failing.has(item.id) && !inTrain.has(item.id));
         this.looks.saw(begun, next.length + inTrain.size);
         const item = next[0];
+        if (item === undefined && this.train !== undefined) {
+          await this.moveTrain();
+          continue;
+        }
         if (item === undefined) {
-          if (this.train !== undefined) {
-            await this.moveTrain();
-            continue;
-          }
           await this.maintain();
           if (over()) return;
           await sleep();
@@ -143,7 +143,8 @@ export class Lander {
 
   /**
    * Lands one item, and settles it in the queue by what became of the landing; `elsewhere`
-   * when another runner of the fleet is landing onto its target.
+   * when another runner of the fleet is landing onto its target, `in train` when it waits in
+   * a train for the target to move.
    */
   async land(item: Item): Promise<Item | undefined | 'elsewhere' | 'in train'> {
     const { ctx } = this;
