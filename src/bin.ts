@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// `--version` is answered before the parser and the commands are loaded: scripts and prompts
-// ask for it often, and a start-up is most of what it costs.
-const [, , first, ...rest] = process.argv;
-if (rest.length === 0 && (first === '--version' || first === '-V')) {
+// `--version`, `status` and `ls` are answered before the parser and the other commands are
+// loaded: scripts, prompts and watch loops run them often, and a start-up is most of their cost.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('./lib/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
-  const { main } = await import('./cli/main.js');
-  process.exitCode = await main(process.argv);
+  const quick = (await import('./cli/quick-commands.js')).quickCommand(args);
+  if (quick !== undefined) process.exitCode = await quick();
+  else {
+    const { main } = await import('./cli/main.js');
+    process.exitCode = await main(process.argv);
+  }
 }

@@ -1,4 +1,4 @@
-import { addUsd } from '../lib/usd.js';
+import { addUsd, formatCost } from '../lib/usd.js';
 import { compareText } from '../lib/text.js';
 import { allTokens } from './tokens.js';
 import type { IndexEntry } from './index-entry.js';
@@ -378,11 +378,6 @@ export function nightOf(
       run.maxCostUsd === undefined ? undefined : Math.max(0, addUsd(run.maxCostUsd, -run.costUsd)),
     failures: [...(all?.failures ?? [])].reverse(),
   };
-}
-
-/** A cost for people: `~` marks one that is (partly) an estimate from tokens. */
-export function formatCost(usd: number, estimated: boolean | undefined): string {
-  return `${estimated === true ? '~' : ''}$${usd.toFixed(4)}`;
 }
 
 const percent = (part: number, whole: number) =>

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/config-file.js';
+import { InputError } from '../lib/errors.js';
 
 /**
  * The workspace `start` is in: the nearest directory at or above it that holds a
@@ -16,4 +17,10 @@ export function findWorkspaceRoot(start: string): string {
       return dir;
     if (path.dirname(dir) === dir) return start;
   }
+}
+
+/** The workspace a command works on: `-C` as given, or found from the current directory. */
+export function workspaceRoot(given: string | undefined): string {
+  if (given === '') throw new InputError('-C: give a directory');
+  return given === undefined ? findWorkspaceRoot(process.cwd()) : path.resolve(given);
 }

@@ -4,9 +4,10 @@ import type * as commander from 'commander';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { SANDBOX_KINDS } from '../config/sandbox-kinds.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import { InputError, RalphError } from '../lib/errors.js';
+import { InputError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
-import { findWorkspaceRoot } from './find-workspace.js';
+import { commandFailed } from './command-failed.js';
+import { workspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from '../lib/version.js';
 
@@ -499,11 +500,7 @@ export async function main(
     });
   // Without -C, the workspace is found from a subdirectory, as git finds its repository.
   const given = () => program.opts<{ root?: string }>().root;
-  const root = () => {
-    const dir = given();
-    if (dir === '') throw new InputError('-C: give a directory');
-    return dir === undefined ? findWorkspaceRoot(process.cwd()) : path.resolve(dir);
-  };
+  const root = () => workspaceRoot(given());
   const app: App = {
     root,
     at: () => path.resolve(given() ?? '.'),
@@ -528,11 +525,6 @@ export async function main(
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (error instanceof RalphError) {
-      output.err(`ralph: ${error.message}`);
-      return error.exitCode;
-    }
-    const { reportFailure } = await import('./report-failure.js');
-    return reportFailure(root(), commandName, error, output, env);
+    return commandFailed(error, root, commandName, output, env);
   }
 }

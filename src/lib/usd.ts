@@ -5,3 +5,8 @@
 export function addUsd(a: number, b: number): number {
   return Math.round((a + b) * 1e9) / 1e9;
 }
+
+/** A cost for people: `~` marks one that is (partly) an estimate from tokens. */
+export function formatCost(usd: number, estimated: boolean | undefined): string {
+  return `${estimated === true ? '~' : ''}$${usd.toFixed(4)}`;
+}

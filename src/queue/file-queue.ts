@@ -1,7 +1,7 @@
 import { NotFoundError, InputError } from '../lib/errors.js';
 import { closureOf, dependentsOf } from './dependencies.js';
 import type { Item } from './item.js';
-import { landingTally, pullRequestTally, questionTally } from './tally.js';
+import { FileQueueReader } from './file-queue-reader.js';
 import {
   fenceReason,
   type AddOptions,
@@ -9,7 +9,6 @@ import {
   type ClaimRequest,
   type Lease,
   type Queue,
-  type QueueTally,
   type Selection,
   type SettlePolicy,
   type Settled,
@@ -26,7 +25,6 @@ import {
   refuseRunning,
 } from './selection.js';
 import type { ItemStatus } from './item-status.js';
-import { QueueStore } from './store.js';
 import {
   cancelled,
   checkedOut,
@@ -44,43 +42,7 @@ const byIdOf = (items: readonly Item[]) => new Map(items.map((item) => [item.id,
  * its lock (`QueueStore`). One runner holds a workspace, so a lease is the runner's lock: it
  * needs no renewal, and the items a dead runner left running are all orphans.
  */
-export class FileQueue implements Queue {
-  readonly store: QueueStore;
-
-  constructor(file: string) {
-    this.store = new QueueStore(file);
-  }
-
-  get where(): string {
-    return this.store.file;
-  }
-
-  async list(): Promise<Item[]> {
-    return (await this.store.read()).items;
-  }
-
-  snapshot(): Promise<{ items: Item[]; version: number }> {
-    return this.store.read();
-  }
-
-  async tally(): Promise<QueueTally> {
-    const { items, version } = await this.store.read();
-    const counts: QueueTally['counts'] = {};
-    const branches: Record<string, string> = {};
-    for (const item of items) {
-      counts[item.status] = (counts[item.status] ?? 0) + 1;
-      if (item.status === 'running' && item.branch !== undefined) branches[item.id] = item.branch;
-    }
-    return {
-      counts,
-      version,
-      branches,
-      landings: landingTally(items),
-      pullRequests: pullRequestTally(items),
-      questions: questionTally(items),
-    };
-  }
-
+export class FileQueue extends FileQueueReader implements Queue {
   async dependencyClosure(ids: readonly string[]): Promise<Item[]> {
     return closureOf(ids, byIdOf(await this.list()));
   }
@@ -271,10 +233,6 @@ export class FileQueue implements Queue {
 
   subscribe(): () => void {
     return () => undefined;
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 
   /**

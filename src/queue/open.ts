@@ -1,8 +1,8 @@
 import { databaseUrl } from '../config/database-url.js';
 import type { Workspace } from '../config/workspace.js';
 import { RalphError } from '../lib/errors.js';
-import { FileQueue } from './file-queue.js';
-import type { Queue } from './queue.js';
+import { FileQueueReader } from './file-queue-reader.js';
+import type { Queue, QueueReader } from './queue.js';
 
 /** The queue's database URL, or why there is none for a Postgres queue. */
 export function requireDatabaseUrl(
@@ -24,10 +24,23 @@ export async function openQueue(
   /** Connections a Postgres queue may hold at once: a runner's workers claim side by side. */
   poolSize = 2,
 ): Promise<Queue> {
-  if (workspace.config.queue.backend === 'file') return new FileQueue(workspace.paths.queue);
+  if (workspace.config.queue.backend === 'file') {
+    const { FileQueue } = await import('./file-queue.js');
+    return new FileQueue(workspace.paths.queue);
+  }
   // pg is loaded only by workspaces that use it.
   const { openPostgresQueue } = await import('./postgres/open.js');
   return openPostgresQueue(workspace, requireDatabaseUrl(workspace, env), poolSize);
+}
+
+/** The workspace's queue for looking at it: a file queue without the code that changes it. */
+export function openQueueReader(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<QueueReader> {
+  return workspace.config.queue.backend === 'file'
+    ? Promise.resolve(new FileQueueReader(workspace.paths.queue))
+    : openQueue(workspace, env);
 }
 
 /** Runs `use` with the workspace's queue, closed afterwards. */
@@ -36,7 +49,22 @@ export async function withQueue<T>(
   env: Readonly<Record<string, string | undefined>>,
   use: (queue: Queue) => Promise<T>,
 ): Promise<T> {
-  const queue = await openQueue(workspace, env);
+  return using(await openQueue(workspace, env), use);
+}
+
+/** Runs `use` with the workspace's queue opened for looking at it, closed afterwards. */
+export async function withQueueReader<T>(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  use: (queue: QueueReader) => Promise<T>,
+): Promise<T> {
+  return using(await openQueueReader(workspace, env), use);
+}
+
+async function using<Q extends QueueReader, T>(
+  queue: Q,
+  use: (queue: Q) => Promise<T>,
+): Promise<T> {
   try {
     return await use(queue);
   } finally {

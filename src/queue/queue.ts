@@ -150,6 +150,9 @@ export interface FleetSession {
   [field: string]: unknown;
 }
 
+/** What a command that only looks at the queue needs of it (`status`, `ls`). */
+export type QueueReader = Pick<Queue, 'where' | 'list' | 'snapshot' | 'tally' | 'close' | 'fleet'>;
+
 export interface QueueTally {
   /** How many items have each status (a status no item has is absent). */
   counts: Partial<Record<ItemStatus, number>>;

@@ -4,7 +4,7 @@ import type { Workspace } from '../config/workspace.js';
 import { FileCache } from '../lib/file-cache.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
-import { withQueue } from '../queue/open.js';
+import { withQueueReader } from '../queue/open.js';
 import { readBudget } from './budget.js';
 import type { PreparationError } from './preparation-error.js';
 import { prepareSession, type PreparedSession } from './prepare.js';
@@ -32,7 +32,7 @@ export async function planRun(
   env: Readonly<Record<string, string | undefined>>,
   now: number,
 ): Promise<Plan> {
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const simulated = items.map((item) => ({ ...item }));
   const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;

@@ -6,7 +6,7 @@ import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
 import { CorruptStateError, UnavailableError } from '../lib/errors.js';
-import type { Queue, QueueTally } from '../queue/queue.js';
+import type { QueueReader, QueueTally } from '../queue/queue.js';
 import { NOTHING_SPENT, readBudget } from './budget.js';
 import { liveRunner } from './lock.js';
 import type { StatusReport } from './status-report.js';
@@ -41,7 +41,7 @@ async function orUnreadable<T>(
 
 /** The queue's items and, for a shared queue, its fleet; what cannot be read is said. */
 async function readQueue(
-  queue: Queue | UnavailableError,
+  queue: QueueReader | UnavailableError,
   unreadable: Unreadable,
 ): Promise<QueueTally & { fleet?: StatusReport['fleet'] }> {
   const none = {
@@ -75,7 +75,7 @@ async function readQueue(
  */
 export async function gatherStatus(
   workspace: Workspace,
-  queue: Queue | UnavailableError,
+  queue: QueueReader | UnavailableError,
   now: number,
 ): Promise<StatusReport> {
   const { paths } = workspace;

@@ -10,7 +10,7 @@ import {
 import { NotFoundError, RalphError } from '../lib/errors.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import { withQueue } from '../queue/open.js';
+import { withQueueReader } from '../queue/open.js';
 
 /** The repository an item works in: its worktree's, or its work dir's. */
 async function repositoryOf(workspace: Workspace, item: Item): Promise<string | undefined> {
@@ -72,7 +72,7 @@ export async function itemBranch(
   id: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ItemBranch> {
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === id);
   if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
   return branchOfItem(workspace, item);

@@ -12,7 +12,7 @@ import { parseDuration } from '../lib/duration.js';
 import { InputError } from '../lib/errors.js';
 import { pathExists, readIfExists } from '../lib/fs.js';
 import { ControlFiles } from '../control/files.js';
-import { withQueue } from '../queue/open.js';
+import { withQueue, withQueueReader } from '../queue/open.js';
 import type { Queue } from '../queue/queue.js';
 
 /**
@@ -95,7 +95,7 @@ export async function findSession(
   }
   const found = resolveSession(entries, ref);
   if (found !== undefined) return { sessionId: found.sessionId, live: false };
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === ref);
   if (item !== undefined)
     throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);

@@ -14,6 +14,9 @@ const run = promisify(execFile);
 
 /** Packages none of these commands needs: validation, cron, the database, the server. */
 const UNUSED = /\/node_modules\/(zod|yaml|cron-parser|luxon|pg|pg-[a-z-]+|hono|@hono|@octokit)\//;
+/** What `status` and `ls` leave out as well: the parser, and the code that changes the queue. */
+const NOT_QUICK =
+  /\/node_modules\/commander\/|\/dist\/queue\/(file-queue|transitions|selection)\.js$/;
 /** The runner's loop and what it drives (its state readers are what `status` shows). */
 const RUNNER = /\/dist\/runner\/(index|loop|attempt|iteration|landing|checks|fleet|prepare)\.js$/;
 
@@ -26,7 +29,7 @@ async function modulesOf(root: string, args: string[]): Promise<string[]> {
 }
 
 describe('start-up', () => {
-  it('status, ls, pause, resume and --version load no validation, cron, database, server or runner loop', async () => {
+  it('status, ls, pause, resume and --version load no validation, cron, database, server or runner loop; status and ls no parser', async () => {
     const root = await tempDir('ralph-startup-');
     const cli = (...args: string[]) => run(process.execPath, [RALPH_BIN, '-C', root, ...args]);
     await cli('init');
@@ -48,6 +51,12 @@ describe('start-up', () => {
         args.join(' '),
       ).toEqual([]);
     }
+    // status and ls are answered without the parser, and read the queue without changing it.
+    for (const command of ['status', 'ls'])
+      expect(
+        (await modulesOf(root, ['-C', root, command])).filter((m) => NOT_QUICK.test(m)),
+        command,
+      ).toEqual([]);
     // --version is answered before the parser and the commands are loaded.
     const version = await modulesOf(root, ['--version']);
     expect(

@@ -19,7 +19,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import { loadPersona } from '../../persona/persona.js';
 import { FileCache } from '../../lib/file-cache.js';
 import { BUILTIN_VARS } from '../../queue/item.js';
-import { withQueue } from '../../queue/open.js';
+import { withQueue, withQueueReader } from '../../queue/open.js';
 import { locateGateProgram } from '../../gates/gates.js';
 import { InputError } from '../../lib/errors.js';
 import { checkRunnable } from '../../workspace/admission.js';
@@ -65,7 +65,7 @@ async function clisInUse(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<CliName[]> {
   const names = new Set<CliName>([workspace.config.defaults.cli]);
-  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
   for (const item of items)
     if (item.cli !== undefined && !['done', 'cancelled'].includes(item.status)) names.add(item.cli);
   for (const { cli } of await fallbackClisInUse(workspace, items, new FileCache())) names.add(cli);
@@ -420,7 +420,7 @@ async function checkWork(
   if (config.forge !== undefined) checks.push(...(await checkForge(workspace, env)));
   checks.push(...checkNotify(workspace, env));
   // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
-  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
   for (const item of items.filter((i) => ['pending', 'interrupted'].includes(i.status))) {
     try {
       await checkRunnable(workspace, item, flagOf, env.PATH);

@@ -5,7 +5,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { liveRunner } from '../../runner/state.js';
 import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
-import { withQueue } from '../../queue/open.js';
+import { withQueue, withQueueReader } from '../../queue/open.js';
 import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';
 import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -24,7 +24,7 @@ async function settleDeadRunner(
   output: Output,
 ): Promise<void> {
   if ((await liveRunner(workspace.paths.runnerLock)) !== undefined) return;
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const chosen = (item: Item) =>
     selection.ids.length === 0
       ? selection.all === true || selection.status !== undefined
@@ -47,7 +47,7 @@ async function stopRunning(
   output: Output,
 ): Promise<void> {
   if (ids.length === 0 || (await liveRunner(workspace.paths.runnerLock)) === undefined) return;
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const running = items
     .filter((i) => i.status === 'running' && ids.includes(i.id))
     .map((i) => i.id);

@@ -7,7 +7,7 @@ import { unrunnableItems } from '../../queue/dependencies.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { blockedReason } from '../../queue/select.js';
 import type { Item } from '../../queue/item.js';
-import { withQueue } from '../../queue/open.js';
+import { withQueue, withQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
@@ -20,7 +20,7 @@ export async function queueCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const items = await withQueueReader(workspace, env, (queue) => queue.list());
   if (options.json) {
     output.out(JSON.stringify(items, null, 2));
     return ExitCode.ok;
@@ -115,7 +115,7 @@ export async function exportCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { items, version } = await withQueue(workspace, env, (queue) => queue.snapshot());
+  const { items, version } = await withQueueReader(workspace, env, (queue) => queue.snapshot());
   const text = queueFileText(version, items);
   if (file === undefined) output.out(text.trimEnd());
   else {

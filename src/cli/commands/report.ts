@@ -1,6 +1,5 @@
 import {
   egressReport,
-  formatCost,
   landingReport,
   openingCell,
   openingLine,
@@ -11,11 +10,11 @@ import {
   type PullRequestReport,
   type ReportGroup,
 } from '../../archive/report.js';
-import { addUsd } from '../../lib/usd.js';
+import { addUsd, formatCost } from '../../lib/usd.js';
 import { Outbox } from '../../notify/outbox.js';
 import { outboxReport, type NotificationsReport } from '../../notify/report.js';
 import { importedReport, type ImportedItem } from '../../queue/source-text.js';
-import { withQueue } from '../../queue/open.js';
+import { withQueueReader } from '../../queue/open.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -104,7 +103,7 @@ export async function reportCommand(
   const entries = newestFirst((await sessionIndex(workspace, env)).entries, since).reverse();
   const { byDay, byItem, byCli, fallbacks, opening } = reportOf(entries);
   // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
-  const items = await withQueue(workspace, env, (queue) => queue.list()).catch(() => []);
+  const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
   const pullRequests = pullRequestsReport(entries, items);
   const egress = egressReport(entries);

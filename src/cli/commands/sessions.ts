@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { formatCost } from '../../archive/report.js';
+import { formatCost } from '../../lib/usd.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { openWorkspace } from '../open-workspace.js';

@@ -1,10 +1,10 @@
-import { formatCost } from '../../archive/report.js';
 import { plural } from '../../lib/text.js';
+import { formatCost } from '../../lib/usd.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { gatherStatus, type StatusReport } from '../../runner/state.js';
 import { UnavailableError } from '../../lib/errors.js';
-import { openQueue } from '../../queue/open.js';
+import { openQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
@@ -130,7 +130,7 @@ export async function statusCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   if (options.watch) return watchStatus(workspace, output, env, { json: options.json === true });
-  const queue = await openQueue(workspace, env).catch((error: unknown) => {
+  const queue = await openQueueReader(workspace, env).catch((error: unknown) => {
     if (error instanceof UnavailableError) return error;
     throw error;
   });
@@ -153,7 +153,7 @@ export async function watchStatus(
   options: { json?: boolean; everyMs?: number; beforeEach?: () => Promise<void> },
 ): Promise<never> {
   // Open until the watch is interrupted: the process's end closes it.
-  const queue = await openQueue(workspace, env).catch((error: unknown) => {
+  const queue = await openQueueReader(workspace, env).catch((error: unknown) => {
     if (error instanceof UnavailableError) return error;
     throw error;
   });
