@@ -107,6 +107,26 @@ describe('the gemini command', () => {
     expect(policy).not.toContain('read_file');
   });
 
+  it('denies the web tools unless a rule allows them, and a lean session the interactive ones', () => {
+    const deny = (name: string) => `toolName = "${name}"\ndecision = "deny"\npriority = 100`;
+    const closed = geminiPolicy(settingsOf());
+    expect(closed).toContain(deny('google_web_search'));
+    expect(closed).toContain(deny('web_fetch'));
+    expect(closed).not.toContain('update_topic');
+    // A rule that allows the search outranks the closed start.
+    expect(geminiPolicy(settingsOf({ allowedTools: ['WebSearch'] }))).toContain(
+      'toolName = "google_web_search"\ndecision = "allow"\npriority = 500',
+    );
+    for (const mode of ['dontAsk', 'acceptEdits'] as const) {
+      const lean = geminiPolicy(settingsOf({ lean: true, permissionMode: mode }));
+      expect(lean).toContain(deny('update_topic'));
+      expect(lean).toContain(deny('enter_plan_mode'));
+    }
+    expect(geminiPolicy(settingsOf({ lean: true, permissionMode: 'default' }))).not.toContain(
+      'update_topic',
+    );
+  });
+
   it('maps plan, acceptEdits and bypass onto approval modes, and resumes a session', () => {
     const mode = (layer: SessionSettings, yolo = false) => {
       const { args } = gemini.command(invocation({ settings: settingsOf(layer), yolo })).argv;

@@ -101,6 +101,23 @@ describe('the opencode command', () => {
     expect(Object.values(opencodePermission(settingsOf(), true))).toEqual(Array(5).fill('allow'));
   });
 
+  it('denies a lean session the tools of an interactive session, under dontAsk and acceptEdits alone', () => {
+    const interactive = { todowrite: 'deny', skill: 'deny' };
+    expect(opencodePermission(settingsOf({ lean: true }), false)).toMatchObject(interactive);
+    expect(
+      opencodePermission(settingsOf({ lean: true, permissionMode: 'acceptEdits' }), false),
+    ).toMatchObject({ ...interactive, edit: 'allow' });
+    for (const [layer, yolo] of [
+      [{ lean: false }, false],
+      [{ lean: true, permissionMode: 'default' }, false],
+      [{ lean: true }, true],
+    ] as const) {
+      const permission = opencodePermission(settingsOf(layer), yolo);
+      expect(permission, JSON.stringify(layer)).not.toHaveProperty('todowrite');
+      expect(permission).not.toHaveProperty('skill');
+    }
+  });
+
   it('refuses a rule it cannot say and tool removal, but holds a budget', () => {
     const layers: SessionSettings[] = [
       { cli: 'opencode', maxBudgetUsd: 1, tools: ['Read'], allowedTools: ['Write(docs/**)'] },

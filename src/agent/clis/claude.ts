@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isDefaultAllowlist } from '../../config/default-tools.js';
-import { apiHostOf } from './common.js';
+import { apiHostOf, trimsTools } from './common.js';
 import { claudeDecoder } from './claude-stream.js';
 import type { AgentCli, Invocation } from './cli.js';
 import type { Argv } from '../argv.js';
@@ -42,7 +42,7 @@ export function claudeArgv(invocation: Invocation): Argv {
   ];
   const allowed = allowRules(s.allowedTools);
   // `--tools ""` means no tools at all, so an empty list is passed, not dropped.
-  const tools = s.tools ?? (s.lean && !invocation.yolo ? leanTools(s, allowed) : undefined);
+  const tools = s.tools ?? (trimsTools(s) && !invocation.yolo ? leanTools(s, allowed) : undefined);
   if (tools !== undefined) args.push('--tools', tools.join(','));
   if (s.lean) {
     // The cwd, environment and git status move out of the system prompt (into the first
@@ -81,10 +81,9 @@ const EDIT_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
  * so its definition is only weight in every request (`acceptEdits` adds the editing tools).
  * Left out too: the tools of an interactive session that need no rule (skills, reminders,
  * workflows, findings, the search for web tools the rules refuse). Other modes ask, or allow
- * more: nothing is trimmed.
+ * more: nothing is trimmed (`trimsTools`).
  */
-function leanTools(s: Invocation['settings'], allowed: readonly string[]): string[] | undefined {
-  if (s.permissionMode !== 'dontAsk' && s.permissionMode !== 'acceptEdits') return undefined;
+function leanTools(s: Invocation['settings'], allowed: readonly string[]): string[] {
   const names = new Set<string>(['Agent']);
   for (const rule of allowed) {
     const name = /^[A-Za-z]+/.exec(rule)?.[0];

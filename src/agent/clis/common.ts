@@ -36,6 +36,18 @@ export function wantsBypass(settings: ResolvedSettings, yolo: boolean): boolean 
   return yolo || settings.permissionMode === 'bypassPermissions';
 }
 
+/**
+ * Whether a `lean` session is offered only what its rules allow: under the modes that refuse
+ * the rest anyway (`dontAsk`, and `acceptEdits`, which allows edits). A session that bypasses
+ * the rules (`yolo`) keeps everything; each CLI checks that first.
+ */
+export function trimsTools(settings: ResolvedSettings): boolean {
+  return (
+    settings.lean &&
+    (settings.permissionMode === 'dontAsk' || settings.permissionMode === 'acceptEdits')
+  );
+}
+
 /** A synthesized result line for a CLI that prints none of claude's shape. */
 export function resultOf(fields: Partial<ResultInfo> & { subtype: string }): ResultInfo {
   return { isError: false, permissionDenials: [], errors: [], ...fields };

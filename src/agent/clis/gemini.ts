@@ -7,6 +7,7 @@ import {
   mappedRuleRefusals,
   resultOf,
   ruleParts,
+  trimsTools,
   wantsBypass,
   type ToolMap,
   failedRun,
@@ -32,31 +33,55 @@ const TOOLS: ToolMap = {
   LS: [],
 };
 
-/** One policy rule in gemini's TOML. */
+/** One rule of gemini's policy language, in TOML. */
+function toolRule(
+  name: string,
+  decision: 'allow' | 'deny',
+  priority: number,
+  prefix?: string,
+): string {
+  return [
+    '[[rule]]',
+    `toolName = ${JSON.stringify(name)}`,
+    ...(prefix === undefined || prefix === '' ? [] : [`commandPrefix = ${JSON.stringify(prefix)}`]),
+    `decision = "${decision}"`,
+    `priority = ${priority}`,
+    // An allowed command may redirect its output (gemini asks about `>` otherwise).
+    ...(name === 'run_shell_command' && decision === 'allow' ? ['allowRedirection = true'] : []),
+    '',
+  ].join('\n');
+}
+
+/** A claude rule as gemini's policy rules. */
 function policyRule(rule: string, decision: 'allow' | 'deny', priority: number): string[] {
   const { tool, argument } = ruleParts(rule);
   const prefix = tool === 'Bash' && argument !== undefined ? commandPrefix(argument) : undefined;
-  return (TOOLS[tool] ?? []).map((name) =>
-    [
-      '[[rule]]',
-      `toolName = ${JSON.stringify(name)}`,
-      ...(prefix === undefined || prefix === ''
-        ? []
-        : [`commandPrefix = ${JSON.stringify(prefix)}`]),
-      `decision = "${decision}"`,
-      `priority = ${priority}`,
-      // An allowed command may redirect its output (gemini asks about `>` otherwise).
-      ...(name === 'run_shell_command' && decision === 'allow' ? ['allowRedirection = true'] : []),
-      '',
-    ].join('\n'),
-  );
+  return (TOOLS[tool] ?? []).map((name) => toolRule(name, decision, priority, prefix));
 }
 
-/** The session's allowed and denied tools as a gemini policy file (denials win). */
+/**
+ * The tools that reach past the work dir, denied unless a rule allows them (as claude refuses
+ * them without one): gemini runs its web search without asking, through the model's own API,
+ * which no sandbox holds back.
+ */
+const CLOSED = ['web_fetch', 'google_web_search'];
+
+/**
+ * The tools of an interactive session that need no rule (naming the conversation's topic,
+ * entering plan mode), denied in a `lean` one: gemini then leaves them out of every request.
+ */
+const INTERACTIVE = ['update_topic', 'enter_plan_mode'];
+
+/**
+ * The session's tool rules as a gemini policy file: a closed start, the rules that allow, and
+ * those that deny (denials win). gemini gets one only when nothing is bypassed.
+ */
 export function geminiPolicy(settings: ResolvedSettings): string {
   return [
     "# Written by ralph for one session: the item's tool rules in gemini's policy language.",
     '',
+    ...CLOSED.map((name) => toolRule(name, 'deny', 100)),
+    ...(trimsTools(settings) ? INTERACTIVE.map((name) => toolRule(name, 'deny', 100)) : []),
     ...settings.allowedTools.flatMap((rule) => policyRule(rule, 'allow', 500)),
     ...settings.disallowedTools.flatMap((rule) => policyRule(rule, 'deny', 900)),
   ].join('\n');

@@ -7,6 +7,7 @@ import {
   mappedRuleRefusals,
   resultOf,
   ruleParts,
+  trimsTools,
   wantsBypass,
   type ToolMap,
   failedRun,
@@ -40,6 +41,12 @@ const CLOSED = {
   external_directory: 'deny',
 } as const;
 
+/**
+ * The tools of an interactive session that need no rule (its to-do list, skills), denied in a
+ * `lean` one: opencode then leaves their definitions out of every request.
+ */
+const INTERACTIVE = { todowrite: 'deny', skill: 'deny' } as const;
+
 type Action = 'allow' | 'deny';
 type Permission = Record<string, Action | Record<string, Action>>;
 
@@ -61,7 +68,7 @@ function apply(permission: Permission, rule: string, action: Action): void {
 export function opencodePermission(settings: ResolvedSettings, yolo: boolean): Permission {
   if (wantsBypass(settings, yolo))
     return Object.fromEntries(Object.keys(CLOSED).map((key) => [key, 'allow']));
-  const permission: Permission = { ...CLOSED };
+  const permission: Permission = { ...CLOSED, ...(trimsTools(settings) ? INTERACTIVE : {}) };
   if (settings.permissionMode !== 'plan') {
     for (const rule of settings.allowedTools) apply(permission, rule, 'allow');
     if (settings.permissionMode === 'acceptEdits') permission.edit = 'allow';
