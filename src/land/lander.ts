@@ -41,12 +41,18 @@ export interface LandJob {
   targetAt?: string;
   /**
    * Set in a train (see the runner's lander): the landing is made and gated, and the target
-   * left for the lander to move past the whole train at once. `at` is where the target is when
+   * left for the lander to move past the whole train at once (asking then which of its items
+   * are still in line). `at` is where the target is when
    * `targetAt` is the train's last landing, made in the worktree only (none before the first).
    */
   train?: { at?: string };
   /** The committer's identity for a repository without one (`identityEnv`). */
   identity: Readonly<Record<string, string>>;
+  /**
+   * Whether the item is still in line to land, asked just before the target moves: false when
+   * a person took it out (cancelled it) while it was merged and gated.
+   */
+  inLine: () => Promise<boolean>;
   gates: {
     env: Readonly<Record<string, string>>;
     /** Every land gate's command and output. */
@@ -87,7 +93,9 @@ export type Landing =
    */
   | { kind: 'moved'; where: 'here' | 'remote' }
   /** The runner is stopping: the item waits to land. */
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  /** The item was taken out of line while it landed: the target is as it was. */
+  | { kind: 'withdrawn' };
 
 /** A landing that made no merge in the worktree: whatever it holds is not reused. */
 const NOT_CLEAN = Promise.resolve(false);
@@ -194,6 +202,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
     clean,
   };
   if (job.train !== undefined) return made;
+  if (!(await job.inLine())) return { kind: 'withdrawn' };
   // Pushed before the local target moves: a crash between the two is found landed (the
   // remote's target, fetched, holds the session's commit).
   if (

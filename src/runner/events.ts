@@ -173,6 +173,8 @@ export interface RunnerEvents {
     error: string;
     itemStatus?: string;
   };
+  /** Cancelled while it landed: the target was left without it. */
+  land_withdrawn: { item: string; target: string };
   /** A landing that could not be made (git failed): the item waits to land, tried again later. */
   land_failed: { item: string; target: string; error: string };
   /** The item's branch (or the land target) pushed, its pull request opened or updated. */

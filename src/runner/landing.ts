@@ -187,6 +187,10 @@ export class Lander {
         await release();
       }
       if (landing.kind === 'stopped') return undefined;
+      if (landing.kind === 'withdrawn') {
+        ctx.events.info('land_withdrawn', { item: item.id, target });
+        return undefined;
+      }
       if (landing.kind === 'moved')
         throw new Error(`the target moved under ${MAX_MOVED} landings in a row`);
       // A landing found made before (a crash cut its record short) is recorded as it is.
@@ -260,21 +264,40 @@ export class Lander {
    */
   private async moveTrain(): Promise<void> {
     const { train, ctx, control } = this;
-    const last = train?.landings.at(-1);
     this.train = undefined;
-    if (train === undefined || last === undefined) return;
-    const { target } = last.job.land;
-    const tip = last.landing.commit;
+    const first = train?.landings[0];
+    if (train === undefined || first === undefined) return;
+    const { target } = first.job.land;
     const ids = train.landings.map(({ job }) => job.item.id);
+    const items = await persistently(ctx, control, `reading the items landing on ${target}`, () =>
+      ctx.queue.dependencyClosure(ids),
+    );
+    const { kept, withdrawn, again } = stillInLine(train.landings, items);
+    if (withdrawn !== undefined) {
+      ctx.events.info('land_withdrawn', { item: withdrawn, target });
+      for (const id of again)
+        ctx.events.info('land_retried', {
+          item: id,
+          target,
+          why: `${withdrawn}, landed before it, was taken out of line: landing again on top of ${target}`,
+        });
+      // The worktree holds what does not land; the target is where the train found it.
+      this.worktreeAt.delete(first.job.worktree);
+      this.targetAt.set(train.key, train.from);
+    }
+    const last = kept.at(-1);
+    if (last === undefined) return;
+    const tip = last.landing.commit;
+    const keptIds = kept.map(({ job }) => job.item.id);
     let moved: boolean;
     try {
       moved =
         tip === train.from ||
-        (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${ids.join(' ')}`));
+        (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${keptIds.join(' ')}`));
     } catch (error) {
       moved = false;
       // Not the items' doing: they wait, tried later.
-      for (const id of ids) {
+      for (const id of keptIds) {
         this.failing.add(id);
         ctx.events.error('land_failed', {
           item: id,
@@ -286,7 +309,7 @@ export class Lander {
     if (!moved) {
       this.targetAt.delete(train.key);
       this.worktreeAt.delete(last.job.worktree);
-      for (const id of ids.filter((id) => !this.failing.has(id)))
+      for (const id of keptIds.filter((id) => !this.failing.has(id)))
         ctx.events.info('land_retried', {
           item: id,
           target,
@@ -295,10 +318,10 @@ export class Lander {
       return;
     }
     this.targetAt.set(train.key, tip);
-    const landings = new Map(train.landings.map((l) => [l.job.item.id, l]));
+    const landings = new Map(kept.map((l) => [l.job.item.id, l]));
     const now = ctx.clock.now();
     const done = await persistently(ctx, control, `recording the landings on ${target}`, () =>
-      ctx.queue.advanceAll(ids, LANDS_FROM.landed, (item) => {
+      ctx.queue.advanceAll(keptIds, LANDS_FROM.landed, (item) => {
         const { job, landing } = landings.get(item.id) ?? last;
         return landed(
           item,
@@ -414,6 +437,12 @@ export class Lander {
       forge: resolved.work.forge !== undefined,
       worktree,
       identity,
+      inLine: async () =>
+        (
+          await persistently(ctx, this.control, `reading ${item.id} before it lands`, () =>
+            ctx.queue.dependencyClosure([item.id]),
+          )
+        ).some((i) => i.id === item.id && i.status === 'landing'),
       gates: {
         env,
         logFile: sessionFiles(workspace.paths.sessions, session).land,
@@ -446,6 +475,29 @@ export class Lander {
       },
     };
   }
+}
+
+/**
+ * What of a train still lands, from its items as the queue has them now: the landings before
+ * the first item no longer in line to land (`withdrawn`: a person cancelled it while the train
+ * gathered). Those after it were merged on top of it: `again` names the ones still in line,
+ * which land again on top of the target.
+ */
+export function stillInLine<L extends { job: { item: { id: string } } }>(
+  landings: readonly L[],
+  items: readonly Item[],
+): { kept: readonly L[]; withdrawn?: string; again: string[] } {
+  const inLine = new Set(items.filter((i) => i.status === 'landing').map((i) => i.id));
+  const cut = landings.findIndex(({ job }) => !inLine.has(job.item.id));
+  if (cut === -1) return { kept: landings, again: [] };
+  return {
+    kept: landings.slice(0, cut),
+    withdrawn: landings[cut]?.job.item.id,
+    again: landings
+      .slice(cut + 1)
+      .map(({ job }) => job.item.id)
+      .filter((id) => inLine.has(id)),
+  };
 }
 
 /** A target of a repository: the key of what the lander knows of it. */

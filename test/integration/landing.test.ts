@@ -2,11 +2,20 @@
 // run on every merged tree, conflicts and failed land gates handed back to the agent. Real
 // repositories made by the tests, the fake agent's `land` behaviour (it writes its line, or
 // merges the target and resolves what conflicts).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, makeRepo } from '../support/git.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
+import { waitUntil } from '../support/wait.js';
+import {
+  FAKE_CLAUDE,
+  RALPH_BIN,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  tempDir,
+} from '../support/workspace.js';
 
 const TARGET = 'ralph/landed';
 
@@ -301,6 +310,61 @@ describe('landing', () => {
     expect(log).toContain(`"event":"land_retried","item":"mine","target":"${TARGET}"`);
     expect(log).toContain('moved on origin: landing again on top');
   });
+
+  for (const push of [false, true])
+    it(`leaves out an item cancelled while its land gate ran, and lands the others${push ? ' (each pushed: no train)' : ''}`, async () => {
+      const dir = await tempDir('ralph-withdrawn-');
+      const started = path.join(dir, 'started');
+      const release = path.join(dir, 'release');
+      // The land gate of b's landing (b.txt in the tree) waits for the test to let it end.
+      const gateFile = path.join(dir, 'gate.cjs');
+      fs.writeFileSync(
+        gateFile,
+        [
+          "const fs = require('node:fs');",
+          'const [release, started] = process.argv.slice(2);',
+          "if (!fs.existsSync('b.txt') || fs.existsSync(release)) process.exit(0);",
+          "fs.writeFileSync(started, '');",
+          'setInterval(() => fs.existsSync(release) && process.exit(0), 20);',
+        ].join('\n'),
+      );
+      const gate = [process.execPath, gateFile, release, started];
+      const { repo, root } = await landingWorkspace({
+        enabled: false,
+        gates: [gate],
+        ...(push ? { push: 'origin' } : {}),
+      });
+      const bare = push ? await pushRemote(repo) : undefined;
+      for (const id of ['a', 'b', 'c'])
+        await ralph(root, ['add', id, '--id', id, '--body', `#behave: land file=${id}.txt`]);
+      expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+      const land = spawn(process.execPath, [RALPH_BIN, '-C', root, 'land'], {
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      land.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => land.on('exit', resolve));
+      await waitUntil(dir, () => fs.existsSync(started), 60_000, "b's land gate");
+      expect((await ralph(root, ['cancel', 'b'])).code).toBe(0);
+      fs.writeFileSync(release, '');
+      expect(await exited).toBe(1);
+      expect(stdout).toContain('b: cancelled');
+      expect(item(root, 'b')).toMatchObject({ status: 'cancelled' });
+      expect(item(root, 'b').landedCommit).toBeUndefined();
+      for (const id of ['a', 'c'])
+        expect(item(root, id)).toMatchObject({ status: 'done', landedOn: TARGET });
+      // The target (and the remote's) holds a's and c's work, never b's; b's branch is kept.
+      for (const at of bare === undefined ? [repo] : [repo, bare]) {
+        const files = git(at, 'ls-tree', '--name-only', TARGET).split('\n');
+        expect(files).toEqual(expect.arrayContaining(['a.txt', 'c.txt']));
+        expect(files).not.toContain('b.txt');
+        expect(git(at, 'log', '--format=%s', TARGET)).not.toContain('(b)');
+      }
+      expect(git(repo, 'rev-parse', '--verify', 'ralph/b')).toMatch(/^[0-9a-f]{40}$/);
+      const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
+      expect(log).toContain(`"event":"land_withdrawn","item":"b","target":"${TARGET}"`);
+    });
 
   it('takes a remote by its name only, so no credentials sit in the configuration', async () => {
     const { root } = await landingWorkspace({
