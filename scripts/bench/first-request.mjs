@@ -1,9 +1,9 @@
 // Rows: what a session sends before it works. Each CLI's real binary against a fake model API
 // that records every request: the first request (the first to carry the task and the tools) of
 // the CLI run bare with the task and the tools ralph's rules give its session, and of ralph's
-// session of an item with the same task, in this run; for claude, gemini and opencode also of
-// the same item with `lean`. Their sizes in bytes (and tokens at ~4 bytes a token: the fake
-// has no tokenizer); each row a ratio of two.
+// session of an item with the same task, in this run; for every CLI but pi also of the same
+// item with `lean`. Their sizes in bytes (and tokens at ~4 bytes a token: the fake has no
+// tokenizer); each row a ratio of two.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,11 +34,11 @@ const BARE = {
 };
 
 /**
- * The CLIs `lean` trims, and the most it must leave: claude's a third off; opencode's and
- * gemini's only what their options can drop (tools of an interactive session), so less than
- * whole. codex and pi have nothing to drop.
+ * The CLIs `lean` trims, and the most it must leave: claude's a third off; codex's, gemini's
+ * and opencode's only what their options can drop (tools of an interactive session), so less
+ * than whole. pi has nothing to drop.
  */
-const LEAN_TARGETS = { claude: 0.7, gemini: 1, opencode: 1 };
+const LEAN_TARGETS = { claude: 0.7, codex: 1, gemini: 1, opencode: 1 };
 
 const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 

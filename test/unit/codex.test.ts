@@ -154,6 +154,19 @@ describe('the codex command', () => {
     expect(yolo.join(' ')).not.toContain('sandbox_mode');
   });
 
+  it('turns off the features of an interactive session in a lean one, never when bypassing', () => {
+    const argsOf = (layer: Record<string, unknown>, yolo = false) => {
+      const settings = resolveSettings(defaults, [{ cli: 'codex', ...layer }], (p) => p);
+      return codex.command(invocation({ settings, yolo })).argv.args.join(' ');
+    };
+    const lean = '-c features.goals=false -c features.sleep_tool=false';
+    expect(argsOf({ lean: true })).toContain(lean);
+    expect(argsOf({ lean: true, permissionMode: 'acceptEdits' })).toContain(lean);
+    expect(argsOf({})).not.toContain('features.');
+    expect(argsOf({ lean: true, permissionMode: 'default' })).not.toContain('features.');
+    expect(argsOf({ lean: true }, true)).not.toContain('features.');
+  });
+
   it('refuses tool rules and a budget it cannot hold, not the workspace defaults', () => {
     const layers = [{ cli: 'codex' as const, allowedTools: ['Read'], maxBudgetUsd: 1 }];
     const settings = resolveSettings(defaults, layers, (p) => p);

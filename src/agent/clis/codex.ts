@@ -10,6 +10,7 @@ import {
   statusIn,
   tokensOf,
   toolRuleRefusals,
+  trimsTools,
   wantsBypass,
   failedRun,
   lineOf,
@@ -45,6 +46,13 @@ function ownTempDir(env: Readonly<Record<string, string | undefined>>): string |
   return inside ? path.join(home, 'ralph-tmp') : undefined;
 }
 
+/**
+ * The features of an interactive session that need no rule, turned off in a `lean` one: goals
+ * a person sets (`create_goal`, `get_goal`, `update_goal`) and the clock's sleep, whose
+ * descriptions codex sends in every request.
+ */
+const LEAN = ['-c', 'features.goals=false', '-c', 'features.sleep_tool=false'];
+
 /** `codex exec --json`: the prompt on stdin, never a question (approval "never"), a sandbox. */
 function codexCommand(invocation: Invocation): CliCommand {
   const [file, ...leading] = invocation.command;
@@ -60,7 +68,7 @@ function codexCommand(invocation: Invocation): CliCommand {
     'approval_policy="never"',
     ...(wantsBypass(s, invocation.yolo)
       ? ['--dangerously-bypass-approvals-and-sandbox']
-      : ['-c', `sandbox_mode="${sandboxOf(s)}"`]),
+      : ['-c', `sandbox_mode="${sandboxOf(s)}"`, ...(trimsTools(s) ? LEAN : [])]),
     ...(s.model === undefined ? [] : ['-m', s.model]),
     ...(invocation.resume === undefined ? [] : [invocation.resume]),
     // "-": the prompt is read from stdin (no argv size limit, not shown by ps).
