@@ -259,8 +259,9 @@ export class Lander {
 
   /**
    * Moves the target past the train's landings (one compare-and-swap) and records them (one
-   * write of the queue). A target moved meanwhile, by hand, leaves them waiting to land again
-   * on top of it; a git that fails leaves them waiting, tried later.
+   * write of the queue), up to the first item a person took out of line meanwhile (see
+   * `stillInLine`). A target moved meanwhile, by hand, leaves them waiting to land again on top
+   * of it; a git that fails leaves them waiting, tried later.
    */
   private async moveTrain(): Promise<void> {
     const { train, ctx, control } = this;
