@@ -270,10 +270,7 @@ export class Lander {
     if (train === undefined || first === undefined) return;
     const { target } = first.job.land;
     const ids = train.landings.map(({ job }) => job.item.id);
-    const items = await persistently(ctx, control, `reading the items landing on ${target}`, () =>
-      ctx.queue.dependencyClosure(ids),
-    );
-    const { kept, withdrawn, again } = stillInLine(train.landings, items);
+    const { kept, withdrawn, again } = stillInLine(train.landings, await this.inLine(ids));
     if (withdrawn !== undefined) {
       ctx.events.info('land_withdrawn', { item: withdrawn, target });
       for (const id of again)
@@ -340,6 +337,14 @@ export class Lander {
       });
       this.onSettled(item);
     }
+  }
+
+  /** Which of `ids` are still in line to land, as the queue has them now. */
+  private async inLine(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const items = await persistently(this.ctx, this.control, 'reading the items landing', () =>
+      this.ctx.queue.dependencyClosure(ids),
+    );
+    return new Set(items.filter((i) => i.status === 'landing').map((i) => i.id));
   }
 
   /** git's automatic maintenance of the repositories landed into, once nothing waits to land. */
@@ -438,12 +443,7 @@ export class Lander {
       forge: resolved.work.forge !== undefined,
       worktree,
       identity,
-      inLine: async () =>
-        (
-          await persistently(ctx, this.control, `reading ${item.id} before it lands`, () =>
-            ctx.queue.dependencyClosure([item.id]),
-          )
-        ).some((i) => i.id === item.id && i.status === 'landing'),
+      inLine: async () => (await this.inLine([item.id])).has(item.id),
       gates: {
         env,
         logFile: sessionFiles(workspace.paths.sessions, session).land,
@@ -479,16 +479,15 @@ export class Lander {
 }
 
 /**
- * What of a train still lands, from its items as the queue has them now: the landings before
- * the first item no longer in line to land (`withdrawn`: a person cancelled it while the train
- * gathered). Those after it were merged on top of it: `again` names the ones still in line,
- * which land again on top of the target.
+ * What of a train still lands, given the items still in line to land: the landings before the
+ * first item no longer in line (`withdrawn`: a person cancelled it while the train gathered).
+ * Those after it were merged on top of it: `again` names the ones still in line, which land
+ * again on top of the target.
  */
 export function stillInLine<L extends { job: { item: { id: string } } }>(
   landings: readonly L[],
-  items: readonly Item[],
+  inLine: ReadonlySet<string>,
 ): { kept: readonly L[]; withdrawn?: string; again: string[] } {
-  const inLine = new Set(items.filter((i) => i.status === 'landing').map((i) => i.id));
   const cut = landings.findIndex(({ job }) => !inLine.has(job.item.id));
   if (cut === -1) return { kept: landings, again: [] };
   return {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
-import { ralph, readQueue, readSessions } from '../support/workspace.js';
+import { runFullAndLean } from '../support/lean.js';
+import { readSessions } from '../support/workspace.js';
 
 closeFakeApiAfterEach();
 
@@ -26,19 +27,7 @@ describe('a lean session of the real claude', { timeout: 180_000 }, () => {
     });
     const work = path.join(root, 'work');
     fs.mkdirSync(work);
-    for (const [title, id, lean] of [
-      ['Full item', 'full', '--no-lean'],
-      ['Lean item', 'lean', '--lean'],
-    ] as const)
-      expect(
-        (await ralph(root, ['add', title, '--id', id, lean, '--work-dir', 'work'], env)).code,
-      ).toBe(0);
-    const run = await ralph(root, ['run', '--drain'], env);
-    expect(run.code, run.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([
-      ['full', 'done'],
-      ['lean', 'done'],
-    ]);
+    await runFullAndLean(root, env, 'work');
     expect(fs.readFileSync(path.join(work, 'lean.txt'), 'utf8')).toBe('done\n');
     const lean = readSessions(root).find((s) => s.itemId === 'lean');
     expect(lean?.command).toEqual(

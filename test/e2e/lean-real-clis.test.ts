@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HARNESSES, type CliHarness } from '../support/agent-clis.js';
 import { RUN } from '../support/cli-scenarios.js';
-import { ralph, readQueue, tempDir } from '../support/workspace.js';
+import { runFullAndLean } from '../support/lean.js';
+import { tempDir } from '../support/workspace.js';
 
 /** A tool as each CLI's API names it in a request: its name, or a heading of its description. */
 const named = (tool: string) => [`"name":"${tool}"`, `### \`${tool}\``];
@@ -33,19 +34,7 @@ for (const [name, { dropped, kept }] of Object.entries(DROPPED)) {
         { run: RUN, ...(cli.prices ? { prices: cli.prices } : {}) },
       );
       const work = await tempDir('ralph-work-');
-      for (const [title, id, lean] of [
-        ['Full item', 'full', '--no-lean'],
-        ['Lean item', 'lean', '--lean'],
-      ] as const)
-        expect(
-          (await ralph(root, ['add', title, '--id', id, lean, '--work-dir', work], env)).code,
-        ).toBe(0);
-      const run = await ralph(root, ['run', '--drain'], env);
-      expect(run.code, run.stderr).toBe(0);
-      expect(readQueue(root).items.map((i) => [i.id, i.status])).toEqual([
-        ['full', 'done'],
-        ['lean', 'done'],
-      ]);
+      await runFullAndLean(root, env, work);
       expect(fs.readFileSync(path.join(work, 'lean.txt'), 'utf8').trim()).toBe('done');
       // The first request of each session that offers tools, as the fake API saw it.
       const offers = (text: string, tool: string) => named(tool).some((n) => text.includes(n));
