@@ -23,6 +23,7 @@ import { fleetClaims } from './bench/fleet.mjs';
 import { landingFigures } from './bench/landing.mjs';
 import { sandboxCost } from './bench/sandbox.mjs';
 import { firstRequestFigures } from './bench/first-request.mjs';
+import { reapScan } from './bench/reap.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -48,6 +49,7 @@ const size = quick
       fleet: { items: 100_000, claims: 400, fileClaims: 8 },
       landing: { branches: 20, runs: 3 },
       sandbox: { items: 20, runs: 3 },
+      reap: { scans: 50, runs: 3 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -68,10 +70,12 @@ const size = quick
       fleet: { items: 100_000, claims: 2000, fileClaims: 24 },
       landing: { branches: 20, runs: 7 },
       sandbox: { items: 40, runs: 5 },
+      reap: { scans: 200, runs: 5 },
     };
 
 const benches = [
   ['loop', () => loopOverhead(size.loop)],
+  ['reap', () => reapScan(size.reap)],
   ['stream', () => streamThroughput(size.stream)],
   ['interrupt', () => interruptLatency(size.interrupt)],
   ['idle', () => idleCost(size.idle)],

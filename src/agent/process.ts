@@ -185,26 +185,30 @@ export async function stopAgent(
  * Leaves nothing of a session alive: the rest of its process group, then every process that
  * carries the session's marker (the CLI runs tool commands in their own session and group,
  * out of reach of a group kill). SIGTERM first, SIGKILL after the grace. Returns the pids that
- * had to be killed.
+ * had to be killed. `since` is the start time of the session's CLI when known (see
+ * `findSessionProcesses`).
  */
 export function reapSession(
   groupId: number | undefined,
   sessionId: string,
   graceMs: number,
+  since?: string,
 ): Promise<number[]> {
-  return reapMarked(groupId, { name: SESSION_MARKER, value: sessionId }, graceMs);
+  return reapMarked(groupId, { name: SESSION_MARKER, value: sessionId }, graceMs, since);
 }
 
 /**
  * Leaves nothing alive of a process group and of every process carrying `marker` in its
- * environment: SIGTERM first, SIGKILL after the grace. Returns the pids that had to be killed.
+ * environment (those started since `since`, when given): SIGTERM first, SIGKILL after the
+ * grace. Returns the pids that had to be killed.
  */
 export async function reapMarked(
   groupId: number | undefined,
   marker: { name: string; value: string },
   graceMs: number,
+  since?: string,
 ): Promise<number[]> {
-  const find = () => findSessionProcesses(groupId, marker);
+  const find = () => findSessionProcesses(groupId, marker, since);
   let survivors = await find();
   if (survivors.length === 0) return [];
   const found = survivors;

@@ -312,6 +312,7 @@ export function supervise(options: SuperviseOptions): Supervision {
         child.pid,
         options.sessionId,
         options.graces.afterTerminate,
+        child.startTime,
       );
       options.onHeartbeat?.(out.heartbeat());
       return {

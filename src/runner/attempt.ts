@@ -166,6 +166,7 @@ export class Attempt {
       this.control,
       {
         ...this.init,
+        since: spawned.child.startTime,
         onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
         onGate: (gate) => {
           // The agent is done; the record says what the session waits for now.

@@ -50,6 +50,7 @@ async function settleOrphanSession(
     record.pid,
     record.sessionId,
     ctx.workspace.config.run.killGrace * 1000,
+    record.processStartTime,
   );
   const files = sessionFiles(paths.sessions, record.sessionId);
   // The agent may have died mid-line: the fragment is flagged (`truncated`) and ended with a

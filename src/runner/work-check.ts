@@ -27,6 +27,8 @@ interface CheckedSession {
   sessionId: string;
   files: SessionFiles;
   prepared: PreparedSession;
+  /** When the session's CLI started (`processStartTime`): what it left started since. */
+  since: string | undefined;
   onGate: (name: string) => void;
   /** A connection of a gate's that the sandbox's proxy refused. */
   onEgressRefused: (refusal: EgressRefusal) => void;
@@ -136,7 +138,12 @@ async function gate(
         }),
     });
     // A gate's process that left its group (setsid) still carries the session's marker.
-    await reapSession(undefined, sessionId, ctx.workspace.config.run.killGrace * 1000);
+    await reapSession(
+      undefined,
+      sessionId,
+      ctx.workspace.config.run.killGrace * 1000,
+      session.since,
+    );
     const log = await readIfExists(files.gates);
     if (log !== undefined) await writeFileAtomically(files.gates, ctx.redactor.redact(log));
     if (run.stopped) return { gates: run.results, outcome: gatesStopped() };
