@@ -5,11 +5,16 @@ import * as prettier from 'prettier';
 /** What each group of rows measures, said above its table. */
 const GROUPS = {
   core: "ralph's own cost: the loop, the stream parser, the guards, the queue file, start-up and the session index.",
+  reap: "The scan of the machine's processes after every session for what it left running (its process group, and whatever carries its variable), against reading each process's `/proc/<pid>/stat` once.",
   serve:
     "The server: the latency is from a line appended to a session's archive to its event in a real Chromium page's `EventSource`.",
   clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop; ralph's own cost is what it adds to each item.",
   workers:
     'Workers and git mode: items of an agent that takes 500 ms, each in a work dir of its own, with 1, 2 and 4 workers; and items of an instant agent in one repository with git mode on and off.',
+  sandbox:
+    "The sandbox: items of an instant agent through `ralph run --drain` in bubblewrap (ralph's egress proxy on, as by default) against the same items without it.",
+  'first-request':
+    "What a session sends before it works: each CLI's real binary against the fake model API, the size of its first request (the first to carry the task and the tools) for the same task run bare, as ralph's session of an item, and with `lean` (see below).",
   landing:
     'Landing: `ralph land` of 20 branches that do not conflict, an instant land gate (`true`) checking each merge, against a loop doing the same by hand in a worktree of the same repository (`git merge --no-ff`, then the gate), in the same run.',
   fleet:
