@@ -42,8 +42,8 @@ export interface LandJob {
   /**
    * Set in a train (see the runner's lander): the landing is made and gated, and the target
    * left for the lander to move past the whole train at once (asking then which of its items
-   * are still in line). `at` is where the target is when
-   * `targetAt` is the train's last landing, made in the worktree only (none before the first).
+   * are still in line). `at` is where the target is when `targetAt` is the train's last
+   * landing, made in the worktree only (none before the first).
    */
   train?: { at?: string };
   /** The committer's identity for a repository without one (`identityEnv`). */

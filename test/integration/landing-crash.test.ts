@@ -6,32 +6,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRepo } from '../support/git.js';
-import {
-  FAKE_CLAUDE,
-  RALPH_BIN,
-  makeWorkspace,
-  ralph,
-  readQueue,
-  tempDir,
-} from '../support/workspace.js';
-
-const TARGET = 'ralph/landed';
-
-async function landingWorkspace(land: Record<string, unknown>) {
-  const repo = await makeRepo();
-  const root = await makeWorkspace({
-    clis: { claude: { command: [FAKE_CLAUDE] } },
-    defaults: { workDir: repo },
-    git: { enabled: true },
-    land,
-    run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
-  });
-  return { repo, root };
-}
-
-const item = (root: string, id: string) =>
-  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown>;
+import { git } from '../support/git.js';
+import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import { RALPH_BIN, ralph, tempDir } from '../support/workspace.js';
 
 /** `ralph run --drain` as a process of its own (a land gate kills it). */
 function runProcess(root: string, env: Record<string, string>) {

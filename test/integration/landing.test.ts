@@ -6,34 +6,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRepo } from '../support/git.js';
+import { git } from '../support/git.js';
+import { TARGET, item, landingWorkspace } from '../support/landing.js';
 import { waitUntil } from '../support/wait.js';
-import {
-  FAKE_CLAUDE,
-  RALPH_BIN,
-  makeWorkspace,
-  ralph,
-  readQueue,
-  tempDir,
-} from '../support/workspace.js';
-
-const TARGET = 'ralph/landed';
-
-async function landingWorkspace(land: Record<string, unknown> = {}, config = {}) {
-  const repo = await makeRepo();
-  const root = await makeWorkspace({
-    clis: { claude: { command: [FAKE_CLAUDE] } },
-    defaults: { workDir: repo },
-    git: { enabled: true },
-    land: { enabled: true, ...land },
-    run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
-    ...config,
-  });
-  return { repo, root };
-}
-
-const item = (root: string, id: string) =>
-  readQueue(root).items.find((i) => i.id === id) as Record<string, unknown>;
+import { RALPH_BIN, ralph, readQueue, tempDir } from '../support/workspace.js';
 
 /** The prompts the item's sessions were given, in order. */
 function prompts(root: string, id: string): string[] {
