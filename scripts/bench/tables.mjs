@@ -16,7 +16,7 @@ const GROUPS = {
   'first-request':
     "What a session sends before it works: each CLI's real binary against the fake model API, the size of its first request (the first to carry the task and the tools) for the same task run bare, as ralph's session of an item, and with `lean` (see below).",
   landing:
-    'Landing: `ralph land` of 20 branches that do not conflict, an instant land gate (`true`) checking each merge, against a loop doing the same by hand in a worktree of the same repository (`git merge --no-ff`, then the gate), in the same run.',
+    "Landing: 20 branches that do not conflict, an instant land gate (`true`) checking each merge, landed by `ralph land` and timed as a night's lander lands them (from its first landing's start to its last landing recorded, in its log: a night starts once, not once a landing), against a loop doing the same by hand in a worktree of the same repository (`git merge --no-ff`, then the gate), in the same run. The detail gives the whole `ralph land` command beside it (node's start, loading ralph, validating the configuration and queue the benchmark wrote by hand), and the loop checking the worktree after each gate as the lander does.",
   fleet:
     "The shared queue: claims by 1, 4 and 16 claimers side by side on a queue of 100,000 items (a quarter done, three priorities) in a Postgres cluster of the bench's own, against two baselines measured in the same run with the same claimers: a bare one-statement `UPDATE … WHERE seq = (SELECT … FOR UPDATE SKIP LOCKED)` claim, prepared, on a table of the same items (no leases, dependencies or work dirs: the floor), and the queue file. A tenth as many claims as are timed are made first by every contender: the figures are a night's steady state.",
 };
