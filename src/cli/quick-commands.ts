@@ -1,9 +1,7 @@
 import { commandFailed } from './command-failed.js';
 import { workspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
-
-/** The parser's name of each quick command (`ls` is an alias of `queue`). */
-const QUICK: Record<string, 'status' | 'queue'> = { status: 'status', ls: 'queue', queue: 'queue' };
+import { quickArgs } from './quick-args.js';
 
 /**
  * `[-C <dir>] status|ls|queue [--json]`: the commands a watch loop or a shell prompt runs most,
@@ -16,15 +14,11 @@ export function quickCommand(
   output: Output = processOutput,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): (() => Promise<number>) | undefined {
-  const hasRoot = args[0] === '-C' || args[0] === '--root';
-  const given = hasRoot ? args[1] : undefined;
-  if (hasRoot && (given === undefined || given === '' || given.startsWith('-'))) return undefined;
-  const [word = '', ...flags] = args.slice(hasRoot ? 2 : 0);
-  const command = Object.hasOwn(QUICK, word) ? QUICK[word] : undefined;
-  if (command === undefined || flags.some((flag) => flag !== '--json') || flags.length > 1)
-    return undefined;
-  const options = { json: flags.length === 1 };
-  const root = () => workspaceRoot(given);
+  const quick = quickArgs(args);
+  if (quick === undefined) return undefined;
+  const { command } = quick;
+  const options = { json: quick.json };
+  const root = () => workspaceRoot(quick.root);
   return async () => {
     try {
       if (command === 'status') {

@@ -119,9 +119,10 @@ function cacheFileOf(root: string, text: string | undefined): string {
  * module file's size and time), so `ralph status` in a watch loop validates once.
  */
 async function cacheKey(text: string | undefined): Promise<string> {
-  // schema.js beside this module once built, schema.ts when run from the sources.
+  // schema.js once built, schema.ts when run from the sources; named from the directory above,
+  // which holds both this module's directory and the quick commands' bundle (dist/quick).
   const ext = path.extname(new URL(import.meta.url).pathname);
-  const schema = await fsp.stat(new URL(`./schema${ext}`, import.meta.url));
+  const schema = await fsp.stat(new URL(`../config/schema${ext}`, import.meta.url));
   return digest(`${schema.size}:${schema.mtimeMs}\0${text ?? ''}`);
 }
 

@@ -1,10 +1,11 @@
 // What the commands people run often load: nothing they do not use. Counted, not timed (a fast
 // machine hides a slow start): each command runs under a loader hook that records every module,
-// on a workspace whose configuration is cached (as after any first command).
+// on a workspace whose configuration is cached (as after any first command). A file of the
+// quick commands' bundle (dist/quick) counts as the compiled modules it holds.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { RALPH_BIN, tempDir } from '../support/workspace.js';
@@ -20,12 +21,35 @@ const NOT_QUICK =
 /** The runner's loop and what it drives (its state readers are what `status` shows). */
 const RUNNER = /\/dist\/runner\/(index|loop|attempt|iteration|landing|checks|fleet|prepare)\.js$/;
 
+/** The package's root: the bundle's metafile names files from there. */
+const PACKAGE = path.dirname(path.dirname(RALPH_BIN));
+const QUICK = path.join(PACKAGE, 'dist', 'quick');
+
+/** Each file of the quick commands' bundle, by URL, and the URLs of the modules it holds. */
+function bundled(): Map<string, string[]> {
+  const meta = JSON.parse(fs.readFileSync(path.join(QUICK, 'meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const url = (file: string) => pathToFileURL(path.join(PACKAGE, file)).href;
+  return new Map(
+    Object.entries(meta.outputs).map(([file, { inputs }]) => [
+      url(file),
+      Object.keys(inputs).map(url),
+    ]),
+  );
+}
+
 async function modulesOf(root: string, args: string[]): Promise<string[]> {
   const trace = path.join(root, `trace-${args.at(-1)?.replace(/\W/g, '') ?? ''}.txt`);
   await run(process.execPath, ['--import', TRACE, RALPH_BIN, ...args], {
     env: { PATH: process.env.PATH, MODULE_TRACE: trace },
   });
-  return fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+  const bundle = bundled();
+  return fs
+    .readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((url) => bundle.get(url) ?? [url]);
 }
 
 describe('start-up', () => {
@@ -57,6 +81,20 @@ describe('start-up', () => {
         (await modulesOf(root, ['-C', root, command])).filter((m) => NOT_QUICK.test(m)),
         command,
       ).toEqual([]);
+    // status and ls are answered from the bundle: none of their modules is loaded on its own
+    // (bin.js asks quick-args.js, which imports nothing, whether the command is quick).
+    for (const command of ['status', 'ls']) {
+      const trace = path.join(root, `trace-${command}.txt`);
+      const files = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(
+        files.some((url) => url.startsWith(pathToFileURL(QUICK).href)),
+        command,
+      ).toBe(true);
+      expect(
+        files.filter((url) => /\/dist\/(?!bin\.js$|cli\/quick-args\.js$|quick\/)/.test(url)),
+        command,
+      ).toEqual([]);
+    }
     // --version is answered before the parser and the commands are loaded.
     const version = await modulesOf(root, ['--version']);
     expect(
