@@ -166,7 +166,9 @@ describe('B. faults', () => {
   it.skipIf(!CAN_MOUNT)(
     'T23 pauses on a full disk with the item interrupted, and resumes once space is freed',
     async () => {
-      const { mount, done } = await onTmpfs('4m');
+      // The ballast is most of the disk, so that freeing it leaves far more than the minimum
+      // however much the flood wrote while it was being stopped (more on a loaded machine).
+      const { mount, done } = await onTmpfs('8m');
       try {
         const { root, env } = await guardedWorkspace(
           { run: { minFreeBytes: 1024 * 1024, pollInterval: '0.3s' } },
@@ -174,7 +176,7 @@ describe('B. faults', () => {
         );
         await ralph(root, ['add', 'flood', '--id', 'f', '--body', '#behave: flood onresume=ok']);
         const ballast = path.join(mount, 'ballast');
-        fs.writeFileSync(ballast, Buffer.alloc(2 * 1024 * 1024));
+        fs.writeFileSync(ballast, Buffer.alloc(6 * 1024 * 1024));
         const before = snapshot(root);
         const runner = startRunner(root, env);
         await eventually(

@@ -12,7 +12,7 @@ async function tree(files: Record<string, number>): Promise<string> {
     fs.writeFileSync(path.join(root, file), '');
     fs.utimesSync(path.join(root, file), seconds, seconds);
   }
-  for (const dir of ['src', 'src/runner', 'dist', 'dist/dashboard'])
+  for (const dir of ['src', 'src/runner', 'dist', 'dist/dashboard', 'dist/quick'])
     if (fs.existsSync(path.join(root, dir))) fs.utimesSync(path.join(root, dir), 1, 1);
   return root;
 }
@@ -23,6 +23,7 @@ describe('the build check of the test setup', () => {
       'src/runner/loop.ts': 100,
       'dist/bin.js': 200,
       'dist/dashboard/app.js': 201,
+      'dist/quick/quick-commands.js': 202,
     });
     expect(buildIsStale(root)).toBe(false);
   });
@@ -32,6 +33,7 @@ describe('the build check of the test setup', () => {
       'src/runner/loop.ts': 300,
       'dist/bin.js': 200,
       'dist/dashboard/app.js': 201,
+      'dist/quick/quick-commands.js': 202,
     });
     expect(buildIsStale(edited)).toBe(true);
     const half = await tree({ 'src/runner/loop.ts': 100, 'dist/bin.js': 200 });
