@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BIN, benchEnv, elapsed, run, stats, workspace } from './lib.mjs';
 
 const IDENTITY = ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost'];
@@ -91,14 +92,30 @@ async function ralphLand(count) {
   return { command: ms, landings: Date.parse(last.time) - Date.parse(first.time) };
 }
 
+/** The argument that makes this module run the plain loop (see `plainMerges`). */
+const MERGE_LOOP = '--merge-loop';
+
 /**
  * The same branches merged one after another with git alone, in a worktree of the target;
- * `checked`: each gate followed by the worktree's check.
+ * `checked`: each gate followed by the worktree's check. Run in a node process of its own, as
+ * `ralph land` is: a spawn from this one, whose heap the earlier benches have grown, costs
+ * several times one from a small process.
  */
 async function plainMerges(count, checked = false) {
   const { repo, branches } = repository(count);
   const tree = path.join(tempDir('ralph-bench-land-tree-'), 'tree');
-  const ms = await elapsed(async () => {
+  const job = JSON.stringify({ repo, tree, branches, checked });
+  const ms = Number(
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), MERGE_LOOP, job]).toString(),
+  );
+  fs.rmSync(repo, { recursive: true, force: true });
+  fs.rmSync(path.dirname(tree), { recursive: true, force: true });
+  return ms;
+}
+
+/** The plain loop itself, timed from its first git to its last. */
+async function mergeLoop({ repo, tree, branches, checked }) {
+  return elapsed(async () => {
     const git = (cwd, ...args) => run('git', args, { cwd });
     await git(repo, 'branch', 'landed', 'main');
     await git(repo, 'worktree', 'add', '-q', tree, 'landed');
@@ -112,10 +129,10 @@ async function plainMerges(count, checked = false) {
       if (checked) await git(tree, 'status', '--porcelain');
     }
   });
-  fs.rmSync(repo, { recursive: true, force: true });
-  fs.rmSync(path.dirname(tree), { recursive: true, force: true });
-  return ms;
 }
+
+if (process.argv[2] === MERGE_LOOP)
+  process.stdout.write(String(await mergeLoop(JSON.parse(process.argv[3]))));
 
 export async function landingFigures({ branches, runs }) {
   const landings = [];
