@@ -39,17 +39,18 @@ function bundled(): Map<string, string[]> {
   );
 }
 
-async function modulesOf(root: string, args: string[]): Promise<string[]> {
+/** The files a command loads, as the loader hook saw them. */
+async function filesOf(root: string, args: string[]): Promise<string[]> {
   const trace = path.join(root, `trace-${args.at(-1)?.replace(/\W/g, '') ?? ''}.txt`);
   await run(process.execPath, ['--import', TRACE, RALPH_BIN, ...args], {
     env: { PATH: process.env.PATH, MODULE_TRACE: trace },
   });
-  const bundle = bundled();
-  return fs
-    .readFileSync(trace, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .flatMap((url) => bundle.get(url) ?? [url]);
+  return fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+}
+
+/** The modules those files are: a file of the bundle is the modules it holds. */
+function modulesIn(files: string[], bundle: Map<string, string[]>): string[] {
+  return files.flatMap((url) => bundle.get(url) ?? [url]);
 }
 
 describe('start-up', () => {
@@ -61,6 +62,8 @@ describe('start-up', () => {
     await cli('add', 'Every night', '--id', 'nightly', '--schedule', '0 3 * * *');
     // The first command validates the configuration and caches it.
     await cli('status');
+    const bundle = bundled();
+    const modulesOf = async (args: string[]) => modulesIn(await filesOf(root, args), bundle);
     for (const args of [
       ['--version'],
       ['-C', root, 'status'],
@@ -68,24 +71,22 @@ describe('start-up', () => {
       ['-C', root, 'pause', 'for a while'],
       ['-C', root, 'resume'],
     ]) {
-      const modules = await modulesOf(root, args);
+      const modules = await modulesOf(args);
       expect(modules.length, args.join(' ')).toBeGreaterThan(0);
       expect(
         modules.filter((m) => UNUSED.test(m) || RUNNER.test(m)),
         args.join(' '),
       ).toEqual([]);
     }
-    // status and ls are answered without the parser, and read the queue without changing it.
-    for (const command of ['status', 'ls'])
+    for (const command of ['status', 'ls']) {
+      const files = await filesOf(root, ['-C', root, command]);
+      // status and ls are answered without the parser, and read the queue without changing it.
       expect(
-        (await modulesOf(root, ['-C', root, command])).filter((m) => NOT_QUICK.test(m)),
+        modulesIn(files, bundle).filter((m) => NOT_QUICK.test(m)),
         command,
       ).toEqual([]);
-    // status and ls are answered from the bundle: none of their modules is loaded on its own
-    // (bin.js asks quick-args.js, which imports nothing, whether the command is quick).
-    for (const command of ['status', 'ls']) {
-      const trace = path.join(root, `trace-${command}.txt`);
-      const files = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      // They are answered from the bundle: none of their modules is loaded on its own (bin.js
+      // asks quick-args.js, which imports nothing, whether the command is quick).
       expect(
         files.some((url) => url.startsWith(pathToFileURL(QUICK).href)),
         command,
@@ -96,14 +97,14 @@ describe('start-up', () => {
       ).toEqual([]);
     }
     // --version is answered before the parser and the commands are loaded.
-    const version = await modulesOf(root, ['--version']);
+    const version = await modulesOf(['--version']);
     expect(
       [...new Set(version.filter((m) => m.startsWith('file:')))].map((m) =>
         path.relative(path.dirname(RALPH_BIN), fileURLToPath(m)),
       ),
     ).toEqual(['bin.js', path.join('lib', 'version.js')]);
     // The hook sees what is loaded: a command that validates (add) loads the schema library.
-    const add = await modulesOf(root, ['-C', root, 'add', 'Two', '--id', 'two']);
+    const add = await modulesOf(['-C', root, 'add', 'Two', '--id', 'two']);
     expect(add.some((m) => /\/node_modules\/zod\//.test(m))).toBe(true);
   });
 });

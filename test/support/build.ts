@@ -15,7 +15,10 @@ const SOURCES = [
   'dashboard/app.css',
   'package.json',
 ];
-/** Written by every build: tsc emits every file anew, then the dashboard's script and the quick commands' bundle. */
+/**
+ * Written by every build: tsc emits every file anew, then the dashboard's script and the quick
+ * commands' bundle.
+ */
 const BUILT = ['dist/bin.js', 'dist/dashboard/app.js', 'dist/quick/quick-commands.js'];
 
 function newest(entry: string): number {
