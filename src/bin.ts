@@ -1,13 +1,14 @@
 #!/usr/bin/env node
+import type { main as Main } from './cli/main.js';
 import type { quickCommand as QuickCommand } from './cli/quick-commands.js';
 
 /**
- * The quick commands as the build bundles them (scripts/build-quick.mjs): a few files to load
- * where their modules are some thirty.
+ * An entry of the bundles the build makes (scripts/build-bundle.mjs): a few files to load where
+ * the compiled modules it needs are tens, or hundreds.
  */
-async function quickCommands(): Promise<{ quickCommand: typeof QuickCommand }> {
-  const bundled = './quick/quick-commands.js';
-  return (await import(bundled)) as { quickCommand: typeof QuickCommand };
+async function bundled<T>(entry: string): Promise<T> {
+  const file = `./${entry}.js`;
+  return (await import(file)) as T;
 }
 
 // `--version`, `status` and `ls` are answered before the parser and the other commands are
@@ -18,11 +19,16 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
   const { quickArgs } = await import('./cli/quick-args.js');
-  const quick =
-    quickArgs(args) === undefined ? undefined : (await quickCommands()).quickCommand(args);
+  let quick: ReturnType<typeof QuickCommand>;
+  if (quickArgs(args) !== undefined) {
+    const { quickCommand } = await bundled<{ quickCommand: typeof QuickCommand }>(
+      'quick/quick-commands',
+    );
+    quick = quickCommand(args);
+  }
   if (quick !== undefined) process.exitCode = await quick();
   else {
-    const { main } = await import('./cli/main.js');
+    const { main } = await bundled<{ main: typeof Main }>('main/main');
     process.exitCode = await main(process.argv);
   }
 }

@@ -1,4 +1,4 @@
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { SessionTokensSchema } from './record.js';
 
 /** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */

@@ -1,5 +1,5 @@
 import { withConversationId } from '../lib/state-schema.js';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 
 /** Lifecycle states of a session, from the spawn to how it ended. */
 export const SESSION_STATUSES = [

@@ -1,5 +1,5 @@
 import { DEFAULT_ALLOWED_TOOLS } from './default-tools.js';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { cronProblem } from '../lib/cron.js';
 import { parseDuration } from '../lib/duration.js';
 import { CLI_NAMES, type CliName } from './cli-names.js';

@@ -120,7 +120,7 @@ function cacheFileOf(root: string, text: string | undefined): string {
  */
 async function cacheKey(text: string | undefined): Promise<string> {
   // schema.js once built, schema.ts when run from the sources; named from the directory above,
-  // which holds both this module's directory and the quick commands' bundle (dist/quick).
+  // which holds both this module's directory and the bundles' (dist/main, dist/quick).
   const ext = path.extname(new URL(import.meta.url).pathname);
   const schema = await fsp.stat(new URL(`../config/schema${ext}`, import.meta.url));
   return digest(`${schema.size}:${schema.mtimeMs}\0${text ?? ''}`);

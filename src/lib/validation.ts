@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Formats a path of a zod issue as `items[3].maxTurns`. */
 export function issuePath(path: readonly PropertyKey[]): string {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { plural } from './text.js';
 
 const WORDS: Record<string, string> = {
@@ -58,5 +58,9 @@ function message(issue: z.core.$ZodRawIssue): string | undefined {
 
 z.config({ customError: message });
 
-/** The schema library, with ralph's messages: every schema module imports it from here. */
-export { z };
+/**
+ * The schema library, with ralph's messages: every schema module imports it from here, as a
+ * namespace (`import * as z`). A bundle then holds only the parts ralph uses: zod's `z` object
+ * would bring all of it, its sixty locales among them.
+ */
+export * from 'zod';

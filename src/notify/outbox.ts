@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { makePrivateDirs, writeJsonAtomically } from '../lib/fs.js';
 import type { NotifyMessage, Target } from './message.js';
 

@@ -1,5 +1,5 @@
 import type { parse as parseYaml } from 'yaml';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
 import {

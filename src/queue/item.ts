@@ -1,4 +1,4 @@
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
 import { QUEUE_SCHEMA } from './file-schema.js';
 import { ITEM_STATUSES } from './item-status.js';

@@ -1,4 +1,4 @@
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 
 /**
  * `state/budget.json` as ralph writes it. The totals are required: a file without them is not

@@ -1,5 +1,5 @@
 import { addUsd } from '../lib/usd.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { recordDigest, wroteItself } from '../lib/digest.js';
 import { CorruptStateError, InputError } from '../lib/errors.js';
 import { parseJsonText, readIfExists, refuseSymlink, writeFileAtomically } from '../lib/fs.js';

@@ -1,6 +1,5 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   isWithin,
   type Command,
@@ -9,6 +8,7 @@ import {
   type SystemEntry,
 } from './bwrap.js';
 import { loopbackForwards, type AllowedHost } from './hosts.js';
+import { SANDBOX_LAUNCHER } from '../lib/package-files.js';
 import { SANDBOX_PERL } from './probe.js';
 
 /** The system, given read-only: programs, libraries and machine-wide configuration. */
@@ -23,9 +23,6 @@ const SYSTEM_DIRS = [
   '/etc',
   '/opt',
 ];
-
-// A plain file beside this module, in the sources and in dist alike (the build copies it).
-const LAUNCHER = fileURLToPath(new URL('./launcher.pl', import.meta.url));
 
 /** The proxy's port inside, unless an allowed loopback endpoint has it. */
 const PROXY_PORT = 3128;
@@ -159,7 +156,7 @@ export async function sandboxLayout(
   return {
     bwrap: request.bwrap,
     perl: SANDBOX_PERL,
-    launcher: LAUNCHER,
+    launcher: SANDBOX_LAUNCHER,
     system,
     home,
     workDir,

@@ -1,7 +1,7 @@
 // The shapes the API answers with, for its clients: the dashboard imports them from here
 // rather than copying them. Types only, each the output of the schema GET /openapi.json
 // describes the route with (src/server/responses.ts).
-import type { z } from '../lib/zod.js';
+import type * as z from '../lib/zod.js';
 import type * as answers from './responses.js';
 
 /** `/health`: the status of `ralph status --json`, and what the server says of itself. */

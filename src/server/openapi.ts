@@ -1,5 +1,5 @@
 import { VERSION } from '../lib/version.js';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import {
   EmptyBody,
   ItemParams,

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { InputError } from '../lib/errors.js';
 import { formatIssues } from '../lib/validation.js';
-import type { z } from '../lib/zod.js';
+import type * as z from '../lib/zod.js';
 
 /** Validates a request's query with `schema`; a bad value is a 400 naming the parameter. */
 export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

@@ -1,6 +1,6 @@
 import { IndexEntrySchema } from '../archive/index-entry.js';
 import { SessionRecordFields } from '../archive/record.js';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { ItemSchema } from '../queue/item.js';
 
 // What every route answers with: described by GET /openapi.json, the types the dashboard

@@ -1,4 +1,4 @@
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { ItemIdSchema, ItemSchema } from '../queue/item.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
 

@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import { z } from '../lib/zod.js';
+import * as z from '../lib/zod.js';
 import { formatIssues } from '../lib/validation.js';
 import { MAX_TITLE_CHARS } from '../queue/item.js';
 import { slugOf } from '../lib/text.js';

@@ -1,7 +1,7 @@
 // What the commands people run often load: nothing they do not use. Counted, not timed (a fast
 // machine hides a slow start): each command runs under a loader hook that records every module,
 // on a workspace whose configuration is cached (as after any first command). A file of the
-// quick commands' bundle (dist/quick) counts as the compiled modules it holds.
+// bundles (dist/quick, dist/main) counts as the modules it holds.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,21 +21,23 @@ const NOT_QUICK =
 /** The runner's loop and what it drives (its state readers are what `status` shows). */
 const RUNNER = /\/dist\/runner\/(index|loop|attempt|iteration|landing|checks|fleet|prepare)\.js$/;
 
-/** The package's root: the bundle's metafile names files from there. */
+/** The package's root: the bundles' metafiles name files from there. */
 const PACKAGE = path.dirname(path.dirname(RALPH_BIN));
 const QUICK = path.join(PACKAGE, 'dist', 'quick');
 
-/** Each file of the quick commands' bundle, by URL, and the URLs of the modules it holds. */
+/** Each file of the bundles, by URL, and the URLs of the modules it holds. */
 function bundled(): Map<string, string[]> {
-  const meta = JSON.parse(fs.readFileSync(path.join(QUICK, 'meta.json'), 'utf8')) as {
-    outputs: Record<string, { inputs: Record<string, unknown> }>;
-  };
   const url = (file: string) => pathToFileURL(path.join(PACKAGE, file)).href;
   return new Map(
-    Object.entries(meta.outputs).map(([file, { inputs }]) => [
-      url(file),
-      Object.keys(inputs).map(url),
-    ]),
+    ['quick', 'main'].flatMap((dir) => {
+      const meta = JSON.parse(
+        fs.readFileSync(path.join(PACKAGE, 'dist', dir, 'meta.json'), 'utf8'),
+      ) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+      return Object.entries(meta.outputs).map(([file, { inputs }]) => [
+        url(file),
+        Object.keys(inputs).map(url),
+      ]);
+    }),
   );
 }
 
@@ -106,5 +108,12 @@ describe('start-up', () => {
     // The hook sees what is loaded: a command that validates (add) loads the schema library.
     const add = await modulesOf(['-C', root, 'add', 'Two', '--id', 'two']);
     expect(add.some((m) => /\/node_modules\/zod\//.test(m))).toBe(true);
+  });
+
+  it("bundles only the parts of the schema library ralph uses: none of zod's locales but the one it sets", () => {
+    // `import { z } from 'zod'` anywhere would bring the whole library, every locale with it.
+    const zod = [...bundled().values()].flat().filter((m) => m.includes('/node_modules/zod/'));
+    expect(zod.length).toBeGreaterThan(0);
+    expect(zod.filter((m) => /\/locales\/(?!en\.js$)/.test(m))).toEqual([]);
   });
 });

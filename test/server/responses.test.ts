@@ -3,7 +3,7 @@
 // server sends fails here. The schemas are strict: a field the server sends that the schema
 // does not name fails as surely as one it names and the server leaves out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from '../../src/lib/zod.js';
+import type * as z from '../../src/lib/zod.js';
 import { ROUTES } from '../../src/server/openapi.js';
 import { ErrorAnswer, HealthAnswer, StreamEventAnswer } from '../../src/server/responses.js';
 import { makeRepo } from '../support/git.js';

@@ -15,11 +15,13 @@ const SOURCES = [
   'dashboard/app.css',
   'package.json',
 ];
-/**
- * Written by every build: tsc emits every file anew, then the dashboard's script and the quick
- * commands' bundle.
- */
-const BUILT = ['dist/bin.js', 'dist/dashboard/app.js', 'dist/quick/quick-commands.js'];
+/** Written by every build: tsc emits every file anew, then the dashboard's script and the bundles. */
+const BUILT = [
+  'dist/bin.js',
+  'dist/dashboard/app.js',
+  'dist/quick/quick-commands.js',
+  'dist/main/main.js',
+];
 
 function newest(entry: string): number {
   const stat = fs.statSync(entry, { throwIfNoEntry: false });

@@ -12,7 +12,7 @@ async function tree(files: Record<string, number>): Promise<string> {
     fs.writeFileSync(path.join(root, file), '');
     fs.utimesSync(path.join(root, file), seconds, seconds);
   }
-  for (const dir of ['src', 'src/runner', 'dist', 'dist/dashboard', 'dist/quick'])
+  for (const dir of ['src', 'src/runner', 'dist', 'dist/dashboard', 'dist/quick', 'dist/main'])
     if (fs.existsSync(path.join(root, dir))) fs.utimesSync(path.join(root, dir), 1, 1);
   return root;
 }
@@ -24,6 +24,7 @@ describe('the build check of the test setup', () => {
       'dist/bin.js': 200,
       'dist/dashboard/app.js': 201,
       'dist/quick/quick-commands.js': 202,
+      'dist/main/main.js': 203,
     });
     expect(buildIsStale(root)).toBe(false);
   });
@@ -34,6 +35,7 @@ describe('the build check of the test setup', () => {
       'dist/bin.js': 200,
       'dist/dashboard/app.js': 201,
       'dist/quick/quick-commands.js': 202,
+      'dist/main/main.js': 203,
     });
     expect(buildIsStale(edited)).toBe(true);
     const half = await tree({ 'src/runner/loop.ts': 100, 'dist/bin.js': 200 });

@@ -1,4 +1,4 @@
-import { z } from '../../lib/zod.js';
+import * as z from '../../lib/zod.js';
 import type { Decoded, StreamDecoder } from '../../stream/decoder.js';
 import type { StreamIssue, TokenUsage, ToolResult, ToolUse } from '../../stream/events.js';
 

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../../agent/argv.js';
 import { CONFIG_FILE } from '../../config/config-file.js';
 import { makeDemoProject } from '../../demo/project.js';
 import { DEMO_ITEMS } from '../../demo/script.js';
 import { InputError, isErrnoException } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { DEMO_AGENT, RALPH_BIN } from '../../lib/package-files.js';
 import { withQueue } from '../../queue/open.js';
 import { addItem } from '../../workspace/admission.js';
 import { flagOf } from '../item-flags.js';
@@ -17,9 +17,6 @@ import { itemFromFlags } from './add.js';
 import { initCommand } from './init.js';
 import { openServer } from './serve.js';
 import { signalExitCode, untilStopSignal } from '../signals.js';
-
-const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
-const DEMO_AGENT = fileURLToPath(new URL('../../demo/agent.js', import.meta.url));
 
 /** Output that says nothing: the demo tells its own story. */
 const quiet: Output = { out: () => {}, err: () => {}, raw: () => {}, isTTY: false };
@@ -130,7 +127,7 @@ function runNight(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const child = spawn(process.execPath, [BIN, '-C', root, 'run', '--drain'], {
+  const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'run', '--drain'], {
     stdio: ['ignore', 'inherit', 'inherit'],
     // The demo agent stands in for claude: what claude keeps in ~/.claude (which the sandbox
     // makes for it) stays in the demo's directory, outside which the demo makes nothing.

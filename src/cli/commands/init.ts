@@ -1,6 +1,5 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '../../config/schema.js';
 import { CONFIG_FILE } from '../../config/config-file.js';
 import { workspacePaths } from '../../config/workspace.js';
@@ -9,12 +8,11 @@ import { recordDigest } from '../../lib/digest.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { BOOTSTRAP_PROMPT } from '../../lib/package-files.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
 import type { Output } from '../output.js';
-
-const DEFAULT_BOOTSTRAP = fileURLToPath(new URL('../../../prompts/bootstrap.md', import.meta.url));
 
 /** Writes a new file; false when something is already there (it is never overwritten). */
 function createFile(file: string, content: string): boolean {
@@ -59,7 +57,7 @@ export async function initCommand(
   const { $schema: _schema, ...spelledOut } = config;
   const files: [string, string][] = [
     [path.join(root, CONFIG_FILE), `${JSON.stringify(spelledOut, null, 2)}\n`],
-    [paths.bootstrap, await fsp.readFile(DEFAULT_BOOTSTRAP, 'utf8')],
+    [paths.bootstrap, await fsp.readFile(BOOTSTRAP_PROMPT, 'utf8')],
     [paths.queue, queueFileText(0, [])],
   ];
   for (const [file, content] of files) {

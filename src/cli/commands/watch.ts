@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../../agent/argv.js';
 import type { Workspace } from '../../config/workspace.js';
 import { digest } from '../../lib/digest.js';
 import { RalphError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
+import { RALPH_BIN } from '../../lib/package-files.js';
 import { readRunning } from '../../workspace/sessions.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -13,9 +13,14 @@ import { Tmux } from '../tmux.js';
 import { watchStatus } from './status.js';
 
 /** This command's own entry point: the windows run ralph as this process does. */
-const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
 
-const ralphArgv = (root: string, ...args: string[]) => [process.execPath, BIN, '-C', root, ...args];
+const ralphArgv = (root: string, ...args: string[]) => [
+  process.execPath,
+  RALPH_BIN,
+  '-C',
+  root,
+  ...args,
+];
 
 /** The tmux session of a workspace: its directory's name, and a hash that tells two apart. */
 export function tmuxSessionName(root: string): string {

@@ -2,7 +2,7 @@ import { git } from '../../git/git.js';
 import { Hono } from 'hono';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { formatIssues } from '../../lib/validation.js';
-import type { z } from '../../lib/zod.js';
+import type * as z from '../../lib/zod.js';
 import { unrunnableItems } from '../../queue/dependencies.js';
 import type { Item } from '../../queue/item.js';
 import { blockedReason } from '../../queue/select.js';
