@@ -2,7 +2,7 @@
 // devDependency) against a fake model API on 127.0.0.1: `ralph run --drain` over N items,
 // against the command ralph ran for the first item run N times by a bare loop (stdout to a
 // file, the prompt on stdin where the CLI reads it there, claude's stream-json input as ralph
-// gave it). CLIs differ widely in start-up, so
+// gave it), both in a home the CLI has run in once already. CLIs differ widely in start-up, so
 // the figure is per CLI: the ratio of the whole run, and the milliseconds ralph adds to each
 // item, broken down (before the spawn, the CLI's run, after its exit), beside the run's own
 // start and end, which a night pays once.
@@ -174,14 +174,23 @@ async function oneCli(name, { items, runs }, url) {
   const ralph = [];
   const bare = [];
   const split = { before: [], running: [], after: [], start: [], end: [] };
-  for (let r = 0; r < runs; r++) {
-    const { config, env: cliEnv } = SETUPS[name](url);
+  const { config, env: cliEnv } = SETUPS[name](url);
+  const env = benchEnv(cliEnv);
+  const queued = (count) => {
     const root = workspace([bin('claude')], {
       ...config,
       defaults: { cli: name, ...config.defaults },
     });
-    fillQueue(root, items);
-    const env = benchEnv(cliEnv);
+    fillQueue(root, count);
+    return root;
+  };
+  // A CLI's first run in a new home sets it up (codex's state, opencode's caches), which
+  // neither side should pay: one item first, untimed, and every run after in the same home.
+  const warm = queued(1);
+  await run(process.execPath, [BIN, '-C', warm, 'run', '--drain'], { env });
+  fs.rmSync(warm, { recursive: true, force: true });
+  for (let r = 0; r < runs; r++) {
+    const root = queued(items);
     const startedAt = Date.now();
     ralph.push(
       await elapsed(() => run(process.execPath, [BIN, '-C', root, 'run', '--drain'], { env })),
@@ -210,8 +219,8 @@ async function oneCli(name, { items, runs }, url) {
       }),
     );
     fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(cliEnv.HOME, { recursive: true, force: true });
   }
+  fs.rmSync(cliEnv.HOME, { recursive: true, force: true });
   const r = stats(ralph);
   const b = stats(bare);
   const ratio = r.median / b.median;

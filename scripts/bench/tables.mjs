@@ -8,7 +8,7 @@ const GROUPS = {
   reap: "The scan of the machine's processes after every session for what it left running (its process group, and whatever carries its variable), against reading each process's `/proc/<pid>/stat` once.",
   serve:
     "The server: the latency is from a line appended to a session's archive to its event in a real Chromium page's `EventSource`.",
-  clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop. The figure is the whole run's ratio; the detail gives what ralph adds to each item (its work before the spawn and after the exit, medians over the items), the CLI's run under ralph beside the bare run's, and the start and end ralph pays once a night.",
+  clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop, both in a home the CLI has run in once already. The figure is the whole run's ratio; the detail gives what ralph adds to each item (its work before the spawn and after the exit, medians over the items), the CLI's run under ralph beside the bare run's, and the start and end ralph pays once a night.",
   workers:
     'Workers and git mode: items of an agent that takes 500 ms, each in a work dir of its own, with 1, 2 and 4 workers; and items of an instant agent in one repository with git mode on and off.',
   sandbox:
