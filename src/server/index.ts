@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
@@ -8,6 +7,7 @@ import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { removeServerInfo, writeServerInfo } from '../control/server-file.js';
 import { InputError, RalphError, isErrnoException } from '../lib/errors.js';
+import { DASHBOARD_ASSETS } from '../lib/package-files.js';
 import { actionLog } from './action-log.js';
 import { createApp } from './app.js';
 import { Changes } from './changes.js';
@@ -101,7 +101,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     status: new StatusFeed(() => health(state), changes),
     index: new IndexCache(workspace.paths.sessions),
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
-    assets: fileURLToPath(new URL('../dashboard/', import.meta.url)),
+    assets: DASHBOARD_ASSETS,
     logAction: actionLog(workspace, redactor),
   };
   const hosts = allowedHosts(

@@ -12,8 +12,7 @@ import type { Output } from '../output.js';
 import { Tmux } from '../tmux.js';
 import { watchStatus } from './status.js';
 
-/** This command's own entry point: the windows run ralph as this process does. */
-
+/** ralph's argv in a window: the windows run ralph as this process does. */
 const ralphArgv = (root: string, ...args: string[]) => [
   process.execPath,
   RALPH_BIN,
