@@ -225,9 +225,12 @@ const argvError = (name: string) =>
 const CommandSchema = (name: string) =>
   z.array(z.string().min(1), { error: argvError(name) }).min(1);
 
-/** The `-p` argument every CLI is started with: the item itself travels in the system prompt. */
+/**
+ * The short message every CLI but codex is started with. The item travels in ralph's prompt:
+ * appended to the system prompt of claude and pi, beside this message on the others' stdin.
+ */
 const DEFAULT_INITIAL_PROMPT =
-  'You are running unattended under ralph. Your work item and instructions are in the appended system prompt. Begin now and finish the item.';
+  'You are running unattended under ralph. Your work item and instructions are under "# Assignment" in ralph\'s prompt. Begin now and finish the item.';
 const InitialPromptSchema = z.string().min(1);
 /** Passed to claude as `--settings`. */
 const ClaudeSettingsSchema = z.string().min(1);

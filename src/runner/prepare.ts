@@ -467,7 +467,7 @@ export function messagesText(item: Item): string {
 }
 
 /**
- * The message a session starts with. A resumed CLI keeps the system prompt its conversation
+ * The message a session starts with. A resumed CLI may keep the system prompt its conversation
  * began with (claude ignores a new `--append-system-prompt-file` on `--resume`), so why the
  * item came back (its checks failed, a landing refused, a gate failed, the attempt ended)
  * travels in the message.
@@ -486,7 +486,7 @@ export function initialPromptOf(initial: string, item: Item, resume: string | un
   if (news.length === 0) return initial;
   return [
     initial,
-    'This session resumes your earlier one on this item; the system prompt is as it was then. What has happened since:',
+    'This session resumes your earlier one on this item. What has happened since:',
     ...news,
   ].join('\n\n');
 }

@@ -52,6 +52,11 @@ export interface CliHarness {
   resumeFlag: string;
   /** Whether a resumed conversation keeps the tool call it was interrupted in. */
   keepsInterruptedCall: boolean;
+  /**
+   * Whether a resumed run's system prompt is the prompt ralph gives it then (pi builds its
+   * system prompt on every run), rather than the conversation's first.
+   */
+  renewsSystemPrompt: boolean;
   /** Seconds of silence its start-up may take before it writes anything. */
   idleTimeout: string;
 }
@@ -83,6 +88,7 @@ export const HARNESSES: CliHarness[] = [
     holdsBudget: false,
     resumeFlag: 'resume',
     keepsInterruptedCall: true,
+    renewsSystemPrompt: false,
     idleTimeout: '3s',
   },
   {
@@ -105,6 +111,7 @@ export const HARNESSES: CliHarness[] = [
     resumeFlag: '--resume',
     // gemini keeps no call it was interrupted in: the conversation has the prompts.
     keepsInterruptedCall: false,
+    renewsSystemPrompt: false,
     // gemini takes seconds to start: the limit leaves it room to run a command first.
     idleTimeout: '8s',
   },
@@ -123,6 +130,7 @@ export const HARNESSES: CliHarness[] = [
     holdsBudget: true,
     resumeFlag: '--session',
     keepsInterruptedCall: true,
+    renewsSystemPrompt: false,
     // opencode takes seconds to start, and over 8 s on a loaded machine: the limit leaves it
     // room to run a command first.
     idleTimeout: '15s',
@@ -143,6 +151,7 @@ export const HARNESSES: CliHarness[] = [
     holdsBudget: true,
     resumeFlag: '--session',
     keepsInterruptedCall: true,
+    renewsSystemPrompt: true,
     idleTimeout: '6s',
   },
 ];

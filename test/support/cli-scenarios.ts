@@ -50,7 +50,7 @@ export function scenarios(cli: CliHarness): void {
   describe(`ralph with the real ${cli.name} CLI`, () => {
     cli.closeAfterEach();
 
-    it('completes a text answer, with its tokens and cost, the prompt read from stdin', async () => {
+    it('completes a text answer, with its tokens and cost, the whole prompt reaching the model', async () => {
       const { root, env, api } = await setup(() => ({
         kind: 'text',
         text: `Hello from ${cli.name}.`,
@@ -288,10 +288,13 @@ export function scenarios(cli: CliHarness): void {
       const last = readSessions(root).at(-1);
       expect(last).toMatchObject({ status: 'completed', resumedFrom: conversationId });
       expect(last?.command).toEqual(expect.arrayContaining([cli.resumeFlag, conversationId]));
-      // The resumed request carries the conversation so far: the first session's prompt, and
-      // the shell call it was interrupted in where the CLI keeps it.
+      // The resumed request carries the conversation so far: the first session's prompt (or the
+      // resumed one's, where the CLI builds its system prompt anew), and the shell call it was
+      // interrupted in where the CLI keeps it.
       const conversation = cli.conversation(api.requests.at(-1)!);
-      expect(conversation).toContain(`Session: ${sessionId}`);
+      expect(conversation).toContain(
+        `Session: ${cli.renewsSystemPrompt ? String(last?.sessionId) : sessionId}`,
+      );
       if (cli.keepsInterruptedCall) expect(conversation).toContain('sleep 600');
       expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
     });

@@ -63,7 +63,7 @@ describe('the pi stream', () => {
 });
 
 describe('the pi command', () => {
-  it('reads the prompt on stdin and is given only the allowed tools', () => {
+  it('has the prompt appended to its system prompt and is given only the allowed tools', () => {
     expect(pi.command(invocation()).argv).toEqual({
       file: 'pi',
       args: [
@@ -73,12 +73,13 @@ describe('the pi command', () => {
         '--offline',
         '--tools',
         'read,bash,edit,write,grep,find,ls',
+        '--append-system-prompt',
+        '/ws/docs/sessions/s-prompt.md',
         'Begin.',
       ],
-      stdinFile: '/ws/docs/sessions/s-prompt.md',
     });
     const { args } = pi.command(invocation({ resume: 'abc' })).argv;
-    expect(args.slice(-3)).toEqual(['--session', 'abc', 'Begin.']);
+    expect(args.slice(-5, -2)).toEqual(['--session', 'abc', '--append-system-prompt']);
   });
 
   it('maps rules, plan, tools and bypass onto its tool list', () => {

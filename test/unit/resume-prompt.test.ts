@@ -1,4 +1,4 @@
-// A resumed conversation keeps the system prompt it began with: what happened since travels in
+// A resumed conversation may keep the system prompt it began with: what happened since travels in
 // the message it resumes with.
 import { describe, expect, it } from 'vitest';
 import { initialPromptOf } from '../../src/runner/prepare.js';
@@ -20,7 +20,7 @@ describe('the message a session starts with', () => {
     });
     const prompt = initialPromptOf(INITIAL, item, 'conversation-1');
     expect(prompt.startsWith(INITIAL)).toBe(true);
-    expect(prompt).toContain('the system prompt is as it was then');
+    expect(prompt).toContain('This session resumes your earlier one on this item.');
     expect(prompt).toContain('Your branch could not land: shared.txt');
     expect(prompt).toContain('The gate "test" failed');
     // The one-line error is not said twice when the failure itself is there.

@@ -78,7 +78,10 @@ function piRefusals(settings: ResolvedSettings, explicit: SessionSettings): stri
   return refusals;
 }
 
-/** `pi -p --mode json`: the prompt on stdin before a short message, only the allowed tools. */
+/**
+ * `pi -p --mode json`: the prompt appended to pi's system prompt, as claude's is (pi reads a
+ * path given there; on stdin it would be glued to the short message), only the allowed tools.
+ */
 function piCommand(invocation: Invocation): CliCommand {
   const [file, ...leading] = invocation.command;
   if (file === undefined) throw new Error('the pi command is empty');
@@ -97,9 +100,10 @@ function piCommand(invocation: Invocation): CliCommand {
         ...(tools.length === 0 ? ['--no-tools'] : ['--tools', tools.join(',')]),
         ...(s.model === undefined ? [] : ['--model', s.model]),
         ...(invocation.resume === undefined ? [] : ['--session', invocation.resume]),
+        '--append-system-prompt',
+        invocation.promptFile,
         invocation.initialPrompt,
       ],
-      stdinFile: invocation.promptFile,
     },
   };
 }
@@ -250,7 +254,7 @@ export const pi: AgentCli = {
   ],
   // Each assistant message reports its tokens and cost as it ends: ralph holds both limits.
   enforces: { maxTurns: 'ralph', budget: 'ralph' },
-  promptOnStdin: true,
+  promptOnStdin: false,
   takesSessionId: false,
   refusals: (settings, explicit) => piRefusals(settings, explicit),
   command: piCommand,
