@@ -238,7 +238,9 @@ export class ControlFiles {
 
   async writeRunningSession(record: SessionRecord): Promise<void> {
     await fsp.mkdir(this.paths.running, { recursive: true, mode: 0o700 });
-    await writeJsonAtomically(this.runningFile(record.sessionId), record);
+    // Not flushed to disk: its processes die with the machine, and the cost a recovery reads
+    // for it comes from the CLI's stream, which is not flushed either.
+    await writeJsonAtomically(this.runningFile(record.sessionId), record, { durable: false });
   }
 
   async clearRunningSession(sessionId: string): Promise<void> {

@@ -25,11 +25,12 @@ function stateDigest(text: string): string {
 /**
  * Records that ralph itself wrote (and so had validated) `text` to `file`, so that a later read
  * can skip validating it again. Only an optimisation: a digest that cannot be written is
- * removed, never left stale.
+ * removed, never left stale. It is not flushed to disk: after a machine crash it matches a text
+ * ralph wrote or none, and then the file is validated.
  */
 export async function recordDigest(file: string, text: string): Promise<void> {
   const digestFile = digestFileOf(file);
-  await writeFileAtomically(digestFile, stateDigest(text)).catch(() =>
+  await writeFileAtomically(digestFile, stateDigest(text), { durable: false }).catch(() =>
     fsp.rm(digestFile, { force: true }).catch(() => undefined),
   );
 }

@@ -110,8 +110,22 @@ const fsync = (fd: number) =>
     fs.fsync(fd, (error) => (error === null ? resolve() : reject(error))),
   );
 
-/** Writes a file atomically (temp file, fsync, rename), 0600, never through a symbolic link. */
-export async function writeFileAtomically(file: string, data: string | Buffer): Promise<void> {
+/** How a file is written: `durable: false` skips the fsync (see `writeFileAtomically`). */
+export interface WriteOptions {
+  durable?: boolean;
+}
+
+/**
+ * Writes a file atomically (temp file, fsync, rename), 0600, never through a symbolic link: a
+ * reader sees the old text or the new, never part of either. `durable: false` skips the fsync,
+ * for a file whose loss in a machine crash costs nothing. Every step goes through the thread
+ * pool: on a hung mount the event loop goes on, and the runner's watchdog can end it.
+ */
+export async function writeFileAtomically(
+  file: string,
+  data: string | Buffer,
+  { durable = true }: WriteOptions = {},
+): Promise<void> {
   await refuseSymlink(file);
   const temp = `${file}.${process.pid}.${tempFiles++}.tmp`;
   const flags =
@@ -121,7 +135,7 @@ export async function writeFileAtomically(file: string, data: string | Buffer): 
     // The umask may have taken bits away from the mode given to open.
     await handle.chmod(PRIVATE_FILE_MODE);
     await handle.writeFile(data);
-    await fsync(handle.fd);
+    if (durable) await fsync(handle.fd);
     await handle.close();
     await fsp.rename(temp, file);
   } catch (error) {
@@ -132,8 +146,12 @@ export async function writeFileAtomically(file: string, data: string | Buffer): 
 }
 
 /** Serialises a value as indented JSON and writes it atomically. */
-export async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
-  await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
+export async function writeJsonAtomically(
+  file: string,
+  value: unknown,
+  options?: WriteOptions,
+): Promise<void> {
+  await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
 /** Whether something exists at a path. */
