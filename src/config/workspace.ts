@@ -137,12 +137,13 @@ async function cachedConfig(root: string, text: string | undefined, file: string
   }
   const config = await parseConfig(text, file);
   // Only into a state directory that is there (never created here, never through a link) and
-  // is this user's, and only as an optimisation.
+  // is this user's, and only as an optimisation: not flushed to disk, as a cache a machine crash
+  // lost or cut short only costs one validation.
   const state = await fsp.lstat(path.dirname(cacheFile)).catch(() => undefined);
   if (state?.isDirectory() === true && state.uid === process.getuid?.())
-    await writeJsonAtomically(cacheFile, { key, config } satisfies ConfigCache).catch(
-      () => undefined,
-    );
+    await writeJsonAtomically(cacheFile, { key, config } satisfies ConfigCache, {
+      durable: false,
+    }).catch(() => undefined);
   return config;
 }
 

@@ -1,6 +1,7 @@
 // A state file is flushed to disk before it replaces the old one only where a machine crash
-// would lose something: the queue is; the digest beside it and a running session's record are
-// not (each costs the thread pool a round trip and the disk a flush, several times an item).
+// would lose something: the queue is; the digest beside it, a running session's record and the
+// configuration's cache are not (each flush costs the thread pool a round trip and the disk a
+// write, several times an item).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -47,6 +48,14 @@ describe('what a write flushes to disk', () => {
     );
     // The digest still spares the next read its validation.
     expect((await store.read()).items.map((i) => i.id)).toEqual(['a']);
+  });
+
+  it("does not flush the configuration's cache", async () => {
+    const paths = await workspace();
+    const cache = path.join(paths.state, '.config-cache.json');
+    fs.rmSync(cache, { force: true });
+    expect(await flushedBy(() => loadWorkspace(paths.root))).toEqual([]);
+    expect(fs.existsSync(cache)).toBe(true);
   });
 
   it("does not flush a running session's record", async () => {
