@@ -57,7 +57,10 @@ export interface AgentCli {
   credentials: readonly string[];
   /** Who holds a session to its turn limit and to its USD budget. */
   enforces: { maxTurns: Enforcer; budget: Enforcer };
-  /** Whether the CLI reads the prompt file on stdin (claude and pi have it appended to their system prompt). */
+  /**
+   * Whether the CLI reads the prompt file on stdin (claude and pi have it appended to their
+   * system prompt).
+   */
   promptOnStdin: boolean;
   /**
    * A person's message as a line of the CLI's stdin, for a CLI that reads user messages there
