@@ -10,7 +10,7 @@ import { loadWorkspace } from '../../src/config/workspace.js';
 import { ControlFiles } from '../../src/control/files.js';
 import { QueueStore } from '../../src/queue/store.js';
 import { queueItem } from '../support/items.js';
-import { ralph, tempDir } from '../support/workspace.js';
+import { makeWorkspace } from '../support/workspace.js';
 
 /** The files flushed while `write` runs, by name (a temp file as the file it becomes). */
 async function flushedBy(write: () => Promise<unknown>): Promise<string[]> {
@@ -26,9 +26,7 @@ async function flushedBy(write: () => Promise<unknown>): Promise<string[]> {
 }
 
 async function workspace() {
-  const root = await tempDir('ralph-durable-');
-  expect((await ralph(root, ['init'])).code).toBe(0);
-  return (await loadWorkspace(root)).paths;
+  return (await loadWorkspace(await makeWorkspace())).paths;
 }
 
 afterEach(() => {
