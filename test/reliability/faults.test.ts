@@ -166,12 +166,14 @@ describe('B. faults', () => {
   it.skipIf(!CAN_MOUNT)(
     'T23 pauses on a full disk with the item interrupted, and resumes once space is freed',
     async () => {
-      // The ballast is most of the disk, so that freeing it leaves far more than the minimum
-      // however much the flood wrote while it was being stopped (more on a loaded machine).
+      // The disk fills up for real (ENOSPC): the guard is set to one byte, so the flood is
+      // stopped only once nothing is left, and the pause cannot be written until the ballast
+      // (most of the disk) is freed. A guard stopping the flood while a page was left let the
+      // pause be written at once, which ends a draining run before the test could resume it.
       const { mount, done } = await onTmpfs('8m');
       try {
         const { root, env } = await guardedWorkspace(
-          { run: { minFreeBytes: 1024 * 1024, pollInterval: '0.3s' } },
+          { run: { minFreeBytes: 1, pollInterval: '0.3s' } },
           path.join(mount, 'ws'),
         );
         await ralph(root, ['add', 'flood', '--id', 'f', '--body', '#behave: flood onresume=ok']);
