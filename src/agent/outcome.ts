@@ -45,6 +45,11 @@ export const OUTCOME_KINDS = [
   'disk_full',
   'interrupted',
   'stopped',
+  /**
+   * ralph's sandbox could not be set up (bubblewrap or its launcher said why before the agent
+   * started): the environment's fault, no attempt spent, the night paused with the reason.
+   */
+  'sandbox_failed',
   /** `--resume` found no conversation: the item starts afresh, no attempt spent. */
   'resume_failed',
   /**
@@ -71,7 +76,7 @@ interface OutcomeBase {
 }
 
 /** Outcomes that pause the whole night: a person must act (pay, log in). */
-export type PausingKind = 'auth_error' | 'credit_exhausted';
+export type PausingKind = 'auth_error' | 'credit_exhausted' | 'sandbox_failed';
 
 /**
  * What a session's end means for the item and the night, one shape per kind: a usage limit
@@ -91,6 +96,8 @@ export interface SessionEnd {
   stderrTail?: string;
   /** Whether the session resumed an earlier conversation. */
   resumed?: boolean;
+  /** Whether it ran in ralph's sandbox (whose own failures are told apart from the agent's). */
+  sandboxed?: boolean;
 }
 
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
@@ -232,8 +239,27 @@ function byUsageLimit(summary: StreamSummary): Outcome | undefined {
   };
 }
 
+/**
+ * What bubblewrap (`bwrap: …`, exit 1) or ralph's launcher inside (`ralph sandbox: …`) says when
+ * the sandbox cannot be made or the agent cannot be started in it: nothing of the agent ran.
+ */
+const SANDBOX_FAILURE = /^(?:bwrap|ralph sandbox): .*/m;
+
+/** The sandbox's own failure, before any agent output, or undefined. */
+function sandboxFailure(end: SessionEnd): Outcome | undefined {
+  if (end.sandboxed !== true || end.summary.events > 0 || end.exit?.code === 0) return undefined;
+  const said = SANDBOX_FAILURE.exec(end.stderrTail ?? '')?.[0];
+  if (said === undefined || ![1, 125, 126, 127].includes(end.exit?.code ?? -1)) return undefined;
+  return pausing(
+    'sandbox_failed',
+    `ralph's sandbox could not be set up (${said.slice(0, 300)}): no attempt spent; run "ralph doctor", fix the sandbox settings or the CLI's command, then "ralph resume"`,
+  );
+}
+
 /** No result line: a crash, or a kill from outside. */
 function withoutResult(end: SessionEnd): Outcome {
+  const failed = sandboxFailure(end);
+  if (failed !== undefined) return failed;
   const tail = end.stderrTail?.trim();
   const detail = tail ? `: ${tail.split('\n').slice(-3).join(' | ').slice(0, 500)}` : '';
   if (end.exit?.signal)

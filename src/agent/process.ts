@@ -240,13 +240,18 @@ export function runToEnd(
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       env: options.env,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
       shell: false,
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       if (stdout.length < 64 * 1024) stdout += chunk;
+    });
+    // The end of what it said, for the reason of a failure.
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4096);
     });
     const timer = setTimeout(() => {
       if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
@@ -257,8 +262,12 @@ export function runToEnd(
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      const said = stderr.trim().split('\n').slice(-2).join(' | ');
       if (code === 0) resolve(stdout);
-      else reject(new Error(`exited with ${signal ?? `code ${code}`}`));
+      else
+        reject(
+          new Error(`exited with ${signal ?? `code ${code}`}${said === '' ? '' : `: ${said}`}`),
+        );
     });
   });
 }

@@ -185,7 +185,14 @@ export const SessionRecordFields = z.looseObject({
     .optional(),
   killedProcesses: z.array(z.number()).optional(),
   /** The sandbox the agent and its gates ran in (absent: none). */
-  sandbox: z.object({ kind: z.string(), network: z.string() }).optional(),
+  sandbox: z
+    .object({
+      kind: z.string(),
+      network: z.string(),
+      /** `off`: the CLI's own sandbox was turned off, ralph's holding it alone. */
+      cliOwn: z.literal('off').optional(),
+    })
+    .optional(),
   /** Connections the sandbox's proxy refused, the first hundred: where to, when, and whose. */
   egressBlocked: z
     .array(

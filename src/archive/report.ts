@@ -305,7 +305,7 @@ export function sandboxLines(record: SessionRecord): string[] {
   const blocked = record.egressBlocked ?? [];
   const more = (record.egressBlockedCount ?? blocked.length) - blocked.length;
   return [
-    `Sandbox:  ${record.sandbox.kind}, network ${record.sandbox.network}${blocked.length === 0 ? ', nothing refused' : ''}`,
+    `Sandbox:  ${record.sandbox.kind}, network ${record.sandbox.network}${record.sandbox.cliOwn === 'off' ? ` (${record.cli ?? 'the CLI'}'s own sandbox off: ralph's holds it)` : ''}${blocked.length === 0 ? ', nothing refused' : ''}`,
     ...blocked.map((b) => `Blocked:  ${b.host}:${b.port} at ${b.at} (by the ${b.by})`),
     ...(more > 0 ? [`Blocked:  … and ${more} more (state/iteration.log has each)`] : []),
   ];

@@ -1,5 +1,4 @@
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
@@ -44,8 +43,7 @@ import {
 } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
-import { enterSandbox, type Sandboxed } from './sandboxing.js';
-import { isWithin } from '../sandbox/bwrap.js';
+import { enterSandbox, interruptStandIn, type Sandboxed } from './sandboxing.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
 
@@ -130,7 +128,14 @@ export class Attempt {
     });
     const { sandbox } = prepared.work;
     if (sandbox.kind !== 'none')
-      this.record = { ...this.record, sandbox: { kind: sandbox.kind, network: sandbox.network } };
+      this.record = {
+        ...this.record,
+        sandbox: {
+          kind: sandbox.kind,
+          network: sandbox.network,
+          ...(prepared.cli.sandbox.turnsOwnOff === true ? { cliOwn: 'off' as const } : {}),
+        },
+      };
   }
 
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
@@ -193,9 +198,6 @@ export class Attempt {
       close: () => Promise.resolve(),
     };
     if (prepared.work.sandbox.kind === 'none') return unsandboxed;
-    const { paths } = this.ctx.workspace;
-    const standIns = path.join(paths.state, 'sandbox');
-    await fsp.mkdir(standIns, { recursive: true, mode: 0o700 });
     const entered = await enterSandbox(this.ctx, {
       sandbox: prepared.work.sandbox,
       cli: prepared.cli,
@@ -204,10 +206,11 @@ export class Attempt {
       workDir: prepared.settings.workDir,
       worktree: prepared.checkout?.worktree,
       dirs: prepared.cliDirs,
-      // A work dir that holds the workspace (no git mode) reaches the interrupt file itself.
-      interrupt: isWithin(paths.interruptFile, prepared.settings.workDir)
-        ? undefined
-        : { file: paths.interruptFile, standIn: path.join(standIns, `${sessionId}-interrupt.txt`) },
+      interrupt: await interruptStandIn(
+        this.ctx.workspace.paths,
+        prepared.settings.workDir,
+        sessionId,
+      ),
       onRefused: (refusal) => this.egressRefused(refusal, 'agent'),
     });
     // A program nowhere to be found is a missing CLI, as a spawn's ENOENT is.
@@ -494,6 +497,7 @@ export class Attempt {
       summary: end.summary,
       stderrTail: (await readTail(this.init.files.stderr, 2048)).text,
       resumed: this.init.prepared.resume !== undefined,
+      sandboxed: this.init.prepared.work.sandbox.kind !== 'none',
     });
     // An agent that died of a full disk (or was stopped by the check) is not at fault.
     const low = workspaceLowOnSpace(ctx.workspace);

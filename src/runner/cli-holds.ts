@@ -1,4 +1,4 @@
-import type { CliName } from '../config/cli-names.js';
+import { isCliName, type CliName } from '../config/cli-names.js';
 import type { HeldCli } from '../control/files.js';
 
 /** Why a CLI takes no new session for now. */
@@ -28,6 +28,13 @@ export class CliHolds {
     this.changed(this.holds);
   }
 
+  /** The holds that outlast this run: those that end at a time (a limit's reset, a window's). */
+  lasting(now: number): Map<CliName, CliHold> {
+    return new Map(
+      [...this.holds].filter(([, hold]) => Number.isFinite(hold.until) && hold.until > now),
+    );
+  }
+
   /** Why `cli` takes no session now, if it is held. */
   of(cli: CliName, now: number): CliHold | undefined {
     const held = this.holds.get(cli);
@@ -46,4 +53,19 @@ export function heldClis(holds: ReadonlyMap<CliName, CliHold>): HeldCli[] {
     reason,
     kind,
   }));
+}
+
+/**
+ * The holds an earlier run left in `state/holds.json` that still last: those that end at a
+ * time still to come. A hold "for this run" (a login or credit gone) waits for a person, who
+ * may have acted since; the next run tries again.
+ */
+export function keptHolds(held: readonly HeldCli[], now: number): Map<CliName, CliHold> {
+  const kept = new Map<CliName, CliHold>();
+  for (const { cli, until, reason, kind } of held) {
+    const at = until === undefined ? NaN : Date.parse(until);
+    if (!(at > now) || !(kind === 'limit' || kind === 'reserve') || !isCliName(cli)) continue;
+    kept.set(cli, { until: at, reason, kind });
+  }
+  return kept;
 }

@@ -50,6 +50,11 @@ export interface RunnerContext {
   workDirsInUse: Set<string>;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */
   cliHolds: CliHolds;
+  /**
+   * Whether the run ends rather than waits when the night is paused (`--drain`, `--once`, a
+   * command that runs no night): a fault a person must fix ends it, never hangs it.
+   */
+  endsWhenPaused: boolean;
   /** Whether the workspace's last runner died holding its lock (what it ran may run still). */
   lastRunnerDied: boolean;
   /** Set when another runner took the workspace lock (this one stalled past its stale time). */

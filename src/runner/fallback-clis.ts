@@ -1,4 +1,5 @@
 import { credentialsOf, which } from '../agent/availability.js';
+import { resolveSandbox, resolveSettings } from '../agent/settings.js';
 import { cliNamed, commandOf, missingHint } from '../agent/clis/index.js';
 import type { CliName } from '../config/cli-names.js';
 import { cliOfFallback } from '../config/schema.js';
@@ -35,7 +36,10 @@ export async function fallbackClisInUse(
   return [...found].map(([cli, namedFor]) => ({ cli, namedFor }));
 }
 
-/** Why a fallback CLI could not take over at 3 a.m.: not installed (a refusal), or no login seen. */
+/**
+ * Why a fallback CLI could not take over at 3 a.m.: not installed or unable to run in ralph's
+ * sandbox (a refusal), or no login seen.
+ */
 export function fallbackProblem(
   workspace: Workspace,
   { cli, namedFor }: FallbackInUse,
@@ -47,6 +51,16 @@ export function fallbackProblem(
       refuse: true,
       problem: `the fallback CLI ${cli} (${namedFor}) is not installed: ${command ?? '(empty command)'} not found; ${missingHint(cli)}`,
     };
+  const config = workspace.config;
+  if (resolveSandbox(config, []).kind !== 'none') {
+    const settings = resolveSettings(config.defaults, [{ cli }], (p) => p);
+    const refusal = cliNamed(cli).sandbox.refusal?.(settings);
+    if (refusal !== undefined)
+      return {
+        refuse: true,
+        problem: `the fallback CLI ${cli} (${namedFor}) cannot run in ralph's sandbox: ${refusal}`,
+      };
+  }
   const credentials = credentialsOf(cliNamed(cli), env);
   if (credentials.kind === 'none')
     return {

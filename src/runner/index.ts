@@ -7,7 +7,7 @@ export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from './prepare.js';
-export { fallbackClisInUse } from './fallback-clis.js';
+export { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
 export {
   landWaiting,
   recoverWorkspace,
@@ -16,3 +16,4 @@ export {
   type RunnerResult,
 } from './start.js';
 export { waitForChange, type Wait } from './wait.js';
+export { enterSandbox, interruptStandIn } from './sandboxing.js';

@@ -114,6 +114,7 @@ export function settlementFor(
       // A resumption stopped by the runner keeps the conversation it went on with.
       return released(undefined, resumed === undefined ? undefined : (conversationId ?? resumed));
     case 'resume_failed':
+    case 'sandbox_failed':
     case 'auth_error':
     case 'credit_exhausted':
       return released();

@@ -2,6 +2,8 @@ import { addUsd } from '../lib/usd.js';
 import type { Outcome } from '../agent/outcome.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
+import { RalphError } from '../lib/errors.js';
+import { ExitCode } from '../lib/exit-codes.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
@@ -531,8 +533,14 @@ class Night {
     }
   }
 
-  private pause(reason: string): Promise<void> {
-    return pauseForOperator(this.ctx, this.control, reason);
+  private async pause(reason: string): Promise<void> {
+    // A run meant to end that cannot even write the pause ends: the disk is the person's to fix.
+    const written = await pauseForOperator(this.ctx, this.control, reason);
+    if (!written && this.ctx.endsWhenPaused)
+      throw new RalphError(
+        `${reason.split('\n')[0] ?? reason}; the pause could not be written either`,
+        ExitCode.ioError,
+      );
   }
 
   /** Sleeps until the queue or the interrupt file changes, another worker's item ends, or `ms` pass. */

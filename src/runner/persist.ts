@@ -1,5 +1,7 @@
 import { jittered } from '../lib/backoff.js';
+import { ExitCode } from '../lib/exit-codes.js';
 import {
+  RalphError,
   ContentionError,
   CorruptStateError,
   UnavailableError,
@@ -126,7 +128,15 @@ async function hold(
   } else {
     reason += '. Fix the cause (free some space, remount read-write), then run "ralph resume".';
   }
-  await pauseForOperator(ctx, control, reason);
+  const paused = await pauseForOperator(ctx, control, reason);
+  // A run meant to end ends here, with the reason; the pause stays for the next run to see.
+  if (ctx.endsWhenPaused) {
+    if (!paused) throw error;
+    throw new RalphError(
+      `the night is paused: ${reason.split('\n')[0] ?? reason}`,
+      ExitCode.paused,
+    );
+  }
   // Two operations (a settle, the lander) may find the queue broken at once: one pause is
   // answered, the queue restored and the night resumed, while the other is still being made.
   // That one is taken back once the queue reads again, or nobody would be left to resume it.
@@ -150,22 +160,23 @@ function queueReads(ctx: RunnerContext): Promise<boolean> {
  * Pauses the night: writes the interrupt file with the reason (redacted) and logs it. On a full
  * disk the file cannot be written at once, so it is tried again every poll interval until it
  * is, or the runner is stopped: the pause is always visible, and always cleared the same way.
+ * A run meant to end tries once: it ends either way. Returns whether the pause was written.
  */
 export async function pauseForOperator(
   ctx: RunnerContext,
   control: StopControl,
   reason: string,
-): Promise<void> {
+): Promise<boolean> {
   const { config } = ctx.workspace;
   const text = ctx.redactor.redact(reason);
   ctx.events.error('pausing', { reason });
   for (;;) {
     try {
       await ctx.controlFiles.pause(text);
-      return;
+      return true;
     } catch (error) {
-      if (control.requested !== undefined) return;
       ctx.events.error('pause_write_failed', { error: messageOf(error) });
+      if (control.requested !== undefined || ctx.endsWhenPaused) return false;
       await ctx.wait({ ms: config.run.pollInterval * 1000, signal: control.signal });
     }
   }

@@ -6,6 +6,7 @@ import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
 import { withQueueReader } from '../queue/open.js';
 import { readBudget } from './budget.js';
+import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
 import type { PreparationError } from './preparation-error.js';
 import { prepareSession, type PreparedSession } from './prepare.js';
 
@@ -21,6 +22,8 @@ export interface PlannedItem {
 export interface Plan {
   items: PlannedItem[];
   unrunnable: { id: string; reason: string }[];
+  /** Fallback CLIs that could not take over: the run would not start (`refuse`), or a warning. */
+  fallbackProblems: { refuse: boolean; problem: string }[];
 }
 
 /**
@@ -58,5 +61,10 @@ export async function planRun(
     planned.push({ id: next.id, title: next.title, session });
     next.status = 'done';
   }
-  return { items: planned, unrunnable: unrunnableItems(items) };
+  const fallbackProblems = [];
+  for (const fallback of await fallbackClisInUse(workspace, items, files)) {
+    const found = fallbackProblem(workspace, fallback, env);
+    if (found !== undefined) fallbackProblems.push(found);
+  }
+  return { items: planned, unrunnable: unrunnableItems(items), fallbackProblems };
 }

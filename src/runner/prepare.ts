@@ -236,6 +236,7 @@ export async function prepareSession(
     settings,
     settingsFile: config.clis.claude.settings,
     yolo: config.yolo,
+    sandboxed: work.sandbox.kind !== 'none',
     env,
   });
   Object.assign(env, command.env);

@@ -7,7 +7,7 @@ import type { EnteredGate } from '../gates/gates.js';
 import type { SandboxSettings } from '../agent/settings.js';
 import { gitCommonDir } from '../git/worktree.js';
 import { writeFileAtomically } from '../lib/fs.js';
-import { proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
+import { isWithin, proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
 import { parseAllowedHost } from '../sandbox/hosts.js';
 import { expandHome, sandboxLayout } from '../sandbox/layout.js';
 import { bubblewrapOf } from '../sandbox/probe.js';
@@ -59,7 +59,7 @@ export interface SandboxRequest {
  * A problem (the program nowhere to be found) is returned, never a run without the sandbox.
  */
 export async function enterSandbox(
-  ctx: Pick<RunnerContext, 'egress' | 'parentEnv'>,
+  ctx: Pick<RunnerContext, 'egress' | 'parentEnv' | 'workspace'>,
   request: SandboxRequest,
 ): Promise<Sandboxed | { problem: string }> {
   const { sandbox, cli, env, interrupt } = request;
@@ -84,6 +84,8 @@ export async function enterSandbox(
     readOnly: sandbox.readOnly,
     readWrite: [...sandbox.readWrite.map((p) => expandHome(p, home)), ...(request.dirs ?? [])],
     standIns: interrupt === undefined ? [] : [{ source: interrupt.standIn, path: interrupt.file }],
+    // The workspace's state and configuration are never the agent's to read or change.
+    hidden: [ctx.workspace.paths.root],
     git:
       request.worktree === undefined
         ? undefined
@@ -115,6 +117,21 @@ export async function enterSandbox(
       if (interrupt !== undefined) await fsp.rm(interrupt.standIn, { force: true });
     },
   };
+}
+
+/**
+ * The interrupt file an agent in the sandbox writes: a stand-in of the session's own, unless its
+ * work dir holds the workspace (no git mode) and so reaches the file itself.
+ */
+export async function interruptStandIn(
+  paths: { interruptFile: string; state: string },
+  workDir: string,
+  sessionId: string,
+): Promise<SandboxRequest['interrupt']> {
+  if (isWithin(paths.interruptFile, workDir)) return undefined;
+  const standIns = path.join(paths.state, 'sandbox');
+  await fsp.mkdir(standIns, { recursive: true, mode: 0o700 });
+  return { file: paths.interruptFile, standIn: path.join(standIns, `${sessionId}-interrupt.txt`) };
 }
 
 /** A gate's command in its sandbox, as the gates run it (or why it cannot be: never a throw). */

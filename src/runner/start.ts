@@ -2,7 +2,7 @@ import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
-import { CliHolds, heldClis } from './cli-holds.js';
+import { CliHolds, heldClis, keptHolds } from './cli-holds.js';
 import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
 import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
@@ -71,6 +71,7 @@ function contextOf(
   redactor: Redactor,
   queue: Queue,
   egress: EgressProxy,
+  endsWhenPaused: boolean,
 ): RunnerContext {
   const { workspace, events } = options;
   const controlFiles = new ControlFiles(workspace.paths);
@@ -78,6 +79,7 @@ function contextOf(
     workspace,
     queue,
     egress,
+    endsWhenPaused,
     controlFiles,
     events,
     clock: options.clock,
@@ -181,7 +183,7 @@ async function asQuietRunner<T>(
     const queue = await openQueue(workspace, options.env);
     const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
     try {
-      const ctx = contextOf(options, lock, redactor, queue, egress);
+      const ctx = contextOf(options, lock, redactor, queue, egress, true);
       return await asRunnerOf(workspace.root, () => work(ctx, queue));
     } finally {
       await egress.close();
@@ -241,10 +243,12 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     const queue = await openWhenReachable(options, loop.workers + 2);
     const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
     let notifications: { stop(): Promise<void> } | undefined;
+    const ctx = contextOf(options, lock, redactor, queue, egress, loop.drain || loop.once);
     try {
-      const ctx = contextOf(options, lock, redactor, queue, egress);
-      // What a runner that died held is no longer held.
-      await ctx.controlFiles.writeHolds([]).catch(() => undefined);
+      // A limit an earlier run was held by still holds until its reset; the rest is forgotten.
+      const kept = keptHolds(await ctx.controlFiles.readHolds(), clock.now());
+      await ctx.controlFiles.writeHolds(heldClis(kept)).catch(() => undefined);
+      for (const [cli, hold] of kept) ctx.cliHolds.hold(cli, hold);
       notifications = startNotifications(ctx);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
@@ -290,7 +294,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
-      await new ControlFiles(paths).writeHolds([]).catch(() => undefined);
+      const lasting = ctx.cliHolds.lasting(clock.now());
+      await ctx.controlFiles.writeHolds(heldClis(lasting)).catch(() => undefined);
       await notifications?.stop();
       await egress.close();
       await queue.close();

@@ -123,6 +123,12 @@ export async function gatherStatus(
     report.quarantined = copies.sort().map((name) => path.join(paths.quarantine, name));
   }
   const { records } = await control.readRunningSessions();
+  // With no runner, what holds is what the next run keeps: a limit whose reset is still to come.
+  const held =
+    runner === undefined
+      ? heldClis.filter((h) => h.until !== undefined && Date.parse(h.until) > Date.now())
+      : heldClis;
+  if (held.length > 0) report.heldClis = held;
   if (runner === undefined) {
     // What a runner killed mid-session left: said so, never shown as running.
     const itemIds = [...new Set(records.map((r) => r.itemId))];
@@ -131,7 +137,6 @@ export async function gatherStatus(
     return report;
   }
   if (waiting !== undefined) report.waiting = waiting;
-  if (heldClis.length > 0) report.heldClis = heldClis;
   report.running = records.map((s) => {
     const lastActivity = s.heartbeat.lastActivityAt;
     return {

@@ -6,15 +6,32 @@ export interface Command {
   args: string[];
 }
 
-/** A path given into the sandbox at the same place, read-only or read-write. */
+/**
+ * A path given into the sandbox at the same place, read-only or read-write; an empty directory
+ * hiding what is there outside (`hidden`); or a symlink made again (`symlink`, to `source`).
+ */
 export interface Mount {
   /** Where it is inside. */
   path: string;
-  /** What is bound there, when not the same path outside. */
+  /** What is bound there, when not the same path outside; a symlink's target. */
   source?: string;
-  mode: 'ro' | 'rw';
+  mode: 'ro' | 'rw' | 'hidden' | 'symlink';
   /** Whether a missing path is skipped rather than an error. */
   optional?: boolean;
+}
+
+/** bubblewrap's arguments for one mount. */
+function mountArgs(mount: Mount): string[] {
+  switch (mount.mode) {
+    case 'hidden':
+      return ['--tmpfs', mount.path];
+    case 'symlink':
+      return ['--symlink', mount.source ?? mount.path, mount.path];
+    default: {
+      const flag = `--${mount.mode === 'ro' ? 'ro-' : ''}bind${mount.optional === true ? '-try' : ''}`;
+      return [flag, mount.source ?? mount.path, mount.path];
+    }
+  }
 }
 
 /** A top-level system directory: bound read-only, or a symlink (`/bin` → `usr/bin`) made again. */
@@ -76,10 +93,10 @@ export function sandboxArgv<T extends Command>(inner: T, layout: SandboxLayout):
   const ordered = mounts
     .map((mount, index) => ({ mount, index }))
     .sort((a, b) => depth(a.mount.path) - depth(b.mount.path) || a.index - b.index);
-  for (const { mount } of ordered) {
-    const flag = `--${mount.mode === 'ro' ? 'ro-' : ''}bind${mount.optional === true ? '-try' : ''}`;
-    args.push(flag, mount.source ?? mount.path, mount.path);
-  }
+  for (const { mount } of ordered) args.push(...mountArgs(mount));
+  // A hidden directory is read-only too once what is given inside it is bound there.
+  for (const { mount } of ordered)
+    if (mount.mode === 'hidden') args.push('--remount-ro', mount.path);
   const launcherArgs: string[] = [];
   if (layout.proxy !== undefined) {
     args.push('--bind', layout.proxy.socket, PROXY_SOCKET_INSIDE);

@@ -40,7 +40,14 @@ export function loopbackForwards(
 ): { host: string; port: number }[] {
   const forwards: { host: string; port: number }[] = [];
   for (const { host, port, subdomains } of allowed)
-    if (!subdomains && LOOPBACK.has(host) && port !== undefined && port >= FIRST_UNPRIVILEGED_PORT)
+    if (
+      !subdomains &&
+      LOOPBACK.has(host) &&
+      port !== undefined &&
+      port >= FIRST_UNPRIVILEGED_PORT &&
+      // One listener a port inside: a host both the CLI's API and allowed is forwarded once.
+      !forwards.some((f) => f.host === host && f.port === port)
+    )
       forwards.push({ host, port });
   return forwards;
 }

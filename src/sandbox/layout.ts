@@ -40,6 +40,11 @@ export interface LayoutRequest {
   /** Files bound read-write at another path inside (the interrupt file, one of the session's). */
   standIns?: { source: string; path: string }[];
   /**
+   * Directories shown empty inside whatever else is given (the workspace: its state and
+   * configuration), but for what is given deeper in them.
+   */
+  hidden?: string[];
+  /**
    * Git mode: the item's worktree (read-write) and the repository's git dir (its objects and
    * refs), whose config and hooks stay read-only, as does the worktree's `.git` link to it.
    */
@@ -87,18 +92,35 @@ async function locate(file: string, env: Readonly<Record<string, string>>, cwd: 
   return undefined;
 }
 
+/** Whether `dir` is HOME or holds it: a directory never given whole, for it holds the user's secrets. */
+const holdsHome = (dir: string, home: string) => isWithin(home, dir);
+
 /**
- * The directory to give for a program or script at `file`: the `node_modules` it is in (its
- * package's dependencies sit beside it), else its package's root (where its `package.json` is),
- * else its own directory.
+ * What to give for a program or script at `file` (its real path): the `node_modules` it is in
+ * (its package's dependencies sit beside it), else its package's root (where its `package.json`
+ * is, below HOME), else the file alone. Never a name pattern, never HOME or a folder above it.
  */
-async function programDir(file: string): Promise<string> {
+async function programPart(file: string, home: string): Promise<string> {
   const parts = file.split(path.sep);
   const index = parts.lastIndexOf('node_modules');
   if (index > 0) return parts.slice(0, index + 1).join(path.sep);
-  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir))
+  for (let dir = path.dirname(file); !holdsHome(dir, home); dir = path.dirname(dir)) {
     if (await exists(path.join(dir, 'package.json'))) return dir;
-  return path.dirname(file);
+    if (dir === path.dirname(dir)) break;
+  }
+  return file;
+}
+
+/**
+ * What to give for a directory of the PATH: a `node_modules/.bin`'s `node_modules` (its links
+ * lead there), else the directory itself; nothing for HOME or a folder above it.
+ */
+function pathDirPart(dir: string, home: string): string | undefined {
+  const part =
+    path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules'
+      ? path.dirname(dir)
+      : dir;
+  return holdsHome(part, home) ? undefined : part;
 }
 
 /** `~/x` as an absolute path under `home`. */
@@ -122,24 +144,39 @@ export async function sandboxLayout(
   if (program === undefined)
     return { problem: `${inner.file}: command not found (on the PATH given to the sandbox)` };
   const mounts: Mount[] = [];
+  const given = (p: string) =>
+    inSystem(p) || isWithin(p, workDir) || mounts.some((m) => isWithin(p, m.path));
   const readOnly = (p: string, optional = false) => {
-    if (!inSystem(p) && !isWithin(p, workDir)) mounts.push({ path: p, mode: 'ro', optional });
+    if (!given(p)) mounts.push({ path: p, mode: 'ro', optional });
   };
-  readOnly(await programDir(await fsp.realpath(program)));
-  if (!program.includes(`${path.sep}node_modules${path.sep}`)) readOnly(path.dirname(program));
+  // What the program needs, from its real file; the PATH's directories themselves.
+  const real = await fsp.realpath(program);
+  readOnly(await programPart(real, home));
   // An interpreter's script (`node cli.js`): its package is the program.
   const [script] = inner.args;
   if (script !== undefined && path.isAbsolute(script) && (await isFile(script)))
-    readOnly(await programDir(await fsp.realpath(script)));
+    readOnly(await programPart(await fsp.realpath(script), home));
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !(await exists(dir))) continue;
-    readOnly(path.basename(dir) === '.bin' ? path.dirname(dir) : dir);
+    const part = pathDirPart(dir, home);
+    if (part !== undefined) readOnly(part);
   }
-  for (const arg of inner.args) if (path.isAbsolute(arg) && (await exists(arg))) readOnly(arg);
+  // Found where nothing given holds it (a script in HOME, a link beside the workspace): the
+  // program alone, as a link to its real file where it is one.
+  if (!given(program))
+    mounts.push(
+      program === real
+        ? { path: program, mode: 'ro' }
+        : { path: program, source: real, mode: 'symlink' },
+    );
+  for (const arg of inner.args)
+    if (path.isAbsolute(arg) && !holdsHome(arg, home) && (await exists(arg))) readOnly(arg);
   for (const file of ['.gitconfig', '.config/git']) readOnly(path.join(home, file), true);
   for (const p of request.readOnly) readOnly(expandHome(p, home), true);
   for (const p of [...request.state, ...request.readWrite.map((p) => expandHome(p, home))])
     mounts.push({ path: p, mode: 'rw', optional: true });
+  for (const dir of request.hidden ?? [])
+    if (!isWithin(dir, workDir)) mounts.push({ path: dir, mode: 'hidden' });
   for (const { source, path: inside } of request.standIns ?? [])
     mounts.push({ path: inside, source, mode: 'rw' });
   if (request.git !== undefined) {

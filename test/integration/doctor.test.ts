@@ -128,10 +128,13 @@ describe('ralph doctor', () => {
     const dir = await tempDir();
     fs.writeFileSync(path.join(dir, 'ralph.config.json'), '{"colour": 1}');
     const { code, stdout } = await ralph(dir, ['doctor'], withKey);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toMatch(
       /^FAIL +config +.*ralph\.config\.json is invalid: \(top level\): unknown key "colour"/m,
     );
     expect(stdout).toMatch(/^FAIL +workspace +.* is not a ralph workspace \(run "ralph init"\)$/m);
+    // Nothing is said of defaults the file does not hold: no CLI, sandbox or budget line.
+    expect(stdout).not.toMatch(/^(ok|warn|FAIL) +(claude|sandbox|budget|version|auth)/m);
+    expect(stdout).toContain('The other checks need a valid configuration');
   });
 });

@@ -105,6 +105,32 @@ describe('a run meant to end, on a usage limit', () => {
     expect(fs.existsSync(interruptFile(root))).toBe(false);
   });
 
+  it('keeps the hold in state/holds.json past the run: status shows it, the next run spares the CLI', async () => {
+    const { root, env } = await guardedWorkspace({ run: { maxLimitWait: '1h' } });
+    const far = Math.floor(Date.now() / 1000) + 2 * 3600;
+    const body = `#behave: rate-limited resetsAt=${far}`;
+    await ralph(root, ['add', 'Limited', '--id', 'l', '--body', body], env);
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(7);
+    const status = JSON.parse((await ralph(root, ['status', '--json'], env)).stdout) as {
+      heldClis?: { cli: string; kind: string; reason: string }[];
+    };
+    expect(status.heldClis).toEqual([
+      expect.objectContaining({
+        cli: 'claude',
+        kind: 'limit',
+        reason: expect.stringContaining(new Date(far * 1000).toISOString()) as string,
+      }),
+    ]);
+    // A new item: the next run does not start claude for it before the reset.
+    await ralph(root, ['add', 'Next', '--id', 'n'], env);
+    const calls = fs.readFileSync(env.FAKE_CLAUDE_CALLS, 'utf8');
+    const again = await ralph(root, ['run', '--drain'], env);
+    expect(again.code).toBe(7);
+    // claude was not started again before its reset.
+    expect(fs.readFileSync(env.FAKE_CLAUDE_CALLS, 'utf8')).toBe(calls);
+    expect(fs.existsSync(path.join(root, 'state', 'holds.json'))).toBe(true);
+  });
+
   it('--once does not wait for a reset: exit 7', async () => {
     const { root, env } = await guardedWorkspace();
     const soon = Math.floor(START / 1000) + 600;

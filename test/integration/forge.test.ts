@@ -532,6 +532,7 @@ async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
       workspace,
       queue,
       egress: new EgressProxy(),
+      endsWhenPaused: false,
       controlFiles: new ControlFiles(workspace.paths),
       events: new RunEvents(() => time.clock.now()),
       clock: time.clock,

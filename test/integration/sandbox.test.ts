@@ -307,12 +307,16 @@ describe('a sandbox that cannot be had', () => {
 
   it('refuses at add a CLI that cannot work inside, with its reason', async () => {
     const { root, env } = await sandboxedWorkspace();
-    const added = await ralph(root, ['add', 'Codex', '--id', 'c', '--cli', 'codex'], env);
+    // codex runs inside with its own sandbox off; only its read-only mode is its own sandbox.
+    const plan = ['--cli', 'codex', '--permission-mode', 'plan'];
+    const added = await ralph(root, ['add', 'Codex', '--id', 'c', ...plan], env);
     expect(added.code).toBe(2);
-    expect(added.stderr).toMatch(/codex's own sandbox is bubblewrap, which cannot set up/);
+    expect(added.stderr).toMatch(
+      /codex reads only .* through its own sandbox, which is bubblewrap/,
+    );
     const outside = await ralph(
       root,
-      ['add', 'Codex', '--id', 'c', '--cli', 'codex', '--sandbox', 'none'],
+      ['add', 'Codex', '--id', 'c', ...plan, '--sandbox', 'none'],
       env,
     );
     expect(outside.code, outside.stderr).toBe(0);

@@ -131,7 +131,8 @@ describe('B. faults', () => {
       process.nextTick(callback, error);
     });
     const queueBefore = () => fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8');
-    const running = ralph(root, ['run', '--drain'], env);
+    // A runner that waits for a person through a pause (a drained one ends: see T23's sibling).
+    const running = ralph(root, ['run', '--max-iterations', '1'], env);
     await eventually(() => Promise.resolve(ledger(root).length > 0), 20_000, 'the agent');
     const claimed = queueBefore();
     failing = true;
@@ -180,7 +181,8 @@ describe('B. faults', () => {
         const ballast = path.join(mount, 'ballast');
         fs.writeFileSync(ballast, Buffer.alloc(6 * 1024 * 1024));
         const before = snapshot(root);
-        const runner = startRunner(root, env);
+        // A runner that waits for a person through a pause (a drained one ends: see below).
+        const runner = startRunner(root, env, ['run', '--max-iterations', '2']);
         await eventually(
           () => Promise.resolve(runner.stdout().includes('"event":"pausing"')),
           30_000,
@@ -210,6 +212,44 @@ describe('B. faults', () => {
         expect(readQueue(root).items[0]).toMatchObject({ status: 'done', attempts: 1 });
         const report = await checkInvariants(root, { ids: ['f'], before, cleanExit: true });
         expect(report.problems).toEqual([]);
+      } finally {
+        done();
+      }
+    },
+    90_000,
+  );
+
+  it.skipIf(!CAN_MOUNT)(
+    'T23 on a drained run: a disk too full to write even the pause ends the run with its reason, and loses nothing',
+    async () => {
+      const { mount, done } = await onTmpfs('8m');
+      try {
+        const { root, env } = await guardedWorkspace(
+          { run: { minFreeBytes: 1024, pollInterval: '0.3s' } },
+          path.join(mount, 'ws'),
+        );
+        await ralph(root, [
+          'add',
+          'flood',
+          '--id',
+          'f',
+          '--body',
+          '#behave: sequence steps=flood,ok',
+        ]);
+        const ballast = path.join(mount, 'ballast');
+        fs.writeFileSync(ballast, Buffer.alloc(6 * 1024 * 1024));
+        const runner = startRunner(root, env, ['run', '--drain']);
+        const { code } = await runner.exited;
+        // It ends (never waits all night for a disk nobody frees), with one line that says why.
+        expect([6, 74], runner.stderr()).toContain(code);
+        expect(runner.stderr().trim().split('\n').at(-1)).toMatch(
+          /ENOSPC|no space left|disk is almost full/,
+        );
+        fs.rmSync(ballast);
+        await ralph(root, ['resume']);
+        const again = await ralph(root, ['run', '--drain'], env);
+        expect(again.code, again.stderr).toBe(0);
+        expect(readQueue(root).items[0]).toMatchObject({ id: 'f', status: 'done' });
       } finally {
         done();
       }
@@ -296,7 +336,8 @@ describe('B. faults', () => {
     const gate = path.join(root, 'gate');
     await ralph(root, ['add', 'gated', '--id', 'g', '--body', `#behave: gated gate=${gate}`]);
     await ralph(root, ['add', 'next', '--id', 'n']);
-    const runner = startRunner(root, env);
+    // A runner that waits for a person through the pause (a drained one ends with exit 6).
+    const runner = startRunner(root, env, ['run', '--max-iterations', '2']);
     const queue = path.join(root, 'state', 'queue.json');
     await waitUntil(path.join(root, 'state'), () => readQueue(root).items[0]?.status === 'running');
     const good = fs.readFileSync(queue, 'utf8');

@@ -22,6 +22,7 @@ export function invocationFor(cli: CliName, overrides: Partial<Invocation> = {})
     sessionId: '11111111-2222-4333-8444-555555555555',
     settings: settingsFor(cli),
     yolo: false,
+    sandboxed: false,
     env: {},
     ...overrides,
   };

@@ -154,6 +154,21 @@ describe('the codex command', () => {
     expect(yolo.join(' ')).not.toContain('sandbox_mode');
   });
 
+  it("runs with its own sandbox off inside ralph's, without yolo, and refuses only plan there", () => {
+    const home = { CODEX_HOME: '/tmp/codex-home', TMPDIR: '/tmp' };
+    const inside = codex.command(invocation({ sandboxed: true, env: home }));
+    expect(inside.argv.args).toContain('sandbox_mode="danger-full-access"');
+    expect(inside.argv.args).not.toContain('--dangerously-bypass-approvals-and-sandbox');
+    // No temp dir of its own: that is for codex's own sandbox, which is off.
+    expect(inside.env).toBeUndefined();
+    const settingsOf = (permissionMode: 'plan' | 'acceptEdits') =>
+      resolveSettings(defaults, [{ cli: 'codex', permissionMode }], (p) => p);
+    expect(codex.sandbox.refusal?.(settingsOf('acceptEdits'))).toBeUndefined();
+    expect(codex.sandbox.refusal?.(settingsOf('plan'))).toContain('sandbox.kind "none"');
+    const plan = codex.command(invocation({ sandboxed: true, settings: settingsOf('plan') }));
+    expect(plan.argv.args).toContain('sandbox_mode="read-only"');
+  });
+
   it('turns off the features of an interactive session in a lean one, never when bypassing', () => {
     const argsOf = (layer: Record<string, unknown>, yolo = false) => {
       const settings = resolveSettings(defaults, [{ cli: 'codex', ...layer }], (p) => p);

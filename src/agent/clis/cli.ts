@@ -27,6 +27,11 @@ export interface Invocation {
   settingsFile?: string;
   /** The user's explicit opt-in to skip every permission check. */
   yolo: boolean;
+  /**
+   * Whether the session runs inside ralph's sandbox, the wall that holds it (a CLI whose own
+   * sandbox cannot run inside another turns its own off).
+   */
+  sandboxed: boolean;
   /** The agent's environment, filtered (a CLI may add to what it finds there). */
   env: Readonly<Record<string, string>>;
 }
@@ -100,6 +105,8 @@ export interface SandboxNeeds {
   state(env: Readonly<Record<string, string>>, home: string): string[];
   /** Its API's hosts (`host:port`): from its base-URL variables, else its vendor's. */
   apiHosts(env: Readonly<Record<string, string>>): string[];
+  /** Whether it turns its own sandbox off inside ralph's (which then holds it alone). */
+  turnsOwnOff?: boolean;
   /** Why it cannot work inside ralph's sandbox with these settings (undefined: it can). */
   refusal?(settings: ResolvedSettings): string | undefined;
 }

@@ -21,10 +21,16 @@ import {
 
 /**
  * The sandbox of a permission mode: `plan` reads only; every other mode may write in the work
- * dir (and nowhere else, with no network); bypass is codex's own no-sandbox flag.
+ * dir (and nowhere else, with no network); bypass is codex's own no-sandbox flag. Inside ralph's
+ * sandbox, which is the wall (the work dir alone writable, egress to the allowed hosts alone),
+ * codex's own is off: its bubblewrap cannot make a user namespace inside another.
  */
-function sandboxOf(settings: ResolvedSettings): 'read-only' | 'workspace-write' {
-  return settings.permissionMode === 'plan' ? 'read-only' : 'workspace-write';
+function sandboxOf(
+  settings: ResolvedSettings,
+  sandboxed: boolean,
+): 'read-only' | 'workspace-write' | 'danger-full-access' {
+  if (settings.permissionMode === 'plan') return 'read-only';
+  return sandboxed ? 'danger-full-access' : 'workspace-write';
 }
 
 /** Where codex keeps its state: `$CODEX_HOME`, else `~/.codex`. */
@@ -68,14 +74,20 @@ function codexCommand(invocation: Invocation): CliCommand {
     'approval_policy="never"',
     ...(wantsBypass(s, invocation.yolo)
       ? ['--dangerously-bypass-approvals-and-sandbox']
-      : ['-c', `sandbox_mode="${sandboxOf(s)}"`, ...(trimsTools(s) ? LEAN : [])]),
+      : [
+          '-c',
+          `sandbox_mode="${sandboxOf(s, invocation.sandboxed)}"`,
+          ...(trimsTools(s) ? LEAN : []),
+        ]),
     ...(s.model === undefined ? [] : ['-m', s.model]),
     ...(invocation.resume === undefined ? [] : [invocation.resume]),
     // "-": the prompt is read from stdin (no argv size limit, not shown by ps).
     '-',
   ];
   const argv = { file, args, stdinFile: invocation.promptFile };
-  const temp = wantsBypass(s, invocation.yolo) ? undefined : ownTempDir(invocation.env);
+  const ownSandbox =
+    !wantsBypass(s, invocation.yolo) && sandboxOf(s, invocation.sandboxed) !== 'danger-full-access';
+  const temp = ownSandbox ? ownTempDir(invocation.env) : undefined;
   return temp === undefined ? { argv } : { argv, env: { TMPDIR: temp }, dirs: [temp] };
 }
 
@@ -297,9 +309,11 @@ export const codex: AgentCli = {
   sandbox: {
     state: (env) => [codexHome(env)],
     apiHosts: (env) => apiHostOf(env.OPENAI_BASE_URL, 'api.openai.com:443', 'chatgpt.com:443'),
+    // Every other mode runs with codex's own sandbox off, ralph's holding it.
+    turnsOwnOff: true,
     refusal: (settings) =>
-      settings.permissionMode === 'bypassPermissions'
-        ? undefined
-        : 'codex\'s own sandbox is bubblewrap, which cannot set up its user namespace inside ralph\'s: in ralph\'s sandbox codex runs with its own turned off (permissionMode "bypassPermissions", with "yolo"), or set sandbox.kind "none" for it',
+      settings.permissionMode === 'plan'
+        ? 'codex reads only (permission mode "plan") through its own sandbox, which is bubblewrap and cannot make its user namespace inside ralph\'s: set sandbox.kind "none" for such an item, or another permission mode'
+        : undefined,
   },
 };

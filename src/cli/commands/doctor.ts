@@ -25,13 +25,15 @@ import { InputError } from '../../lib/errors.js';
 import { checkRunnable } from '../../workspace/admission.js';
 import { flagOf } from '../item-flags.js';
 import { liveRunner, readBudget } from '../../runner/state.js';
-import { fallbackClisInUse } from '../../runner/index.js';
+import { fallbackClisInUse, fallbackProblem } from '../../runner/index.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { openForge } from '../../forge/open.js';
 import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
+import { checkCliInSandbox } from './doctor-sandbox.js';
+import type { Check } from './doctor-check.js';
 
 /**
  * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown
@@ -47,13 +49,6 @@ function printable(text: string): string {
       ),
     )
     .join(`\n${' '.repeat(16)}`);
-}
-
-type Verdict = 'ok' | 'warn' | 'FAIL';
-interface Check {
-  verdict: Verdict;
-  name: string;
-  detail: string;
 }
 
 /**
@@ -432,6 +427,13 @@ async function checkWork(
   return checks;
 }
 
+function printChecks(output: Output, checks: readonly Check[], redact: (text: string) => string) {
+  for (const check of checks)
+    output.out(
+      `${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${printable(redact(check.detail))}`,
+    );
+}
+
 /** `ralph doctor`: one line per check; non-zero when something is wrong. */
 export async function doctorCommand(
   root: string,
@@ -439,7 +441,7 @@ export async function doctorCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const checks: Check[] = [];
-  let workspace: Workspace;
+  let workspace: Workspace | undefined;
   try {
     workspace = await loadWorkspace(root);
     checks.push({ verdict: 'ok', name: 'config', detail: workspace.paths.config });
@@ -449,12 +451,27 @@ export async function doctorCommand(
       name: 'config',
       detail: error instanceof Error ? error.message : String(error),
     });
+  }
+  if (workspace === undefined) {
+    // Every other check reads the configuration: none is said of defaults it does not hold.
     const config = ConfigSchema.parse({});
-    workspace = {
+    const fallback = {
       root: path.resolve(root),
       config,
       paths: workspacePaths(path.resolve(root), config),
     };
+    if (!fs.existsSync(fallback.paths.state))
+      checks.push({
+        verdict: 'FAIL',
+        name: 'workspace',
+        detail: `${path.resolve(root)} is not a ralph workspace (run "ralph init")`,
+      });
+    const redactor = redactorFor(fallback, env);
+    printChecks(output, checks, (text) => redactor.redact(text));
+    output.out(
+      'The other checks need a valid configuration: fix it, then run "ralph doctor" again.',
+    );
+    return ExitCode.usage;
   }
   if (!fs.existsSync(workspace.paths.state)) {
     checks.push({
@@ -465,14 +482,24 @@ export async function doctorCommand(
   } else {
     checks.push(...(await checkWorkspace(workspace, env)));
   }
-  for (const name of await clisInUse(workspace, env))
-    checks.push(...(await checkCli(workspace, name, env)));
+  for (const name of await clisInUse(workspace, env)) {
+    const cli = await checkCli(workspace, name, env);
+    checks.push(...cli);
+    if (cli[0]?.verdict === 'ok' && workspace.config.sandbox.kind === 'bwrap')
+      checks.push(await checkCliInSandbox(workspace, name, env));
+  }
+  for (const fallback of await fallbackClisInUse(workspace, [], new FileCache())) {
+    const found = fallbackProblem(workspace, fallback, env);
+    if (found !== undefined)
+      checks.push({
+        verdict: found.refuse ? 'FAIL' : 'warn',
+        name: 'fallback',
+        detail: found.problem,
+      });
+  }
   checks.push(...(await checkWork(workspace, env)));
   const redactor = redactorFor(workspace, env);
-  for (const check of checks)
-    output.out(
-      `${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${printable(redactor.redact(check.detail))}`,
-    );
+  printChecks(output, checks, (text) => redactor.redact(text));
   const failed = checks.filter((c) => c.verdict === 'FAIL').length;
   output.out(failed === 0 ? 'All checks passed.' : `${plural(failed, 'check')} failed.`);
   return failed === 0 ? ExitCode.ok : ExitCode.itemsFailed;

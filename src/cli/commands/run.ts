@@ -95,6 +95,8 @@ async function dryRun(
     }
   }
   if (plan.items.length === 0) output.out('# nothing is runnable now');
+  for (const found of plan.fallbackProblems)
+    output.out(`# ${found.refuse ? 'the run would not start' : 'warning'}: ${found.problem}`);
   for (const { id, reason } of plan.unrunnable)
     output.out(`# ${id}: can never run as the queue stands: ${reason}`);
   return ExitCode.ok;
