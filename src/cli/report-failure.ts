@@ -1,3 +1,5 @@
+import { constants as fsConstants } from 'node:fs';
+import fsp from 'node:fs/promises';
 import { redactorFor } from '../agent/redaction.js';
 import { loadWorkspace } from '../config/workspace.js';
 import { displayPath, pathExists } from '../lib/fs.js';
@@ -20,7 +22,12 @@ export async function reportFailure(
   const events = new RunEvents();
   try {
     const workspace = await loadWorkspace(root);
-    if (await pathExists(workspace.paths.state)) {
+    // Named only where it can be written (not on a read-only or full file system).
+    const writable = await fsp.access(workspace.paths.state, fsConstants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    if (writable && (await pathExists(workspace.paths.state))) {
       events.redactWith(redactorFor(workspace, env));
       events.subscribe(logFile(workspace.paths.iterationLog, workspace.config.log.maxBytes));
       logTo = displayPath(workspace.paths.iterationLog, process.cwd());

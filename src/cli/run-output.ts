@@ -95,7 +95,12 @@ export function runConsole(
   const sessions = new Map<string, Progress>();
   // The gate a session's work is being checked by, once its agent has finished.
   const gates = new Map<string, string>();
-  let started = 0;
+  // The items started this run, in order (a retry is the same item, not another), and those of
+  // them back in line for a retry: the queue counts those among the items waiting.
+  const startedItems: string[] = [];
+  const backInLine = new Set<string>();
+  const ordinal = (item: string) => startedItems.indexOf(item) + 1;
+  const total = (queued: number) => startedItems.length + queued - backInLine.size;
   let runCostUsd = 0;
   let timer: NodeJS.Timeout | undefined;
   const clear = () => {
@@ -123,12 +128,12 @@ export function runConsole(
     const head =
       running.length === 1
         ? [
-            `▶ item ${started} of ${started + last.queued}: ${last.item}`,
+            `▶ item ${ordinal(last.item)} of ${total(last.queued)}: ${last.item}`,
             elapsed(last),
             activity(last),
           ]
         : [
-            `▶ ${running.length} running (${started} of ${started + last.queued} started)`,
+            `▶ ${running.length} running (${startedItems.length} of ${total(last.queued)} started)`,
             ...running.map((s) => `${s.item} ${elapsed(s)} ${activity(s)}`),
           ];
     const parts = [...head, cost, ...[dashboard()].filter((url) => url !== undefined)];
@@ -143,7 +148,8 @@ export function runConsole(
   return {
     show: (event) => {
       if (event.event === 'session_progress') {
-        if (!sessions.has(event.session)) started++;
+        if (!startedItems.includes(event.item)) startedItems.push(event.item);
+        backInLine.delete(event.item);
         sessions.set(event.session, event);
         timer ??= setInterval(draw, 1000).unref();
         draw();
@@ -156,6 +162,8 @@ export function runConsole(
       }
       if (event.event === 'session_ended') {
         runCostUsd += event.costUsd;
+        if (event.itemStatus === 'pending' || event.itemStatus === 'interrupted')
+          backInLine.add(event.item);
         sessions.delete(event.session);
         gates.delete(event.session);
         if (sessions.size === 0) stopTimer();

@@ -79,7 +79,7 @@ const BranchName = z
   .string()
   .regex(
     /^(?![-/.])(?!.*(?:\.\.|\/\/|@\{|\/\.|\.lock$|\.$|\/$))[A-Za-z0-9._/-]{1,200}$/,
-    'a branch name: letters, digits, ".", "_", "-" and "/" (no "..", no leading "-" or "/", no trailing "/", "." or ".lock")',
+    'a branch name: ASCII letters, digits, ".", "_", "-" and "/" (no "..", no leading "-" or "/", no trailing "/", "." or ".lock")',
   );
 
 /**
@@ -352,7 +352,10 @@ const QueueSchema = z
     /** The queue's name in the database: one database may hold several queues. */
     name: z
       .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-"')
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+        'ASCII letters (a-z, A-Z), digits, ".", "_" or "-"',
+      )
       .default('default'),
     /** TLS to the database: files of the CA, and of a client certificate and its key. */
     tls: z
@@ -481,7 +484,10 @@ const ImportSchema = z.strictObject({
    */
   persona: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+      'an agent id is ASCII letters (a-z, A-Z), digits, "_" or "-"',
+    )
     .optional(),
   /** A comment on the issue when its item ends, and `Fixes #N` in its pull request. */
   writeBack: z.boolean().default(false),

@@ -15,6 +15,8 @@ export interface ForgeAccess {
   remoteUrl?: string;
   /** The least time between two writes, in seconds. */
   writeInterval: number;
+  /** What it is opened for: pull requests (the default), or reading issues (import). */
+  purpose?: 'pull_requests' | 'issues';
 }
 
 /**
@@ -25,7 +27,7 @@ export async function openForge(access: ForgeAccess): Promise<Forge> {
   if (access.token === undefined || access.token === '')
     throw new ForgeError(
       'auth',
-      `no token in ${access.tokenEnv} (forge.tokenEnv): set it to a token that can push to and open pull requests on the repository`,
+      `no token in ${access.tokenEnv} (forge.tokenEnv): set it to a token for the repository that can ${access.purpose === 'issues' ? 'read its issues (a fine-grained token with "Issues: read", or "Issues: read and write" for the write-back to them; a classic one with "repo", or "public_repo" for a public repository)' : 'push to it and open pull requests (a fine-grained token with "Contents: read and write", "Pull requests: read and write" and "Commit statuses: read"; a classic one with "repo")'}`,
     );
   const repo =
     access.repo ??
@@ -61,6 +63,7 @@ export function openIssues(
   const tokenEnv = settings?.tokenEnv ?? GITHUB_DEFAULTS.tokenEnv;
   return openForge({
     kind: 'github',
+    purpose: 'issues',
     apiUrl: settings?.apiUrl ?? GITHUB_DEFAULTS.apiUrl,
     repo,
     remote: settings?.remote ?? 'origin',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { ExitCode } from './exit-codes.js';
 import { InputError, isErrnoException, RalphError } from './errors.js';
 
 /** Mode of every file ralph creates: the archive and state hold the agent's words and costs. */
@@ -92,7 +93,11 @@ export async function refuseUnwritableDir(dir: string): Promise<void> {
     await fsp.access(dir, fs.constants.W_OK);
   } catch (error) {
     const code = isErrnoException(error) ? error.code : String(error);
-    throw new RalphError(`${dir} is not writable (${code}); ralph will not start`);
+    // The file system refused: EX_IOERR, as every such failure is (the README's exit codes).
+    throw new RalphError(
+      `${dir} is not writable (${code}); ralph will not start: remount it read-write or fix its owner and mode`,
+      ExitCode.ioError,
+    );
   }
 }
 

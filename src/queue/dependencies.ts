@@ -69,9 +69,14 @@ export function unrunnableItems(items: readonly Item[]): { id: string; reason: s
   return [...found].map(([id, reason]) => ({ id, reason }));
 }
 
-/** The ids of the items that depend on `id` directly. */
+/**
+ * The ids of the unfinished items that depend on `id` directly: a done or cancelled one has
+ * nothing left to wait for.
+ */
 export function dependentsOf(id: string, items: readonly Item[]): string[] {
-  return items.filter((item) => item.dependsOn.includes(id)).map((item) => item.id);
+  return items
+    .filter((item) => item.dependsOn.includes(id) && !['done', 'cancelled'].includes(item.status))
+    .map((item) => item.id);
 }
 
 /** The items `ids` name and every item they depend on, directly or not (those in `byId`). */

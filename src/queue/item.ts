@@ -34,13 +34,16 @@ export const ItemIdSchema = z
   .string()
   .regex(
     SLUG,
-    'an id is 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit (no slashes, "..", spaces or control characters)',
+    'an id is 1 to 100 ASCII letters (a-z, A-Z), digits, ".", "_" or "-", starting with a letter or digit (no accents, slashes, "..", spaces or control characters)',
   );
 
 /** A persona id, as in `agents/AGENT_<ID>.md`. */
 export const AgentIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an agent id is letters, digits, "_" or "-"');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+    'an agent id is ASCII letters (a-z, A-Z), digits, "_" or "-"',
+  );
 
 const Timestamp = z.iso.datetime({ offset: true });
 

@@ -108,9 +108,13 @@ export class QueueStore {
   async quarantine(dir: string, now: number): Promise<{ copy?: string; lastGood?: string }> {
     await ensurePrivateDir(dir);
     const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
-    const base = path.join(dir, `${path.basename(this.file, '.json')}-${stamp}`);
+    const name = path.basename(this.file, '.json');
+    const base = path.join(dir, `${name}-${stamp}`);
     const result: { copy?: string; lastGood?: string } = {};
     const bad = await fsp.readFile(this.file).catch(() => undefined);
+    // One breakage is set aside once, however many operations (or runners) find it.
+    const kept = bad === undefined ? undefined : await keptCopy(dir, name, bad);
+    if (kept !== undefined) return kept;
     if (bad !== undefined) {
       result.copy = `${base}.bad.json`;
       await writeFileAtomically(result.copy, bad);
@@ -266,4 +270,25 @@ function describeItemPath(path: readonly PropertyKey[], items: unknown): string 
   const name =
     typeof id === 'string' ? `item ${JSON.stringify(id)} (items[${index}])` : `items[${index}]`;
   return rest.length > 0 ? `${name}.${issuePath(rest)}` : name;
+}
+
+/** The pair an earlier quarantine made of the very same bad bytes, if there is one. */
+async function keptCopy(
+  dir: string,
+  name: string,
+  bad: Buffer,
+): Promise<{ copy?: string; lastGood?: string } | undefined> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  for (const entry of names.filter((n) => n.startsWith(`${name}-`) && n.endsWith('.bad.json'))) {
+    const copy = path.join(dir, entry);
+    const text = await fsp.readFile(copy).catch(() => undefined);
+    if (text === undefined || !text.equals(bad)) continue;
+    const lastGood = copy.replace(/\.bad\.json$/, '.last-good.json');
+    const hasLastGood = await fsp.access(lastGood).then(
+      () => true,
+      () => false,
+    );
+    return hasLastGood ? { copy, lastGood } : { copy };
+  }
+  return undefined;
 }

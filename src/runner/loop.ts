@@ -60,6 +60,8 @@ class Night {
   /** The pause reason last said, while the night is paused. */
   private pausedFor: string | undefined;
   private idle = false;
+  /** Whether a worker found nothing to claim since the last session ended. */
+  private lookedIdle = false;
   private consecutiveFailures = 0;
   /** Rate limits in a row that named no reset time: each waits twice as long as the last. */
   private consecutiveRateLimits = 0;
@@ -366,8 +368,11 @@ class Night {
       !this.checks.busy
     )
       return 'stop';
-    // Said once, so that a quiet runner does not look hung.
-    if (!this.idle) {
+    // Said once, so that a quiet runner does not look hung. While other workers' items run, on
+    // the second look: the run's first lines are the sessions it starts, not a wait for them.
+    const othersStarting = this.active > 0 && !this.lookedIdle;
+    this.lookedIdle = true;
+    if (!this.idle && !othersStarting) {
       ctx.events.info('idle', {
         waitingFor:
           until !== undefined
@@ -389,6 +394,7 @@ class Night {
     const { config } = ctx.workspace;
     const { outcome } = turn;
     this.idle = false;
+    this.lookedIdle = false;
     result.sessions++;
     result.costUsd = addUsd(result.costUsd, turn.costUsd);
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;

@@ -34,7 +34,10 @@ async function orUnreadable<T>(
     return await read;
   } catch (error) {
     if (!(error instanceof CorruptStateError)) throw error;
-    unreadable.push({ file: error.file ?? file, problem: error.message.split('\n')[0] ?? '' });
+    const where = error.file ?? file;
+    // One line, and the path once: the status line names the file itself.
+    const problem = error.message.replaceAll(`${where}: `, '').replace(/\s+/g, ' ').trim();
+    unreadable.push({ file: where, problem });
     return instead;
   }
 }

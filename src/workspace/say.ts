@@ -44,6 +44,11 @@ export async function sayToItem(
   const before = await itemOf();
   if (before === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
   const finished = (status: string) => `${id} is ${status}: a finished item takes no message`;
+  const refused = before.status === 'needs_input' ? stillRefused(workspace, before) : undefined;
+  if (refused !== undefined)
+    throw new InputError(
+      `${id} waits for its allowlist, not an answer: it was refused ${refused.tools.join(', ')}, which its allowedTools still refuse, so an answer would only be refused again. Allow them first: ralph edit ${id} --allowed-tools ${[...refused.allowed, ...refused.tools].join(',')}, then say this again; or, to have it do without them, change its task (ralph edit ${id} --body …) and retry it`,
+    );
   if (!(TAKES_MESSAGES as readonly string[]).includes(before.status))
     throw new InputError(finished(before.status));
   const now = Date.now();
@@ -73,6 +78,29 @@ export async function sayToItem(
   return later?.status === 'interrupted' || resumed
     ? { kind: 'resuming' }
     : { kind: 'kept', status: later?.status ?? 'gone' };
+}
+
+/** How the runner words a question that is a refusal of tools by the allowlist. */
+const REFUSED_TOOLS = /^tools refused by the permission mode: ([^.]+)\./;
+
+/**
+ * The tools an item waiting on a refusal was refused that its allowlist still refuses, or
+ * undefined (another question, or a persona's allowlist this module cannot read).
+ */
+function stillRefused(
+  workspace: Workspace,
+  item: Item,
+): { tools: string[]; allowed: readonly string[] } | undefined {
+  const tools = REFUSED_TOOLS.exec(item.question ?? '')?.[1]?.split(', ');
+  if (tools === undefined) return undefined;
+  const { defaults } = workspace.config;
+  if (item.allowedTools === undefined && (item.agent ?? defaults.agent) !== undefined)
+    return undefined;
+  const allowed = item.allowedTools ?? defaults.allowedTools;
+  const still = tools.filter(
+    (tool) => !allowed.some((rule) => rule === tool || rule.startsWith(`${tool}(`)),
+  );
+  return still.length === 0 ? undefined : { tools: still, allowed };
 }
 
 /** What a message came to, for people. */

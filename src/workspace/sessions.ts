@@ -99,6 +99,10 @@ export async function findSession(
   const item = items.find((i) => i.id === ref);
   if (item !== undefined)
     throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
+  if (ref.length < 4 && entries.some((e) => e.sessionId.startsWith(ref)))
+    throw new InputError(
+      `${JSON.stringify(ref)} is too short to name a session: a prefix of a session id needs at least 4 characters (see "ralph sessions")`,
+    );
   throw new InputError(`no session or item matches ${JSON.stringify(ref)} (see "ralph sessions")`);
 }
 

@@ -496,7 +496,7 @@ describe('--workers on items that share a work dir', () => {
   it('warns that they run one at a time, and a waiting worker says what it waits for', async () => {
     const { root, env } = await guardedWorkspace();
     for (const id of ['a', 'b'])
-      await ralph(root, ['add', id, '--id', id, '--body', '#behave: slow ms=300'], env);
+      await ralph(root, ['add', id, '--id', id, '--body', '#behave: slow ms=1500'], env);
     const events: RunnerEvent[] = [];
     const output = captureOutput();
     const code = await runCommand(
@@ -515,6 +515,9 @@ describe('--workers on items that share a work dir', () => {
     expect(idle.length).toBeGreaterThan(0);
     for (const e of idle)
       expect(e.event === 'idle' && e.waitingFor).toMatch(/the running items to end/);
+    // Not before the first session: the run's first lines are what it starts.
+    const names = events.map((e) => e.event);
+    expect(names.indexOf('session_started')).toBeLessThan(names.indexOf('idle'));
   });
 });
 

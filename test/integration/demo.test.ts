@@ -89,6 +89,18 @@ describe('ralph demo', () => {
     expect(report.stdout).toMatch(/Landing: 4 landed, 0 waiting to land, 0 not landed/);
     expect(report.stdout).toMatch(/fix-add\s+2\s+1\s+1\s+0\s+0\s+\$0\.0000/);
 
+    // An answer alone cannot allow a tool: say refuses it, and says what the item needs.
+    const answer = ['say', 'changelog', 'You may write CHANGELOG.md now'];
+    const refused = await ralph(root, answer);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/waits for its allowlist, not an answer: it was refused Write/);
+    // The demo's closing hint is the commands that work, in order.
+    const hint = stdout
+      .split('\n')
+      .filter((l) => l.startsWith(`  ralph -C ${root} `))
+      .slice(-3);
+    expect(hint.map((l) => l.trim().split(' ')[3])).toEqual(['edit', 'say', 'run']);
+
     const served = await startServe(root);
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
@@ -105,5 +117,15 @@ describe('ralph demo', () => {
     await page.getByText('· ralph-demo-agent').first().waitFor();
     await page.getByText('gate_failed').first().waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo-session-1440.png'), fullPage: true });
+    // Followed word for word, the hint gets the changelog written and landed.
+    for (const line of hint) {
+      const args = line.trim().split(' ').slice(3);
+      const said = args[0] === 'say' ? answer : args;
+      const done = await ralph(root, said, { PATH: process.env.PATH, HOME: parent });
+      expect(done.code, `${line}: ${done.stderr}`).toBe(0);
+    }
+    expect(readQueue(root).items.find((i) => i.id === 'changelog')).toMatchObject({
+      status: 'done',
+    });
   });
 });

@@ -129,6 +129,9 @@ describe('a run meant to end, on a usage limit', () => {
     // claude was not started again before its reset.
     expect(fs.readFileSync(env.FAKE_CLAUDE_CALLS, 'utf8')).toBe(calls);
     expect(fs.existsSync(path.join(root, 'state', 'holds.json'))).toBe(true);
+    // A person who knows better lifts it.
+    expect((await ralph(root, ['resume'], env)).stdout).toMatch(/Lifted the hold on claude/);
+    expect(fs.existsSync(path.join(root, 'state', 'holds.json'))).toBe(false);
   });
 
   it('--once does not wait for a reset: exit 7', async () => {

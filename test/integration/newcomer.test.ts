@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runConsole } from '../../src/cli/run-output.js';
+import { runCommand } from '../../src/cli/commands/run.js';
 import { guardedWorkspace } from '../support/guarded.js';
 import { captureOutput } from '../support/output.js';
 import { RALPH_BIN, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
@@ -292,6 +293,23 @@ describe('messages a person can act on', () => {
 });
 
 describe('the live status line', () => {
+  it("counts the night's items, not its sessions: a retry is the same item", async () => {
+    const { root, env } = await guardedWorkspace({ run: { retryBackoffCap: 0 } });
+    await ralph(root, ['add', 'a', '--id', 'a', '--body', '#behave: fail-once'], env);
+    for (const id of ['b', 'c', 'd', 'e']) await ralph(root, ['add', id, '--id', id], env);
+    const output = captureOutput(true);
+    const code = await runCommand(root, { drain: true }, output, {
+      PATH: process.env.PATH,
+      ...env,
+    });
+    expect(code).toBe(0);
+    const shown = new Set(output.stdout.join('').match(/▶ item \d+ of \d+: \w/g));
+    // a's retry is item 1 again; every line says a five-item night.
+    expect([...shown].sort()).toEqual(
+      ['1 of 5: a', '2 of 5: b', '3 of 5: c', '4 of 5: d', '5 of 5: e'].map((s) => `▶ item ${s}`),
+    );
+  });
+
   it('says which item of how many, the cost so far, and keeps its width when none is known', () => {
     const output = captureOutput(true);
     const display = runConsole(output, () => 0);

@@ -88,7 +88,10 @@ export async function demoCommand(
     ralph('logs fix-add'),
     ralph('diff cli'),
     `git -C ${shellQuote([project])} log --oneline ralph/landed`,
+    // The changelog was refused its write by its allowlist: allowed first, then answered.
+    ralph('edit changelog --allowed-tools Read,Bash,Write'),
     ralph('say changelog "You may write CHANGELOG.md now"'),
+    ralph('run --drain'),
   ])
     output.out(`  ${line}`);
   if (server === undefined) return code;

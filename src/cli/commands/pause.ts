@@ -54,7 +54,10 @@ export async function pauseCommand(
   return ExitCode.ok;
 }
 
-/** `ralph resume`: removes the interrupt file (and a pending `--after-current` pause). */
+/**
+ * `ralph resume`: removes the interrupt file (and a pending `--after-current` pause); with no
+ * runner live, also lifts the holds on CLIs a past run left (a person says the limit is over).
+ */
 export async function resumeCommand(
   root: string,
   options: { fleet?: boolean },
@@ -74,8 +77,15 @@ export async function resumeCommand(
     });
   }
   const { paths } = await openWorkspace(root);
-  const reason = await new ControlFiles(paths).resume();
+  const control = new ControlFiles(paths);
+  const reason = await control.resume();
   output.out(reason === undefined ? 'Not paused.' : `Resumed (was paused: ${reason}).`);
+  if ((await liveRunner(paths.runnerLock)) === undefined) {
+    const held = await control.readHolds();
+    if (held.length > 0) await control.writeHolds([]);
+    for (const { cli, reason: why } of held)
+      output.out(`Lifted the hold on ${cli} (${why}): the next run may start it.`);
+  }
   return ExitCode.ok;
 }
 

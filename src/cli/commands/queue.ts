@@ -39,7 +39,11 @@ export async function queueCommand(
       item.status === 'pending' || item.status === 'interrupted'
         ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
         : undefined;
-    const note = waiting ?? (item.status === 'failed' ? item.lastError : landingNote(item));
+    const note =
+      waiting ??
+      (item.status === 'failed'
+        ? [pullRequestNote(item), item.lastError].filter((n) => n !== undefined).join(' — ')
+        : landingNote(item));
     return [
       item.id,
       item.status,
@@ -53,14 +57,22 @@ export async function queueCommand(
   return ExitCode.ok;
 }
 
+/** An item's pull request, its state and its link (a failed item's as well as a merged one's). */
+function pullRequestNote(item: Item): string | undefined {
+  const pr = item.pullRequest;
+  if (pr === undefined) return undefined;
+  return `PR #${pr.number} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
+}
+
 /**
  * What came after an item's session: its pull request and checks, where it landed, or why it
  * went back to its agent.
  */
 function landingNote(item: Item): string | undefined {
-  const pr = item.pullRequest;
-  if (pr !== undefined && (item.status === 'awaiting_checks' || item.status === 'done'))
-    return `PR #${pr.number} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
+  if (item.status === 'awaiting_checks' || item.status === 'done') {
+    const pr = pullRequestNote(item);
+    if (pr !== undefined) return pr;
+  }
   if (item.status === 'awaiting_checks') return 'pushing, to open its pull request';
   if (item.checksFailure !== undefined && item.status === 'pending')
     return `back from its checks: ${item.lastError ?? ''}`;
