@@ -491,6 +491,34 @@ const ImportSchema = z.strictObject({
     .optional(),
   /** A comment on the issue when its item ends, and `Fixes #N` in its pull request. */
   writeBack: z.boolean().default(false),
+  /**
+   * Whose issues are work: anyone can get a label onto an issue (issue forms apply labels), so
+   * who wrote it decides. Trusted authors' text is the task; others' is skipped, or imported
+   * fenced as untrusted text (`others: "fence"`).
+   */
+  trust: z
+    .strictObject({
+      /** GitHub's author associations trusted. */
+      associations: z
+        .array(
+          z.enum([
+            'OWNER',
+            'MEMBER',
+            'COLLABORATOR',
+            'CONTRIBUTOR',
+            'FIRST_TIME_CONTRIBUTOR',
+            'FIRST_TIMER',
+            'NONE',
+            'MANNEQUIN',
+          ]),
+        )
+        .default(['OWNER', 'MEMBER', 'COLLABORATOR']),
+      /** Logins trusted whatever their association. */
+      logins: z.array(z.string().min(1)).default([]),
+      /** What becomes of an issue by anyone else. */
+      others: z.enum(['skip', 'fence']).default('skip'),
+    })
+    .prefault({}),
 });
 
 export type ImportConfig = z.output<typeof ImportSchema>;

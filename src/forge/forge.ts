@@ -61,8 +61,12 @@ export interface Issue {
   body: string;
   url: string;
   state: 'open' | 'closed';
+  /** Why a closed one was closed: done, or dropped (not planned, a duplicate). */
+  closedAs?: 'completed' | 'not_planned';
   /** Who opened it. */
   author?: string;
+  /** GitHub's word for the author's standing in the repository (OWNER, MEMBER, NONE…). */
+  authorAssociation?: string;
 }
 
 /** Which open issues to import: each given filter must hold. */

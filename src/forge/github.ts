@@ -473,7 +473,9 @@ interface GitHubIssue {
   body?: string | null;
   html_url: string;
   state: string;
+  state_reason?: string | null;
   user?: { login?: string } | null;
+  author_association?: string;
   pull_request?: unknown;
 }
 
@@ -484,7 +486,18 @@ function issueOf(issue: GitHubIssue): Issue {
     body: issue.body ?? '',
     url: issue.html_url,
     state: issue.state === 'open' ? 'open' : 'closed',
+    ...(issue.state === 'open'
+      ? {}
+      : {
+          // Closed with no reason (before GitHub gave one) is closed as done.
+          closedAs: ['not_planned', 'duplicate'].includes(issue.state_reason ?? '')
+            ? ('not_planned' as const)
+            : ('completed' as const),
+        }),
     author: issue.user?.login ?? undefined,
+    ...(issue.author_association === undefined
+      ? {}
+      : { authorAssociation: issue.author_association }),
   };
 }
 

@@ -84,9 +84,13 @@ export const SourceSchema = z.strictObject({
   story: z.string().optional(),
   number: z.int().positive().optional(),
   url: z.string().optional(),
-  /** Who wrote the issue: its text is theirs, fenced in the prompt as such. */
+  /** Who wrote the issue: its text is theirs, fenced in the prompt as such unless trusted. */
   author: z.string().optional(),
-  /** Closed at the source (the issue closed, the box checked): the item was cancelled for it. */
+  /** The author's standing in the repository, as GitHub says it (OWNER, MEMBER, NONE…). */
+  association: z.string().optional(),
+  /** Its author is one `import.trust` trusts: the issue's text is the task, not fenced. */
+  trusted: z.boolean().optional(),
+  /** Closed at the source (the issue closed, the box checked): the item was ended for it. */
   closed: z.boolean().optional(),
   /** When its end was written back to the issue (`import.writeBack`). */
   writtenBackAt: z.iso.datetime({ offset: true }).optional(),

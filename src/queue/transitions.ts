@@ -501,6 +501,23 @@ export function closedAtSource(item: Item, now: number): Item {
   return { ...cancelled(item, now), source: { ...item.source, closed: true } };
 }
 
+/**
+ * Done at its source (a ticked box, a passing story, an issue closed as completed): done, so
+ * what depends on it may run; no session of ralph's did it.
+ */
+export function doneAtSource(item: Item, now: number): Item {
+  if (item.source === undefined) return item;
+  return {
+    ...item,
+    status: 'done',
+    lastOutcome: 'done_at_source',
+    finishedAt: iso(now),
+    updatedAt: iso(now),
+    conversationId: undefined,
+    source: { ...item.source, closed: true },
+  };
+}
+
 /** Its end was written back to its issue. */
 export function writtenBack(item: Item, now: number): Item {
   if (item.source === undefined) return item;

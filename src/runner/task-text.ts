@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Item } from '../queue/item.js';
 
 /**
- * The task text as the agent is given it. An issue's words are anyone's: they come fenced, as
+ * The task text as the agent is given it. An issue's words are anyone's unless its author is
+ * trusted (`import.trust`, said when it was imported): they come fenced, as
  * the issue's and not as instructions, between markers its author cannot guess (so cannot
  * close early). The fence lowers the risk of an injected instruction; it does not remove it.
  */
 export function taskText(item: Item, body: string): string {
   const source = item.source;
-  if (source?.kind !== 'github' || body.trim() === '') return body;
+  if (source?.kind !== 'github' || source.trusted === true || body.trim() === '') return body;
   const mark = randomBytes(6).toString('hex');
   const by = source.author === undefined ? '' : `, opened by @${source.author}`;
   return [

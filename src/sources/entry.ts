@@ -5,8 +5,12 @@ import type { Source } from '../queue/item.js';
  * item is made of, and whether the source still asks for it.
  */
 export interface SourceEntry {
-  /** False: done or closed at the source (a checked box, a passing story, a closed issue). */
-  open: boolean;
+  /**
+   * What the source says of it: still asked for; `done` (a checked box, a passing story, an
+   * issue closed as completed), which counts as done for what depends on it; or `dropped` (an
+   * issue closed as not planned), which cancels it.
+   */
+  state: 'open' | 'done' | 'dropped';
   /** A readable id for a new item, made unique when taken. */
   id: string;
   title: string;
@@ -14,6 +18,8 @@ export interface SourceEntry {
   priority?: number;
   vars?: Record<string, string>;
   source: Source;
+  /** Why a new item is not to be made of it (its author is not trusted), if so. */
+  skip?: string;
 }
 
 /** A source that could not be read, said with its file and line (or field). */

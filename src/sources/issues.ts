@@ -2,10 +2,26 @@ import type { Forge, Issue, IssueQuery } from '../forge/forge.js';
 import type { Item } from '../queue/item.js';
 import type { SourceEntry } from './entry.js';
 
+/** Whose issues are work (`import.trust`). */
+export interface IssueTrust {
+  associations: readonly string[];
+  logins: readonly string[];
+  others: 'skip' | 'fence';
+}
+
 /** A forge's issue as an entry: its title and words, its number and who wrote it. */
-function entryOf(repo: string, issue: Issue): SourceEntry {
+function entryOf(repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
+  const trusted =
+    (issue.author !== undefined && trust.logins.includes(issue.author)) ||
+    (issue.authorAssociation !== undefined && trust.associations.includes(issue.authorAssociation));
+  const by = `opened by ${issue.author === undefined ? 'someone unknown' : `@${issue.author}`} (${issue.authorAssociation ?? 'standing unknown'})`;
   return {
-    open: issue.state === 'open',
+    ...(trusted || trust.others === 'fence'
+      ? {}
+      : {
+          skip: `${by}, whom import.trust does not trust (import.trust.others "fence" imports such issues fenced as untrusted text)`,
+        }),
+    state: issue.state === 'open' ? 'open' : issue.closedAs === 'not_planned' ? 'dropped' : 'done',
     id: `issue-${issue.number}`,
     title: issue.title,
     body: issue.body,
@@ -16,6 +32,8 @@ function entryOf(repo: string, issue: Issue): SourceEntry {
       number: issue.number,
       url: issue.url,
       ...(issue.author === undefined ? {} : { author: issue.author }),
+      ...(issue.authorAssociation === undefined ? {} : { association: issue.authorAssociation }),
+      ...(trusted ? { trusted: true } : {}),
     },
   };
 }
@@ -30,10 +48,11 @@ export async function issueEntries(
   repo: string,
   query: IssueQuery,
   items: readonly Item[],
+  trust: IssueTrust,
 ): Promise<SourceEntry[]> {
   const open = await forge.issues(query);
   const listed = new Set(open.map((i) => i.number));
-  const entries = open.map((issue) => entryOf(repo, issue));
+  const entries = open.map((issue) => entryOf(repo, issue, trust));
   for (const item of items) {
     const source = item.source;
     if (
@@ -45,7 +64,7 @@ export async function issueEntries(
     )
       continue;
     const issue = await forge.issue(source.number);
-    if (issue.state === 'closed') entries.push(entryOf(repo, issue));
+    if (issue.state === 'closed') entries.push(entryOf(repo, issue, trust));
   }
   return entries;
 }

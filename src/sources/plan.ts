@@ -106,7 +106,7 @@ export function planEntries(ref: string, text: string): SourceEntry[] {
     const nth = (seen.get(name) ?? 0) + 1;
     seen.set(name, nth);
     return {
-      open: item.checked === false,
+      state: item.checked === false ? 'open' : 'done',
       id: slugOf(title, 'task'),
       title,
       body: bodyOf(lines, item, first),

@@ -81,7 +81,7 @@ export function prdEntries(ref: string, text: string): SourceEntry[] {
       .filter((part) => part !== '')
       .join('\n\n');
     return {
-      open: story.passes !== true,
+      state: story.passes === true ? 'done' : 'open',
       id: slugOf(story.id, 'story'),
       title: story.title,
       body,

@@ -6,7 +6,12 @@ import { InputError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { MAX_TITLE_CHARS, type Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
-import { closedAtSource, sourceUpdated, type SourcedFields } from '../queue/transitions.js';
+import {
+  closedAtSource,
+  doneAtSource,
+  sourceUpdated,
+  type SourcedFields,
+} from '../queue/transitions.js';
 import type { SourceEntry } from '../sources/entry.js';
 import { checkDependencies, checkRunnable, validateItem, type FieldNames } from './admission.js';
 
@@ -15,6 +20,10 @@ export type ImportStep =
   | { kind: 'add'; item: Item }
   | { kind: 'update'; item: Item; fields: SourcedFields }
   | { kind: 'cancel'; item: Item }
+  /** Done at its source (a ticked box, a passing story, an issue closed as completed). */
+  | { kind: 'complete'; item: Item }
+  /** Not taken: its author is not trusted (`import.trust`). */
+  | { kind: 'skip'; entry: SourceEntry; reason: string }
   /** Nothing to do: unchanged, not waiting any more (running, done…), or closed and never taken. */
   | { kind: 'keep'; entry: SourceEntry; item?: Item };
 
@@ -88,15 +97,17 @@ export function planImport(
   return entries.map((entry): ImportStep => {
     const known = byKey.get(entry.source.key);
     if (known !== undefined) {
-      if (entry.open) previous = known.id;
+      if (entry.state !== 'dropped') previous = known.id;
       if (known.status !== 'pending') return { kind: 'keep', entry, item: known };
-      if (!entry.open) return { kind: 'cancel', item: known };
+      if (entry.state === 'done') return { kind: 'complete', item: known };
+      if (entry.state === 'dropped') return { kind: 'cancel', item: known };
       const fields = fieldsOf(entry, known);
       return sameFields(fields, known)
         ? { kind: 'keep', entry, item: known }
         : { kind: 'update', item: known, fields };
     }
-    if (!entry.open) return { kind: 'keep', entry };
+    if (entry.state !== 'open') return { kind: 'keep', entry };
+    if (entry.skip !== undefined) return { kind: 'skip', entry, reason: entry.skip };
     const { defaults } = options;
     const item = validateItem(
       {
@@ -173,6 +184,8 @@ export async function applyImport(
       );
     if (step.kind === 'cancel')
       await queue.advance(step.item.id, ['pending'], (item) => closedAtSource(item, options.now));
+    if (step.kind === 'complete')
+      await queue.advance(step.item.id, ['pending'], (item) => doneAtSource(item, options.now));
   }
 }
 

@@ -44,6 +44,10 @@ export interface FakeIssue {
   milestone?: { number: number; title: string };
   assignee?: string;
   user: string;
+  /** GitHub's author association (default MEMBER: the team's own issue). */
+  association?: string;
+  /** Why it was closed (default `completed`). */
+  stateReason?: 'completed' | 'not_planned' | 'duplicate';
   /** Comments made on it (ralph's write-backs). */
   comments: string[];
 }
@@ -175,6 +179,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     state: i.state,
     html_url: `https://github.example/${owner}/${repo}/issues/${i.number}`,
     user: { login: i.user },
+    author_association: i.association ?? 'MEMBER',
+    state_reason: i.state === 'closed' ? (i.stateReason ?? 'completed') : null,
     labels: i.labels.map((name) => ({ name })),
   });
 

@@ -28,7 +28,7 @@ const thrown = (f: () => unknown) => {
 describe('a markdown plan', () => {
   it('takes every box in order, open or done, with its heading, body and line; code is not a task', () => {
     const entries = plan('night.md');
-    expect(entries.map((e) => [e.title, e.open, e.source.line, e.vars])).toEqual([
+    expect(entries.map((e) => [e.title, e.state === 'open', e.source.line, e.vars])).toEqual([
       ['Fix the flaky login test', true, 5, { PLAN_HEADING: 'The login page' }],
       ['Add a retry to the fixture', true, 13, { PLAN_HEADING: 'The login page' }],
       ['Write the login page', false, 16, { PLAN_HEADING: 'The login page' }],
@@ -77,7 +77,7 @@ describe('a markdown plan', () => {
 describe('a prd.json', () => {
   it('keeps the stories that do not pass, their order, criteria and notes', () => {
     const entries = prd('prd.json');
-    expect(entries.map((e) => [e.id, e.open, e.priority, e.vars])).toEqual([
+    expect(entries.map((e) => [e.id, e.state === 'open', e.priority, e.vars])).toEqual([
       ['us-001', false, -1, { STORY_ID: 'US-001' }],
       ['us-002', true, -2, { STORY_ID: 'US-002' }],
       ['us-003', true, -3, { STORY_ID: 'US-003' }],
@@ -125,17 +125,17 @@ describe('importing again', () => {
           1,
           { ...step.item, ...step.fields },
         );
-      if (step.kind === 'cancel')
+      if (step.kind === 'cancel' || step.kind === 'complete')
         next.splice(
           next.findIndex((i) => i.id === step.item.id),
           1,
-          { ...step.item, status: 'cancelled' },
+          { ...step.item, status: step.kind === 'cancel' ? 'cancelled' : 'done' },
         );
     }
     return { steps: steps.map((s) => s.kind), items: next };
   };
 
-  it('adds nothing twice, updates what waits, cancels what its source closed', () => {
+  it('adds nothing twice, updates what waits, ends what its source closed: done when done, cancelled when dropped', () => {
     const first = apply([], plan('night.md'));
     expect(first.steps).toEqual(['add', 'add', 'keep', 'add', 'add', 'keep', 'add']);
     expect(first.items.map((i) => i.id)).toEqual([
@@ -149,12 +149,19 @@ describe('importing again', () => {
     expect(apply(first.items, plan('night.md')).steps.filter((s) => s !== 'keep')).toEqual([]);
 
     const edited = plan('night.md').map((e, n) =>
-      n === 0 ? { ...e, body: 'Now it fails every run.' } : n === 1 ? { ...e, open: false } : e,
+      n === 0
+        ? { ...e, body: 'Now it fails every run.' }
+        : n === 1
+          ? { ...e, state: 'done' as const }
+          : n === 3
+            ? { ...e, state: 'dropped' as const }
+            : e,
     );
     const second = apply(first.items, edited);
-    expect(second.steps).toEqual(['update', 'cancel', 'keep', 'keep', 'keep', 'keep', 'keep']);
+    expect(second.steps).toEqual(['update', 'complete', 'keep', 'cancel', 'keep', 'keep', 'keep']);
     expect(second.items[0]?.body).toBe('Now it fails every run.');
-    expect(second.items[1]?.status).toBe('cancelled');
+    expect(second.items[1]?.status).toBe('done');
+    expect(second.items[2]?.status).toBe('cancelled');
     // A running or finished item is its runner's: the source changes nothing of it.
     const running = first.items.map((i) => ({ ...i, status: 'running' as const }));
     expect(new Set(apply(running, edited).steps)).toEqual(new Set(['keep']));

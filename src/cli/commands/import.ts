@@ -50,7 +50,7 @@ async function gitHubEntries(
 ): Promise<SourceEntry[]> {
   try {
     const forge = await openIssues(workspace.config.forge, repo, env);
-    return await issueEntries(forge, repo, query, items);
+    return await issueEntries(forge, repo, query, items, workspace.config.import.trust);
   } catch (error) {
     if (!(error instanceof ForgeError)) throw error;
     throw new RalphError(
@@ -111,6 +111,10 @@ function stepLine(step: ImportStep, dryRun: boolean): string | undefined {
       return `${would('updated', 'update')} ${step.item.id}: ${step.fields.title}${where(step.item)}`;
     case 'cancel':
       return `${would('cancelled', 'cancel')} ${step.item.id}: ${step.item.title}${where(step.item)} — closed at its source`;
+    case 'complete':
+      return `${would('done', 'mark done')} ${step.item.id}: ${step.item.title}${where(step.item)} — done at its source`;
+    case 'skip':
+      return `${would('skipped', 'skip')} ${step.entry.title} (${step.entry.source.ref}#${step.entry.source.number ?? '?'}) — ${step.reason}`;
     case 'keep':
       return undefined;
   }
@@ -170,7 +174,14 @@ export async function importWorkCommand(
   output.out(
     [
       ...lines,
-      `${dryRun ? 'Would import' : 'Imported'} from ${source}: ${count('add')} new, ${count('update')} updated, ${count('cancel')} cancelled, ${count('keep')} left as they are${dryRun ? ' (nothing was changed)' : ''}`,
+      `${dryRun ? 'Would import' : 'Imported'} from ${source}: ${[
+        `${count('add')} new`,
+        `${count('update')} updated`,
+        `${count('cancel')} cancelled`,
+        ...(count('complete') > 0 ? [`${count('complete')} done at their source`] : []),
+        ...(count('skip') > 0 ? [`${count('skip')} skipped`] : []),
+        `${count('keep')} left as they are`,
+      ].join(', ')}${dryRun ? ' (nothing was changed)' : ''}`,
     ].join('\n'),
   );
   return ExitCode.ok;
