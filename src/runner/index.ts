@@ -17,3 +17,4 @@ export {
 } from './start.js';
 export { waitForChange, type Wait } from './wait.js';
 export { enterSandbox, interruptStandIn } from './sandboxing.js';
+export { trialLand } from './land-trial.js';

@@ -181,7 +181,7 @@ describe('landing', () => {
     expect(item(root, 'x')).toMatchObject({ status: 'done' });
     expect(item(root, 'x').landedCommit).toBeUndefined();
     const dry = await ralph(root, ['land', '--dry-run']);
-    expect(dry.stdout).toContain('x: would land ralph/x');
+    expect(dry.stdout).toContain('x: would land ralph/x (merged cleanly');
     expect(readQueue(root).items.every((i) => i.status === 'done')).toBe(true);
     // git's own trace: what ralph's landings ran, the merges' and commits' children included.
     const trace = path.join(await tempDir('ralph-git-trace-'), 'trace.txt');
@@ -204,6 +204,23 @@ describe('landing', () => {
     const again = await ralph(root, ['land', 'x']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('x cannot land: it landed already');
+  });
+
+  it('tries the merges in a dry run and says which would conflict, touching neither target nor queue', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false });
+    // Both add their line at the end of shared.txt from main: the second conflicts with the first.
+    for (const id of ['p', 'q'])
+      await ralph(root, ['add', id, '--id', id, '--base', 'main', '--body', '#behave: land']);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const before = fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8');
+    const worktrees = git(repo, 'worktree', 'list');
+    const dry = await ralph(root, ['land', '--dry-run']);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain('p: would land ralph/p (merged cleanly');
+    expect(dry.stdout).toContain('q: would not land ralph/q: it conflicts in shared.txt');
+    expect(fs.readFileSync(path.join(root, 'state', 'queue.json'), 'utf8')).toBe(before);
+    expect(git(repo, 'worktree', 'list')).toBe(worktrees);
+    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', TARGET)).toThrow();
   });
 
   it('leaves an item waiting to land when its landing cannot be made, says why, and exits 1', async () => {

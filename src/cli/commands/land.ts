@@ -7,6 +7,7 @@ import { withQueue } from '../../queue/open.js';
 import { landingOrder } from '../../queue/select.js';
 import { LANDS_FROM, toLand } from '../../queue/transitions.js';
 import { liveRunner } from '../../runner/state.js';
+import { trialLand } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';
 import type { Output } from '../output.js';
@@ -80,8 +81,19 @@ export async function landCommand(
     return ExitCode.ok;
   }
   if (options.dryRun === true) {
-    for (const item of lined) output.out(`${item.id}: would land ${item.branch ?? ''}`);
-    return ExitCode.ok;
+    // Tried, not guessed: each branch merged in order in a worktree that is thrown away.
+    const found = await trialLand(workspace, lined);
+    for (const item of lined) {
+      const result = found.find((r) => r.id === item.id);
+      output.out(
+        result?.kind === 'conflict'
+          ? `${item.id}: would not land ${item.branch ?? ''}: it conflicts in ${result.files.join(', ')} (it would go back to its agent)`
+          : result?.kind === 'error'
+            ? `${item.id}: could not be tried: ${result.error}`
+            : `${item.id}: would land ${item.branch ?? ''} (merged cleanly; its land gates are not run by a dry run)`,
+      );
+    }
+    return found.some((r) => r.kind !== 'merges') ? ExitCode.itemsFailed : ExitCode.ok;
   }
   if ((await liveRunner(workspace.paths.runnerLock)) !== undefined) {
     output.out(`${lined.length} item(s) put in line: the running night lands them`);
