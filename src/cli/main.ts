@@ -209,8 +209,10 @@ function queueCommands(program: commander.Command, app: App): void {
 
   program
     .command('retry [ids...]')
-    .description('put failed, cancelled or interrupted items back in the queue, attempts renewed')
-    .option('--all', 'every failed, cancelled and interrupted item')
+    .description(
+      'put failed, cancelled, interrupted or parked items back in the queue, attempts renewed',
+    )
+    .option('--all', 'every failed, cancelled, interrupted and parked item')
     .option('--status <statuses>', 'every item of these statuses (comma-separated)')
     .option('--force', 'retry a done item too (it runs, and is paid for, again)')
     .action(async (ids: string[], options: { all?: boolean; status?: string; force?: boolean }) => {
@@ -242,10 +244,11 @@ function queueCommands(program: commander.Command, app: App): void {
   program
     .command('stop <id>')
     .description(
-      'stop the session of one running item, the rest of the night going on: back in line with its attempt given back',
+      'stop the session of one running item, the rest of the night going on: parked (out of line until "ralph resume <id>"), its attempt given back',
     )
+    .option('--requeue', 'put the item back in line at once instead of parking it')
     .option('--cancel', 'cancel the item once its session has ended')
-    .action(async (id: string, options: { cancel?: boolean }) => {
+    .action(async (id: string, options: { cancel?: boolean; requeue?: boolean }) => {
       const { stopCommand } = await import('./commands/stop.js');
       app.done(await stopCommand(app.root(), id, options, app.output, app.env));
     });
@@ -459,12 +462,14 @@ function controlCommands(program: commander.Command, app: App): void {
     });
 
   program
-    .command('resume')
-    .description('remove the interrupt file so the runner goes on')
+    .command('resume [ids...]')
+    .description(
+      'remove the interrupt file so the runner goes on; with ids, put those parked items back in line',
+    )
     .option('--fleet', 'lift the pause of every runner of the shared (Postgres) queue')
-    .action(async (options: { fleet?: boolean }) => {
+    .action(async (ids: string[], options: { fleet?: boolean }) => {
       const { resumeCommand } = await import('./commands/pause.js');
-      app.done(await resumeCommand(app.root(), options, app.output, app.env));
+      app.done(await resumeCommand(app.root(), { ...options, ids }, app.output, app.env));
     });
 }
 

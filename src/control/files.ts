@@ -27,6 +27,8 @@ export interface HeldCli {
 export interface StopRequest {
   /** Cancel the item once its session has ended, instead of putting it back in line. */
   cancel: boolean;
+  /** Park it (out of line until a person puts it back), instead of putting it back in line. */
+  park?: boolean;
   /** Who asked: `cli`, or the HTTP client's address. */
   by: string;
   at: string;
@@ -77,6 +79,7 @@ export class ControlFiles {
         cancel: parsed.cancel === true,
         by: typeof parsed.by === 'string' ? parsed.by : 'unknown',
         at: typeof parsed.at === 'string' ? parsed.at : '',
+        ...(parsed.park === true ? { park: true } : {}),
         ...(parsed.message === true ? { message: true } : {}),
       };
     } catch {

@@ -5,10 +5,10 @@ import { withConversationId, schemaOf } from '../lib/state-schema.js';
  * resume is `conversationId` (1 called it `claudeSessionId`, whichever CLI held it). 3: an item
  * may be `landing`, and says where it landed. 4: an item may be `awaiting_checks`, with its pull
  * request, or `needs_input`, and has messages. 5: an item may say where it was imported from
- * (`source`). Its `version` is another thing: a counter of the
+ * (`source`). 6: an item may be `parked` (a person stopped it). Its `version` is another thing: a counter of the
  * file's writes.
  */
-export const QUEUE_SCHEMA = 5;
+export const QUEUE_SCHEMA = 6;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {

@@ -8,6 +8,11 @@ export const ITEM_STATUSES = [
   'awaiting_checks',
   /** Its agent asked a person something (`question`): it waits for `ralph say`. */
   'needs_input',
+  /**
+   * A person stopped it (`ralph stop`): out of line, its attempt given back, until `ralph
+   * resume <id>` (or `ralph retry`) puts it back.
+   */
+  'parked',
   'done',
   'failed',
   'interrupted',

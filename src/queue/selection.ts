@@ -4,7 +4,7 @@ import type { Chosen, Selection } from './queue.js';
 import { ITEM_STATUSES, type ItemStatus } from './item-status.js';
 
 /** The statuses `ralph retry` acts on. */
-export const RETRYABLE: readonly ItemStatus[] = ['failed', 'cancelled', 'interrupted'];
+export const RETRYABLE: readonly ItemStatus[] = ['failed', 'cancelled', 'interrupted', 'parked'];
 /** The statuses `ralph cancel` acts on. */
 export const CANCELLABLE: readonly ItemStatus[] = [
   'pending',
@@ -13,6 +13,7 @@ export const CANCELLABLE: readonly ItemStatus[] = [
   'landing',
   'awaiting_checks',
   'needs_input',
+  'parked',
 ];
 
 /** A selection checked: ids, or the statuses `--all` / `--status` pick among `eligible`. */

@@ -205,6 +205,23 @@ export function reclaim(
   };
 }
 
+/**
+ * Stopped by a person (`ralph stop`): out of line until put back. Its session's settlement
+ * gave its attempt back already; what it would resume stays with it.
+ */
+export function parked(item: Item, now: number): Item {
+  return { ...item, status: 'parked', retryAfter: undefined, updatedAt: iso(now) };
+}
+
+/** A parked item back in line as it was (`ralph resume <id>`): to resume, if it has a conversation. */
+export function unparked(item: Item, now: number): Item {
+  return {
+    ...item,
+    status: item.conversationId === undefined ? 'pending' : 'interrupted',
+    updatedAt: iso(now),
+  };
+}
+
 /** A failed, cancelled or interrupted item back to pending, its attempts (and landings) renewed. */
 export function retried(item: Item, now: number): Item {
   return {
@@ -469,6 +486,7 @@ export const TAKES_MESSAGES = [
   'landing',
   'awaiting_checks',
   'needs_input',
+  'parked',
   'failed',
   'interrupted',
 ] as const satisfies readonly ItemStatus[];

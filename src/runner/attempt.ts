@@ -22,6 +22,7 @@ import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/item-status.js';
 import {
   cancelled,
+  parked,
   messagesGivenLive,
   messagesSinceClaim,
   undeliveredMessages,
@@ -632,13 +633,17 @@ export class Attempt {
     const { item } = this.init;
     const request = await ctx.controlFiles.stopRequest(item.id);
     let after = settled;
-    if (request?.cancel === true)
+    if (request?.cancel === true || request?.park === true) {
+      const end = request.cancel ? cancelled : parked;
       after =
-        (await persistently(ctx, control, `cancelling ${item.id}`, () =>
-          ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) =>
-            cancelled(i, ctx.clock.now()),
-          ),
+        (await persistently(
+          ctx,
+          control,
+          `${request.cancel ? 'cancelling' : 'parking'} ${item.id}`,
+          () =>
+            ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) => end(i, ctx.clock.now())),
         )) ?? settled;
+    }
     await ctx.controlFiles.clearStopRequest(item.id);
     ctx.events.info('item_stopped', {
       item: item.id,

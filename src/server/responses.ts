@@ -153,7 +153,7 @@ export const DiffAnswer = z.strictObject({
 /** `POST /items/:id/retry` and `/cancel`: the items changed (with what depended on them). */
 export const ItemsChangedAnswer = z.strictObject({
   items: z.array(z.string()),
-  status: z.enum(['pending', 'cancelled']),
+  status: z.enum(['pending', 'cancelled', 'parked']),
 });
 
 /** `POST /items/:id/messages`: what became of the message (`ralph say`'s words in `text`). */

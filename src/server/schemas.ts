@@ -101,7 +101,7 @@ export const ItemParams = z.object({ id: ItemIdSchema });
 export const ForceQuery = z.object({ force: flag });
 
 /** `cancel=1`: cancel the stopped item instead of putting it back in line. */
-export const StopQuery = z.object({ cancel: flag });
+export const StopQuery = z.object({ cancel: flag, requeue: flag });
 
 /** `POST /items/:id/messages`: a message to the item's agent (its length is checked with the item). */
 export const MessageRequest = z.strictObject({ text: z.string() });

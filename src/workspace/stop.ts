@@ -15,7 +15,7 @@ const LOOK_EVERY_MS = 100;
 export async function stopItems(
   control: ControlFiles,
   ids: readonly string[],
-  request: { cancel: boolean; by: string; message?: boolean },
+  request: { cancel: boolean; park?: boolean; by: string; message?: boolean },
   timeoutMs: number,
 ): Promise<string[]> {
   const at = new Date().toISOString();
@@ -35,22 +35,29 @@ export function stopTimeoutMs(killGraceSeconds: number): number {
   return (killGraceSeconds * 3 + 30) * 1000;
 }
 
-/** What became of an item a person stopped: back in line, cancelled, or not stopped in time. */
+/** What a person's stop does with the item: parks it (the default), puts it back, cancels it. */
+export type StopThen = 'park' | 'requeue' | 'cancel';
+
+/**
+ * What became of an item a person stopped: parked, back in line, cancelled, or not stopped in
+ * time.
+ */
 export type StopResult =
-  | { kind: 'stopped'; status: 'pending' | 'cancelled' }
+  | { kind: 'stopped'; status: 'parked' | 'pending' | 'cancelled' }
   /** Its session had ended before the request was seen (its gates ran): the status it has. */
   | { kind: 'ended'; status: string }
   | { kind: 'not_in_time' };
 
 /**
  * `ralph stop` and `POST /items/:id/stop`: refuses an item that is not running or whose runner
- * died, then stops it and says what became of it.
+ * died, then stops it and says what became of it. A person who stops an agent means "not now":
+ * the item is parked unless they ask for it back in line (`requeue`) or cancelled.
  */
 export async function stopItem(
   workspace: Workspace,
   queue: Pick<Queue, 'dependencyClosure'>,
   id: string,
-  request: { cancel: boolean; by: string; runnerLive: boolean },
+  request: { then: StopThen; by: string; runnerLive: boolean },
 ): Promise<StopResult> {
   const itemOf = async () => (await queue.dependencyClosure([id])).find((i) => i.id === id);
   const item = await itemOf();
@@ -64,13 +71,14 @@ export async function stopItem(
   const left = await stopItems(
     new ControlFiles(workspace.paths),
     [id],
-    { cancel: request.cancel, by: request.by },
+    { cancel: request.then === 'cancel', park: request.then === 'park', by: request.by },
     stopTimeoutMs(workspace.config.run.killGrace),
   );
   if (left.length > 0) return { kind: 'not_in_time' };
   const status = (await itemOf())?.status ?? 'gone';
-  return status === 'cancelled' || status === 'pending' || status === 'running'
-    ? { kind: 'stopped', status: status === 'cancelled' ? 'cancelled' : 'pending' }
+  if (status === 'cancelled' || status === 'parked') return { kind: 'stopped', status };
+  return ['pending', 'interrupted', 'running'].includes(status)
+    ? { kind: 'stopped', status: 'pending' }
     : { kind: 'ended', status };
 }
 

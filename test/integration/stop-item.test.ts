@@ -1,6 +1,7 @@
 // Stopping one running item while the night goes on: `ralph stop` ends its session by the kill
-// ladder (every process reaped) and puts it back in line with its attempt given back, or
-// cancels it; `ralph cancel` and `ralph rm` of a running item stop it the same way first.
+// ladder (every process reaped) and parks it ("not now") with its attempt given back, puts it
+// back in line (--requeue), or cancels it; `ralph cancel` and `ralph rm` of a running item stop
+// it the same way first.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -15,7 +16,7 @@ const running = (root: string, ...ids: string[]) =>
   ids.every((id) => item(root, id)?.status === 'running');
 
 describe('ralph stop', () => {
-  it('stops one of two running items while the other runs to its end; the stopped one runs again, its attempt given back', async () => {
+  it('stops one of two running items while the other runs to its end; the stopped one is parked until resumed, its attempt given back', async () => {
     const { root, env } = await guardedWorkspace();
     const gate = path.join(root, 'gate');
     await addInOwnDir(root, 'a', '#behave: sequence steps=hang,ok');
@@ -32,9 +33,16 @@ describe('ralph stop', () => {
     );
     const stop = await ralph(root, ['stop', 'a'], env);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(stop.stdout).toBe('a: stopped; back in line with its attempt given back');
+    expect(stop.stdout).toMatch(
+      /^a: stopped and parked, its attempt given back: it waits until "ralph resume a"/,
+    );
+    // "Not now": it stays out of line, however long the night goes on.
+    expect(item(root, 'a')).toMatchObject({ status: 'parked', attempts: 0 });
+    expect((await ralph(root, ['status'], env)).stdout).toMatch(/1 parked/);
     // The other worker's item is untouched by it.
     expect(item(root, 'b')).toMatchObject({ status: 'running', attempts: 1 });
+    const resumed = await ralph(root, ['resume', 'a'], env);
+    expect(resumed.stdout).toBe('a: back in line (pending)');
     fs.writeFileSync(gate, '');
     expect(await runner.exited).toBe(0);
     expect(item(root, 'a')).toMatchObject({ status: 'done', attempts: 1 });
@@ -44,10 +52,28 @@ describe('ralph stop', () => {
     );
     expect(first).toMatchObject({ stopReason: 'requested' });
     expect(logEvents(root).filter((e) => e.event === 'item_stopped')).toEqual([
-      expect.objectContaining({ item: 'a', by: 'cli', itemStatus: 'pending' }),
+      expect.objectContaining({ item: 'a', by: 'cli', itemStatus: 'parked' }),
     ]);
     expect(fs.readdirSync(path.join(root, 'state', 'stop'))).toEqual([]);
     await expectNoSurvivors(root);
+  });
+
+  it('puts the item back in line at once with --requeue', async () => {
+    const { root, env } = await guardedWorkspace();
+    await addInOwnDir(root, 'r', '#behave: sequence steps=hang,ok');
+    const runner = startRunner(root, env, '--drain');
+    onTestFinished(() => void runner.child.kill('SIGKILL'));
+    await eventually(
+      () => running(root, 'r') && ledger(root).some((l) => l.startsWith('start r ')),
+      20_000,
+      'the item runs',
+    );
+    const stop = await ralph(root, ['stop', 'r', '--requeue'], env);
+    expect(stop.stdout).toBe('r: stopped; back in line with its attempt given back');
+    expect(await runner.exited).toBe(0);
+    expect(item(root, 'r')).toMatchObject({ status: 'done', attempts: 1 });
+    const both = await ralph(root, ['stop', 'r', '--requeue', '--cancel'], env);
+    expect(both.code).toBe(2);
   });
 
   it('cancels with --cancel; ralph cancel and ralph rm of a running item stop it first', async () => {

@@ -55,12 +55,19 @@ describe('stopping one item from the board', () => {
     await card.locator('button', { hasText: 'stop' }).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'stop-1440.png'), fullPage: true });
     await card.locator('button', { hasText: 'stop' }).click();
-    // The stopped item runs again (its next call ends) and is done; the other still runs.
+    // The stopped item is parked, its card in a column of its own with a retry button.
+    const parked = page.locator('.column[data-status="parked"] .card[data-item="stopped"]');
+    await parked.locator('button', { hasText: 'retry' }).waitFor();
+    expect(status(root, 'other')).toBe('running');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'stop-parked-1440.png'), fullPage: true });
+    await parked.locator('button', { hasText: 'retry' }).click();
+    // Put back, it runs again (its next call ends) and is done; the other still runs.
     await eventually(() => status(root, 'stopped') === 'done', 30_000, 'the stopped item done');
     expect(status(root, 'other')).toBe('running');
     const stopped = logEvents(root).find((e) => e.event === 'item_stopped');
-    expect(stopped).toMatchObject({ item: 'stopped', itemStatus: 'pending' });
+    expect(stopped).toMatchObject({ item: 'stopped', itemStatus: 'parked' });
     expect(String(stopped?.by)).toMatch(/^127\.0\.0\.1:\d+$/);
+    // Retried: its attempts renewed, one spent since.
     const item = readQueue(root).items.find((i) => i.id === 'stopped');
     expect(item).toMatchObject({ attempts: 1 });
     const refused = await request(served, 'POST', '/items/stopped/stop');

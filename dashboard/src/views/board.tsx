@@ -14,13 +14,14 @@ const COLUMNS = [
   'landing',
   'awaiting_checks',
   'needs_input',
+  'parked',
   'interrupted',
   'failed',
   'done',
   'cancelled',
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
-const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks', 'needs_input']);
+const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks', 'needs_input', 'parked']);
 /** A column's heading, where its status's name is too long for it. */
 const HEADINGS: Record<string, string> = { awaiting_checks: 'checks', needs_input: 'needs you' };
 /** Outcomes shown as good news. */
@@ -108,7 +109,7 @@ function Card({
           )}
           {item.status === 'running' && (
             <button
-              title="end this item's session alone; it goes back in line, its attempt given back"
+              title="end this item's session alone; it is parked (retry puts it back), its attempt given back"
               disabled={off}
               onClick={() => act(() => post(`/items/${item.id}/stop`))}
             >

@@ -4,6 +4,7 @@ import { ControlFiles } from '../../control/files.js';
 import { InputError, RalphError } from '../../lib/errors.js';
 import { withQueue } from '../../queue/open.js';
 import type { Fleet } from '../../queue/queue.js';
+import { unparked } from '../../queue/transitions.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { liveRunner } from '../../runner/state.js';
 import { requestPause } from '../../workspace/pause.js';
@@ -60,10 +61,15 @@ export async function pauseCommand(
  */
 export async function resumeCommand(
   root: string,
-  options: { fleet?: boolean },
+  options: { fleet?: boolean; ids?: readonly string[] },
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  const ids = options.ids ?? [];
+  if (ids.length > 0) {
+    if (options.fleet === true) throw new InputError('give ids, or --fleet, not both');
+    return unparkItems(root, ids, output, env);
+  }
   if (options.fleet === true) {
     const workspace = await openWorkspace(root);
     return withFleet(workspace, env, async (fleet) => {
@@ -87,6 +93,31 @@ export async function resumeCommand(
       output.out(`Lifted the hold on ${cli} (${why}): the next run may start it.`);
   }
   return ExitCode.ok;
+}
+
+/** `ralph resume <ids...>`: parked items back in line, as they were (their attempts kept). */
+async function unparkItems(
+  root: string,
+  ids: readonly string[],
+  output: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  return withQueue(workspace, env, async (queue) => {
+    for (const id of ids) {
+      const after = await queue.advance(id, ['parked'], (item) => unparked(item, Date.now()));
+      if (after === undefined) {
+        const item = (await queue.dependencyClosure([id])).find((i) => i.id === id);
+        throw new InputError(
+          item === undefined
+            ? `no item ${JSON.stringify(id)} in the queue`
+            : `${id} is ${item.status}, not parked: "ralph resume <id>" puts back an item "ralph stop" parked`,
+        );
+      }
+      output.out(`${id}: back in line (${after.status})`);
+    }
+    return ExitCode.ok;
+  });
 }
 
 /** Runs `use` with the fleet of the workspace's queue; a file queue has none. */

@@ -10,7 +10,7 @@ import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
 /** Statuses said only while items have them: a night without landing never sees the word. */
-const OCCASIONAL = new Set(['landing', 'awaiting_checks', 'needs_input']);
+const OCCASIONAL = new Set(['landing', 'awaiting_checks', 'needs_input', 'parked']);
 
 /** Items a landing refused that the status names, one a line. */
 const REFUSALS_SHOWN = 10;

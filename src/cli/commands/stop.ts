@@ -1,3 +1,4 @@
+import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { withQueue } from '../../queue/open.js';
 import { liveRunner } from '../../runner/state.js';
@@ -6,21 +7,24 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
 /**
- * `ralph stop <item> [--cancel]`: ends the session of one running item by the kill ladder (its
- * processes reaped) while every other worker goes on; the item goes back in line with its
- * attempt given back, or is cancelled.
+ * `ralph stop <item> [--requeue | --cancel]`: ends the session of one running item by the kill
+ * ladder (its processes reaped) while every other worker goes on; the item is parked (out of
+ * line until `ralph resume <item>`), put back in line, or cancelled; its attempt given back.
  */
 export async function stopCommand(
   root: string,
   id: string,
-  options: { cancel?: boolean },
+  options: { cancel?: boolean; requeue?: boolean },
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  if (options.cancel === true && options.requeue === true)
+    throw new InputError('--requeue or --cancel, not both');
+  const then = options.cancel === true ? 'cancel' : options.requeue === true ? 'requeue' : 'park';
   const workspace = await openWorkspace(root);
   const result = await withQueue(workspace, env, async (queue) =>
     stopItem(workspace, queue, id, {
-      cancel: options.cancel === true,
+      then,
       by: 'cli',
       runnerLive: (await liveRunner(workspace.paths.runnerLock)) !== undefined,
     }),
@@ -34,7 +38,9 @@ export async function stopCommand(
       ? `${id}: its session had ended already (${result.status})`
       : result.status === 'cancelled'
         ? `${id}: stopped and cancelled`
-        : `${id}: stopped; back in line with its attempt given back`,
+        : result.status === 'parked'
+          ? `${id}: stopped and parked, its attempt given back: it waits until "ralph resume ${id}" (or "ralph retry ${id}") puts it back in line`
+          : `${id}: stopped; back in line with its attempt given back`,
   );
   return ExitCode.ok;
 }

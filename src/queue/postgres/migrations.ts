@@ -98,6 +98,13 @@ const MIGRATIONS: readonly Migration[] = [
       DROP INDEX ralph_items_dependents;
     `,
   },
+  {
+    // Items may be "parked" (a person stopped them), which a ralph of schema 4 does not know:
+    // it stops claiming.
+    version: 5,
+    name: 'items a person parked',
+    sql: `CREATE INDEX ralph_items_parked ON ralph_items (queue) WHERE status = 'parked';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

@@ -165,10 +165,10 @@ export function itemRoutes(ctx: ServerContext): Hono {
   });
 
   app.post('/items/:id/stop', async (c) => {
-    const { cancel } = query(c, StopQuery);
+    const { cancel, requeue } = query(c, StopQuery);
     const id = idOf(c.req.param());
     const result = await stopItem(ctx.workspace, ctx.queue, id, {
-      cancel: cancel === '1',
+      then: cancel === '1' ? 'cancel' : requeue === '1' ? 'requeue' : 'park',
       by: addressOf(c),
       runnerLive: (await liveRunner(ctx.workspace.paths.runnerLock)) !== undefined,
     });
@@ -176,7 +176,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
     if (result.kind === 'not_in_time') throw new InputError(notStoppedInTime(id));
     return c.json({
       items: [id],
-      status: result.status === 'cancelled' ? 'cancelled' : 'pending',
+      status: result.kind === 'stopped' ? result.status : 'pending',
     } satisfies ItemsChanged);
   });
 
