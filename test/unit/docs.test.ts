@@ -65,6 +65,22 @@ describe('the README on the tests', () => {
     expect(missing).toEqual([]);
   });
 
+  it("says which Node the tests need, as the pinned CLIs' engines say", () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } }>;
+    };
+    const claude = lock.packages['node_modules/@anthropic-ai/claude-code'];
+    const ours = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    expect(README).toContain(`Node.js ${ours.engines.node.replace('>=', '')} or later`);
+    // A pinned CLI whose engines ask for more than ralph's: the README says it and why.
+    if (claude?.engines?.node?.includes('22') === true) {
+      expect(README).toContain('`EBADENGINE` for `@anthropic-ai/claude-code`');
+      expect(README).toContain(`(${claude.version ?? '?'},`);
+    }
+  });
+
   it('reads ranges of case ids', () => {
     expect(caseIds('T06–T08, T16')).toEqual(['T06', 'T07', 'T08', 'T16']);
   });
