@@ -96,10 +96,11 @@ export interface Queue {
   quarantine?(dir: string, now: number): Promise<{ copy?: string; lastGood?: string }>;
   /**
    * Calls `listener` when another process announces a change of the queue (a database's
-   * notification); returns the unsubscribe function. A file queue announces nothing: its
-   * directory is watched instead.
+   * notification: `changed`), and when it starts listening again (`listening`: changes may
+   * have been missed meanwhile); returns the unsubscribe function. A file queue announces
+   * nothing: its directory is watched instead.
    */
-  subscribe(listener: () => void): () => void;
+  subscribe(listener: (cause: QueueAnnouncement) => void): () => void;
   /** Releases what the queue holds open (a database pool). */
   close(): Promise<void>;
   /** The fleet of runners sharing the queue: only a queue in a database has one. */
@@ -260,3 +261,6 @@ export function fenceReason(current: Item | undefined, lease: Lease): string | u
     return `attempt ${current.attempts} of the item is another session's (${String(current.sessions.at(-1))})`;
   return undefined;
 }
+
+/** Why a queue's subscriber is told: a change announced, or listening (re)started. */
+export type QueueAnnouncement = 'changed' | 'listening';

@@ -8,6 +8,7 @@ import {
   type ClaimRequest,
   type Lease,
   type Queue,
+  type QueueAnnouncement,
   type QueueTally,
   type Selection,
   type SettlePolicy,
@@ -167,7 +168,7 @@ type Db = pg.Pool | pg.PoolClient;
  */
 export class PgQueue implements Queue {
   readonly where: string;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(cause: QueueAnnouncement) => void>();
   private listening: pg.Client | undefined;
   private closed = false;
   private waitingCount: { at: number; count: number } | undefined;
@@ -574,7 +575,7 @@ export class PgQueue implements Queue {
     });
   }
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (cause: QueueAnnouncement) => void): () => void {
     this.listeners.add(listener);
     if (this.listening === undefined) void this.listen();
     return () => this.listeners.delete(listener);
@@ -602,12 +603,12 @@ export class PgQueue implements Queue {
         client.once('end', () => resolve());
       });
       client.on('notification', ({ channel, payload }) => {
-        if (channel === CHANGES_CHANNEL && payload === this.options.name) this.tell();
+        if (channel === CHANGES_CHANNEL && payload === this.options.name) this.tell('changed');
       });
       try {
         await client.connect();
         await client.query(`LISTEN ${CHANGES_CHANNEL}`);
-        this.tell();
+        this.tell('listening');
         await ended;
       } catch {
         // Unreachable now: try again after a pause.
@@ -619,8 +620,8 @@ export class PgQueue implements Queue {
     this.listening = undefined;
   }
 
-  private tell(): void {
-    for (const listener of this.listeners) listener();
+  private tell(cause: QueueAnnouncement): void {
+    for (const listener of this.listeners) listener(cause);
   }
 
   /** Items whose lease expired go back to the queue (their attempt counted); returns their ids. */
