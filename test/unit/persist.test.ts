@@ -18,6 +18,8 @@ async function context(reads: () => boolean) {
   const workspace = await loadWorkspace(root);
   const queueFile = workspace.paths.queue;
   const events: string[] = [];
+  // How often the operation has waited: each wait follows a look at the pause.
+  let waits = 0;
   const ctx = {
     workspace,
     controlFiles: new ControlFiles(workspace.paths),
@@ -31,6 +33,7 @@ async function context(reads: () => boolean) {
     onWedged: () => undefined,
     wait: ({ ms, signal }: { ms: number; signal?: AbortSignal }) =>
       new Promise<void>((resolve) => {
+        waits++;
         const timer = setTimeout(resolve, Math.min(ms, 20));
         signal?.addEventListener('abort', () => {
           clearTimeout(timer);
@@ -43,7 +46,7 @@ async function context(reads: () => boolean) {
       list: () => (reads() ? Promise.resolve([]) : Promise.reject(new Error('broken'))),
     },
   } as unknown as RunnerContext;
-  return { ctx, events, interrupt: workspace.paths.interruptFile, queueFile };
+  return { ctx, events, interrupt: workspace.paths.interruptFile, queueFile, waits: () => waits };
 }
 
 describe('an operation that finds the queue broken', () => {
@@ -65,7 +68,7 @@ describe('an operation that finds the queue broken', () => {
 
   it('stays paused while the queue is still broken, and leaves a pause of a person alone', async () => {
     let repaired = false;
-    const { ctx, interrupt, queueFile } = await context(() => repaired);
+    const { ctx, interrupt, queueFile, waits } = await context(() => repaired);
     const control = new StopControl();
     let tries = 0;
     const settling = persistently(ctx, control, 'settling item g', () =>
@@ -78,7 +81,9 @@ describe('an operation that finds the queue broken', () => {
     // A person's own pause replaces it; the queue repaired, that pause is theirs to lift.
     fs.writeFileSync(interrupt, 'a person: hold on\n');
     repaired = true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The operation has looked at the pause twice since, and left the person's alone.
+    const looked = waits();
+    await expect.poll(() => waits() >= looked + 2).toBe(true);
     expect(fs.readFileSync(interrupt, 'utf8')).toBe('a person: hold on\n');
     fs.rmSync(interrupt);
     expect(await settling).toBe('settled');

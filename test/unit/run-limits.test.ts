@@ -63,20 +63,55 @@ describe('cron', () => {
     expect(cronProblem('61 * * * *')).toMatch(/invalid/);
   });
 
-  it('T30 is never at or before now, across the 2026 DST changes', () => {
-    const cases: [string, string, string][] = [
-      ['America/New_York', '2026-03-08T06:00:00Z', '30 2 * * *'],
-      ['America/New_York', '2026-11-01T05:00:00Z', '30 2 * * *'],
-      ['Europe/Rome', '2026-03-29T00:00:00Z', '*/30 * * * *'],
-      ['Europe/Rome', '2026-10-25T00:00:00Z', '*/30 * * * *'],
+  it('T30 is never at or before now, across the 2026 DST changes: each next time exact', () => {
+    // UTC instants of the next four runs from `start`, through both 2026 changes in both zones.
+    const cases: [string, string, string, string[]][] = [
+      // 02:30 does not exist on 8 March in New York: that day's run is at 03:30 EDT, once.
+      [
+        'America/New_York',
+        '2026-03-08T06:00:00Z',
+        '30 2 * * *',
+        ['03-08T07:30', '03-09T06:30', '03-10T06:30', '03-11T06:30'],
+      ],
+      // 02:30 comes once on 1 November (EST, after 01:00–02:00 repeats).
+      [
+        'America/New_York',
+        '2026-11-01T05:00:00Z',
+        '30 2 * * *',
+        ['11-01T07:30', '11-02T07:30', '11-03T07:30', '11-04T07:30'],
+      ],
+      // 01:30 comes twice that night: the job runs once, at the first.
+      [
+        'America/New_York',
+        '2026-11-01T05:00:00Z',
+        '30 1 * * *',
+        ['11-01T05:30', '11-02T06:30', '11-03T06:30', '11-04T06:30'],
+      ],
+      // Rome skips 02:00–03:00 on 29 March: every half hour of real time, none lost.
+      [
+        'Europe/Rome',
+        '2026-03-29T00:00:00Z',
+        '*/30 * * * *',
+        ['03-29T00:30', '03-29T01:00', '03-29T01:30', '03-29T02:00'],
+      ],
+      // And lives 02:00–03:00 twice on 25 October: every half hour, none twice at one instant.
+      [
+        'Europe/Rome',
+        '2026-10-25T00:00:00Z',
+        '*/30 * * * *',
+        ['10-25T00:30', '10-25T01:00', '10-25T01:30', '10-25T02:00'],
+      ],
     ];
-    for (const [tz, start, expression] of cases) {
+    for (const [tz, start, expression, expected] of cases) {
       let now = at(start);
-      for (let i = 0; i < 10; i++) {
+      const seen: string[] = [];
+      for (let i = 0; i < expected.length; i++) {
         const next = nextCronTime(expression, now, tz);
         expect(next).toBeGreaterThan(now);
+        seen.push(new Date(next).toISOString().slice(5, 16));
         now = next;
       }
+      expect(seen, `${tz} ${expression} from ${start}`).toEqual(expected);
     }
   });
 
