@@ -125,5 +125,7 @@ describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
     const geminiLogs = (await ralph(root, ['logs', 'on-gemini'], env)).stdout;
     expect(geminiLogs).toMatch(/── gemini session [0-9a-f-]{36}/);
     expect(geminiLogs).toContain('Done by gemini.');
-  });
+    // Six real CLIs start here, opencode's and gemini's in seconds each on a quiet machine: the
+    // test waits on their ends, with a cap for a loaded two-core machine rather than the default.
+  }, 240_000);
 });

@@ -102,7 +102,7 @@ describe('the dashboard laid out', () => {
     const tab = await open(1440);
     await tab.locator('.controls button').first().waitFor();
     await served.stop();
-    await tab.locator('#disconnected-banner').waitFor({ timeout: 15_000 });
+    await tab.locator('#disconnected-banner').waitFor({ timeout: 30_000 });
     expect(await tab.locator('#disconnected-banner').textContent()).toMatch(
       /Disconnected from ralph serve since \d\d:\d\d:\d\d/,
     );
