@@ -123,6 +123,21 @@ function pathDirPart(dir: string, home: string): string | undefined {
   return holdsHome(part, home) ? undefined : part;
 }
 
+/** How many entries of a `PATH` directory are looked at for links: a bound, not a need. */
+const MAX_PATH_ENTRIES = 512;
+
+/** The real files the links of a `PATH` directory lead to. */
+async function linkedPrograms(dir: string): Promise<string[]> {
+  const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const targets: string[] = [];
+  for (const entry of entries.slice(0, MAX_PATH_ENTRIES)) {
+    if (!entry.isSymbolicLink()) continue;
+    const real = await fsp.realpath(path.join(dir, entry.name)).catch(() => undefined);
+    if (real !== undefined && (await isFile(real))) targets.push(real);
+  }
+  return targets;
+}
+
 /** `~/x` as an absolute path under `home`. */
 export const expandHome = (p: string, home: string) =>
   p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
@@ -159,7 +174,11 @@ export async function sandboxLayout(
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !(await exists(dir))) continue;
     const part = pathDirPart(dir, home);
-    if (part !== undefined) readOnly(part);
+    if (part === undefined || given(part)) continue;
+    readOnly(part);
+    // A link there (`~/.local/bin/claude` to its install) is a program a wrapper may run: what
+    // it leads to is given as the program is.
+    for (const target of await linkedPrograms(dir)) readOnly(await programPart(target, home));
   }
   // Found where nothing given holds it (a script in HOME, a link beside the workspace): the
   // program alone, as a link to its real file where it is one.

@@ -8,7 +8,14 @@ import { HARNESSES } from '../support/agent-clis.js';
 import { RUN } from '../support/cli-scenarios.js';
 import { lastIsToolResult } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
-import { ralph, readQueue, readSessions } from '../support/workspace.js';
+import {
+  REAL_CLAUDE,
+  makeWorkspace,
+  ralph,
+  readQueue,
+  readSessions,
+  tempDir,
+} from '../support/workspace.js';
 
 /** What the agent's shell command does inside: looks for a key, writes, asks the proxy for a host not allowed. */
 const COMMAND = [
@@ -66,6 +73,54 @@ describe('the real claude CLI in the sandbox', () => {
     expectSandboxed(root, toolOutput);
     // claude's state outlives the sandbox: its conversation is there to resume.
     expect(fs.readdirSync(path.join(env.HOME ?? '', '.claude'))).toContain('projects');
+  });
+
+  it('runs through a wrapper beside the workspace and a link in ~/.local/bin, HOME still hidden', async () => {
+    let toolOutput: string | undefined;
+    const d = await tempDir('ralph-beside-');
+    const { env } = await realClaudeWorkspace((request) => {
+      if (!lastIsToolResult(request))
+        return {
+          kind: 'tool_use',
+          name: 'Bash',
+          input: { command: COMMAND, description: 'probe' },
+        };
+      toolOutput = JSON.stringify(request.body.messages);
+      return { kind: 'text', text: 'done' };
+    });
+    const home = env.HOME ?? '';
+    plantKey(home);
+    // The real claude reached as a person's machine has it: a link in ~/.local/bin on the PATH
+    // (not node_modules/.bin), started by a wrapper script in the folder above the workspace.
+    const bin = path.join(home, '.local', 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.symlinkSync(fs.realpathSync(REAL_CLAUDE), path.join(bin, 'claude'));
+    const wrapper = path.join(d, 'claude-wrapper');
+    fs.writeFileSync(wrapper, '#!/bin/sh\nexec claude "$@"\n', { mode: 0o755 });
+    const PATH = [
+      bin,
+      ...(env.PATH ?? '').split(':').filter((p) => !p.includes('node_modules')),
+    ].join(':');
+    const root = await makeWorkspace(
+      { sandbox: { kind: 'bwrap' }, clis: { claude: { command: [wrapper] } } },
+      path.join(d, 'ws'),
+    );
+    const withPath = { ...env, PATH };
+    const doctor = await ralph(root, ['doctor'], withPath);
+    expect(doctor.stdout).toMatch(/ok {4}in-sandbox claude starts in ralph's sandbox/);
+    const work = path.join(d, 'work');
+    fs.mkdirSync(work);
+    await ralph(
+      root,
+      ['add', 'Probe', '--id', 'probe', '--work-dir', work, '--allowed-tools', 'Bash'],
+      withPath,
+    );
+    const run = await ralph(root, ['run', '--drain'], withPath);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
+    expect(toolOutput).toContain('no-key');
+    expect(toolOutput).not.toContain('PLANTED-PRIVATE-KEY');
+    expect(fs.readFileSync(path.join(work, 'made.txt'), 'utf8')).toBe('made-inside\n');
   });
 });
 

@@ -174,3 +174,23 @@ describe('a sandbox that cannot be set up', () => {
     expect(logEvents(root).filter((e) => e.event === 'session_started')).toHaveLength(1);
   });
 });
+
+describe('a fallback CLI that cannot run in the sandbox', () => {
+  it('is said by doctor, run --dry-run and the run, which it stops, never skipped in silence', async () => {
+    // codex's read-only mode is its own sandbox, which cannot run inside ralph's.
+    const { root, env } = await guardedWorkspace({
+      sandbox: { kind: 'bwrap' },
+      defaults: { permissionMode: 'plan', fallback: { clis: ['codex'] } },
+      clis: { codex: { command: ['node'] } },
+    });
+    await ralph(root, ['add', 'One', '--id', 'one', '--work-dir', await tempDir()], env);
+    const said =
+      /the fallback CLI codex \(defaults\.fallback\) cannot run in ralph's sandbox: codex reads only/;
+    const doctor = await ralph(root, ['doctor'], env);
+    expect(doctor.stdout).toMatch(new RegExp(`^FAIL +fallback +${said.source}`, 'm'));
+    expect((await ralph(root, ['run', '--dry-run'], env)).stdout).toMatch(said);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(said);
+  });
+});
