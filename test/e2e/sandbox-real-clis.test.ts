@@ -48,46 +48,37 @@ function expectSandboxed(root: string, toolOutput: string | undefined): void {
   expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made-inside\n');
 }
 
+/** A fake Anthropic API's answers that run COMMAND once, and what the command printed. */
+function probingClaude() {
+  let output: string | undefined;
+  const respond: Parameters<typeof realClaudeWorkspace>[0] = (request) => {
+    if (!lastIsToolResult(request))
+      return { kind: 'tool_use', name: 'Bash', input: { command: COMMAND, description: 'probe' } };
+    output = JSON.stringify(request.body.messages);
+    return { kind: 'text', text: 'done' };
+  };
+  return { respond, toolOutput: () => output };
+}
+
 describe('the real claude CLI in the sandbox', () => {
   closeFakeApiAfterEach();
 
   it('runs a session end to end, its API reached through the proxy', async () => {
-    let toolOutput: string | undefined;
-    const { root, env } = await realClaudeWorkspace(
-      (request) => {
-        if (!lastIsToolResult(request))
-          return {
-            kind: 'tool_use',
-            name: 'Bash',
-            input: { command: COMMAND, description: 'probe' },
-          };
-        toolOutput = JSON.stringify(request.body.messages);
-        return { kind: 'text', text: 'done' };
-      },
-      { sandbox: { kind: 'bwrap' } },
-    );
+    const probe = probingClaude();
+    const { root, env } = await realClaudeWorkspace(probe.respond, { sandbox: { kind: 'bwrap' } });
     plantKey(env.HOME ?? '');
     await ralph(root, ['add', 'Probe', '--id', 'probe', '--allowed-tools', 'Bash'], env);
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
-    expectSandboxed(root, toolOutput);
+    expectSandboxed(root, probe.toolOutput());
     // claude's state outlives the sandbox: its conversation is there to resume.
     expect(fs.readdirSync(path.join(env.HOME ?? '', '.claude'))).toContain('projects');
   });
 
   it('runs through a wrapper beside the workspace and a link in ~/.local/bin, HOME still hidden', async () => {
-    let toolOutput: string | undefined;
+    const probe = probingClaude();
     const d = await tempDir('ralph-beside-');
-    const { env } = await realClaudeWorkspace((request) => {
-      if (!lastIsToolResult(request))
-        return {
-          kind: 'tool_use',
-          name: 'Bash',
-          input: { command: COMMAND, description: 'probe' },
-        };
-      toolOutput = JSON.stringify(request.body.messages);
-      return { kind: 'text', text: 'done' };
-    });
+    const { env } = await realClaudeWorkspace(probe.respond);
     const home = env.HOME ?? '';
     plantKey(home);
     // The real claude reached as a person's machine has it: a link in ~/.local/bin on the PATH
@@ -118,8 +109,8 @@ describe('the real claude CLI in the sandbox', () => {
     const run = await ralph(root, ['run', '--drain'], withPath);
     expect(run.code, run.stderr).toBe(0);
     expect(readQueue(root).items[0]).toMatchObject({ status: 'done' });
-    expect(toolOutput).toContain('no-key');
-    expect(toolOutput).not.toContain('PLANTED-PRIVATE-KEY');
+    expect(probe.toolOutput()).toContain('no-key');
+    expect(probe.toolOutput()).not.toContain('PLANTED-PRIVATE-KEY');
     expect(fs.readFileSync(path.join(work, 'made.txt'), 'utf8')).toBe('made-inside\n');
   });
 });
