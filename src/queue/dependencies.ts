@@ -70,12 +70,12 @@ export function unrunnableItems(items: readonly Item[]): { id: string; reason: s
 }
 
 /**
- * The ids of the unfinished items that depend on `id` directly: a done or cancelled one has
- * nothing left to wait for.
+ * The ids of the items not done that depend on `id` directly: a done one waits for nothing (a
+ * cancelled one may be retried, and would then wait).
  */
 export function dependentsOf(id: string, items: readonly Item[]): string[] {
   return items
-    .filter((item) => item.dependsOn.includes(id) && !['done', 'cancelled'].includes(item.status))
+    .filter((item) => item.dependsOn.includes(id) && item.status !== 'done')
     .map((item) => item.id);
 }
 

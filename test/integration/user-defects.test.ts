@@ -42,12 +42,10 @@ describe('answers that say what they mean', () => {
     const { root, env } = await guardedWorkspace();
     await ralph(root, ['add', 'mul', '--id', 'mul'], env);
     await ralph(root, ['add', 'docs', '--id', 'docs', '--depends-on', 'mul'], env);
-    await ralph(root, ['add', 'more', '--id', 'more', '--depends-on', 'mul'], env);
-    await ralph(root, ['cancel', 'more'], env);
     expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
     const removed = await ralph(root, ['rm', 'mul'], env);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(readQueue(root).items.map((i) => i.id)).toEqual(['docs', 'more']);
+    expect(readQueue(root).items.map((i) => i.id)).toEqual(['docs']);
   });
 
   it('says a session prefix needs 4 characters, and that an id is ASCII', async () => {

@@ -557,8 +557,8 @@ export class PgQueue implements Queue {
     const going = new Set(ids);
     return this.change({ ids }, [], async (db, item) => {
       const { rows } = await db.query<{ id: string }>(
-        // Only unfinished dependents: a done or cancelled one has nothing left to wait for.
-        "SELECT id FROM ralph_items WHERE queue = $1 AND $2 = ANY(depends_on) AND status NOT IN ('done', 'cancelled') ORDER BY seq",
+        // Dependents not done: a done one waits for nothing (a cancelled one may be retried).
+        "SELECT id FROM ralph_items WHERE queue = $1 AND $2 = ANY(depends_on) AND status <> 'done' ORDER BY seq",
         [this.options.name, item.id],
       );
       refuseOrphaningRemoval(
