@@ -128,7 +128,7 @@ describe('ralph add', () => {
   });
 
   it.each([
-    [['--id', '../x'], /--id: an id is 1 to 100 letters/],
+    [['--id', '../x'], /--id: an id is 1 to 100 ASCII letters/],
     [['--id', 'a/b'], /--id/],
     [['--max-turns', 'ten'], /--max-turns: expected a whole number, got "ten"/],
     [['--timeout', 'soon'], /--timeout: expected a duration/],
