@@ -8,6 +8,7 @@ import { ITEM_STATUSES } from '../queue/item-status.js';
 import { CorruptStateError, UnavailableError } from '../lib/errors.js';
 import type { QueueReader, QueueTally } from '../queue/queue.js';
 import { NOTHING_SPENT, readBudget } from './budget.js';
+import { heldClis as heldClisOf, keptHolds } from './cli-holds.js';
 import { liveRunner } from './lock.js';
 import type { StatusReport } from './status-report.js';
 
@@ -127,10 +128,7 @@ export async function gatherStatus(
   }
   const { records } = await control.readRunningSessions();
   // With no runner, what holds is what the next run keeps: a limit whose reset is still to come.
-  const held =
-    runner === undefined
-      ? heldClis.filter((h) => h.until !== undefined && Date.parse(h.until) > Date.now())
-      : heldClis;
+  const held = runner === undefined ? heldClisOf(keptHolds(heldClis, Date.now())) : heldClis;
   if (held.length > 0) report.heldClis = held;
   if (runner === undefined) {
     // What a runner killed mid-session left: said so, never shown as running.
