@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitSucceeds } from './git.js';
+import { addWorktree, pruneWorktrees } from './worktree-records.js';
 
 /** The top of the repository `dir` is in, or undefined when it is in none. */
 export async function repositoryRoot(dir: string): Promise<string | undefined> {
@@ -58,11 +59,11 @@ export async function ensureWorktree(
   await fsp.rm(dir, { recursive: true, force: true });
   // A `worktree add` killed midway leaves its record locked; prune keeps locked records.
   await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
-  await git(repo, ['worktree', 'prune']);
+  await pruneWorktrees(repo);
   await fsp.mkdir(path.dirname(dir), { recursive: true });
   if (await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]))
-    await git(repo, ['worktree', 'add', '--', dir, branch]);
-  else await git(repo, ['worktree', 'add', '-b', branch, '--', dir, baseCommit]);
+    await addWorktree(repo, ['--', dir, branch]);
+  else await addWorktree(repo, ['-b', branch, '--', dir, baseCommit]);
   return { ...checkout, reused: false };
 }
 
@@ -150,7 +151,7 @@ export async function removeWorktree(repo: string, dir: string): Promise<void> {
     async (error: unknown) => {
       // Not a worktree git knows (a crash cut its making short): the directory alone goes.
       await fsp.rm(dir, { recursive: true, force: true });
-      await git(repo, ['worktree', 'prune']);
+      await pruneWorktrees(repo);
       if (await pathIsThere(dir)) throw error;
     },
   );
@@ -176,11 +177,6 @@ export async function repositoryOfWorktree(dir: string): Promise<string | undefi
   } catch {
     return undefined;
   }
-}
-
-/** Forgets the records of worktrees whose directories are gone. */
-export async function pruneWorktrees(repo: string): Promise<void> {
-  await git(repo, ['worktree', 'prune']);
 }
 
 /** Removes the index lock a killed git left in a worktree (no git may run there now). */

@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitSucceeds, GitError } from '../git/git.js';
+import { addWorktree, pruneWorktrees } from '../git/worktree-records.js';
 
 // The git of a landing: the target branch, the worktree ralph keeps of it, a merge by the
 // chosen method, and the compare-and-swap that moves the target. Nothing here knows the queue.
@@ -71,23 +72,22 @@ export async function landingWorktree(repo: string, dir: string, commit: string)
   }
   await fsp.mkdir(path.dirname(dir), { recursive: true });
   // A first landing through it: nothing to clear away unless git still knows the path.
-  if (!(await pathIsThere(dir)) && (await gitSucceeds(repo, worktreeAdd(dir, commit)))) return;
+  if (
+    !(await pathIsThere(dir)) &&
+    (await addWorktree(repo, worktreeAdd(dir, commit)).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(() => undefined);
   await fsp.rm(dir, { recursive: true, force: true });
   await git(repo, ['worktree', 'unlock', '--', dir]).catch(() => undefined);
-  await git(repo, ['worktree', 'prune']);
-  await git(repo, worktreeAdd(dir, commit));
+  await pruneWorktrees(repo);
+  await addWorktree(repo, worktreeAdd(dir, commit));
 }
 
-const worktreeAdd = (dir: string, commit: string) => [
-  'worktree',
-  'add',
-  '--quiet',
-  '--detach',
-  '--',
-  dir,
-  commit,
-];
+const worktreeAdd = (dir: string, commit: string) => ['--quiet', '--detach', '--', dir, commit];
 
 /**
  * The commit of the target, since `base`, that holds the work of `session` (its trailer), if

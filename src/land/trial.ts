@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { git } from '../git/git.js';
+import { addWorktree, pruneWorktrees } from '../git/worktree-records.js';
 import { mergeBranch, type Merge } from './git-land.js';
 
 /** One item of a trial: its branch, and how it would be merged onto its target. */
@@ -37,7 +38,7 @@ export async function trialLandings(
   // A target not made yet starts where the lander would make it: at HEAD.
   const start = at.trim() !== '' ? at.trim() : (await git(repo, ['rev-parse', 'HEAD'])).trim();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'ralph-land-trial-'));
-  await git(repo, ['worktree', 'add', '--quiet', '--detach', '--', dir, start]);
+  await addWorktree(repo, ['--quiet', '--detach', '--', dir, start]);
   const results: TrialResult[] = [];
   try {
     let onto = start;
@@ -66,7 +67,7 @@ export async function trialLandings(
   } finally {
     await git(repo, ['worktree', 'remove', '--force', '--force', '--', dir]).catch(() => undefined);
     await fsp.rm(dir, { recursive: true, force: true });
-    await git(repo, ['worktree', 'prune']).catch(() => undefined);
+    await pruneWorktrees(repo).catch(() => undefined);
   }
   return results;
 }

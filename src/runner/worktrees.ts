@@ -1,11 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import {
-  clearStaleLock,
-  pruneWorktrees,
-  repositoryOfWorktree,
-  retireWorktree,
-} from '../git/worktree.js';
+import { clearStaleLock, repositoryOfWorktree, retireWorktree } from '../git/worktree.js';
+import { pruneWorktrees } from '../git/worktree-records.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
