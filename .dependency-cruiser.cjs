@@ -18,6 +18,7 @@ const FEATURES = [
   'sandbox',
   'sources',
   'notify',
+  'stage',
 ];
 
 /**
@@ -48,6 +49,8 @@ const MAY_IMPORT = {
   sources: ['lib', 'queue', 'forge'],
   // Notifications: an outbox under state/ and the channels it is delivered through.
   notify: ['lib', 'config'],
+  // The one interface of the stages beside the workers: types alone.
+  stage: ['queue'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],
@@ -68,6 +71,14 @@ module.exports = {
       comment: 'a cycle makes the modules in it one module: break it (move the shared type down)',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'loop-names-no-stage',
+      severity: 'error',
+      comment:
+        'the night loop runs the stages it is given (src/cli/stages.ts) and names none of them',
+      from: { path: '^src/runner/(loop|start)\\.ts$' },
+      to: { path: '^src/(runner/(landing|checks)\\.ts$|land/|forge/)' },
     },
     ...Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
       name: `boundary-${folder}`,

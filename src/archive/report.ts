@@ -263,9 +263,11 @@ export function pullRequestsReport(
             itemId: item.id,
             number: item.pullRequest.number,
             url: item.pullRequest.url,
-            // Done or failed: how (merged, ready_for_review, checks_failed…); else its status.
+            // Finished: how (merged, ready_for_review, checks_failed…); else its status.
             state:
-              item.status === 'done' || item.status === 'failed'
+              item.status === 'done' ||
+              item.status === 'failed' ||
+              item.status === 'awaiting_review'
                 ? (item.lastOutcome ?? item.status)
                 : item.status,
             ...(item.checks === undefined ? {} : { checks: item.checks }),

@@ -1,3 +1,4 @@
+import { statusIs } from './item-status.js';
 import type { Item } from './item.js';
 
 /** Statuses from which an item never reaches `done` unless a person acts. */
@@ -47,9 +48,7 @@ function findCycle(
 /** Items waiting to run that never will until a person acts, each with the reason. */
 export function unrunnableItems(items: readonly Item[]): { id: string; reason: string }[] {
   const byId = new Map(items.map((item) => [item.id, item]));
-  const waiting = items.filter(
-    (item) => item.status === 'pending' || item.status === 'interrupted',
-  );
+  const waiting = items.filter((item) => statusIs(item.status, 'runnable'));
   const found = new Map<string, string>();
   for (const item of waiting) {
     const reason = dependencyProblem(item, byId);
@@ -75,7 +74,7 @@ export function unrunnableItems(items: readonly Item[]): { id: string; reason: s
  */
 export function dependentsOf(id: string, items: readonly Item[]): string[] {
   return items
-    .filter((item) => item.dependsOn.includes(id) && item.status !== 'done')
+    .filter((item) => item.dependsOn.includes(id) && !statusIs(item.status, 'satisfiesDependents'))
     .map((item) => item.id);
 }
 

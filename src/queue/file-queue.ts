@@ -2,38 +2,31 @@ import { NotFoundError, InputError } from '../lib/errors.js';
 import { closureOf, dependentsOf } from './dependencies.js';
 import type { Item } from './item.js';
 import { FileQueueReader } from './file-queue-reader.js';
-import {
-  fenceReason,
-  type AddOptions,
-  type Claim,
-  type ClaimRequest,
-  type Lease,
-  type Queue,
-  type Selection,
-  type SettlePolicy,
-  type Settled,
+import type {
+  AddOptions,
+  Claim,
+  ClaimRequest,
+  ClosureCheck,
+  ItemChange,
+  Queue,
+  Selection,
 } from './queue.js';
+import type { SettlePolicy } from './lease.js';
 import { inChecksOrder, inLandingOrder, nextWakeTime, selectNext } from './select.js';
 import {
-  CANCELLABLE,
-  RETRYABLE,
   chosenOf,
   refuseQueued,
   refuseOrphaningRemoval,
-  refuseDone,
   refuseRetryOfPending,
   refuseRunning,
 } from './selection.js';
-import type { ItemStatus } from './item-status.js';
 import {
-  cancelled,
-  checkedOut,
-  claim,
-  reclaim,
-  retried,
-  settle,
-  type Settlement,
-} from './transitions.js';
+  applyEvent,
+  appliedOrThrow,
+  bulkStatusesFor,
+  type Applied,
+  type ItemEvent,
+} from './lifecycle.js';
 
 const byIdOf = (items: readonly Item[]) => new Map(items.map((item) => [item.id, item]));
 
@@ -81,29 +74,31 @@ export class FileQueue extends FileQueueReader implements Queue {
     return inChecksOrder(await this.list());
   }
 
-  async advance(
-    id: string,
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item | undefined> {
-    return (await this.advanceAll([id], from, change))[0];
+  async apply(id: string, event: ItemEvent, check?: ClosureCheck): Promise<Applied> {
+    return this.store.update<Applied>((items) => {
+      const index = items.findIndex((item) => item.id === id);
+      const applied = applyEvent(items[index], event);
+      if (applied.kind === 'refused') return { value: applied };
+      check?.(
+        applied.item,
+        closureOf(applied.item.dependsOn, byIdOf(items.filter((_, i) => i !== index))),
+      );
+      return { items: items.with(index, applied.item), value: applied };
+    });
   }
 
-  advanceAll(
-    ids: readonly string[],
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item[]> {
+  applyAll(changes: readonly ItemChange[]): Promise<Item[]> {
     return this.store.update((items) => {
       const indexOf = new Map(items.map((item, index) => [item.id, index]));
       const next = [...items];
       const changed: Item[] = [];
-      for (const id of ids) {
+      for (const { id, event } of changes) {
         const index = indexOf.get(id);
-        const item = index === undefined ? undefined : next[index];
-        if (index === undefined || item === undefined || !from.includes(item.status)) continue;
-        next[index] = change(item);
-        changed.push(next[index]);
+        if (index === undefined) continue;
+        const applied = applyEvent(next[index], event);
+        if (applied.kind === 'refused') continue;
+        next[index] = applied.item;
+        changed.push(applied.item);
       }
       return { items: changed.length === 0 ? undefined : next, value: changed };
     });
@@ -114,22 +109,6 @@ export class FileQueue extends FileQueueReader implements Queue {
     return Promise.resolve(() => Promise.resolve());
   }
 
-  edit(
-    id: string,
-    change: (item: Item) => Item,
-    check: (item: Item, closure: readonly Item[]) => void,
-  ): Promise<Item> {
-    return this.store.update((items) => {
-      const index = items.findIndex((item) => item.id === id);
-      const item = items[index];
-      if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
-      refuseRunning(item);
-      const next = change(item);
-      check(next, closureOf(next.dependsOn, byIdOf(items.filter((_, i) => i !== index))));
-      return { items: items.with(index, next), value: next };
-    });
-  }
-
   claim({ sessionId, now, busy }: ClaimRequest): Promise<Claim> {
     return this.store.update<Claim>((items) => {
       const next = selectNext(items, now, busy);
@@ -138,7 +117,7 @@ export class FileQueue extends FileQueueReader implements Queue {
         const retryAt = nextWakeTime(items, now, { retriesOnly: true });
         return { value: { wakeAt, retryAt } };
       }
-      const claimed = claim(next, sessionId, now);
+      const claimed = appliedOrThrow(applyEvent(next, { kind: 'claimed', sessionId, now }));
       const queued =
         items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
       return {
@@ -148,38 +127,9 @@ export class FileQueue extends FileQueueReader implements Queue {
     });
   }
 
-  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled> {
-    return this.store.update<Settled>((items) => {
-      const index = items.findIndex((i) => i.id === lease.itemId);
-      const current = items[index];
-      const fenced = fenceReason(current, lease);
-      if (fenced !== undefined || current === undefined)
-        return { value: { kind: 'fenced', reason: fenced ?? '', item: current } };
-      const next = settle(
-        current,
-        settlement,
-        current.maxAttempts ?? policy.maxAttempts,
-        policy.now,
-        policy.retryBackoffCapMs,
-      );
-      return { items: items.with(index, next), value: { kind: 'settled', item: next } };
-    });
-  }
-
   /** The runner's workspace lock is the lease: nothing to renew. */
   renew(): Promise<void> {
     return Promise.resolve();
-  }
-
-  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void> {
-    return this.store.update((items) => {
-      const index = items.findIndex((i) => i.id === lease.itemId);
-      const current = items[index];
-      if (current === undefined || fenceReason(current, lease) !== undefined)
-        return { value: undefined };
-      if (current.baseCommit === checkout.baseCommit) return { value: undefined };
-      return { items: items.with(index, checkedOut(current, checkout)), value: undefined };
-    });
   }
 
   requeueOrphans(
@@ -192,12 +142,13 @@ export class FileQueue extends FileQueueReader implements Queue {
       const next = items.map((item) => {
         if (item.status !== 'running') return item;
         ids.push(item.id);
-        return reclaim(
-          item,
-          reason,
-          item.maxAttempts ?? policy.maxAttempts,
-          policy.now,
-          spent.get(item.id) ?? 0,
+        return appliedOrThrow(
+          applyEvent(item, {
+            kind: 'runner_died',
+            reason,
+            policy,
+            costUsd: spent.get(item.id) ?? 0,
+          }),
         );
       });
       return ids.length > 0 ? { items: next, value: ids } : { value: ids };
@@ -205,23 +156,21 @@ export class FileQueue extends FileQueueReader implements Queue {
   }
 
   retry(selection: Selection): Promise<string[]> {
-    return this.change(selection, RETRYABLE, (item, now) => {
+    return this.change(selection, 'retried', (item, now) => {
       refuseRetryOfPending(item);
-      refuseDone(item, 'retry', selection.force);
-      return retried(item, now);
+      return appliedOrThrow(applyEvent(item, { kind: 'retried', now, force: selection.force }));
     });
   }
 
   cancel(selection: Selection): Promise<string[]> {
-    return this.change(selection, CANCELLABLE, (item, now) => {
-      refuseDone(item, 'cancel', selection.force);
-      return cancelled(item, now);
-    });
+    return this.change(selection, 'cancelled', (item, now) =>
+      appliedOrThrow(applyEvent(item, { kind: 'cancelled', now, force: selection.force })),
+    );
   }
 
   remove(ids: readonly string[], force: boolean): Promise<string[]> {
     const going = new Set(ids);
-    return this.change({ ids }, [], (item, _now, items) => {
+    return this.change({ ids }, undefined, (item, _now, items) => {
       refuseOrphaningRemoval(item.id, dependentsOf(item.id, items), going, force);
       return undefined;
     });
@@ -241,10 +190,10 @@ export class FileQueue extends FileQueueReader implements Queue {
    */
   private change(
     selection: Selection,
-    eligible: readonly ItemStatus[],
+    event: 'retried' | 'cancelled' | undefined,
     change: (item: Item, now: number, items: readonly Item[]) => Item | undefined,
   ): Promise<string[]> {
-    const chosen = chosenOf(selection, eligible);
+    const chosen = chosenOf(selection, event === undefined ? [] : bulkStatusesFor(event));
     return this.store.update((items) => {
       const ids =
         'ids' in chosen

@@ -1,14 +1,24 @@
 import { withConversationId, schemaOf } from '../lib/state-schema.js';
 
+/** Before schema 7, a pull request waiting for a person was done, its outcome ready_for_review. */
+function awaitingReview(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const item = value as Record<string, unknown>;
+  return item.status === 'done' && item.lastOutcome === 'ready_for_review'
+    ? { ...item, status: 'awaiting_review' }
+    : item;
+}
+
 /**
  * The schema of a queue file (`state/queue.json`, an export). 2: an item's conversation to
  * resume is `conversationId` (1 called it `claudeSessionId`, whichever CLI held it). 3: an item
  * may be `landing`, and says where it landed. 4: an item may be `awaiting_checks`, with its pull
  * request, or `needs_input`, and has messages. 5: an item may say where it was imported from
- * (`source`). 6: an item may be `parked` (a person stopped it). Its `version` is another thing: a counter of the
- * file's writes.
+ * (`source`). 6: an item may be `parked` (a person stopped it). 7: a pull request that waits
+ * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). Its
+ * `version` is another thing: a counter of the file's writes.
  */
-export const QUEUE_SCHEMA = 6;
+export const QUEUE_SCHEMA = 7;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {
@@ -26,6 +36,8 @@ export function migrateQueueFile(file: string, raw: unknown): unknown {
   return {
     ...queue,
     schema: QUEUE_SCHEMA,
-    items: Array.isArray(queue.items) ? queue.items.map(withConversationId) : queue.items,
+    items: Array.isArray(queue.items)
+      ? queue.items.map((item) => awaitingReview(withConversationId(item)))
+      : queue.items,
   };
 }

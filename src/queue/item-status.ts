@@ -6,6 +6,8 @@ export const ITEM_STATUSES = [
   'landing',
   /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
   'awaiting_checks',
+  /** Its pull request passed its checks: it waits for a person to merge (or close) it. */
+  'awaiting_review',
   /** Its agent asked a person something (`question`): it waits for `ralph say`. */
   'needs_input',
   /**
@@ -20,3 +22,61 @@ export const ITEM_STATUSES = [
 ] as const;
 
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
+
+/** What a status says of its items; every question of the kind is asked of this table. */
+export interface StatusTraits {
+  /** A worker may claim it. */
+  runnable: boolean;
+  /** Its agent's work is over: nothing of ralph's will run it again unless a person asks. */
+  finished: boolean;
+  /** The items that depend on it may run. */
+  satisfiesDependents: boolean;
+  /** Its worktree is kept for its next session (otherwise its work is on its branch alone). */
+  keepsWorktree: boolean;
+  /** A person's message to its agent is kept for its next session (`ralph say`). */
+  takesMessages: boolean;
+  /** A stage beside the workers tends it (a landing, a pull request's checks). */
+  waitsOnWorld: boolean;
+  /** Nothing moves it until a person acts. */
+  waitsOnPerson: boolean;
+}
+
+const trait = (traits: Partial<StatusTraits>): StatusTraits => ({
+  runnable: false,
+  finished: false,
+  satisfiesDependents: false,
+  keepsWorktree: false,
+  takesMessages: true,
+  waitsOnWorld: false,
+  waitsOnPerson: false,
+  ...traits,
+});
+
+export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
+  pending: trait({ runnable: true, keepsWorktree: true }),
+  running: trait({ keepsWorktree: true }),
+  landing: trait({ waitsOnWorld: true }),
+  awaiting_checks: trait({ waitsOnWorld: true }),
+  awaiting_review: trait({
+    finished: true,
+    satisfiesDependents: true,
+    takesMessages: false,
+    waitsOnPerson: true,
+  }),
+  needs_input: trait({ waitsOnPerson: true }),
+  parked: trait({ waitsOnPerson: true }),
+  done: trait({ finished: true, satisfiesDependents: true, takesMessages: false }),
+  failed: trait({ finished: true }),
+  interrupted: trait({ runnable: true, keepsWorktree: true }),
+  cancelled: trait({ finished: true, takesMessages: false }),
+};
+
+/** The statuses that have `name`, in the order of `ITEM_STATUSES`. */
+export function statusesWhere(name: keyof StatusTraits): ItemStatus[] {
+  return ITEM_STATUSES.filter((status) => STATUS_TRAITS[status][name]);
+}
+
+/** Whether `status` has the trait `name`. */
+export function statusIs(status: ItemStatus, name: keyof StatusTraits): boolean {
+  return STATUS_TRAITS[status][name];
+}

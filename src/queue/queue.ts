@@ -1,7 +1,8 @@
 import type { FleetRunner } from './fleet-runner.js';
 import type { Item } from './item.js';
 import type { ItemStatus } from './item-status.js';
-import type { Settlement } from './transitions.js';
+import type { Lease, SettlePolicy } from './lease.js';
+import type { Applied, ItemEvent } from './lifecycle.js';
 
 /**
  * The queue, whatever holds it: `state/queue.json` (the default) or a Postgres database shared
@@ -29,19 +30,20 @@ export interface Queue {
    * the whole batch. The caller has checked the items and their dependencies.
    */
   importItems(items: readonly Item[]): Promise<void>;
-  /**
-   * Changes an item that is not running; `check` sees the changed item's dependency closure
-   * among the others and throws to refuse the change.
-   */
-  edit(
-    id: string,
-    change: (item: Item) => Item,
-    check: (item: Item, closure: readonly Item[]) => void,
-  ): Promise<Item>;
   /** Claims the next runnable item for a session, counting its attempt. */
   claim(request: ClaimRequest): Promise<Claim>;
-  /** Settles a claimed item: a no-op (`fenced`) when its lease is no longer this session's. */
-  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled>;
+  /**
+   * Applies `event` to item `id` through the lifecycle table (`lifecycle.ts`), re-read where
+   * it is kept: the item it made, or why the table refused it (nothing written). `check` sees
+   * the changed item's dependency closure among the others and throws to refuse the change.
+   */
+  apply(id: string, event: ItemEvent, check?: ClosureCheck): Promise<Applied>;
+  /**
+   * `apply` of each event to its item in one write (a train's landings, a night's done items
+   * put in line to land): the items changed, in the order given; those the table refuses are
+   * left as they are.
+   */
+  applyAll(events: readonly ItemChange[]): Promise<Item[]>;
   /** Keeps the leases of running items from expiring (a runner's heartbeat). */
   renew(leases: readonly Lease[]): Promise<void>;
   /** The items waiting to land, in the order they finished. */
@@ -49,31 +51,11 @@ export interface Queue {
   /** The items awaiting their pull request's checks, the longest waiting first. */
   awaitingChecks(): Promise<Item[]>;
   /**
-   * Applies a transition of the lander to one item, if the item is in one of the statuses
-   * `from` (otherwise nothing: undefined; a person cancelled it meanwhile, say).
-   */
-  advance(
-    id: string,
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item | undefined>;
-  /**
-   * `advance` of each of `ids` in one write (a night's done items put in line to land): the
-   * items it changed, in the order of `ids`; those not in one of the statuses `from` are left.
-   */
-  advanceAll(
-    ids: readonly string[],
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item[]>;
-  /**
    * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
    * one runner at a time: undefined when another of the fleet holds it. The workspace's runner
    * lock is that right for a queue file.
    */
   holdStage(stage: string): Promise<(() => Promise<void>) | undefined>;
-  /** Records an item's git branch and base at its first checkout. */
-  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void>;
   /**
    * Requeues the items a dead runner of this workspace left running, their attempt counted and
    * the cost their sessions reported (`spent`, by item id) added.
@@ -172,7 +154,7 @@ export interface PullRequestTally {
   id: string;
   number: number;
   url: string;
-  /** `awaiting_checks`, or `done` while it waits for a person's review. */
+  /** `awaiting_checks`, or `awaiting_review` once they passed. */
   status: ItemStatus;
   checks?: string;
 }
@@ -186,10 +168,19 @@ export interface LandingTally {
   refused: { id: string; status: ItemStatus; error: string }[];
 }
 
+/** An event for one item, of many applied in one write. */
+export interface ItemChange {
+  id: string;
+  event: ItemEvent;
+}
+
+/** Throws to refuse an item, given its dependency closure in the queue. */
+export type ClosureCheck = (item: Item, closure: readonly Item[]) => void;
+
 export interface AddOptions {
   replace: boolean;
   /** Throws to refuse the item, given its dependency closure in the queue it joins. */
-  check: (item: Item, closure: readonly Item[]) => void;
+  check: ClosureCheck;
   /** The flag or field that allows replacing, for the refusal's message. */
   replaceFlag: string;
 }
@@ -205,14 +196,6 @@ export interface Selection {
 
 /** A resolved selection: ids, or every item of these statuses. */
 export type Chosen = { ids: readonly string[] } | { statuses: readonly ItemStatus[] };
-
-/** The claim's fencing token: a settle for an older attempt of the item is refused. */
-export interface Lease {
-  itemId: string;
-  sessionId: string;
-  /** The item's attempt number when claimed. */
-  attempt: number;
-}
 
 export interface ClaimRequest {
   sessionId: string;
@@ -232,34 +215,6 @@ export interface Claim {
   retryAt?: number;
   /** Items taken back from runners that stopped renewing their leases, before this claim. */
   expired?: string[];
-}
-
-export interface SettlePolicy {
-  /** Attempts of an item that sets none. */
-  maxAttempts: number;
-  retryBackoffCapMs: number;
-  now: number;
-}
-
-export type Settled =
-  | { kind: 'settled'; item: Item }
-  /** The lease was lost (expired and claimed again, requeued, removed): nothing was written. */
-  | { kind: 'fenced'; reason: string; item?: Item };
-
-/** The lease a claim gives. */
-export function leaseOf(item: Item): Lease {
-  const sessionId = item.sessions.at(-1);
-  if (sessionId === undefined) throw new Error(`item ${item.id} was never claimed`);
-  return { itemId: item.id, sessionId, attempt: item.attempts };
-}
-
-/** Why a settle of `lease` may not touch `current`; undefined when it may. */
-export function fenceReason(current: Item | undefined, lease: Lease): string | undefined {
-  if (current === undefined) return 'the item is no longer in the queue';
-  if (current.status !== 'running') return `the item is ${current.status} now`;
-  if (current.sessions.at(-1) !== lease.sessionId || current.attempts !== lease.attempt)
-    return `attempt ${current.attempts} of the item is another session's (${String(current.sessions.at(-1))})`;
-  return undefined;
 }
 
 /** Why a queue's subscriber is told: a change announced, or listening (re)started. */

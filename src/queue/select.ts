@@ -1,3 +1,4 @@
+import { statusIs } from './item-status.js';
 import type { Item } from './item.js';
 import { compareText } from '../lib/text.js';
 
@@ -7,8 +8,11 @@ export function blockedReason(
   byId: ReadonlyMap<string, Item>,
   now: number,
 ): string | undefined {
-  if (item.status !== 'pending' && item.status !== 'interrupted') return `it is ${item.status}`;
-  const waitingOn = item.dependsOn.filter((id) => byId.get(id)?.status !== 'done');
+  if (!statusIs(item.status, 'runnable')) return `it is ${item.status}`;
+  const waitingOn = item.dependsOn.filter((id) => {
+    const dependency = byId.get(id);
+    return dependency === undefined || !statusIs(dependency.status, 'satisfiesDependents');
+  });
   if (waitingOn.length > 0) return `it depends on ${waitingOn.join(', ')}`;
   if (item.notBefore !== undefined && Date.parse(item.notBefore) > now) {
     return `not before ${item.notBefore}`;
@@ -64,7 +68,7 @@ export function nextWakeTime(
 ): number | undefined {
   let earliest: number | undefined;
   for (const item of items) {
-    if (item.status !== 'pending' && item.status !== 'interrupted') continue;
+    if (!statusIs(item.status, 'runnable')) continue;
     if (options.retriesOnly && item.retryAfter === undefined) continue;
     const times = [options.retriesOnly ? undefined : item.notBefore, item.retryAfter]
       .filter((t): t is string => t !== undefined)

@@ -3,19 +3,6 @@ import type { Item } from './item.js';
 import type { Chosen, Selection } from './queue.js';
 import { ITEM_STATUSES, type ItemStatus } from './item-status.js';
 
-/** The statuses `ralph retry` acts on. */
-export const RETRYABLE: readonly ItemStatus[] = ['failed', 'cancelled', 'interrupted', 'parked'];
-/** The statuses `ralph cancel` acts on. */
-export const CANCELLABLE: readonly ItemStatus[] = [
-  'pending',
-  'interrupted',
-  'failed',
-  'landing',
-  'awaiting_checks',
-  'needs_input',
-  'parked',
-];
-
 /** A selection checked: ids, or the statuses `--all` / `--status` pick among `eligible`. */
 export function chosenOf(selection: Selection, eligible: readonly ItemStatus[]): Chosen {
   const bulk = selection.all === true || selection.status !== undefined;
@@ -42,23 +29,6 @@ export function refuseRunning(item: Item): void {
   if (item.status === 'running')
     throw new InputError(
       `item ${JSON.stringify(item.id)} is running; stop it first (ralph stop ${item.id})`,
-    );
-}
-
-/**
- * Refuses to retry or cancel a done item unless forced: retrying runs (and pays for) finished
- * work again, and cancelling would hide that it was done.
- */
-export function refuseDone(
-  item: Item,
-  action: 'retry' | 'cancel',
-  force: boolean | undefined,
-): void {
-  if (item.status === 'done' && force !== true)
-    throw new InputError(
-      action === 'retry'
-        ? `item ${JSON.stringify(item.id)} is done; retrying runs it again (and pays for it): give --force to do so`
-        : `item ${JSON.stringify(item.id)} is done; give --force to cancel it all the same`,
     );
 }
 

@@ -35,8 +35,7 @@ export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
     .filter(
       (item) =>
         item.pullRequest !== undefined &&
-        (item.status === 'awaiting_checks' ||
-          (item.status === 'done' && item.lastOutcome === 'ready_for_review')),
+        (item.status === 'awaiting_checks' || item.status === 'awaiting_review'),
     )
     .map((item) => ({
       id: item.id,

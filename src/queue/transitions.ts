@@ -2,7 +2,6 @@ import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
 import type { Item, Message } from './item.js';
-import type { ItemStatus } from './item-status.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -255,13 +254,6 @@ export function checkedOut(item: Item, checkout: { branch: string; baseCommit: s
   return { ...item, branch: checkout.branch, baseCommit: checkout.baseCommit };
 }
 
-/** The statuses each landing transition starts from: anything else is not the lander's. */
-export const LANDS_FROM = {
-  landed: ['landing'],
-  landRefused: ['landing'],
-  toLand: ['done'],
-} as const satisfies Record<string, readonly ItemStatus[]>;
-
 /**
  * A landing item whose work is on the target now, at `commit`; with `checks`, it awaits the
  * checks of the target's pull request (a failure comes back to its conversation).
@@ -338,9 +330,6 @@ function awaitingChecks(item: Item, conversationId: string | undefined): Item {
   };
 }
 
-/** The statuses each forge transition starts from: anything else is not the forge stage's. */
-export const CHECKS_FROM = ['awaiting_checks'] as const satisfies readonly ItemStatus[];
-
 /** Its branch pushed at `head` and its pull request opened (or updated): its checks are awaited. */
 export function pullRequestOpened(
   item: Item,
@@ -404,34 +393,34 @@ export function checksFailed(
 }
 
 /**
- * Green (and approved when asked): merged by the forge at `mergedAt`, or ready for a person's
- * review; either way the item's work is done.
+ * Green (and approved when asked): merged by the forge at `mergedAt`, or waiting for a person's
+ * review (a recurring item is done with this time and pending for its next).
  */
 export function checksPassed(
   item: Item,
   verdict: { checks: string; merged: boolean },
   now: number,
 ): Item {
-  return completed(
-    {
-      ...item,
-      updatedAt: iso(now),
-      finishedAt: iso(now),
-      checks: verdict.checks,
-      lastOutcome: verdict.merged ? 'merged' : 'ready_for_review',
-      lastError: undefined,
-      checksFailure: undefined,
-      conversationId: undefined,
-      mergedAt: verdict.merged ? iso(now) : undefined,
-    },
-    now,
-  );
+  const passed: Item = {
+    ...item,
+    updatedAt: iso(now),
+    finishedAt: iso(now),
+    checks: verdict.checks,
+    lastOutcome: verdict.merged ? 'merged' : 'ready_for_review',
+    lastError: undefined,
+    checksFailure: undefined,
+    conversationId: undefined,
+    mergedAt: verdict.merged ? iso(now) : undefined,
+  };
+  if (verdict.merged || item.schedule !== undefined) return completed(passed, now);
+  return { ...passed, status: 'awaiting_review' };
 }
 
-/** A done item's pull request a person merged (or closed unmerged) after it was ready. */
+/** The pull request that waited for a person's review, merged by them (or closed unmerged). */
 export function pullRequestEnded(item: Item, merged: boolean, now: number): Item {
   return {
     ...item,
+    status: 'done',
     updatedAt: iso(now),
     lastOutcome: merged ? 'merged' : 'pull_request_closed',
     mergedAt: merged ? iso(now) : undefined,
@@ -478,18 +467,6 @@ export function messagesSinceClaim(item: Item): Message[] {
   const claimedAt = item.startedAt ?? '';
   return undeliveredMessages(item).filter((m) => m.at > claimedAt);
 }
-
-/** Statuses an item takes a message in: any but finished (done, cancelled). */
-export const TAKES_MESSAGES = [
-  'pending',
-  'running',
-  'landing',
-  'awaiting_checks',
-  'needs_input',
-  'parked',
-  'failed',
-  'interrupted',
-] as const satisfies readonly ItemStatus[];
 
 /**
  * A person's message, kept for the item's next session; an item that waited for an answer

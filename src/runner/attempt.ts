@@ -20,13 +20,7 @@ import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/item-status.js';
-import {
-  cancelled,
-  parked,
-  messagesGivenLive,
-  messagesSinceClaim,
-  undeliveredMessages,
-} from '../queue/transitions.js';
+import { messagesSinceClaim, undeliveredMessages } from '../queue/transitions.js';
 import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import type { CliName } from '../config/cli-names.js';
@@ -35,7 +29,7 @@ import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
 import {
-  nextStageOf,
+  stagesOf,
   questionOf,
   recordCheckout,
   settleItem,
@@ -460,7 +454,7 @@ export class Attempt {
     }
     const ats = news.map((m) => m.at);
     await persistently(ctx, control, `recording the messages given to ${item.id}`, () =>
-      ctx.queue.advance(item.id, ['running'], (i) => messagesGivenLive(i, sessionId, ats)),
+      ctx.queue.apply(item.id, { kind: 'messages_given_live', session: sessionId, ats }),
     );
     this.record = {
       ...this.record,
@@ -544,16 +538,13 @@ export class Attempt {
       control,
       item,
       steered(
-        nextStageOf(
-          prepared,
-          settlementFor(
-            outcome,
-            costUsd,
-            end.summary.conversationId,
-            checked.gateFailure,
-            prepared.resume,
-            prepared.fallback.clis.length > 0,
-          ),
+        settlementFor(
+          outcome,
+          costUsd,
+          end.summary.conversationId,
+          checked.gateFailure,
+          prepared.resume,
+          prepared.fallback.clis.length > 0,
         ),
         {
           question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
@@ -561,6 +552,7 @@ export class Attempt {
           conversationId: end.summary.conversationId ?? prepared.resume,
         },
       ),
+      stagesOf(prepared),
     );
     await persistently(ctx, control, 'recording the spend', () =>
       recordSpend(ctx.workspace.paths.budget, {
@@ -634,15 +626,18 @@ export class Attempt {
     const request = await ctx.controlFiles.stopRequest(item.id);
     let after = settled;
     if (request?.cancel === true || request?.park === true) {
-      const end = request.cancel ? cancelled : parked;
-      after =
-        (await persistently(
-          ctx,
-          control,
-          `${request.cancel ? 'cancelling' : 'parking'} ${item.id}`,
-          () =>
-            ctx.queue.advance(item.id, ['pending', 'interrupted'], (i) => end(i, ctx.clock.now())),
-        )) ?? settled;
+      const stopped = await persistently(
+        ctx,
+        control,
+        `${request.cancel ? 'cancelling' : 'parking'} ${item.id}`,
+        () =>
+          ctx.queue.apply(item.id, {
+            kind: 'stopped',
+            then: request.cancel ? 'cancel' : 'park',
+            now: ctx.clock.now(),
+          }),
+      );
+      if (stopped.kind === 'applied') after = stopped.item;
     }
     await ctx.controlFiles.clearStopRequest(item.id);
     ctx.events.info('item_stopped', {

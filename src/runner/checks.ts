@@ -8,17 +8,9 @@ import { openForge } from '../forge/open.js';
 import { remoteUrl, repositoryRoot, resolveCommit } from '../git/worktree.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { Item } from '../queue/item.js';
-import {
-  cancelled,
-  checksFailed,
-  checksPassed,
-  checksSeen,
-  CHECKS_FROM,
-  pullRequestEnded,
-  pullRequestOpened,
-  type ChecksRefusal,
-} from '../queue/transitions.js';
-import type { RunnerContext } from './context.js';
+import type { ItemEvent } from '../queue/lifecycle.js';
+import type { ChecksRefusal } from '../queue/transitions.js';
+import type { RunnerContext, StageFactory } from './context.js';
 import { persistently, pauseForOperator } from './persist.js';
 import { resolveSession } from './prepare.js';
 import {
@@ -32,6 +24,7 @@ import {
 } from './pull-request-text.js';
 import { StageLooks } from './stage-looks.js';
 import type { StopControl } from './stop-control.js';
+import type { Stage, StagePace } from '../stage/stage.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -59,7 +52,14 @@ interface Due {
  * ready for review; red → back to its agent with what failed, or failed after its rounds. No
  * worker waits for a check; a restart finds the waiting items in the queue.
  */
-export class ChecksStage {
+/** The pull-request stage, as a stage of the run. */
+export const pullRequests: StageFactory = (ctx, control, onSettled) =>
+  new ChecksStage(ctx, control, onSettled);
+
+export class ChecksStage implements Stage {
+  readonly name = 'pull requests';
+  /** An item whose checks cannot be read waits in the queue, not in the stage. */
+  readonly stuck = 0;
   /** Items awaiting their checks, as far as it has looked (the run does not end while there are). */
   private readonly looks = new StageLooks();
   private readonly due = new Map<string, Due>();
@@ -95,23 +95,18 @@ export class ChecksStage {
    * the pull requests open and not merged (done items a person has not merged or closed), those
    * about to be (items awaiting their checks), and the items running, which may open one each.
    */
-  async full(): Promise<string | undefined> {
+  async holdsClaims(): Promise<string | undefined> {
     const { ctx, control } = this;
     const forge = ctx.workspace.config.forge;
     if (forge?.maxOpen === undefined) return undefined;
     // What people merged or closed since the last run counts from the first claim on.
     if (this.doneLookedAt === undefined) await this.lookAtDone(forge);
     // The queue's tally has it (in SQL for Postgres): no item is read whole at every claim.
-    const { counts, pullRequests } = await persistently(
-      ctx,
-      control,
-      'counting open pull requests',
-      () => ctx.queue.tally(),
+    const { counts } = await persistently(ctx, control, 'counting open pull requests', () =>
+      ctx.queue.tally(),
     );
     const open =
-      (counts.awaiting_checks ?? 0) +
-      (counts.running ?? 0) +
-      pullRequests.filter((pr) => pr.status === 'done').length;
+      (counts.awaiting_checks ?? 0) + (counts.running ?? 0) + (counts.awaiting_review ?? 0);
     if (open < forge.maxOpen) return undefined;
     return `${open} pull request${open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${forge.maxOpen}): no new item starts until one is merged or closed`;
   }
@@ -122,8 +117,9 @@ export class ChecksStage {
    * queue for the next); a stop ends it at once. `sleep` waits up to its milliseconds, or until
    * something changes.
    */
-  async run(over: () => boolean, sleep: (ms: number) => Promise<void>): Promise<void> {
+  async run(over: () => boolean, pace: StagePace): Promise<void> {
     const { ctx, control } = this;
+    const sleep = (ms: number) => pace.sleep(ms);
     const forge = ctx.workspace.config.forge;
     // Without a forge there is nothing to tend (items left awaiting checks are said, once).
     if (forge === undefined) return this.warnUnconfigured();
@@ -217,14 +213,17 @@ export class ChecksStage {
     }
     if (kind === 'refused') {
       // This item's request was wrong (a pull request GitHub will not open): it fails alone.
-      const failed = await this.settle(item, (i) =>
-        checksFailed(
-          i,
-          { outcome: 'pull_request_refused', error: message, failure: message, checks: 'refused' },
-          forge.checks.maxFixRounds,
-          ctx.clock.now(),
-        ),
-      );
+      const failed = await this.settle(item, {
+        kind: 'checks_failed',
+        refusal: {
+          outcome: 'pull_request_refused',
+          error: message,
+          failure: message,
+          checks: 'refused',
+        },
+        maxRounds: forge.checks.maxFixRounds,
+        now: ctx.clock.now(),
+      });
       ctx.events.error('forge_refused', { item: item.id, error: message });
       this.onSettled(failed);
       return true;
@@ -280,9 +279,11 @@ export class ChecksStage {
       base: (kind === 'item' ? item.base : undefined) ?? forge.base,
       kind,
     } as const;
-    const after = await this.settle(item, (i) =>
-      pullRequestOpened(i, { pullRequest, head: sha }, ctx.clock.now()),
-    );
+    const after = await this.settle(item, {
+      kind: 'pull_request_opened',
+      opened: { pullRequest, head: sha },
+      now: ctx.clock.now(),
+    });
     ctx.events.info('pull_request_opened', {
       item: item.id,
       number: pull.number,
@@ -303,10 +304,10 @@ export class ChecksStage {
     const now = ctx.clock.now();
     const pull = await client.pullRequest(pr.number);
     if (pull.state === 'merged')
-      return this.settle(item, (i) => checksPassed(i, { checks: 'merged', merged: true }, now));
+      return this.settle(item, { kind: 'checks_passed', checks: 'merged', merged: true, now });
     if (pull.state === 'closed') {
       ctx.events.warn('pull_request_closed', { item: item.id, number: pr.number });
-      return this.settle(item, (i) => cancelled(i, now));
+      return this.settle(item, { kind: 'pull_request_closed', now });
     }
     const verdict = await client.checks(pull.headSha, forge.checks.required);
     const deadline =
@@ -351,11 +352,11 @@ export class ChecksStage {
       }
     }
     if (forge.merge === 'none')
-      return this.settle(item, (i) => checksPassed(i, { checks: green, merged: false }, now));
+      return this.settle(item, { kind: 'checks_passed', checks: green, merged: false, now });
     const merged = await client.merge(pr.number, forge.merge, pull.headSha);
     if (merged === 'merged') {
       ctx.events.info('pull_request_merged', { item: item.id, number: pr.number });
-      return this.settle(item, (i) => checksPassed(i, { checks: green, merged: true }, now));
+      return this.settle(item, { kind: 'checks_passed', checks: green, merged: true, now });
     }
     // The base moved: its branch brought up to it, the checks run again on the new head.
     const updated = await client.updateBranch(pr.number, pull.headSha);
@@ -370,9 +371,12 @@ export class ChecksStage {
     }
     ctx.events.info('pull_request_updated', { item: item.id, number: pr.number, base: pr.base });
     const updatedHead = (await client.pullRequest(pr.number)).headSha;
-    await this.settle(item, (i) =>
-      checksSeen(i, `${pr.base} moved: branch updated, checks again`, ctx.clock.now(), updatedHead),
-    );
+    await this.settle(item, {
+      kind: 'checks_seen',
+      checks: `${pr.base} moved: branch updated, checks again`,
+      head: updatedHead,
+      now: ctx.clock.now(),
+    });
     this.schedule(item.id, forge, 0);
     return 'waiting';
   }
@@ -389,9 +393,12 @@ export class ChecksStage {
       error: ctx.redactor.redact(refusal.error),
       failure: ctx.redactor.redact(refusal.failure),
     };
-    const after = await this.settle(item, (i) =>
-      checksFailed(i, redacted, forge.checks.maxFixRounds, ctx.clock.now()),
-    );
+    const after = await this.settle(item, {
+      kind: 'checks_failed',
+      refusal: redacted,
+      maxRounds: forge.checks.maxFixRounds,
+      now: ctx.clock.now(),
+    });
     ctx.events.warn('checks_failed', {
       item: item.id,
       outcome: refusal.outcome,
@@ -421,7 +428,7 @@ export class ChecksStage {
     const { ctx } = this;
     const looks = this.due.get(item.id)?.looks ?? 0;
     if (item.checks !== line) {
-      await this.settle(item, (i) => checksSeen(i, line, ctx.clock.now()));
+      await this.settle(item, { kind: 'checks_seen', checks: line, now: ctx.clock.now() });
       this.schedule(item.id, forge, 0);
     } else this.schedule(item.id, forge, looks + 1);
   }
@@ -433,10 +440,14 @@ export class ChecksStage {
     this.due.set(id, { at: this.ctx.clock.now() + wait, looks });
   }
 
-  private settle(item: Item, change: (item: Item) => Item): Promise<Item | undefined> {
-    return persistently(this.ctx, this.control, `recording the checks of ${item.id}`, () =>
-      this.ctx.queue.advance(item.id, CHECKS_FROM, change),
+  private async settle(item: Item, event: ItemEvent): Promise<Item | undefined> {
+    const applied = await persistently(
+      this.ctx,
+      this.control,
+      `recording the checks of ${item.id}`,
+      () => this.ctx.queue.apply(item.id, event),
     );
+    return applied.kind === 'applied' ? applied.item : undefined;
   }
 
   /** Records which done items' pull requests people merged or closed (`forge.maxOpen`). */
@@ -459,9 +470,11 @@ export class ChecksStage {
     if (pull.state !== 'open') {
       const now = this.ctx.clock.now();
       await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
-        this.ctx.queue.advance(item.id, ['done'], (i) =>
-          pullRequestEnded(i, pull.state === 'merged', now),
-        ),
+        this.ctx.queue.apply(item.id, {
+          kind: 'pull_request_ended',
+          merged: pull.state === 'merged',
+          now,
+        }),
       );
     }
     return pull.state;
@@ -558,6 +571,4 @@ export class ChecksStage {
 
 /** Done, its pull request open for a person's review (not known merged or closed). */
 const awaitingReview = (item: Item) =>
-  item.status === 'done' &&
-  item.pullRequest !== undefined &&
-  item.lastOutcome === 'ready_for_review';
+  item.status === 'awaiting_review' && item.pullRequest !== undefined;

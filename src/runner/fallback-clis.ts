@@ -5,6 +5,7 @@ import type { CliName } from '../config/cli-names.js';
 import { cliOfFallback } from '../config/schema.js';
 import type { Workspace } from '../config/workspace.js';
 import type { FileCache } from '../lib/file-cache.js';
+import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
 import { resolveSession } from './prepare.js';
 
@@ -27,7 +28,7 @@ export async function fallbackClisInUse(
   for (const choice of workspace.config.defaults.fallback?.clis ?? [])
     found.set(cliOfFallback(choice), 'defaults.fallback');
   for (const item of items) {
-    if (['done', 'cancelled', 'failed'].includes(item.status)) continue;
+    if (statusIs(item.status, 'finished')) continue;
     const resolved = await resolveSession({ workspace, item, cache });
     if ('reason' in resolved) continue;
     for (const { cli } of resolved.fallback.clis)

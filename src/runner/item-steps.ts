@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { Outcome } from '../agent/outcome.js';
 import { unreachable } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
-import { leaseOf, type Claim as QueueClaim } from '../queue/queue.js';
+import { leaseOf } from '../queue/lease.js';
+import type { SessionStages } from '../queue/lifecycle.js';
+import type { Claim as QueueClaim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { PreparedSession } from './prepare.js';
@@ -53,6 +55,7 @@ export async function settleItem(
   control: StopControl,
   claimed: Item,
   settlement: Settlement,
+  stages?: SessionStages,
 ): Promise<Item | undefined> {
   const policy = {
     maxAttempts: ctx.workspace.config.defaults.maxAttempts,
@@ -61,10 +64,10 @@ export async function settleItem(
   };
   const lease = leaseOf(claimed);
   const settled = await persistently(ctx, control, `settling item ${claimed.id}`, () =>
-    ctx.queue.settle(lease, settlement, policy),
+    ctx.queue.apply(claimed.id, { kind: 'session_ended', lease, settlement, policy, stages }),
   );
   ctx.leases.delete(lease.sessionId);
-  if (settled.kind === 'fenced') {
+  if (settled.kind === 'refused') {
     ctx.events.warn('settle_fenced', {
       item: claimed.id,
       session: lease.sessionId,
@@ -140,15 +143,12 @@ export function settlementFor(
 }
 
 /**
- * A success whose work is on a branch of its own lands before its item is done, when landing is
- * on, or awaits its pull request's checks, when the workspace has a forge.
+ * The stages a success of the session goes through before its item is done (the lifecycle
+ * table decides which first): only work on a branch of its own lands or has a pull request.
  */
-export function nextStageOf(prepared: PreparedSession, settlement: Settlement): Settlement {
-  if (settlement.kind !== 'succeeded' || prepared.checkout === undefined) return settlement;
-  if (prepared.work.land !== undefined) return { ...settlement, land: true };
-  // Its pull request is opened and its checks awaited by the forge stage, not by this worker.
-  if (prepared.work.forge !== undefined) return { ...settlement, checks: true };
-  return settlement;
+export function stagesOf(prepared: PreparedSession): SessionStages | undefined {
+  if (prepared.checkout === undefined) return undefined;
+  return { land: prepared.work.land !== undefined, pullRequest: prepared.work.forge !== undefined };
 }
 
 /** The line an agent ends with when it cannot go on without a person (the bootstrap says so). */
@@ -175,7 +175,7 @@ export function steered(
   steering: { question?: string; message?: string; conversationId?: string },
 ): Settlement {
   if (settlement.kind === 'succeeded' && steering.question !== undefined)
-    return { ...settlement, question: steering.question, land: undefined, checks: undefined };
+    return { ...settlement, question: steering.question };
   if (settlement.kind === 'failed' && settlement.outcome === 'permission_denied')
     return {
       kind: 'succeeded',
@@ -201,6 +201,6 @@ export async function recordCheckout(
   checkout: { branch: string; baseCommit: string },
 ): Promise<void> {
   await persistently(ctx, control, `recording the branch of ${claimed.id}`, () =>
-    ctx.queue.recordCheckout(leaseOf(claimed), checkout),
+    ctx.queue.apply(claimed.id, { kind: 'checked_out', lease: leaseOf(claimed), checkout }),
   );
 }

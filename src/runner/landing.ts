@@ -9,12 +9,12 @@ import { landItem, type LandJob, type Landing } from '../land/lander.js';
 import { enterSandbox, enteredGate } from './sandboxing.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import { landed, landRefused, LANDS_FROM } from '../queue/transitions.js';
-import type { RunnerContext } from './context.js';
+import type { RunnerContext, StageFactory } from './context.js';
 import { persistently } from './persist.js';
 import { resolveSession } from './prepare.js';
 import { StageLooks } from './stage-looks.js';
 import type { StopControl } from './stop-control.js';
+import type { Stage, StagePace } from '../stage/stage.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -54,7 +54,12 @@ interface Train {
  * claiming. A landing that fails hands its item back to the queue (`pending`, for its agent)
  * or fails it; no worker waits for a landing.
  */
-export class Lander {
+/** The lander, as a stage of the run. */
+export const lander: StageFactory = (ctx, control, onSettled) =>
+  new Lander(ctx, control, onSettled);
+
+export class Lander implements Stage {
+  readonly name = 'lander';
   /** Items waiting to land, as far as it has looked (the run does not end while there are). */
   private readonly looks = new StageLooks();
   /** Items whose landing could not be made this run (a git failure): tried again later. */
@@ -95,15 +100,21 @@ export class Lander {
   }
 
   /** Items whose landing could not be made this run: they still wait to land. */
-  get unlanded(): number {
+  get stuck(): number {
     return this.failing.size;
+  }
+
+  /** The lander holds no claim back. */
+  holdsClaims(): Promise<undefined> {
+    return Promise.resolve(undefined);
   }
 
   /**
    * Lands what waits, then sleeps until told of a change (`sleep`), until `over` says the run
    * is over and nothing waits to land; a stop ends it at once.
    */
-  async run(over: () => boolean, sleep: () => Promise<void>): Promise<void> {
+  async run(over: () => boolean, pace: StagePace): Promise<void> {
+    const sleep = () => pace.untilChanged();
     try {
       while (this.control.requested === undefined) {
         if ((await this.ctx.controlFiles.pauseReason()) !== undefined) {
@@ -319,14 +330,19 @@ export class Lander {
     const landings = new Map(kept.map((l) => [l.job.item.id, l]));
     const now = ctx.clock.now();
     const done = await persistently(ctx, control, `recording the landings on ${target}`, () =>
-      ctx.queue.advanceAll(keptIds, LANDS_FROM.landed, (item) => {
-        const { job, landing } = landings.get(item.id) ?? last;
-        return landed(
-          item,
-          { commit: landing.commit, target, onto: landing.onto, checks: job.forge },
-          now,
-        );
-      }),
+      ctx.queue.applyAll(
+        keptIds.map((id) => {
+          const { job, landing } = landings.get(id) ?? last;
+          return {
+            id,
+            event: {
+              kind: 'landed',
+              landing: { commit: landing.commit, target, onto: landing.onto, checks: job.forge },
+              now,
+            },
+          };
+        }),
+      ),
     );
     for (const item of done) {
       ctx.events.info('landed', {
@@ -362,20 +378,18 @@ export class Lander {
     const now = ctx.clock.now();
     if (landing.kind === 'landed') {
       const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
-        ctx.queue.advance(item.id, LANDS_FROM.landed, (i) =>
-          landed(
-            i,
-            {
-              commit: landing.commit,
-              target: land.target,
-              onto: landing.onto,
-              checks: job.forge,
-            },
-            now,
-          ),
-        ),
+        ctx.queue.apply(item.id, {
+          kind: 'landed',
+          landing: {
+            commit: landing.commit,
+            target: land.target,
+            onto: landing.onto,
+            checks: job.forge,
+          },
+          now,
+        }),
       );
-      if (done !== undefined)
+      if (done.kind === 'applied')
         ctx.events.info('landed', {
           item: item.id,
           target: land.target,
@@ -383,18 +397,22 @@ export class Lander {
           already: landing.already,
           ...(land.push === undefined ? {} : { pushedTo: land.push }),
         });
-      return done;
+      return done.kind === 'applied' ? done.item : undefined;
     }
     const refusal = {
       ...landing.refusal,
       failure: ctx.redactor.redact(landing.refusal.failure),
       error: ctx.redactor.redact(landing.refusal.error),
     };
-    const after = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
-      ctx.queue.advance(item.id, LANDS_FROM.landRefused, (i) =>
-        landRefused(i, refusal, land.maxRounds, now),
-      ),
+    const refused = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
+      ctx.queue.apply(item.id, {
+        kind: 'landing_refused',
+        refusal,
+        maxRounds: land.maxRounds,
+        now,
+      }),
     );
+    const after = refused.kind === 'applied' ? refused.item : undefined;
     ctx.events.warn('land_refused', {
       item: item.id,
       target: land.target,

@@ -4,15 +4,14 @@ import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
-import type { RunnerContext } from './context.js';
+import type { RunnerContext, StageFactory } from './context.js';
+import type { Stage } from '../stage/stage.js';
 import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from './run-result.js';
-import { ChecksStage } from './checks.js';
-import { Lander } from './landing.js';
 import type { CliName } from '../config/cli-names.js';
 import type { CliHold } from './cli-holds.js';
 
@@ -27,6 +26,8 @@ export interface LoopOptions {
   limits: RunLimits;
   /** Items run at once (`--workers`); `--once` runs one. */
   workers: number;
+  /** The stages that tend items beside the workers (the commands say which). */
+  stages: readonly StageFactory[];
 }
 
 /** The start of the next UTC day: when a fleet's daily cap opens again. */
@@ -81,11 +82,9 @@ class Night {
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
-  /** Lands the items whose gates passed, beside the workers. */
-  readonly lander: Lander;
-  /** Opens the pull requests of the items that passed, and tends their checks. */
-  readonly checks: ChecksStage;
-  /** Said once while `forge.maxOpen` holds the workers. */
+  /** What tends the items beside the workers (landing, pull requests). */
+  readonly stages: readonly Stage[];
+  /** Said once while a stage holds the workers (`forge.maxOpen`). */
   private fullSaid = false;
 
   constructor(
@@ -94,32 +93,34 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
-    this.lander = new Lander(ctx, control, (item) => {
-      // A landing that failed its item for good is a failure of the run's.
-      if (item?.status === 'failed') this.result.failed++;
-      this.wake();
-    });
-    this.checks = new ChecksStage(ctx, control, (item) => {
-      // Checks that failed their item for good are a failure of the run's.
-      if (item?.status === 'failed') this.result.failed++;
-      this.wake();
-    });
+    this.stages = options.stages.map((make) =>
+      make(ctx, control, (item) => {
+        // A stage that failed its item for good failed the run's item.
+        if (item?.status === 'failed') this.result.failed++;
+        this.wake();
+      }),
+    );
   }
 
-  /** Tends the pull requests awaiting checks until the workers have ended and none waits. */
-  async tendChecks(workersDone: () => boolean): Promise<void> {
-    await this.checks.run(workersDone, (ms) => this.sleep(ms));
+  /** Runs every stage until the workers have ended and none has anything left to tend. */
+  async runStages(workersDone: () => boolean): Promise<void> {
+    const pace = { sleep: (ms: number) => this.sleep(ms), untilChanged: () => this.untilChanged() };
+    await Promise.all(
+      this.stages.map(async (stage) => {
+        await stage.run(workersDone, pace);
+        // An item a stage could not move on (a git error landing it) did not get done.
+        this.result.failed += stage.stuck;
+      }),
+    );
   }
 
-  /** Lands what waits to land until the workers have ended and nothing is left to land. */
-  async land(workersDone: () => boolean): Promise<void> {
-    await this.lander.run(workersDone, () => this.untilChanged());
-    // An item that could not be landed (its git failed) did not get done: the run says so.
-    this.result.failed += this.lander.unlanded;
+  /** Whether any stage has items to tend, or may have. */
+  private get stagesBusy(): boolean {
+    return this.stages.some((stage) => stage.busy);
   }
 
   /**
-   * Until something may have changed what waits to land (a worker's turn ended, the queue's
+   * Until something may have changed what a stage waits for (a worker's turn ended, the queue's
    * store announced a change, a stop), or a poll interval of real time passed: never through
    * the loop's wait, whose clock may be a test's.
    */
@@ -187,8 +188,7 @@ class Night {
    * again before they count as idle: the change may have given them an item.
    */
   wake(): void {
-    this.lander.changed();
-    this.checks.changed();
+    for (const stage of this.stages) stage.changed();
     this.changes++;
     this.changed.abort();
     this.changed = new AbortController();
@@ -253,7 +253,7 @@ class Night {
       await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
       return 'again';
     }
-    const full = await this.checks.full();
+    const full = await this.heldByStage();
     if (full !== undefined) return this.whileFull(full);
     if (this.fullSaid) {
       this.fullSaid = false;
@@ -266,13 +266,23 @@ class Night {
     };
   }
 
+  /** Why a stage holds new claims back, if one does. */
+  private async heldByStage(): Promise<string | undefined> {
+    for (const stage of this.stages) {
+      const reason = await stage.holdsClaims();
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
+  }
+
   /**
-   * `forge.maxOpen` pull requests wait for a person: no item starts until one is merged or
-   * closed. A drained run whose workers and checks are idle ends, as nobody merges at night.
+   * A stage holds new claims (`forge.maxOpen` pull requests wait for a person): no item starts
+   * until it lets go. A drained run whose workers and stages are idle ends, as nobody merges
+   * at night.
    */
   private async whileFull(reason: string): Promise<'stop' | 'again'> {
     const { ctx, result } = this;
-    if (this.draining && this.active === 0 && !this.checks.busy && !this.lander.busy) {
+    if (this.draining && this.active === 0 && !this.stagesBusy) {
       if (this.fullSaid) await ctx.controlFiles.clearWaiting().catch(() => undefined);
       ctx.events.info('run_limit_reached', { reason });
       result.ended = reason;
@@ -360,13 +370,7 @@ class Night {
     const until = this.draining ? retryAt : wakeAt;
     // Another worker's item may yet fail and come back, or free the items that depend on it;
     // an item waiting to land may come back to its agent.
-    if (
-      this.draining &&
-      until === undefined &&
-      this.active === 0 &&
-      !this.lander.busy &&
-      !this.checks.busy
-    )
+    if (this.draining && until === undefined && this.active === 0 && !this.stagesBusy)
       return 'stop';
     // Said once, so that a quiet runner does not look hung. While other workers' items run, on
     // the second look: the run's first lines are the sessions it starts, not a wait for them.
@@ -612,13 +616,12 @@ export async function runLoop(
   const unsubscribe = ctx.queue.subscribe(() => night.wake());
   let workersDone = false;
   // Awaited once the workers end; until then a failure of it must not go unhandled.
-  const stages = Promise.all([
-    night.land(() => workersDone),
-    night.tendChecks(() => workersDone),
-  ]).then(
-    () => undefined,
-    (error: unknown) => ({ error }),
-  );
+  const stages = night
+    .runStages(() => workersDone)
+    .then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
   try {
     await Promise.all(Array.from({ length: night.workers }, () => night.work(firstIteration)));
   } finally {

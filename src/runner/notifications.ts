@@ -4,8 +4,8 @@ import { DeliveryError, send } from '../notify/channels.js';
 import { targetName, type NotifyMessage, type Target } from '../notify/message.js';
 import { entryId, Outbox } from '../notify/outbox.js';
 import { Postman } from '../notify/postman.js';
+import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
-import { writtenBack } from '../queue/transitions.js';
 import { serialized } from '../lib/serialized.js';
 import type { RunnerContext } from './context.js';
 import type { EventName } from './events.js';
@@ -29,8 +29,6 @@ const ENDINGS: ReadonlySet<EventName> = new Set([
   'run_finished',
 ]);
 
-const ENDED = new Set(['done', 'failed', 'cancelled']);
-
 /** What an item's issue is told when the item ends. */
 function endComment(item: Item): string {
   const where = [
@@ -42,12 +40,11 @@ function endComment(item: Item): string {
       : `pull request #${item.pullRequest.number}: ${item.pullRequest.url}`,
     item.branch === undefined ? undefined : `branch \`${item.branch}\``,
   ].filter((part) => part !== undefined);
-  const how =
-    item.status === 'done'
-      ? '**done**'
-      : item.status === 'failed'
-        ? `**failed** (${item.lastOutcome ?? 'failed'}): ${(item.lastError ?? '').split('\n')[0]?.slice(0, 300)}`
-        : '**cancelled** by a person';
+  const how = statusIs(item.status, 'satisfiesDependents')
+    ? '**done**'
+    : item.status === 'failed'
+      ? `**failed** (${item.lastOutcome ?? 'failed'}): ${(item.lastError ?? '').split('\n')[0]?.slice(0, 300)}`
+      : '**cancelled** by a person';
   return [
     `ralph worked on this issue as item \`${item.id}\`: ${how}`,
     ...(where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`]),
@@ -144,22 +141,20 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
         source.number === undefined ||
         source.closed === true ||
         source.writtenBackAt !== undefined ||
-        !ENDED.has(item.status)
+        !statusIs(item.status, 'finished')
       )
         continue;
       // Marked first: of a fleet's runners, only the one whose mark took tells the issue (a
       // crash between the mark and the outbox's write loses that comment, never repeats it).
       const now = ctx.clock.now();
-      const marked = await queue.advance(item.id, [item.status], (i) =>
-        i.source?.writtenBackAt === undefined ? writtenBack(i, now) : i,
-      );
-      if (marked?.source?.writtenBackAt !== new Date(now).toISOString()) continue;
+      const marked = await queue.apply(item.id, { kind: 'written_back', now });
+      if (marked.kind === 'refused') continue;
       post(
         `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`,
         {
           events: ['item_ended'],
           title: `${item.id} ${item.status}`,
-          text: ctx.redactor.redact(endComment(marked)),
+          text: ctx.redactor.redact(endComment(marked.item)),
           at: new Date(now).toISOString(),
           data: { item: item.id, status: item.status },
         },

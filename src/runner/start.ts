@@ -17,11 +17,10 @@ import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
 import { EgressProxy } from '../sandbox/proxy.js';
-import type { RunnerContext, RunnerTimings } from './context.js';
+import type { RunnerContext, RunnerTimings, StageFactory } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from './events.js';
 import { keepUp } from './fleet.js';
-import { Lander } from './landing.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
 import { startNotifications } from './notifications.js';
@@ -212,14 +211,14 @@ export function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<
  * Lands the items waiting to land, and runs no agent (`ralph land`; a running night lands them
  * itself). Returns when nothing waits to land.
  */
-export function landWaiting(options: Omit<RunnerOptions, 'loop'>): Promise<void> {
+export function landWaiting(
+  options: Omit<RunnerOptions, 'loop'>,
+  lander: StageFactory,
+): Promise<void> {
   return asQuietRunner(options, async (ctx) => {
     await recoverAfterCrash(ctx, options.control);
-    const lander = new Lander(ctx, options.control, () => undefined);
-    await lander.run(
-      () => true,
-      () => Promise.resolve(),
-    );
+    const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
+    await lander(ctx, options.control, () => undefined).run(() => true, pace);
   });
 }
 

@@ -4,6 +4,7 @@ import { clearStaleLock, repositoryOfWorktree, retireWorktree } from '../git/wor
 import { pruneWorktrees } from '../git/worktree-records.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
+import { statusIs } from '../queue/item-status.js';
 import type { RunnerContext } from './context.js';
 import { itemWorktree } from '../config/workspace.js';
 
@@ -11,7 +12,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Whether an item may still be worked on: its worktree waits for the next attempt. */
 function needsWorktree(item: Item | undefined): boolean {
-  return item !== undefined && ['pending', 'interrupted', 'running'].includes(item.status);
+  return item !== undefined && statusIs(item.status, 'keepsWorktree');
 }
 
 async function remove(

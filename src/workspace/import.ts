@@ -6,12 +6,7 @@ import { InputError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { MAX_TITLE_CHARS, type Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
-import {
-  closedAtSource,
-  doneAtSource,
-  sourceUpdated,
-  type SourcedFields,
-} from '../queue/transitions.js';
+import type { SourcedFields } from '../queue/transitions.js';
 import type { SourceEntry } from '../sources/entry.js';
 import { checkDependencies, checkRunnable, validateItem, type FieldNames } from './admission.js';
 
@@ -179,13 +174,15 @@ export async function applyImport(
   }
   for (const step of steps) {
     if (step.kind === 'update')
-      await queue.advance(step.item.id, ['pending'], (item) =>
-        sourceUpdated(item, step.fields, options.now),
-      );
+      await queue.apply(step.item.id, {
+        kind: 'source_updated',
+        fields: step.fields,
+        now: options.now,
+      });
     if (step.kind === 'cancel')
-      await queue.advance(step.item.id, ['pending'], (item) => closedAtSource(item, options.now));
+      await queue.apply(step.item.id, { kind: 'closed_at_source', now: options.now });
     if (step.kind === 'complete')
-      await queue.advance(step.item.id, ['pending'], (item) => doneAtSource(item, options.now));
+      await queue.apply(step.item.id, { kind: 'done_at_source', now: options.now });
   }
 }
 

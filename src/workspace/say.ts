@@ -4,7 +4,7 @@ import { InputError, NotFoundError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
-import { messageAdded, TAKES_MESSAGES } from '../queue/transitions.js';
+import { statusIs } from '../queue/item-status.js';
 import { stopItems, stopTimeoutMs } from './stop.js';
 
 /** What became of a message to an item. */
@@ -29,7 +29,7 @@ export type Said =
  */
 export async function sayToItem(
   workspace: Workspace,
-  queue: Pick<Queue, 'dependencyClosure' | 'advance'>,
+  queue: Pick<Queue, 'dependencyClosure' | 'apply'>,
   id: string,
   message: { text: string; from: string; runnerLive: boolean },
 ): Promise<Said> {
@@ -49,15 +49,15 @@ export async function sayToItem(
     throw new InputError(
       `${id} waits for its allowlist, not an answer: it was refused ${refused.tools.join(', ')}, which its allowedTools still refuse, so an answer would only be refused again. Allow them first: ralph edit ${id} --allowed-tools ${[...refused.allowed, ...refused.tools].join(',')}, then say this again; or, to have it do without them, change its task (ralph edit ${id} --body …) and retry it`,
     );
-  if (!(TAKES_MESSAGES as readonly string[]).includes(before.status))
-    throw new InputError(finished(before.status));
+  if (!statusIs(before.status, 'takesMessages')) throw new InputError(finished(before.status));
   const now = Date.now();
-  const after = await queue.advance(id, TAKES_MESSAGES, (item: Item) =>
-    messageAdded(item, { text, from: message.from, at: new Date(now).toISOString() }, now),
-  );
-  if (after === undefined) {
-    throw new InputError(finished((await itemOf())?.status ?? 'gone'));
-  }
+  const applied = await queue.apply(id, {
+    kind: 'messaged',
+    message: { text, from: message.from, at: new Date(now).toISOString() },
+    now,
+  });
+  if (applied.kind === 'refused') throw new InputError(finished(applied.item?.status ?? 'gone'));
+  const after = applied.item;
   if (before.status === 'needs_input') return { kind: 'answered' };
   if (after.status !== 'running' || !message.runnerLive)
     return { kind: 'kept', status: after.status };

@@ -87,7 +87,7 @@ describe('pull requests with CI in the loop', () => {
     expect(run.code, run.stderr).toBe(0);
     const done = item(root, 'fixme');
     expect(done).toMatchObject({
-      status: 'done',
+      status: 'awaiting_review',
       lastOutcome: 'ready_for_review',
       checkRounds: 1,
       checks: 'green: build',
@@ -168,7 +168,10 @@ describe('pull requests with CI in the loop', () => {
     github.checksFor = brokenFileCi(bare);
     const next = await ralph(root, ['run', '--drain'], env);
     expect(next.code, next.stderr).toBe(0);
-    expect(item(root, 'later')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'later')).toMatchObject({
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+    });
     expect(item(root, 'later').sessions).toHaveLength(1);
   });
 
@@ -224,7 +227,7 @@ describe('the land target\'s pull request (forge.pr "landed")', () => {
     expect(run.code, run.stderr).toBe(0);
     for (const id of ['first', 'second'])
       expect(item(root, id)).toMatchObject({
-        status: 'done',
+        status: 'awaiting_review',
         lastOutcome: 'ready_for_review',
         landedOn: 'ralph/landed',
         pullRequest: { number: 1, head: 'ralph/landed', base: 'main', kind: 'landed' },
@@ -293,7 +296,10 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     green = true;
     const second = await ralph(root, ['run', '--drain'], env);
     expect(second.code, second.stderr).toBe(0);
-    expect(item(root, 'waits')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'waits')).toMatchObject({
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+    });
     expect((item(root, 'waits').sessions as string[]).length).toBe(1);
     expect(github.pulls).toHaveLength(1);
     expect(
@@ -379,10 +385,10 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const { stage, close } = await checksStageOf(root, time);
     try {
       // Over once no item awaits its checks any more.
-      await stage.run(
-        () => readQueue(root).items.every((i) => i.status !== 'awaiting_checks'),
-        (ms) => time.wait({ ms }),
-      );
+      await stage.run(() => readQueue(root).items.every((i) => i.status !== 'awaiting_checks'), {
+        sleep: (ms) => time.wait({ ms }),
+        untilChanged: () => time.wait({ ms: 1000 }),
+      });
     } finally {
       await close();
     }
@@ -410,13 +416,11 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
       stage.changed();
       expect(stage.busy).toBe(true);
       let looked = false;
-      await stage.run(
-        () => looked,
-        () => {
-          looked = true;
-          return Promise.resolve();
-        },
-      );
+      const looking = () => {
+        looked = true;
+        return Promise.resolve();
+      };
+      await stage.run(() => looked, { sleep: looking, untilChanged: looking });
       expect(stage.busy).toBe(false);
     } finally {
       await close();
@@ -439,7 +443,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, 'patient')).toMatchObject({
-      status: 'done',
+      status: 'awaiting_review',
       lastOutcome: 'ready_for_review',
     });
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
@@ -472,7 +476,11 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
     const done = item(root, 'asked');
-    expect(done).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review', checkRounds: 1 });
+    expect(done).toMatchObject({
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+      checkRounds: 1,
+    });
     const sessions = done.sessions as string[];
     const second = fs.readFileSync(
       path.join(root, 'docs', 'sessions', `${sessions[1]}-prompt.md`),
@@ -491,7 +499,10 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(run.stdout + run.stderr).toContain(
       '1 pull request is open and not merged (forge.maxOpen 1)',
     );
-    expect(item(root, 'one')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'one')).toMatchObject({
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+    });
     expect(item(root, 'two').status).toBe('pending');
     // The drained run left no wait behind; a night that does not drain holds its workers, and
     // status says why.
@@ -517,7 +528,10 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const again = await ralph(root, ['run', '--drain'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(item(root, 'one')).toMatchObject({ lastOutcome: 'merged' });
-    expect(item(root, 'two')).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+    expect(item(root, 'two')).toMatchObject({
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+    });
   });
 });
 

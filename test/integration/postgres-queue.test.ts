@@ -11,7 +11,8 @@ import { loadWorkspace } from '../../src/config/workspace.js';
 import { UnavailableError } from '../../src/lib/errors.js';
 import type { Item } from '../../src/queue/item.js';
 import { openQueue } from '../../src/queue/open.js';
-import { leaseOf, type Queue } from '../../src/queue/queue.js';
+import { leaseOf } from '../../src/queue/lease.js';
+import type { Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
 import { CLAIM } from '../../src/queue/postgres/pg-queue.js';
@@ -87,14 +88,20 @@ describe('the Postgres queue', () => {
       'the expired lease taken back',
     );
     expect(again).toMatchObject({ expired: ['a'], item: { id: 'a', attempts: 2 } });
-    const late = await lost.settle(leaseOf(first.item!), { kind: 'succeeded', costUsd: 0 }, POLICY);
-    expect(late.kind).toBe('fenced');
-    const settled = await next.settle(
-      leaseOf(again!.item!),
-      { kind: 'succeeded', costUsd: 0 },
-      POLICY,
-    );
-    expect(settled).toMatchObject({ kind: 'settled', item: { status: 'done', attempts: 2 } });
+    const late = await lost.apply(first.item!.id, {
+      kind: 'session_ended',
+      lease: leaseOf(first.item!),
+      settlement: { kind: 'succeeded', costUsd: 0 },
+      policy: POLICY,
+    });
+    expect(late.kind).toBe('refused');
+    const settled = await next.apply(again!.item!.id, {
+      kind: 'session_ended',
+      lease: leaseOf(again!.item!),
+      settlement: { kind: 'succeeded', costUsd: 0 },
+      policy: POLICY,
+    });
+    expect(settled).toMatchObject({ kind: 'applied', item: { status: 'done', attempts: 2 } });
   });
 
   it('claims in one statement exactly as the transition table claims an item', async () => {
@@ -183,7 +190,7 @@ describe('the Postgres queue', () => {
     for (const before of held) expect(listed.find((i) => i.id === before.id)).toEqual(before);
   });
 
-  it('lets one runner of the fleet land onto a target at a time, and advances only from the status named', async () => {
+  it('lets one runner of the fleet land onto a target at a time, and puts in line only from the status the table names', async () => {
     const { open } = await postgresWorkspace();
     const [a, b] = [await open(), await open()];
     const release = await a.holdStage('ralph/landed');
@@ -198,8 +205,8 @@ describe('the Postgres queue', () => {
     expect(then).toBeDefined();
     await then?.();
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);
-    expect(await a.advance('y', ['done'], (i) => ({ ...i, status: 'landing' }))).toBeUndefined();
-    await a.advance('x', ['done'], (i) => ({ ...i, status: 'landing', finishedAt: i.updatedAt }));
+    expect(await a.apply('y', { kind: 'sent_to_land', now: 0 })).toMatchObject({ kind: 'refused' });
+    await a.apply('x', { kind: 'sent_to_land', now: 0 });
     expect((await b.landing()).map((i) => i.id)).toEqual(['x']);
   });
 
@@ -611,7 +618,7 @@ describe('the Postgres queue', () => {
     const exported = await ralph(a.root, ['queue', 'export'], envA);
     const { items } = JSON.parse(exported.stdout) as { items: Item[] };
     for (const i of items)
-      expect(i, i.id).toMatchObject({ status: 'done', lastOutcome: 'ready_for_review' });
+      expect(i, i.id).toMatchObject({ status: 'awaiting_review', lastOutcome: 'ready_for_review' });
     // One pull request an item, whichever runner opened it or read its checks.
     expect(github.pulls.map((p) => p.head).sort()).toEqual(ids.map((id) => `ralph/${id}`));
     expect(items.filter((i) => i.checkRounds === 1).map((i) => i.id)).toEqual(['p1', 'p3']);

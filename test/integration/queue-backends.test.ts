@@ -4,10 +4,13 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { loadWorkspace } from '../../src/config/workspace.js';
 import type { Item } from '../../src/queue/item.js';
 import { openQueue } from '../../src/queue/open.js';
-import { leaseOf, type Queue } from '../../src/queue/queue.js';
+import { leaseOf, type Lease } from '../../src/queue/lease.js';
+import type { Queue } from '../../src/queue/queue.js';
+import type { Settlement } from '../../src/queue/transitions.js';
 import { migrate } from '../../src/queue/postgres/migrations.js';
 import { openPool } from '../../src/queue/postgres/connection.js';
 import { queueItem } from '../support/items.js';
+import { itemIn, lifecyclePairs } from '../support/lifecycle-cases.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -52,6 +55,10 @@ async function backendQueue(
 
 const claimAt = (queue: Queue, now = NOW, busy: (item: Item) => boolean = () => false) =>
   queue.claim({ sessionId: crypto.randomUUID(), now, busy, maxAttempts: 3 });
+
+/** A session's end, as its runner applies it. */
+const settleOn = (queue: Queue, lease: Lease, settlement: Settlement, policy: typeof POLICY) =>
+  queue.apply(lease.itemId, { kind: 'session_ended', lease, settlement, policy });
 
 describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
   it('adds, lists in order, refuses a second item of one id unless replaced', async () => {
@@ -127,14 +134,26 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
         lastError: 'landing: 1 file in conflict',
       }),
       item('g', { status: 'awaiting_checks', pullRequest: pull(12), checks: 'pending: build' }),
-      item('h', { status: 'done', lastOutcome: 'ready_for_review', pullRequest: pull(3) }),
+      item('h', {
+        status: 'awaiting_review',
+        lastOutcome: 'ready_for_review',
+        pullRequest: pull(3),
+      }),
       item('i', { status: 'done', lastOutcome: 'merged', pullRequest: pull(4) }),
       item('j', { status: 'needs_input', question: 'Which database?' }),
     ]);
     await claimAt(queue);
     const { version } = await queue.snapshot();
     expect(await queue.tally()).toEqual({
-      counts: { running: 1, pending: 1, done: 5, failed: 1, awaiting_checks: 1, needs_input: 1 },
+      counts: {
+        running: 1,
+        pending: 1,
+        done: 4,
+        failed: 1,
+        awaiting_checks: 1,
+        awaiting_review: 1,
+        needs_input: 1,
+      },
       version,
       branches: { a: 'ralph/a' },
       landings: {
@@ -143,7 +162,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       },
       // Awaiting checks, or a person's review: a merged one is not told.
       pullRequests: [
-        { id: 'h', number: 3, url: pull(3).url, status: 'done' },
+        { id: 'h', number: 3, url: pull(3).url, status: 'awaiting_review' },
         {
           id: 'g',
           number: 12,
@@ -168,7 +187,11 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       repo: '/r',
       reused: false,
     };
-    await queue.recordCheckout(leaseOf(claim.item!), checkout);
+    await queue.apply(claim.item!.id, {
+      kind: 'checked_out',
+      lease: leaseOf(claim.item!),
+      checkout,
+    });
     const [recorded] = await queue.list();
     expect(recorded).toMatchObject({ branch: 'ralph/a', baseCommit: 'abc123' });
     expect(recorded).not.toHaveProperty('worktree');
@@ -180,7 +203,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     const first = await claimAt(queue);
     expect(first.item?.id).toBe('first');
     expect((await claimAt(queue)).item).toBeUndefined();
-    await queue.settle(leaseOf(first.item!), { kind: 'succeeded', costUsd: 0.5 }, POLICY);
+    await settleOn(queue, leaseOf(first.item!), { kind: 'succeeded', costUsd: 0.5 }, POLICY);
     expect((await claimAt(queue)).item?.id).toBe('later');
   });
 
@@ -225,9 +248,9 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       retryable: true,
     } as const;
     const first = await claimAt(queue);
-    const once = await queue.settle(leaseOf(first.item!), failed, POLICY);
+    const once = await settleOn(queue, leaseOf(first.item!), failed, POLICY);
     expect(once).toMatchObject({
-      kind: 'settled',
+      kind: 'applied',
       item: {
         id: 'flaky',
         status: 'pending',
@@ -238,7 +261,8 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     });
     const nightly = await claimAt(queue);
     expect(nightly.item?.id).toBe('nightly');
-    const done = await queue.settle(
+    const done = await settleOn(
+      queue,
       leaseOf(nightly.item!),
       { kind: 'succeeded', costUsd: 1 },
       POLICY,
@@ -248,7 +272,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     });
     const second = await claimAt(queue, NOW + 60_000);
     expect(second.item).toMatchObject({ id: 'flaky', attempts: 2 });
-    const twice = await queue.settle(leaseOf(second.item!), failed, POLICY);
+    const twice = await settleOn(queue, leaseOf(second.item!), failed, POLICY);
     expect(twice).toMatchObject({ item: { status: 'failed', attempts: 2, costUsd: 0.2 } });
   });
 
@@ -262,9 +286,9 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect(await restarted.requeueOrphans('the runner died', POLICY)).toEqual(['a']);
     const again = await claimAt(queue);
     expect(again.item).toMatchObject({ id: 'a', attempts: 2 });
-    const late = await queue.settle(lease, { kind: 'succeeded', costUsd: 0 }, POLICY);
-    expect(late).toMatchObject({ kind: 'fenced', item: { status: 'running', attempts: 2 } });
-    if (late.kind === 'fenced')
+    const late = await settleOn(queue, lease, { kind: 'succeeded', costUsd: 0 }, POLICY);
+    expect(late).toMatchObject({ kind: 'refused', item: { status: 'running', attempts: 2 } });
+    if (late.kind === 'refused')
       expect(late.reason).toMatch(/attempt 2 of the item is another session's/);
     expect((await queue.list())[0]).toMatchObject({ status: 'running', attempts: 2 });
   });
@@ -292,15 +316,35 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect((await queue.list()).map((i) => i.id)).toEqual(['broken', 'busy']);
   });
 
-  it('advances many items in one change, leaving those not in the statuses named', async () => {
+  it('applies every event through the one lifecycle table, refusing what it refuses', async () => {
+    const { queue } = await backendQueue(backend);
+    const pairs = lifecyclePairs().map((pair, n) => ({ ...pair, id: `p${n}` }));
+    await queue.importItems(pairs.map(({ status, id }) => itemIn(status, id)));
+    for (const { id, status, event, to } of pairs) {
+      const applied = await queue.apply(id, event);
+      if (to === undefined)
+        expect([event.kind, status, applied.kind]).toEqual([event.kind, status, 'refused']);
+      else
+        expect([event.kind, status, applied.kind === 'applied' && applied.item.status]).toEqual([
+          event.kind,
+          status,
+          to,
+        ]);
+    }
+    const stored = new Map((await queue.list()).map((i) => [i.id, i.status]));
+    for (const { id, status, to } of pairs) expect(stored.get(id)).toBe(to ?? status);
+  });
+
+  it('applies an event to many items in one change, leaving those the table refuses', async () => {
     const { queue } = await backendQueue(backend);
     await queue.importItems([
       item('a', { status: 'done' }),
       item('b', { status: 'failed' }),
       item('c', { status: 'done' }),
     ]);
-    const land = (i: Item): Item => ({ ...i, status: 'landing' });
-    const changed = await queue.advanceAll(['c', 'b', 'a', 'gone'], ['done'], land);
+    const land = (ids: string[]) =>
+      ids.map((id) => ({ id, event: { kind: 'sent_to_land', now: 0 } as const }));
+    const changed = await queue.applyAll(land(['c', 'b', 'a', 'gone']));
     expect(changed.map((i) => [i.id, i.status])).toEqual([
       ['c', 'landing'],
       ['a', 'landing'],
@@ -310,7 +354,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       ['b', 'failed'],
       ['c', 'landing'],
     ]);
-    expect(await queue.advanceAll(['b'], ['done'], land)).toEqual([]);
+    expect(await queue.applyAll(land(['b']))).toEqual([]);
   });
 
   it('checks an edit and an add against the dependencies they would have', async () => {
@@ -320,9 +364,13 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       if (closure.some((i) => i.dependsOn.includes(next.id)))
         throw new Error(`cycle through ${next.id}`);
     };
-    await expect(queue.edit('a', (i) => ({ ...i, dependsOn: ['b'] }), refuse)).rejects.toThrow(
-      'cycle through a',
-    );
+    await expect(
+      queue.apply(
+        'a',
+        { kind: 'edited', fields: { dependsOn: ['b'] }, cleared: [], now: 0 },
+        refuse,
+      ),
+    ).rejects.toThrow('cycle through a');
     expect((await queue.list())[0]?.dependsOn).toEqual([]);
     const seen: string[][] = [];
     await queue.add(item('c', { dependsOn: ['b'] }), {

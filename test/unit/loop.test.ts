@@ -77,7 +77,7 @@ describe('the night loop with workers', () => {
     };
     const result = await runLoop(
       loopContext(),
-      { once: false, drain: true, limits: { windows: [] }, workers: 2 },
+      { once: false, drain: true, limits: { windows: [] }, workers: 2, stages: [] },
       new StopControl(),
       1,
     );

@@ -1,9 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, remove, type Item, type Items } from '../api.js';
-import {
-  CANCELLABLE as CANCELLABLE_STATUSES,
-  RETRYABLE as RETRYABLE_STATUSES,
-} from '../../../src/queue/selection.js';
+import { bulkStatusesFor } from '../../../src/queue/lifecycle.js';
 import { money } from '../format.js';
 import { useLive } from '../live.js';
 import { NightSummary, useNight } from './night.js';
@@ -13,6 +10,7 @@ const COLUMNS = [
   'running',
   'landing',
   'awaiting_checks',
+  'awaiting_review',
   'needs_input',
   'parked',
   'interrupted',
@@ -21,17 +19,27 @@ const COLUMNS = [
   'cancelled',
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
-const OCCASIONAL = new Set<string>(['landing', 'awaiting_checks', 'needs_input', 'parked']);
+const OCCASIONAL = new Set<string>([
+  'landing',
+  'awaiting_checks',
+  'awaiting_review',
+  'needs_input',
+  'parked',
+]);
 /** A column's heading, where its status's name is too long for it. */
-const HEADINGS: Record<string, string> = { awaiting_checks: 'checks', needs_input: 'needs you' };
+const HEADINGS: Record<string, string> = {
+  awaiting_checks: 'checks',
+  awaiting_review: 'review',
+  needs_input: 'needs you',
+};
 /** Outcomes shown as good news. */
 const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
 const PAGE = 50;
 
 /** What `ralph retry` and `ralph cancel` act on, as the queue says. */
-const RETRYABLE = new Set<string>(RETRYABLE_STATUSES);
-const CANCELLABLE = new Set<string>(CANCELLABLE_STATUSES);
+const RETRYABLE = new Set<string>(bulkStatusesFor('retried'));
+const CANCELLABLE = new Set<string>(bulkStatusesFor('cancelled'));
 
 function Card({
   item,

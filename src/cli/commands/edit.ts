@@ -1,7 +1,8 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import type { Item } from '../../queue/item.js';
+import { appliedOrThrow, applyEvent } from '../../queue/lifecycle.js';
 import { withQueue } from '../../queue/open.js';
+import { refuseRunning } from '../../queue/selection.js';
 import { checkDependencies, checkRunnable } from '../../workspace/admission.js';
 import { fieldsFromFlags, flagOf, validateItem } from '../item-flags.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -32,20 +33,22 @@ export async function editCommand(
     throw new InputError(
       'nothing to change: give the flags of the fields to change (ralph help edit)',
     );
-  const edit = (item: Item): Item => {
-    const next: Record<string, unknown> = {
-      ...item,
-      ...fields,
-      updatedAt: new Date().toISOString(),
-    };
-    for (const key of cleared) delete next[key];
-    return validateItem(next, `item ${JSON.stringify(id)}`);
-  };
+  const event = { kind: 'edited', fields, cleared, now: Date.now() } as const;
   const edited = await withQueue(workspace, env, async (queue) => {
     const current = (await queue.list()).find((item) => item.id === id);
     if (current === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
-    await checkRunnable(workspace, edit(current), flagOf, env.PATH);
-    return queue.edit(id, edit, (next, closure) => checkDependencies(next, closure, flagOf));
+    refuseRunning(current);
+    const next = validateItem(
+      appliedOrThrow(applyEvent(current, event)),
+      `item ${JSON.stringify(id)}`,
+    );
+    await checkRunnable(workspace, next, flagOf, env.PATH);
+    const applied = await queue.apply(id, event, (changed, closure) => {
+      validateItem(changed, `item ${JSON.stringify(id)}`);
+      checkDependencies(changed, closure, flagOf);
+    });
+    if (applied.kind === 'refused') refuseRunning(applied.item ?? current);
+    return appliedOrThrow(applied);
   });
   output.out(`${edited.id}: edited (${[...Object.keys(fields), ...cleared].join(', ')})`);
   return ExitCode.ok;

@@ -5,7 +5,6 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { landingOrder } from '../../queue/select.js';
-import { LANDS_FROM, toLand } from '../../queue/transitions.js';
 import { liveRunner } from '../../runner/state.js';
 import { trialLand } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -68,10 +67,8 @@ export async function landCommand(
     const order = landingOrder(chosen(await queue.list(), ids));
     if (options.dryRun !== true) {
       const now = systemClock.now();
-      await queue.advanceAll(
-        order.map((item) => item.id),
-        LANDS_FROM.toLand,
-        (i) => toLand(i, now),
+      await queue.applyAll(
+        order.map((item) => ({ id: item.id, event: { kind: 'sent_to_land', now } })),
       );
     }
     return order;
@@ -121,5 +118,5 @@ async function land(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const { runner, options } = await quietRunner(workspace, env);
-  await runner.landWaiting(options);
+  await runner.landWaiting(options, runner.lander);
 }

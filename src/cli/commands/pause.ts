@@ -4,7 +4,6 @@ import { ControlFiles } from '../../control/files.js';
 import { InputError, RalphError } from '../../lib/errors.js';
 import { withQueue } from '../../queue/open.js';
 import type { Fleet } from '../../queue/queue.js';
-import { unparked } from '../../queue/transitions.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { liveRunner } from '../../runner/state.js';
 import { requestPause } from '../../workspace/pause.js';
@@ -105,8 +104,8 @@ async function unparkItems(
   const workspace = await openWorkspace(root);
   return withQueue(workspace, env, async (queue) => {
     for (const id of ids) {
-      const after = await queue.advance(id, ['parked'], (item) => unparked(item, Date.now()));
-      if (after === undefined) {
+      const after = await queue.apply(id, { kind: 'unparked', now: Date.now() });
+      if (after.kind === 'refused') {
         const item = (await queue.dependencyClosure([id])).find((i) => i.id === id);
         throw new InputError(
           item === undefined
@@ -114,7 +113,7 @@ async function unparkItems(
             : `${id} is ${item.status}, not parked: "ralph resume <id>" puts back an item "ralph stop" parked`,
         );
       }
-      output.out(`${id}: back in line (${after.status})`);
+      output.out(`${id}: back in line (${after.item.status})`);
     }
     return ExitCode.ok;
   });

@@ -7,6 +7,7 @@ import { unrunnableItems } from '../../queue/dependencies.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { blockedReason } from '../../queue/select.js';
 import type { Item } from '../../queue/item.js';
+import { statusIs } from '../../queue/item-status.js';
 import { withQueue, withQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -69,7 +70,7 @@ function pullRequestNote(item: Item): string | undefined {
  * went back to its agent.
  */
 function landingNote(item: Item): string | undefined {
-  if (item.status === 'awaiting_checks' || item.status === 'done') {
+  if (item.status === 'awaiting_checks' || statusIs(item.status, 'satisfiesDependents')) {
     const pr = pullRequestNote(item);
     if (pr !== undefined) return pr;
   }

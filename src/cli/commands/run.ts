@@ -1,3 +1,4 @@
+import { STAGES } from '../stages.js';
 import { shellQuote } from '../../agent/argv.js';
 import { redactorFor } from '../../agent/redaction.js';
 import { CronSchema } from '../../config/schema.js';
@@ -216,6 +217,7 @@ export async function runCommand(
         maxIterations,
         limits,
         workers,
+        stages: STAGES,
       },
       events,
       control,

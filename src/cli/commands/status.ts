@@ -10,7 +10,13 @@ import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
 
 /** Statuses said only while items have them: a night without landing never sees the word. */
-const OCCASIONAL = new Set(['landing', 'awaiting_checks', 'needs_input', 'parked']);
+const OCCASIONAL = new Set([
+  'landing',
+  'awaiting_checks',
+  'awaiting_review',
+  'needs_input',
+  'parked',
+]);
 
 /** Items a landing refused that the status names, one a line. */
 const REFUSALS_SHOWN = 10;
@@ -72,7 +78,7 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
   const pulls = report.pullRequests ?? [];
   for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
     lines.push(
-      `${i === 0 ? 'Pull requests:' : '              '} #${pr.number} ${pr.id} ${pr.status === 'done' ? 'ready for review' : (pr.checks ?? 'opening')}: ${pr.url}`,
+      `${i === 0 ? 'Pull requests:' : '              '} #${pr.number} ${pr.id} ${pr.status === 'awaiting_review' ? 'ready for review' : (pr.checks ?? 'opening')}: ${pr.url}`,
     );
   if (pulls.length > REFUSALS_SHOWN)
     lines.push(`               and ${pulls.length - REFUSALS_SHOWN} more (ralph ls)`);

@@ -105,6 +105,19 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'items a person parked',
     sql: `CREATE INDEX ralph_items_parked ON ralph_items (queue) WHERE status = 'parked';`,
   },
+  {
+    // A pull request that waits for a person is "awaiting_review", no longer "done" with an
+    // outcome of "ready_for_review": a ralph of schema 5 does not know it and stops claiming.
+    version: 6,
+    name: 'pull requests awaiting review',
+    sql: `
+      UPDATE ralph_items
+        SET status = 'awaiting_review', changed = nextval('ralph_changes'),
+            doc = jsonb_set(doc, '{status}', '"awaiting_review"')
+        WHERE status = 'done' AND doc->>'lastOutcome' = 'ready_for_review';
+      CREATE INDEX ralph_items_awaiting_review ON ralph_items (queue) WHERE status = 'awaiting_review';
+    `,
+  },
 ];
 
 /** The schema version this ralph knows. */

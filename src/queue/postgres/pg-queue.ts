@@ -1,39 +1,34 @@
 import type pg from 'pg';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import type { Item } from '../item.js';
-import {
-  fenceReason,
-  type AddOptions,
-  type Claim,
-  type ClaimRequest,
-  type Lease,
-  type Queue,
-  type QueueAnnouncement,
-  type QueueTally,
-  type Selection,
-  type SettlePolicy,
-  type Settled,
+import type {
+  AddOptions,
+  Claim,
+  ClaimRequest,
+  ClosureCheck,
+  ItemChange,
+  Queue,
+  QueueAnnouncement,
+  QueueTally,
+  Selection,
 } from '../queue.js';
+import type { Lease, SettlePolicy } from '../lease.js';
 import {
-  CANCELLABLE,
-  RETRYABLE,
   chosenOf,
   refuseOrphaningRemoval,
   refuseQueued,
-  refuseDone,
   refuseRetryOfPending,
   refuseRunning,
 } from '../selection.js';
-import type { ItemStatus } from '../item-status.js';
+import { statusesWhere, type ItemStatus } from '../item-status.js';
 import { inChecksOrder, inLandingOrder } from '../select.js';
 import {
-  cancelled,
-  checkedOut,
-  reclaim,
-  retried,
-  settle,
-  type Settlement,
-} from '../transitions.js';
+  applyEvent,
+  appliedOrThrow,
+  bulkStatusesFor,
+  type Applied,
+  type ItemEvent,
+} from '../lifecycle.js';
 import { jittered } from '../../lib/backoff.js';
 import { inTransaction, queueError } from './connection.js';
 import { checkSchema, schemaVersion } from './migrations.js';
@@ -72,6 +67,11 @@ const IMPORT_BATCH = 1000;
  */
 const WAITING_COUNT_MS = 30_000;
 
+/** The statuses of a dependency that let its dependents run, as SQL. */
+const SATISFYING = statusesWhere('satisfiesDependents')
+  .map((status) => `'${status}'`)
+  .join(', ');
+
 /**
  * The claim: the first runnable row, locked and changed as `claim` changes an item, passing
  * over the work dirs in `$8` when `passingOver` (a rare second try). The usual claim has no
@@ -91,7 +91,7 @@ const claimStatement = (passingOver: boolean) => `
         SELECT 1 FROM unnest(i.depends_on) AS d(id)
         WHERE NOT EXISTS (
           SELECT 1 FROM ralph_items x
-          WHERE x.queue = i.queue AND x.id = d.id AND x.status = 'done'))
+          WHERE x.queue = i.queue AND x.id = d.id AND x.status IN (${SATISFYING})))
     ORDER BY (status = 'interrupted') DESC, priority DESC, created_at, seq
     LIMIT 1
     FOR UPDATE SKIP LOCKED)
@@ -236,7 +236,7 @@ export class PgQueue implements Queue {
         }>(
           `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
             WHERE queue = $1 AND doc ? 'pullRequest'
-              AND (status = 'awaiting_checks' OR (status = 'done' AND doc->>'lastOutcome' = 'ready_for_review'))
+              AND status IN ('awaiting_checks', 'awaiting_review')
             ORDER BY (doc->'pullRequest'->>'number')::int`,
           [this.options.name],
         ),
@@ -330,20 +330,35 @@ export class PgQueue implements Queue {
     });
   }
 
-  edit(
-    id: string,
-    change: (item: Item) => Item,
-    check: (item: Item, closure: readonly Item[]) => void,
-  ): Promise<Item> {
+  apply(id: string, event: ItemEvent, check?: ClosureCheck): Promise<Applied> {
     return this.transaction(async (db) => {
       const [item] = await this.items(db, 'id = $2 FOR UPDATE', [id]);
-      if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
-      refuseRunning(item);
-      const next = change(item);
-      check(next, await this.closure(db, next.dependsOn, id));
-      await this.write(db, next);
+      const applied = applyEvent(item, event);
+      if (applied.kind === 'refused') return applied;
+      check?.(applied.item, await this.closure(db, applied.item.dependsOn, id));
+      await this.write(db, applied.item, applied.item.sessions.at(-1));
       await this.announce(db);
-      return next;
+      return applied;
+    });
+  }
+
+  applyAll(changes: readonly ItemChange[]): Promise<Item[]> {
+    const ids = changes.map((change) => change.id);
+    return this.transaction(async (db) => {
+      const byId = new Map(
+        (await this.items(db, 'id = ANY($2::text[]) ORDER BY seq FOR UPDATE', [ids])).map(
+          (item) => [item.id, item],
+        ),
+      );
+      const changed: Item[] = [];
+      for (const { id, event } of changes) {
+        const applied = applyEvent(byId.get(id), event);
+        if (applied.kind === 'refused') continue;
+        await this.write(db, applied.item, applied.item.sessions.at(-1));
+        changed.push(applied.item);
+      }
+      if (changed.length > 0) await this.announce(db);
+      return changed;
     });
   }
 
@@ -400,25 +415,6 @@ export class PgQueue implements Queue {
     }
   }
 
-  settle(lease: Lease, settlement: Settlement, policy: SettlePolicy): Promise<Settled> {
-    return this.transaction(async (db) => {
-      const [current] = await this.items(db, 'id = $2 FOR UPDATE', [lease.itemId]);
-      const fenced = fenceReason(current, lease);
-      if (fenced !== undefined || current === undefined)
-        return { kind: 'fenced', reason: fenced ?? '', item: current };
-      const next = settle(
-        current,
-        settlement,
-        current.maxAttempts ?? policy.maxAttempts,
-        policy.now,
-        policy.retryBackoffCapMs,
-      );
-      await this.write(db, next);
-      await this.announce(db);
-      return { kind: 'settled', item: next };
-    });
-  }
-
   async renew(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
     await this.run((db) =>
@@ -442,38 +438,6 @@ export class PgQueue implements Queue {
 
   async awaitingChecks(): Promise<Item[]> {
     return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
-  }
-
-  async advance(
-    id: string,
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item | undefined> {
-    return (await this.advanceAll([id], from, change))[0];
-  }
-
-  advanceAll(
-    ids: readonly string[],
-    from: readonly ItemStatus[],
-    change: (item: Item) => Item,
-  ): Promise<Item[]> {
-    return this.transaction(async (db) => {
-      const byId = new Map(
-        (await this.items(db, 'id = ANY($2::text[]) ORDER BY seq FOR UPDATE', [[...ids]])).map(
-          (item) => [item.id, item],
-        ),
-      );
-      const changed: Item[] = [];
-      for (const id of ids) {
-        const item = byId.get(id);
-        if (item === undefined || !from.includes(item.status)) continue;
-        const next = change(item);
-        await this.write(db, next);
-        changed.push(next);
-      }
-      if (changed.length > 0) await this.announce(db);
-      return changed;
-    });
   }
 
   async holdStage(stage: string): Promise<(() => Promise<void>) | undefined> {
@@ -502,15 +466,6 @@ export class PgQueue implements Queue {
     };
   }
 
-  recordCheckout(lease: Lease, checkout: { branch: string; baseCommit: string }): Promise<void> {
-    return this.transaction(async (db) => {
-      const [current] = await this.items(db, 'id = $2 FOR UPDATE', [lease.itemId]);
-      if (current === undefined || fenceReason(current, lease) !== undefined) return;
-      if (current.baseCommit === checkout.baseCommit) return;
-      await this.write(db, checkedOut(current, checkout), lease.sessionId);
-    });
-  }
-
   requeueOrphans(
     reason: string,
     policy: SettlePolicy,
@@ -525,12 +480,13 @@ export class PgQueue implements Queue {
       for (const item of orphans)
         await this.write(
           db,
-          reclaim(
-            item,
-            reason,
-            item.maxAttempts ?? policy.maxAttempts,
-            policy.now,
-            spent.get(item.id) ?? 0,
+          appliedOrThrow(
+            applyEvent(item, {
+              kind: 'runner_died',
+              reason,
+              policy,
+              costUsd: spent.get(item.id) ?? 0,
+            }),
           ),
         );
       if (orphans.length > 0) await this.announce(db);
@@ -539,26 +495,30 @@ export class PgQueue implements Queue {
   }
 
   retry(selection: Selection): Promise<string[]> {
-    return this.change(selection, RETRYABLE, async (db, item, now) => {
+    return this.change(selection, 'retried', async (db, item, now) => {
       refuseRetryOfPending(item);
-      refuseDone(item, 'retry', selection.force);
-      await this.write(db, retried(item, now));
+      await this.write(
+        db,
+        appliedOrThrow(applyEvent(item, { kind: 'retried', now, force: selection.force })),
+      );
     });
   }
 
   cancel(selection: Selection): Promise<string[]> {
-    return this.change(selection, CANCELLABLE, (db, item, now) => {
-      refuseDone(item, 'cancel', selection.force);
-      return this.write(db, cancelled(item, now));
-    });
+    return this.change(selection, 'cancelled', (db, item, now) =>
+      this.write(
+        db,
+        appliedOrThrow(applyEvent(item, { kind: 'cancelled', now, force: selection.force })),
+      ),
+    );
   }
 
   remove(ids: readonly string[], force: boolean): Promise<string[]> {
     const going = new Set(ids);
-    return this.change({ ids }, [], async (db, item) => {
+    return this.change({ ids }, undefined, async (db, item) => {
       const { rows } = await db.query<{ id: string }>(
         // Dependents not done: a done one waits for nothing (a cancelled one may be retried).
-        "SELECT id FROM ralph_items WHERE queue = $1 AND $2 = ANY(depends_on) AND status <> 'done' ORDER BY seq",
+        `SELECT id FROM ralph_items WHERE queue = $1 AND $2 = ANY(depends_on) AND status NOT IN (${SATISFYING}) ORDER BY seq`,
         [this.options.name, item.id],
       );
       refuseOrphaningRemoval(
@@ -637,11 +597,13 @@ export class PgQueue implements Queue {
         const item = itemOf(row.doc, this.where);
         await this.write(
           db,
-          reclaim(
-            item,
-            `its runner (${row.lease_runner}) stopped renewing its lease`,
-            item.maxAttempts ?? request.maxAttempts,
-            request.now,
+          appliedOrThrow(
+            applyEvent(item, {
+              kind: 'runner_died',
+              reason: `its runner (${row.lease_runner}) stopped renewing its lease`,
+              policy: { maxAttempts: request.maxAttempts, retryBackoffCapMs: 0, now: request.now },
+              costUsd: 0,
+            }),
           ),
         );
       }
@@ -705,10 +667,10 @@ export class PgQueue implements Queue {
    */
   private change(
     selection: Selection,
-    eligible: readonly ItemStatus[],
+    event: 'retried' | 'cancelled' | undefined,
     change: (db: Db, item: Item, now: number) => Promise<unknown>,
   ): Promise<string[]> {
-    const chosen = chosenOf(selection, eligible);
+    const chosen = chosenOf(selection, event === undefined ? [] : bulkStatusesFor(event));
     return this.transaction(async (db) => {
       const items =
         'ids' in chosen

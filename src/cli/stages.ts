@@ -1,0 +1,8 @@
+import { lander, pullRequests, type StageFactory } from '../runner/index.js';
+
+/**
+ * The stages a night runs beside its workers, each a room of its own behind the one `Stage`
+ * interface: the runner's loop runs what it is given here and names none of them. A new stage
+ * is one more line, and its events in the lifecycle table (`src/queue/lifecycle.ts`).
+ */
+export const STAGES: readonly StageFactory[] = [lander, pullRequests];

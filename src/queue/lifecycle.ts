@@ -1,0 +1,271 @@
+import { InputError } from '../lib/errors.js';
+import type { Item, Message } from './item.js';
+import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
+import { fenceReason, type Lease, type SettlePolicy } from './lease.js';
+import {
+  cancelled,
+  checkedOut,
+  checksFailed,
+  checksPassed,
+  checksSeen,
+  claim,
+  closedAtSource,
+  doneAtSource,
+  landed,
+  landRefused,
+  messageAdded,
+  messagesGivenLive,
+  parked,
+  pullRequestEnded,
+  pullRequestOpened,
+  reclaim,
+  retried,
+  settle,
+  sourceUpdated,
+  toLand,
+  unparked,
+  writtenBack,
+  type ChecksRefusal,
+  type LandRefusal,
+  type Settlement,
+  type SourcedFields,
+} from './transitions.js';
+
+// An item's life in one table: every event it can go through, the statuses each may start from,
+// and the pure function that applies it. Both queue backends apply events through `applyEvent`
+// alone, so what may follow what is said here once.
+
+/** What a session's work goes through after it succeeds, as the workspace's settings say. */
+export interface SessionStages {
+  /** Its branch lands on a target (`git.land`). */
+  land: boolean;
+  /** Its branch is pushed and a pull request opened, whose checks are awaited (`forge`). */
+  pullRequest: boolean;
+}
+
+/** Everything that can happen to an item. */
+export type ItemEvent =
+  | { kind: 'claimed'; sessionId: string; now: number }
+  /** Its session ended; `stages` are what a success goes through before the item is done. */
+  | {
+      kind: 'session_ended';
+      lease: Lease;
+      settlement: Settlement;
+      policy: SettlePolicy;
+      stages?: SessionStages;
+    }
+  | { kind: 'checked_out'; lease: Lease; checkout: { branch: string; baseCommit: string } }
+  /** Messages given to its running session on its stdin, mid-task. */
+  | { kind: 'messages_given_live'; session: string; ats: readonly string[] }
+  /** Its runner died while it ran: back in line, its attempt counted. */
+  | { kind: 'runner_died'; reason: string; policy: SettlePolicy; costUsd: number }
+  /** A person stopped its session (`ralph stop`): parked, or cancelled. */
+  | { kind: 'stopped'; then: 'park' | 'cancel'; now: number }
+  | { kind: 'unparked'; now: number }
+  | { kind: 'landed'; landing: Parameters<typeof landed>[1]; now: number }
+  | { kind: 'landing_refused'; refusal: LandRefusal; maxRounds: number; now: number }
+  /** A done item of git mode put in line to land (`ralph land`). */
+  | { kind: 'sent_to_land'; now: number }
+  | {
+      kind: 'pull_request_opened';
+      opened: Parameters<typeof pullRequestOpened>[1];
+      now: number;
+    }
+  | { kind: 'checks_seen'; checks: string; head?: string; now: number }
+  | { kind: 'checks_failed'; refusal: ChecksRefusal; maxRounds: number; now: number }
+  /** Green (and approved when asked): merged by the forge, or waiting for a person's review. */
+  | { kind: 'checks_passed'; checks: string; merged: boolean; now: number }
+  /** Its pull request was closed unmerged while its checks were awaited. */
+  | { kind: 'pull_request_closed'; now: number }
+  /** A person merged (or closed) the pull request that waited for their review. */
+  | { kind: 'pull_request_ended'; merged: boolean; now: number }
+  /** A person's message (`ralph say`); an item that asked a question takes it as the answer. */
+  | { kind: 'messaged'; message: Message; now: number }
+  | { kind: 'retried'; now: number; force?: boolean }
+  | { kind: 'cancelled'; now: number; force?: boolean }
+  /** `ralph edit`: the fields given set, those in `cleared` back to their defaults. */
+  | { kind: 'edited'; fields: Partial<Item>; cleared: readonly string[]; now: number }
+  | { kind: 'source_updated'; fields: SourcedFields; now: number }
+  | { kind: 'closed_at_source'; now: number }
+  | { kind: 'done_at_source'; now: number }
+  /** Its end was told to its issue. */
+  | { kind: 'written_back'; now: number };
+
+export type ItemEventKind = ItemEvent['kind'];
+type EventOf<K extends ItemEventKind> = Extract<ItemEvent, { kind: K }>;
+
+/** What the table holds for one event. */
+interface Rule<K extends ItemEventKind> {
+  from: readonly ItemStatus[];
+  /** The statuses `--all` picks for a person's event (`from` is what an id may name). */
+  bulk?: readonly ItemStatus[];
+  /** Why this item may not go through the event although its status allows it. */
+  refuse?: (item: Item, event: EventOf<K>) => string | undefined;
+  apply: (item: Item, event: EventOf<K>) => Item;
+}
+
+const RUNNABLE = statusesWhere('runnable');
+
+const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, event.lease);
+
+/** The item's life: for each event, the statuses it may start from and what it does. */
+export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
+  claimed: { from: RUNNABLE, apply: (item, e) => claim(item, e.sessionId, e.now) },
+  session_ended: {
+    from: ['running'],
+    refuse: leaseRefusal,
+    apply: (item, e) =>
+      settle(
+        item,
+        afterSession(e.settlement, e.stages),
+        item.maxAttempts ?? e.policy.maxAttempts,
+        e.policy.now,
+        e.policy.retryBackoffCapMs,
+      ),
+  },
+  checked_out: {
+    from: ['running'],
+    refuse: (item, e) =>
+      leaseRefusal(item, e) ??
+      (item.baseCommit === e.checkout.baseCommit ? 'its checkout is recorded' : undefined),
+    apply: (item, e) => checkedOut(item, e.checkout),
+  },
+  messages_given_live: {
+    from: ['running'],
+    apply: (item, e) => messagesGivenLive(item, e.session, e.ats),
+  },
+  runner_died: {
+    from: ['running'],
+    apply: (item, e) =>
+      reclaim(item, e.reason, item.maxAttempts ?? e.policy.maxAttempts, e.policy.now, e.costUsd),
+  },
+  stopped: {
+    from: RUNNABLE,
+    apply: (item, e) => (e.then === 'cancel' ? cancelled(item, e.now) : parked(item, e.now)),
+  },
+  unparked: { from: ['parked'], apply: (item, e) => unparked(item, e.now) },
+  landed: { from: ['landing'], apply: (item, e) => landed(item, e.landing, e.now) },
+  landing_refused: {
+    from: ['landing'],
+    apply: (item, e) => landRefused(item, e.refusal, e.maxRounds, e.now),
+  },
+  sent_to_land: { from: ['done'], apply: (item, e) => toLand(item, e.now) },
+  pull_request_opened: {
+    from: ['awaiting_checks'],
+    apply: (item, e) => pullRequestOpened(item, e.opened, e.now),
+  },
+  checks_seen: {
+    from: ['awaiting_checks'],
+    apply: (item, e) => checksSeen(item, e.checks, e.now, e.head),
+  },
+  checks_failed: {
+    from: ['awaiting_checks'],
+    apply: (item, e) => checksFailed(item, e.refusal, e.maxRounds, e.now),
+  },
+  checks_passed: {
+    from: ['awaiting_checks'],
+    apply: (item, e) => checksPassed(item, { checks: e.checks, merged: e.merged }, e.now),
+  },
+  pull_request_closed: { from: ['awaiting_checks'], apply: (item, e) => cancelled(item, e.now) },
+  pull_request_ended: {
+    from: ['awaiting_review'],
+    apply: (item, e) => pullRequestEnded(item, e.merged, e.now),
+  },
+  messaged: {
+    from: statusesWhere('takesMessages'),
+    apply: (item, e) => messageAdded(item, e.message, e.now),
+  },
+  retried: {
+    from: ITEM_STATUSES.filter((s) => s !== 'running' && s !== 'pending'),
+    bulk: ['failed', 'cancelled', 'interrupted', 'parked'],
+    refuse: (item, e) =>
+      isDone(item) && e.force !== true
+        ? `item ${JSON.stringify(item.id)} is ${item.status}; retrying runs it again (and pays for it): give --force to do so`
+        : undefined,
+    apply: (item, e) => retried(item, e.now),
+  },
+  cancelled: {
+    from: ITEM_STATUSES.filter((s) => s !== 'running'),
+    bulk: [
+      'pending',
+      'interrupted',
+      'failed',
+      'landing',
+      'awaiting_checks',
+      'needs_input',
+      'parked',
+    ],
+    refuse: (item, e) =>
+      isDone(item) && e.force !== true
+        ? `item ${JSON.stringify(item.id)} is ${item.status}; give --force to cancel it all the same`
+        : undefined,
+    apply: (item, e) => cancelled(item, e.now),
+  },
+  edited: {
+    from: ITEM_STATUSES.filter((s) => s !== 'running'),
+    apply: (item, e) => {
+      const next: Record<string, unknown> = {
+        ...item,
+        ...e.fields,
+        updatedAt: new Date(e.now).toISOString(),
+      };
+      for (const key of e.cleared) delete next[key];
+      return next as unknown as Item;
+    },
+  },
+  source_updated: { from: ['pending'], apply: (item, e) => sourceUpdated(item, e.fields, e.now) },
+  closed_at_source: { from: ['pending'], apply: (item, e) => closedAtSource(item, e.now) },
+  done_at_source: { from: ['pending'], apply: (item, e) => doneAtSource(item, e.now) },
+  written_back: {
+    from: statusesWhere('finished'),
+    refuse: (item) =>
+      item.source?.writtenBackAt !== undefined ? 'its end was told already' : undefined,
+    apply: (item, e) => writtenBack(item, e.now),
+  },
+};
+
+/** Done, or waiting for a person's review of a pull request that is done as far as ralph goes. */
+function isDone(item: Item): boolean {
+  return item.status === 'done' || item.status === 'awaiting_review';
+}
+
+/** A success goes through the stages the workspace turns on for a branch of its own. */
+function afterSession(settlement: Settlement, stages: SessionStages | undefined): Settlement {
+  if (settlement.kind !== 'succeeded' || stages === undefined) return settlement;
+  if (stages.land) return { ...settlement, land: true };
+  if (stages.pullRequest) return { ...settlement, checks: true };
+  return settlement;
+}
+
+/** An event applied, or refused with why. */
+export type Applied =
+  { kind: 'applied'; item: Item } | { kind: 'refused'; reason: string; item?: Item };
+
+/**
+ * Applies `event` to `item` when the table lets it start from the item's status; otherwise
+ * refuses, naming the event and the status (a missing item is refused too).
+ */
+export function applyEvent(item: Item | undefined, event: ItemEvent): Applied {
+  if (item === undefined) return { kind: 'refused', reason: 'the item is no longer in the queue' };
+  const rule = LIFECYCLE[event.kind] as Rule<ItemEventKind>;
+  if (!rule.from.includes(item.status))
+    return {
+      kind: 'refused',
+      reason: `${event.kind} does not apply to a ${item.status} item (only to ${rule.from.join(', ')})`,
+      item,
+    };
+  const refused = rule.refuse?.(item, event);
+  if (refused !== undefined) return { kind: 'refused', reason: refused, item };
+  return { kind: 'applied', item: rule.apply(item, event) };
+}
+
+/** The item an event made; a refusal is thrown, its reason the message. */
+export function appliedOrThrow(applied: Applied): Item {
+  if (applied.kind === 'refused') throw new InputError(applied.reason);
+  return applied.item;
+}
+
+/** The statuses `--all` picks for a person's event (retry, cancel): an id may name more. */
+export function bulkStatusesFor(kind: 'retried' | 'cancelled'): readonly ItemStatus[] {
+  return LIFECYCLE[kind].bulk ?? LIFECYCLE[kind].from;
+}

@@ -1,0 +1,193 @@
+// The lifecycle table as its documentation states it: for every event, an example of it, and the
+// status each status it may start from leads to. The unit test holds `applyEvent` to this, and
+// the backends' suite holds both queues to it.
+import type { Item } from '../../src/queue/item.js';
+import { ITEM_STATUSES, type ItemStatus } from '../../src/queue/item-status.js';
+import type { ItemEvent, ItemEventKind } from '../../src/queue/lifecycle.js';
+import { queueItem } from './items.js';
+
+const NOW = Date.parse('2026-11-23T22:00:00.000Z');
+const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: NOW };
+const LEASE = { itemId: 'it', sessionId: 's1', attempt: 1 };
+
+/** An item of `status` with what every event needs of it: a session, a source, a pull request. */
+export function itemIn(status: ItemStatus, id = 'it'): Item {
+  return queueItem(id, {
+    status,
+    createdAt: new Date(NOW - 60_000).toISOString(),
+    attempts: 1,
+    sessions: ['s1'],
+    startedAt: new Date(NOW - 30_000).toISOString(),
+    branch: `ralph/${id}`,
+    baseCommit: 'a'.repeat(40),
+    pullRequest: {
+      number: 7,
+      url: 'http://127.0.0.1/pr/7',
+      head: `ralph/${id}`,
+      base: 'main',
+      kind: 'item',
+    },
+    source: { kind: 'github', key: 'o/r#1', ref: 'o/r', number: 1 },
+  });
+}
+
+interface Case {
+  event: ItemEvent;
+  /** The status each allowed status leads to (`same`: it stays). */
+  to: Partial<Record<ItemStatus, ItemStatus | 'same'>>;
+}
+
+const every = (statuses: readonly ItemStatus[], to: ItemStatus | 'same') =>
+  Object.fromEntries(statuses.map((status) => [status, to]));
+const but = (...left: ItemStatus[]) => ITEM_STATUSES.filter((status) => !left.includes(status));
+
+/** The documented result of every event from every status it may start from. */
+export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
+  claimed: {
+    event: { kind: 'claimed', sessionId: 's2', now: NOW },
+    to: { pending: 'running', interrupted: 'running' },
+  },
+  session_ended: {
+    event: {
+      kind: 'session_ended',
+      lease: LEASE,
+      settlement: { kind: 'succeeded', costUsd: 0.1 },
+      policy: POLICY,
+      stages: { land: false, pullRequest: true },
+    },
+    to: { running: 'awaiting_checks' },
+  },
+  checked_out: {
+    event: {
+      kind: 'checked_out',
+      lease: LEASE,
+      checkout: { branch: 'ralph/it', baseCommit: 'b'.repeat(40) },
+    },
+    to: { running: 'same' },
+  },
+  messages_given_live: {
+    event: { kind: 'messages_given_live', session: 's1', ats: [] },
+    to: { running: 'same' },
+  },
+  runner_died: {
+    event: { kind: 'runner_died', reason: 'its runner died', policy: POLICY, costUsd: 0 },
+    to: { running: 'pending' },
+  },
+  stopped: {
+    event: { kind: 'stopped', then: 'park', now: NOW },
+    to: { pending: 'parked', interrupted: 'parked' },
+  },
+  unparked: { event: { kind: 'unparked', now: NOW }, to: { parked: 'pending' } },
+  landed: {
+    event: {
+      kind: 'landed',
+      landing: { commit: 'c'.repeat(40), target: 'main', onto: 'd'.repeat(40) },
+      now: NOW,
+    },
+    to: { landing: 'done' },
+  },
+  landing_refused: {
+    event: {
+      kind: 'landing_refused',
+      refusal: { outcome: 'land_conflict', error: 'conflict', failure: 'a.txt' },
+      maxRounds: 3,
+      now: NOW,
+    },
+    to: { landing: 'pending' },
+  },
+  sent_to_land: { event: { kind: 'sent_to_land', now: NOW }, to: { done: 'landing' } },
+  pull_request_opened: {
+    event: {
+      kind: 'pull_request_opened',
+      opened: {
+        pullRequest: {
+          number: 8,
+          url: 'http://127.0.0.1/pr/8',
+          head: 'ralph/it',
+          base: 'main',
+          kind: 'item',
+        },
+        head: 'e'.repeat(40),
+      },
+      now: NOW,
+    },
+    to: { awaiting_checks: 'same' },
+  },
+  checks_seen: {
+    event: { kind: 'checks_seen', checks: 'pending: build', now: NOW },
+    to: { awaiting_checks: 'same' },
+  },
+  checks_failed: {
+    event: {
+      kind: 'checks_failed',
+      refusal: {
+        outcome: 'checks_failed',
+        error: 'red',
+        failure: 'build failed',
+        checks: 'failing: build',
+      },
+      maxRounds: 3,
+      now: NOW,
+    },
+    to: { awaiting_checks: 'pending' },
+  },
+  checks_passed: {
+    event: { kind: 'checks_passed', checks: 'green', merged: false, now: NOW },
+    to: { awaiting_checks: 'awaiting_review' },
+  },
+  pull_request_closed: {
+    event: { kind: 'pull_request_closed', now: NOW },
+    to: { awaiting_checks: 'cancelled' },
+  },
+  pull_request_ended: {
+    event: { kind: 'pull_request_ended', merged: true, now: NOW },
+    to: { awaiting_review: 'done' },
+  },
+  messaged: {
+    event: {
+      kind: 'messaged',
+      message: { text: 'hello', from: 'cli', at: new Date(NOW).toISOString() },
+      now: NOW,
+    },
+    to: {
+      ...every(but('done', 'cancelled', 'awaiting_review'), 'same'),
+      needs_input: 'interrupted',
+    },
+  },
+  retried: {
+    event: { kind: 'retried', now: NOW, force: true },
+    to: every(but('running', 'pending'), 'pending'),
+  },
+  cancelled: {
+    event: { kind: 'cancelled', now: NOW, force: true },
+    to: every(but('running'), 'cancelled'),
+  },
+  edited: {
+    event: { kind: 'edited', fields: { title: 'a new title' }, cleared: [], now: NOW },
+    to: every(but('running'), 'same'),
+  },
+  source_updated: {
+    event: {
+      kind: 'source_updated',
+      fields: { title: 'edited', body: 'b', priority: 0, vars: {} },
+      now: NOW,
+    },
+    to: { pending: 'same' },
+  },
+  closed_at_source: { event: { kind: 'closed_at_source', now: NOW }, to: { pending: 'cancelled' } },
+  done_at_source: { event: { kind: 'done_at_source', now: NOW }, to: { pending: 'done' } },
+  written_back: {
+    event: { kind: 'written_back', now: NOW },
+    to: every(['awaiting_review', 'done', 'failed', 'cancelled'], 'same'),
+  },
+};
+
+/** Every (status, event) pair, with the status it leads to, or undefined when it is refused. */
+export function lifecyclePairs(): { status: ItemStatus; event: ItemEvent; to?: ItemStatus }[] {
+  return Object.values(LIFECYCLE_CASES).flatMap(({ event, to }) =>
+    ITEM_STATUSES.map((status) => {
+      const next = to[status];
+      return { status, event, to: next === 'same' ? status : next };
+    }),
+  );
+}

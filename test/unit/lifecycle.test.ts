@@ -1,0 +1,81 @@
+// The item's life is one table: every (status, event) pair either gives the status the table's
+// documentation says, or is refused with a reason that names the event and the status.
+import { describe, expect, it } from 'vitest';
+import { ITEM_STATUSES, STATUS_TRAITS, statusesWhere } from '../../src/queue/item-status.js';
+import { applyEvent, LIFECYCLE } from '../../src/queue/lifecycle.js';
+import { ItemSchema } from '../../src/queue/item.js';
+import { migrateQueueFile, QUEUE_SCHEMA } from '../../src/queue/file-schema.js';
+import { itemIn, LIFECYCLE_CASES, lifecyclePairs } from '../support/lifecycle-cases.js';
+
+describe('the lifecycle table', () => {
+  it('has a documented case for every event, and allows exactly the statuses it documents', () => {
+    expect(Object.keys(LIFECYCLE_CASES).sort()).toEqual(Object.keys(LIFECYCLE).sort());
+    for (const [kind, rule] of Object.entries(LIFECYCLE)) {
+      const documented = Object.keys(LIFECYCLE_CASES[kind as keyof typeof LIFECYCLE].to).sort();
+      expect([kind, [...rule.from].sort()]).toEqual([kind, documented]);
+    }
+  });
+
+  it.each(lifecyclePairs().map((pair) => [pair.event.kind, pair.status, pair] as const))(
+    '%s from %s',
+    (_kind, status, { event, to }) => {
+      const applied = applyEvent(itemIn(status), event);
+      if (to === undefined) {
+        expect(applied.kind).toBe('refused');
+        if (applied.kind === 'refused') {
+          expect(applied.reason).toContain(event.kind);
+          expect(applied.reason).toContain(status);
+        }
+        return;
+      }
+      expect(applied).toMatchObject({ kind: 'applied', item: { status: to } });
+      // What the table makes is an item the queue's schema accepts.
+      if (applied.kind === 'applied') ItemSchema.parse(applied.item);
+    },
+  );
+
+  it('refuses an event for an item no longer in the queue', () => {
+    expect(applyEvent(undefined, { kind: 'unparked', now: 0 })).toMatchObject({
+      kind: 'refused',
+      reason: 'the item is no longer in the queue',
+    });
+  });
+
+  it("refuses a session's end under a lease a later attempt holds", () => {
+    const applied = applyEvent(itemIn('running'), {
+      ...LIFECYCLE_CASES.session_ended.event,
+      lease: { itemId: 'it', sessionId: 'old', attempt: 0 },
+    } as never);
+    expect(applied.kind).toBe('refused');
+    if (applied.kind === 'refused') expect(applied.reason).toMatch(/another session/);
+  });
+
+  it('answers every trait of every status from one table', () => {
+    expect(Object.keys(STATUS_TRAITS).sort()).toEqual([...ITEM_STATUSES].sort());
+    expect(statusesWhere('runnable')).toEqual(['pending', 'interrupted']);
+    expect(statusesWhere('satisfiesDependents')).toEqual(['awaiting_review', 'done']);
+    expect(statusesWhere('waitsOnWorld')).toEqual(['landing', 'awaiting_checks']);
+    expect(statusesWhere('waitsOnPerson')).toEqual(['awaiting_review', 'needs_input', 'parked']);
+  });
+});
+
+describe('a queue file of schema 6', () => {
+  it('reads a pull request that waited for review as awaiting_review', () => {
+    const raw = {
+      schema: 6,
+      version: 3,
+      items: [
+        { id: 'a', status: 'done', lastOutcome: 'ready_for_review' },
+        { id: 'b', status: 'done', lastOutcome: 'merged' },
+      ],
+    };
+    expect(migrateQueueFile('state/queue.json', raw)).toEqual({
+      schema: QUEUE_SCHEMA,
+      version: 3,
+      items: [
+        { id: 'a', status: 'awaiting_review', lastOutcome: 'ready_for_review' },
+        { id: 'b', status: 'done', lastOutcome: 'merged' },
+      ],
+    });
+  });
+});
