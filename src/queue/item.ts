@@ -170,6 +170,12 @@ export const ItemSchema = z
     checksFailure: z.string().optional(),
     /** When the forge merged its pull request. */
     mergedAt: Timestamp.optional(),
+    /**
+     * When the stage that tends it (landing, a pull request's checks) is to look at it again,
+     * and how many looks it has had since it last moved: kept with the item, so a restart goes
+     * on where the last run stood.
+     */
+    lookAgain: z.strictObject({ at: Timestamp, looks: z.int().nonnegative() }).optional(),
     /** A person's messages to its agent, oldest first. */
     messages: z.array(MessageSchema).optional(),
     /** What its agent asked a person, when it is `needs_input`. */

@@ -89,7 +89,9 @@ export type ItemEvent =
   | { kind: 'closed_at_source'; now: number }
   | { kind: 'done_at_source'; now: number }
   /** Its end was told to its issue. */
-  | { kind: 'written_back'; now: number };
+  | { kind: 'written_back'; now: number }
+  /** The stage tending it looks again at `at` (`looks` since it last moved). */
+  | { kind: 'look_again'; at: number; looks: number };
 
 export type ItemEventKind = ItemEvent['kind'];
 type EventOf<K extends ItemEventKind> = Extract<ItemEvent, { kind: K }>;
@@ -149,7 +151,11 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     from: ['landing'],
     apply: (item, e) => landRefused(item, e.refusal, e.maxRounds, e.now),
   },
-  sent_to_land: { from: ['done'], apply: (item, e) => toLand(item, e.now) },
+  sent_to_land: {
+    from: ['done', 'landing'],
+    // An item waiting to land again after a failed try is tried now: a person asked.
+    apply: (item, e) => (item.status === 'landing' ? item : toLand(item, e.now)),
+  },
   pull_request_opened: {
     from: ['awaiting_checks'],
     apply: (item, e) => pullRequestOpened(item, e.opened, e.now),
@@ -222,6 +228,13 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
       item.source?.writtenBackAt !== undefined ? 'its end was told already' : undefined,
     apply: (item, e) => writtenBack(item, e.now),
   },
+  look_again: {
+    from: statusesWhere('waitsOnWorld'),
+    apply: (item, e) => ({
+      ...item,
+      lookAgain: { at: new Date(e.at).toISOString(), looks: e.looks },
+    }),
+  },
 };
 
 /** Done, or waiting for a person's review of a pull request that is done as far as ralph goes. */
@@ -256,7 +269,10 @@ export function applyEvent(item: Item | undefined, event: ItemEvent): Applied {
     };
   const refused = rule.refuse?.(item, event);
   if (refused !== undefined) return { kind: 'refused', reason: refused, item };
-  return { kind: 'applied', item: rule.apply(item, event) };
+  const next = rule.apply(item, event);
+  // A stage's next look is for the status it was set in; `sent_to_land` asks for one now.
+  const looksOver = next.status !== item.status || event.kind === 'sent_to_land';
+  return { kind: 'applied', item: looksOver ? { ...next, lookAgain: undefined } : next };
 }
 
 /** The item an event made; a refusal is thrown, its reason the message. */

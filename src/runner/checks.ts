@@ -80,9 +80,13 @@ export class ChecksStage implements Stage {
     private readonly onSettled: (item: Item | undefined) => void,
   ) {}
 
-  /** Whether items await their checks, or a change may have given it one. */
+  /**
+   * Whether items await their checks, a change may have given it one, or it has yet to look at
+   * which of the pull requests waiting for a person they merged or closed (`forge.maxOpen`).
+   */
   get busy(): boolean {
-    return this.looks.busy;
+    const maxOpen = this.ctx.workspace.config.forge?.maxOpen;
+    return this.looks.busy || (maxOpen !== undefined && this.doneLookedAt === undefined);
   }
 
   /** The queue may have changed: not idle until it has looked again (with a forge to tend). */
@@ -91,16 +95,15 @@ export class ChecksStage implements Stage {
   }
 
   /**
-   * Why no new item may start (`forge.maxOpen` reached); undefined when one may. Counted are
-   * the pull requests open and not merged (done items a person has not merged or closed), those
-   * about to be (items awaiting their checks), and the items running, which may open one each.
+   * Why no new item may start (`forge.maxOpen` reached); undefined when one may. Counted from
+   * the queue alone, so that no claim waits on the forge: the pull requests waiting for a person
+   * (which this stage's looks mark merged or closed), those about to be (items awaiting their
+   * checks), and the items running, which may open one each.
    */
   async holdsClaims(): Promise<string | undefined> {
     const { ctx, control } = this;
     const forge = ctx.workspace.config.forge;
     if (forge?.maxOpen === undefined) return undefined;
-    // What people merged or closed since the last run counts from the first claim on.
-    if (this.doneLookedAt === undefined) await this.lookAtDone(forge);
     // The queue's tally has it (in SQL for Postgres): no item is read whole at every claim.
     const { counts } = await persistently(ctx, control, 'counting open pull requests', () =>
       ctx.queue.tally(),
@@ -133,6 +136,10 @@ export class ChecksStage implements Stage {
       const items = await persistently(ctx, control, 'reading the items awaiting checks', () =>
         ctx.queue.awaitingChecks(),
       );
+      // What an earlier run stored of when to look again holds until this run has looked.
+      for (const { id, lookAgain } of items)
+        if (lookAgain !== undefined && !this.due.has(id))
+          this.due.set(id, { at: Date.parse(lookAgain.at), looks: lookAgain.looks });
       this.looks.saw(begun, items.length);
       // People merge and close pull requests at their pace: looked at as seldom as checks are.
       const doneDue = (this.doneLookedAt ?? 0) + forge.checks.poll * 1000 * MAX_POLL_FACTOR;
@@ -236,6 +243,8 @@ export class ChecksStage implements Stage {
       error: message,
       retryAt: new Date(now + waitMs).toISOString(),
     });
+    // The outage is waited out by the run; the item keeps when, for a run that starts meanwhile.
+    await this.lookAgain(item.id, now + waitMs, this.due.get(item.id)?.looks ?? 0);
     return false;
   }
 
@@ -245,7 +254,7 @@ export class ChecksStage implements Stage {
     const session = await this.sessionOf(item);
     const looks = this.due.get(item.id)?.looks ?? 0;
     if (session === undefined && looks < RECORD_LOOKS) {
-      this.due.set(item.id, { at: ctx.clock.now() + RECORD_LOOK_MS, looks: looks + 1 });
+      await this.lookAgain(item.id, ctx.clock.now() + RECORD_LOOK_MS, looks + 1);
       return 'waiting';
     }
     const repo = await this.repositoryOf(item);
@@ -291,7 +300,7 @@ export class ChecksStage implements Stage {
       head,
       commit: sha,
     });
-    this.schedule(item.id, forge, 0);
+    await this.schedule(item.id, forge, 0);
     return after?.status === 'awaiting_checks' ? 'waiting' : after;
   }
 
@@ -377,7 +386,7 @@ export class ChecksStage implements Stage {
       head: updatedHead,
       now: ctx.clock.now(),
     });
-    this.schedule(item.id, forge, 0);
+    await this.schedule(item.id, forge, 0);
     return 'waiting';
   }
 
@@ -429,15 +438,23 @@ export class ChecksStage implements Stage {
     const looks = this.due.get(item.id)?.looks ?? 0;
     if (item.checks !== line) {
       await this.settle(item, { kind: 'checks_seen', checks: line, now: ctx.clock.now() });
-      this.schedule(item.id, forge, 0);
-    } else this.schedule(item.id, forge, looks + 1);
+      await this.schedule(item.id, forge, 0);
+    } else await this.schedule(item.id, forge, looks + 1);
   }
 
   /** The next look at an item: the poll interval, growing while nothing changes. */
-  private schedule(id: string, forge: ForgeConfig, looks: number): void {
+  private schedule(id: string, forge: ForgeConfig, looks: number): Promise<void> {
     const first = forge.checks.poll * 1000;
     const wait = exponentialBackoffMs(looks + 1, first, first * MAX_POLL_FACTOR);
-    this.due.set(id, { at: this.ctx.clock.now() + wait, looks });
+    return this.lookAgain(id, this.ctx.clock.now() + wait, looks);
+  }
+
+  /** When to look at an item again, stored with it: a restart waits as this run would. */
+  private async lookAgain(id: string, at: number, looks: number): Promise<void> {
+    this.due.set(id, { at, looks });
+    await persistently(this.ctx, this.control, `recording when to look at ${id} again`, () =>
+      this.ctx.queue.apply(id, { kind: 'look_again', at, looks }),
+    );
   }
 
   private async settle(item: Item, event: ItemEvent): Promise<Item | undefined> {
@@ -450,18 +467,20 @@ export class ChecksStage implements Stage {
     return applied.kind === 'applied' ? applied.item : undefined;
   }
 
-  /** Records which done items' pull requests people merged or closed (`forge.maxOpen`). */
+  /** Records which pull requests waiting for a person they merged or closed (`forge.maxOpen`). */
   private async lookAtDone(forge: ForgeConfig): Promise<void> {
     const { ctx } = this;
-    this.doneLookedAt = ctx.clock.now();
+    const lookedAt = ctx.clock.now();
     const items = await persistently(ctx, this.control, 'counting open pull requests', () =>
       ctx.queue.list(),
     );
     for (const item of items.filter(awaitingReview))
       await this.pullStateOf(forge, item).catch(() => undefined);
+    // Set once the look is over: until then the stage is busy, and a drained run waits for it.
+    this.doneLookedAt = lookedAt;
   }
 
-  /** The state of a done item's pull request, its end recorded once a person merged or closed it. */
+  /** The state of a pull request waiting for a person, its end recorded once they merged or closed it. */
   private async pullStateOf(forge: ForgeConfig, item: Item): Promise<string> {
     const pr = item.pullRequest;
     if (pr === undefined) return 'closed';

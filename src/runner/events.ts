@@ -176,7 +176,7 @@ export interface RunnerEvents {
   /** Cancelled while it landed: the target was left without it. */
   land_withdrawn: { item: string; target: string };
   /** A landing that could not be made (git failed): the item waits to land, tried again later. */
-  land_failed: { item: string; target: string; error: string };
+  land_failed: { item: string; target: string; error: string; retryAt: string };
   /** The item's branch (or the land target) pushed, its pull request opened or updated. */
   pull_request_opened: { item: string; number: number; url: string; head: string; commit: string };
   pull_request_merged: { item: string; number: number };

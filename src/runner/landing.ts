@@ -7,6 +7,7 @@ import { identityEnv, repositoryRoot } from '../git/worktree.js';
 import { maintainRepository, moveTarget } from '../land/git-land.js';
 import { landItem, type LandJob, type Landing } from '../land/lander.js';
 import { enterSandbox, enteredGate } from './sandboxing.js';
+import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext, StageFactory } from './context.js';
@@ -20,6 +21,10 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Bytes of one land gate's output kept in `<session>-land.log`. */
 const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
+
+/** The wait before a landing git could not make is tried again; it doubles with each failure. */
+const LAND_RETRY_BASE_MS = 60_000;
+const LAND_RETRY_CAP_MS = 30 * 60_000;
 
 /** Landings in a row that found the target moved under them before one gives way. */
 const MAX_MOVED = 5;
@@ -62,8 +67,12 @@ export class Lander implements Stage {
   readonly name = 'lander';
   /** Items waiting to land, as far as it has looked (the run does not end while there are). */
   private readonly looks = new StageLooks();
-  /** Items whose landing could not be made this run (a git failure): tried again later. */
-  private readonly failing = new Set<string>();
+  /**
+   * Items whose landing could not be made this run (a git failure), and those that still wait
+   * for their next try (stored with the item) at the lander's last look: each tried again later.
+   */
+  private readonly erred = new Set<string>();
+  private deferred = new Set<string>();
   /** Each work dir's repository, each repository's committer identity: read once a run. */
   private readonly repositories = new Map<string, string>();
   private readonly identities = new Map<string, Readonly<Record<string, string>>>();
@@ -101,7 +110,7 @@ export class Lander implements Stage {
 
   /** Items whose landing could not be made this run: they still wait to land. */
   get stuck(): number {
-    return this.failing.size;
+    return new Set([...this.erred, ...this.deferred]).size;
   }
 
   /** The lander holds no claim back. */
@@ -125,11 +134,15 @@ export class Lander implements Stage {
         }
         const begun = this.looks.begin();
         const inTrain = new Set(this.train?.landings.map(({ job }) => job.item.id));
-        const next = (
+        const waiting = (
           await persistently(this.ctx, this.control, 'reading the items waiting to land', () =>
             this.ctx.queue.landing(),
           )
-        ).filter((item) => !this.failing.has(item.id) && !inTrain.has(item.id));
+        ).filter((item) => !inTrain.has(item.id));
+        const now = this.ctx.clock.now();
+        const later = waiting.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now);
+        this.deferred = new Set(later.map((item) => item.id));
+        const next = waiting.filter((item) => !this.deferred.has(item.id));
         this.looks.saw(begun, next.length + inTrain.size);
         const item = next[0];
         if (item === undefined && this.train !== undefined) {
@@ -224,12 +237,7 @@ export class Lander implements Stage {
     } catch (error) {
       // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
       if (job !== undefined) this.worktreeAt.delete(job.worktree);
-      this.failing.add(item.id);
-      ctx.events.error('land_failed', {
-        item: item.id,
-        target: job?.land.target ?? '',
-        error: ctx.redactor.redact(messageOf(error)),
-      });
+      await this.tryLater(item, job?.land.target ?? '', error);
       return undefined;
     } finally {
       if (job !== undefined) await redactLog(ctx, job.gates.logFile);
@@ -306,19 +314,12 @@ export class Lander implements Stage {
     } catch (error) {
       moved = false;
       // Not the items' doing: they wait, tried later.
-      for (const id of keptIds) {
-        this.failing.add(id);
-        ctx.events.error('land_failed', {
-          item: id,
-          target,
-          error: ctx.redactor.redact(messageOf(error)),
-        });
-      }
+      for (const { job } of kept) await this.tryLater(job.item, target, error);
     }
     if (!moved) {
       this.targetAt.delete(train.key);
       this.worktreeAt.delete(last.job.worktree);
-      for (const id of keptIds.filter((id) => !this.failing.has(id)))
+      for (const id of keptIds.filter((id) => !this.erred.has(id)))
         ctx.events.info('land_retried', {
           item: id,
           target,
@@ -345,6 +346,7 @@ export class Lander implements Stage {
       ),
     );
     for (const item of done) {
+      this.erred.delete(item.id);
       ctx.events.info('landed', {
         item: item.id,
         target,
@@ -353,6 +355,26 @@ export class Lander implements Stage {
       });
       this.onSettled(item);
     }
+  }
+
+  /**
+   * A landing git could not make: the item waits to land, its next try (with a backoff that
+   * grows with each failure) stored with it, so that a restart waits as this run would.
+   */
+  private async tryLater(item: Item, target: string, error: unknown): Promise<void> {
+    const { ctx } = this;
+    const looks = (item.lookAgain?.looks ?? 0) + 1;
+    const at = ctx.clock.now() + exponentialBackoffMs(looks, LAND_RETRY_BASE_MS, LAND_RETRY_CAP_MS);
+    this.erred.add(item.id);
+    ctx.events.error('land_failed', {
+      item: item.id,
+      target,
+      error: ctx.redactor.redact(messageOf(error)),
+      retryAt: new Date(at).toISOString(),
+    });
+    await persistently(ctx, this.control, `recording when ${item.id} lands again`, () =>
+      ctx.queue.apply(item.id, { kind: 'look_again', at, looks }),
+    );
   }
 
   /** Which of `ids` are still in line to land, as the queue has them now. */
@@ -376,6 +398,7 @@ export class Lander implements Stage {
     const { ctx, control } = this;
     const { item, land } = job;
     const now = ctx.clock.now();
+    this.erred.delete(item.id);
     if (landing.kind === 'landed') {
       const done = await persistently(ctx, control, `recording the landing of ${item.id}`, () =>
         ctx.queue.apply(item.id, {

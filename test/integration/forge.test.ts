@@ -405,6 +405,70 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(unchanged.length / reads.length).toBeGreaterThan(0.9);
   });
 
+  it('keeps with the item when its checks are to be read again: a restart waits for that time', async () => {
+    const { repo, root, github } = await forgeSetup({ checks: { poll: 30, timeout: 36_000 } });
+    github.checksFor = () => [{ id: 9, name: 'build', status: 'in_progress', conclusion: null }];
+    git(repo, 'switch', '-q', '-c', 'ralph/w', 'main');
+    fs.writeFileSync(path.join(repo, 'w.txt'), 'w\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'w');
+    git(repo, 'switch', '-q', 'main');
+    const now = new Date(START).toISOString();
+    const waiting = {
+      id: 'w',
+      title: 'Item w',
+      status: 'awaiting_checks',
+      branch: 'ralph/w',
+      baseCommit: git(repo, 'rev-parse', 'main'),
+      createdAt: now,
+      finishedAt: now,
+      git: true,
+    };
+    fs.writeFileSync(
+      path.join(root, 'state', 'queue.json'),
+      JSON.stringify({ schema: 7, version: 1, items: [waiting] }),
+    );
+    type Look = { at: string; looks: number };
+    const lookOf = () => item(root, 'w').lookAgain as Look | undefined;
+    // The first run opens the pull request and reads its checks until they have not changed
+    // twice.
+    const first = fakeTime(START);
+    const a = await checksStageOf(root, first);
+    try {
+      await a.stage.run(
+        () => item(root, 'w').pullRequest !== undefined && (lookOf()?.looks ?? 0) >= 2,
+        pacedBy(first),
+      );
+    } finally {
+      await a.close();
+    }
+    const stored = lookOf() as Look;
+    // The third look waits 30 s doubled twice: a restart a minute before it makes no request
+    // until the stored time.
+    expect(stored.looks).toBe(2);
+    const calls = github.calls.length;
+    const second = fakeTime(Date.parse(stored.at) - 60_000);
+    const b = await checksStageOf(root, second);
+    // The clock when the restarted stage first asked the forge: seen at its next wait.
+    let askedAt: number | undefined;
+    const paced = pacedBy(second);
+    const noting = (wait: () => Promise<void>) => {
+      if (askedAt === undefined && github.calls.length > calls) askedAt = second.now();
+      return wait();
+    };
+    try {
+      await b.stage.run(() => askedAt !== undefined, {
+        sleep: (ms) => noting(() => paced.sleep(ms)),
+        untilChanged: () => noting(() => paced.untilChanged()),
+      });
+    } finally {
+      await b.close();
+    }
+    expect(askedAt).toBeGreaterThanOrEqual(Date.parse(stored.at));
+    expect(github.calls.slice(calls).every((c) => c.method === 'GET')).toBe(true);
+    expect(github.pulls).toHaveLength(1);
+  });
+
   it('counts as busy after a change until it has looked again, so a drained run waits for it', async () => {
     // A worker that just left an item awaiting its checks may look for more work before the
     // stage has read the queue: the run must not end on the stage's last, older look.
@@ -490,6 +554,50 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(second).toContain('asked.txt:1: explain this line');
   });
 
+  it('starts items at once while the forge stalls every request: no claim waits on it', async () => {
+    const { root, github } = await forgeSetup({ maxOpen: 3 });
+    // A pull request waits for a person: the stage asks the forge whether it was merged.
+    const now = new Date().toISOString();
+    fs.writeFileSync(
+      path.join(root, 'state', 'queue.json'),
+      JSON.stringify({
+        schema: 7,
+        version: 1,
+        items: [
+          {
+            id: 'open',
+            title: 'Item open',
+            status: 'awaiting_review',
+            lastOutcome: 'ready_for_review',
+            pullRequest: {
+              number: 1,
+              url: 'https://github.example/acme/app/pull/1',
+              head: 'ralph/open',
+              base: 'main',
+              kind: 'item',
+            },
+            createdAt: now,
+            finishedAt: now,
+          },
+        ],
+      }),
+    );
+    for (const id of ['a', 'b']) await add(root, id, 'ok', '--no-forge');
+    github.stallMs = 60_000;
+    const runner = startRunner(root, { ...env, PATH: process.env.PATH ?? '' });
+    onTestFinished(() => void runner.child.kill('SIGKILL'));
+    await waitUntil(
+      path.join(root, 'state'),
+      () => ['a', 'b'].every((id) => item(root, id).status === 'done'),
+      30_000,
+      'both items done',
+    );
+    // Done before the forge answered anything: neither claim waited for it.
+    expect(github.calls).toEqual([]);
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+  });
+
   it('starts no new item past forge.maxOpen open pull requests, and says so', async () => {
     const { root, github } = await forgeSetup({ maxOpen: 1 });
     await add(root, 'one', 'ci');
@@ -538,6 +646,12 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
 const START = Date.parse('2026-11-25T01:00:00Z');
 
 /** The forge stage of a runner of the workspace, on the fake clock. */
+/** A stage's waits as jumps of a fake clock. */
+const pacedBy = (time: ReturnType<typeof fakeTime>) => ({
+  sleep: (ms: number) => time.wait({ ms }),
+  untilChanged: () => time.wait({ ms: 1000 }),
+});
+
 async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
   const workspace = await openWorkspace(root);
   const queue = await openQueue(workspace, env);

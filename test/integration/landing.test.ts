@@ -228,6 +228,7 @@ describe('landing', () => {
     await ralph(root, ['add', 'Gone', '--id', 'gone', '--body', '#behave: land file=gone.txt']);
     expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
     // Its branch deleted by hand: git cannot merge it.
+    const work = git(repo, 'rev-parse', 'ralph/gone');
     git(repo, 'branch', '-D', 'ralph/gone');
     const landed = await ralph(root, ['land']);
     expect(landed.code).toBe(1);
@@ -235,10 +236,38 @@ describe('landing', () => {
     expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
     expect(log).toMatch(/"event":"land_failed","item":"gone".*ralph\/gone/);
-    // A drained night says so too: the item did not get done.
+    // When it is tried again is kept with it: a minute on, doubling with each failure.
+    const { lookAgain } = item(root, 'gone') as { lookAgain: { at: string; looks: number } };
+    expect(lookAgain.looks).toBe(1);
+    expect(Date.parse(lookAgain.at) - Date.now()).toBeGreaterThan(30_000);
+    // The branch back: a night started before that time waits for it, and says so.
+    git(repo, 'branch', 'ralph/gone', work);
     const run = await ralph(root, ['run', '--drain']);
     expect(run.code).toBe(1);
-    expect(item(root, 'gone')).toMatchObject({ status: 'landing' });
+    expect(item(root, 'gone')).toMatchObject({ status: 'landing', lookAgain });
+    // Once the time has come (moved into the past here), the next night lands it.
+    const queueFile = path.join(root, 'state', 'queue.json');
+    const queue = readQueue(root);
+    for (const i of queue.items)
+      if (i.id === 'gone') i.lookAgain = { at: new Date(0).toISOString(), looks: 1 };
+    fs.writeFileSync(queueFile, JSON.stringify(queue));
+    const again = await ralph(root, ['run', '--drain']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(item(root, 'gone')).toMatchObject({ status: 'done' });
+    expect(item(root, 'gone').lookAgain).toBeUndefined();
+  });
+
+  it('lands at once what a person asks to land, whenever its next try was to be', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false });
+    await ralph(root, ['add', 'Later', '--id', 'later', '--body', '#behave: land file=later.txt']);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const work = git(repo, 'rev-parse', 'ralph/later');
+    git(repo, 'branch', '-D', 'ralph/later');
+    expect((await ralph(root, ['land'])).code).toBe(1);
+    git(repo, 'branch', 'ralph/later', work);
+    const landed = await ralph(root, ['land', 'later']);
+    expect(landed.code, landed.stderr).toBe(0);
+    expect(item(root, 'later')).toMatchObject({ status: 'done' });
   });
 
   it('gives every landing a clean worktree, whatever the land gates left in it', async () => {

@@ -90,6 +90,8 @@ export interface FakeGitHub {
   checksFor?: (sha: string) => FakeCheckRun[] | undefined;
   /** Branch protection's "up to date": a merge of a head its base is not in is refused (405). */
   requireUpToDate: boolean;
+  /** Every request is answered only after this many milliseconds (a GitHub that stalls). */
+  stallMs: number;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const state = {
     mergeStatus: 200,
     requireUpToDate: false,
+    stallMs: 0,
     checksFor: undefined as FakeGitHub['checksFor'],
   };
   /** A branch's commit on the remote, when there is one. */
@@ -188,6 +191,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
+      if (state.stallMs > 0) setTimeout(answer, state.stallMs).unref();
+      else answer();
+    });
+    const answer = () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const method = req.method ?? 'GET';
       const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
@@ -417,7 +424,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return send(200, run?.annotations ?? []);
       }
       return send(404, { message: 'Not Found' });
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -438,6 +445,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     set mergeStatus(status: number) {
       state.mergeStatus = status;
+    },
+    get stallMs() {
+      return state.stallMs;
+    },
+    set stallMs(ms: number) {
+      state.stallMs = ms;
     },
     get requireUpToDate() {
       return state.requireUpToDate;

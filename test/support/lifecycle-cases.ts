@@ -95,7 +95,10 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     },
     to: { landing: 'pending' },
   },
-  sent_to_land: { event: { kind: 'sent_to_land', now: NOW }, to: { done: 'landing' } },
+  sent_to_land: {
+    event: { kind: 'sent_to_land', now: NOW },
+    to: { done: 'landing', landing: 'same' },
+  },
   pull_request_opened: {
     event: {
       kind: 'pull_request_opened',
@@ -176,6 +179,10 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   },
   closed_at_source: { event: { kind: 'closed_at_source', now: NOW }, to: { pending: 'cancelled' } },
   done_at_source: { event: { kind: 'done_at_source', now: NOW }, to: { pending: 'done' } },
+  look_again: {
+    event: { kind: 'look_again', at: NOW + 60_000, looks: 2 },
+    to: { landing: 'same', awaiting_checks: 'same' },
+  },
   written_back: {
     event: { kind: 'written_back', now: NOW },
     to: every(['awaiting_review', 'done', 'failed', 'cancelled'], 'same'),
