@@ -3,6 +3,7 @@
 
 /** The folders the runner composes, below it and above lib and config. */
 const FEATURES = [
+  'events',
   'stream',
   'template',
   'queue',
@@ -30,6 +31,8 @@ const MAY_IMPORT = {
   lib: [],
   config: ['lib'],
   stream: ['lib'],
+  // What a run says as it goes (typed events) and what it did: every room above may tell them.
+  events: ['lib', 'stream'],
   template: ['lib'],
   queue: ['lib', 'config'],
   persona: ['lib', 'config'],
@@ -39,18 +42,31 @@ const MAY_IMPORT = {
   control: ['lib', 'config', 'archive'],
   git: ['lib'],
   gates: ['lib', 'config'],
-  // Landing: the git of a merge queue, given the item and its resolved settings.
-  land: ['lib', 'config', 'git', 'gates', 'queue', 'agent'],
-  // The forge (GitHub): pull requests, checks, comments, merges; it knows nothing of ralph's.
-  forge: ['lib', 'git'],
+  // The lander, a stage: the git of a merge queue, given the item and its resolved settings.
+  land: [
+    'lib',
+    'config',
+    'git',
+    'gates',
+    'queue',
+    'agent',
+    'archive',
+    'events',
+    'sandbox',
+    'stage',
+  ],
+  // The forge (GitHub) and the pull-request stage: pull requests, checks, comments, merges, and
+  // what a pull request says of its item.
+  forge: ['lib', 'config', 'git', 'queue', 'archive', 'events', 'stage'],
   // The sandbox (bubblewrap and its egress proxy): a command in, a command out.
-  sandbox: ['lib'],
+  sandbox: ['lib', 'config', 'agent', 'gates', 'git'],
   // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape.
   sources: ['lib', 'queue', 'forge'],
   // Notifications: an outbox under state/ and the channels it is delivered through.
-  notify: ['lib', 'config'],
-  // The one interface of the stages beside the workers: types alone.
-  stage: ['queue'],
+  notify: ['lib', 'config', 'events'],
+  // The one interface of the stages beside the workers, and what a stage is given of the run.
+  // A stage room (land, forge) imports it and never the runner nor another stage room.
+  stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox'],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],

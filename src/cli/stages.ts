@@ -1,8 +1,10 @@
-import { lander, pullRequests, type StageFactory } from '../runner/index.js';
+import { pullRequests } from '../forge/pull-request-stage.js';
+import { lander } from '../land/lander.js';
+import type { StageFactory } from '../stage/stage.js';
 
 /**
- * The stages a night runs beside its workers, each a room of its own behind the one `Stage`
+ * The stages a night runs beside its workers, each a room of its own behind the one \`Stage\`
  * interface: the runner's loop runs what it is given here and names none of them. A new stage
- * is one more line, and its events in the lifecycle table (`src/queue/lifecycle.ts`).
+ * is one more line, and its events in the lifecycle table (\`src/queue/lifecycle.ts\`).
  */
 export const STAGES: readonly StageFactory[] = [lander, pullRequests];

@@ -1,233 +1,547 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { LandSettings } from '../agent/settings.js';
-import { runGates, type GateResult, type GatesRequest } from '../gates/gates.js';
+import { buildAgentEnv } from '../agent/env.js';
+import { landSettingsOf } from '../agent/settings.js';
+import { sessionFiles } from '../archive/paths.js';
+import { identityEnv, repositoryRoot } from '../git/worktree.js';
+import { maintainRepository, moveTarget } from './git-land.js';
+import { landItem, type LandJob, type Landing } from './landing.js';
+import { enterSandbox, enteredGate } from '../sandbox/entry.js';
+import { exponentialBackoffMs } from '../lib/backoff.js';
+import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { LandRefusal } from '../queue/transitions.js';
-import {
-  containedIn,
-  commitsSinceBase,
-  firstParent,
-  landedCommit,
-  landingWorktree,
-  mergeBranch,
-  moveTarget,
-  pushTarget,
-  syncTarget,
-  targetCommit,
-  worktreeClean,
-} from './git-land.js';
+import type { StageContext } from '../stage/context.js';
+import { StageLooks } from '../stage/looks.js';
+import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
-/** One item's landing: what to merge, where, and how its land gates run. */
-export interface LandJob {
-  item: Item;
-  /** The repository of the item's work dir. */
-  repo: string;
-  /** The item's work dir inside the repository: where its land gates run. */
-  workDirInRepo: string;
-  land: LandSettings;
-  /** Whether its pull request's checks are awaited once it landed (the workspace's forge). */
-  forge: boolean;
-  /** The worktree ralph keeps for landing onto this target. */
-  worktree: string;
-  /**
-   * The commit the worktree was left at, clean, by the last landing through it (nothing has
-   * run in it since): a landing onto that commit needs no checkout.
-   */
-  worktreeAt?: string;
-  /**
-   * Where the lander last saw the target (it moved it there): trusted instead of read, as the
-   * compare-and-swap that moves it finds out if it moved meanwhile.
-   */
-  targetAt?: string;
-  /**
-   * Set in a train (see the runner's lander): the landing is made and gated, and the target
-   * left for the lander to move past the whole train at once (asking then which of its items
-   * are still in line). `at` is where the target is when `targetAt` is the train's last
-   * landing, made in the worktree only (none before the first).
-   */
-  train?: { at?: string };
-  /** The committer's identity for a repository without one (`identityEnv`). */
-  identity: Readonly<Record<string, string>>;
-  /**
-   * Whether the item is still in line to land, asked just before the target moves: false when
-   * a person took it out (cancelled it) while it was merged and gated.
-   */
-  inLine: () => Promise<boolean>;
-  gates: {
-    env: Readonly<Record<string, string>>;
-    /** Every land gate's command and output. */
-    logFile: string;
-    killGraceMs: number;
-    maxOutputBytes: number;
-    signal?: AbortSignal;
-    onStart?: (name: string) => void;
-    onEnd?: (result: GateResult) => void;
-    /** Puts a land gate in the item's sandbox. */
-    enter?: GatesRequest['enter'];
-  };
-}
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** How a landing went. */
-export type Landing =
-  /**
-   * The target holds the item's work at `commit`, landed onto `onto` (`already`: a landing a
-   * crash cut short, found on the target).
-   */
-  | {
-      kind: 'landed';
-      commit: string;
-      onto: string;
-      already: boolean;
-      gates: GateResult[];
-      /**
-       * Whether the worktree holds the landed commit and nothing else (its gates left it so):
-       * asked of git while the lander goes on, and awaited before the next landing.
-       */
-      clean: Promise<boolean>;
-    }
-  /** The target is as it was; the item goes back to its agent (or fails after its rounds). */
-  | { kind: 'refused'; refusal: LandRefusal; gates: GateResult[] }
-  /**
-   * The target moved meanwhile (another lander here, or the remote a push went to): land again
-   * on top of it.
-   */
-  | { kind: 'moved'; where: 'here' | 'remote' }
-  /** The runner is stopping: the item waits to land. */
-  | { kind: 'stopped' }
-  /** The item was taken out of line while it landed: the target is as it was. */
-  | { kind: 'withdrawn' };
+/** Bytes of one land gate's output kept in `<session>-land.log`. */
+const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
 
-/** A landing that made no merge in the worktree: whatever it holds is not reused. */
-const NOT_CLEAN = Promise.resolve(false);
+/** The wait before a landing git could not make is tried again; it doubles with each failure. */
+const LAND_RETRY_BASE_MS = 60_000;
+const LAND_RETRY_CAP_MS = 30 * 60_000;
 
-/** Lines of the target's history a conflict's message names. */
-const COMMITS_SHOWN = 30;
+/** Landings in a row that found the target moved under them before one gives way. */
+const MAX_MOVED = 5;
 
 /**
- * Lands one item: its branch merged onto the target in the kept worktree by the method, the
- * land gates run on the merged tree, and only then the target moved, by a compare-and-swap
- * from the commit the merge was made on. A crash at any point leaves the target before or
- * after the merge; a landing found on the target already (its session's trailer) is done.
+ * How long landings may gather in a train before the target moves past them. Quick land gates
+ * land many items a second, and each move of the target and each record of the queue would
+ * cost a landing about as much as its merge; slow gates make every train one landing long.
  */
-export async function landItem(job: LandJob): Promise<Landing> {
-  const { item, repo, land } = job;
-  const session = item.sessions.at(-1);
-  const { branch, baseCommit } = item;
-  if (session === undefined || branch === undefined || baseCommit === undefined)
-    throw new Error(`item ${item.id} has no branch and session to land`);
-  const synced =
-    land.push === undefined
-      ? { onto: job.targetAt ?? (await targetCommit(repo, land.target)), remote: undefined }
-      : await syncTarget(repo, land.push, land.target);
-  const { onto } = synced;
-  // The target as it is, pushed when the remote lacks it: a landing found made, or not needed.
-  const asItIs = async (landing: Landing & { kind: 'landed' }): Promise<Landing> =>
-    land.push === undefined ||
-    synced.remote === onto ||
-    (await pushTarget(repo, land.push, land.target, onto)) === 'pushed'
-      ? landing
-      : { kind: 'moved', where: 'remote' };
-  // A branch the target has already: landed before (a landing a crash cut short, found by its
-  // session's trailer), or with nothing the target lacks (it lands as it is, no commit).
-  const asFound = async (): Promise<Landing> => {
-    // A target trusted, not read, is read before a landing is recorded without moving it.
-    if (
-      job.targetAt !== undefined &&
-      (await targetCommit(repo, land.target)) !== (job.train?.at ?? onto)
-    )
-      return { kind: 'moved', where: 'here' };
-    const already = await landedCommit(repo, land.target, baseCommit, session);
-    return asItIs(
-      already === undefined
-        ? { kind: 'landed', commit: onto, onto, already: false, gates: [], clean: NOT_CLEAN }
-        : {
-            kind: 'landed',
-            commit: already,
-            onto: await firstParent(repo, already),
-            already: true,
-            gates: [],
-            clean: NOT_CLEAN,
-          },
-    );
-  };
-  // A merge says itself when the target has the branch already; a squash or a rebase would
-  // make an empty commit of it, so they ask first.
-  if (
-    land.method !== 'merge' &&
-    ((await containedIn(repo, branch, onto)) ||
-      (await landedCommit(repo, land.target, baseCommit, session)) !== undefined)
-  )
-    return asFound();
-  if (job.worktreeAt !== onto) await landingWorktree(repo, job.worktree, onto);
-  const merged = await mergeBranch(job.worktree, {
-    method: land.method,
-    branch,
-    onto,
-    message: `ralph: land ${item.title} (${item.id})`,
-    session,
-    identity: job.identity,
-  });
-  if (merged.kind === 'conflict')
-    return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
-  if (merged.commit === onto) return asFound();
-  const gated = await runGates(land.gates, {
-    ...job.gates,
-    cwd: path.join(job.worktree, job.workDirInRepo),
-    onStart: (gate) => job.gates.onStart?.(gate.name),
-  });
-  if (gated.stopped) return { kind: 'stopped' };
-  if (gated.failure !== undefined)
-    return {
-      kind: 'refused',
-      gates: gated.results,
-      refusal: {
-        outcome: 'land_gate_failed',
-        error: `landing on ${land.target}: ${gated.verdict ?? 'a land gate failed'}`,
-        failure: [
-          `Your branch \`${branch}\` merged onto \`${land.target}\` (at ${onto.slice(0, 12)}) without conflicts, but a land gate failed on the merged tree: ${land.target} was left as it was.`,
-          gated.failure,
-          `Merge \`${land.target}\` into your branch (\`git merge ${land.target}\`), make the gate pass there, and commit.`,
-        ].join('\n\n'),
-      },
-    };
-  // Whether the gates left the worktree as the merge made it (the next landing may reuse it
-  // then), asked while the target moves and the lander goes on: a landing's git calls count.
-  const clean = gated.results.length === 0 ? Promise.resolve(true) : worktreeClean(job.worktree);
-  const made: Landing = {
-    kind: 'landed',
-    commit: merged.commit,
-    onto,
-    already: false,
-    gates: gated.results,
-    clean,
-  };
-  if (job.train !== undefined) return made;
-  if (!(await job.inLine())) return { kind: 'withdrawn' };
-  // Pushed before the local target moves: a crash between the two is found landed (the
-  // remote's target, fetched, holds the session's commit).
-  if (
-    land.push !== undefined &&
-    (await pushTarget(repo, land.push, land.target, merged.commit)) === 'rejected'
-  )
-    return { kind: 'moved', where: 'remote' };
-  const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
-  return moved ? made : { kind: 'moved', where: 'here' };
+const TRAIN_WINDOW_MS = 2_000;
+
+/**
+ * Landings made one on top of another in the kept worktree, the target not yet moved: the
+ * lander moves it past all of them with one compare-and-swap and records them in one write of
+ * the queue. Every commit of a train is a whole landing (merged, its land gates passed on its
+ * tree, its session's trailer in it), so the target is before or after each item's merge
+ * whenever the runner dies; what a death cuts short is landed again (or found landed).
+ */
+interface Train {
+  /** The repository and target (`targetAt`'s key). */
+  key: string;
+  repo: string;
+  /** Where the target is: the train's landings lie on top of it. */
+  from: string;
+  startedAt: number;
+  landings: Array<{ job: LandJob; landing: Landing & { kind: 'landed' } }>;
 }
 
-/** A conflict, as the agent is told it: the files, the target's commits, what to do. */
-async function conflict(job: LandJob, onto: string, files: string[]): Promise<LandRefusal> {
-  const { item, land } = job;
-  const commits = await commitsSinceBase(job.repo, item.baseCommit ?? onto, onto, COMMITS_SHOWN);
+/**
+ * The night's lander: items whose gates passed wait in the queue as `landing`, and it lands
+ * them one at a time, in the order they finished (dependencies first), while the workers go on
+ * claiming. A landing that fails hands its item back to the queue (`pending`, for its agent)
+ * or fails it; no worker waits for a landing.
+ */
+/** The lander, as a stage of the run. */
+export const lander: StageFactory = (ctx, onSettled) => new Lander(ctx, onSettled);
+
+export class Lander implements Stage {
+  readonly name = 'lander';
+  /** Items waiting to land, as far as it has looked (the run does not end while there are). */
+  private readonly looks = new StageLooks();
+  /**
+   * Items whose landing could not be made this run (a git failure), and those that still wait
+   * for their next try (stored with the item) at the lander's last look: each tried again later.
+   */
+  private readonly erred = new Set<string>();
+  private deferred = new Set<string>();
+  /** Each work dir's repository, each repository's committer identity: read once a run. */
+  private readonly repositories = new Map<string, string>();
+  private readonly identities = new Map<string, Readonly<Record<string, string>>>();
+  /**
+   * Where each kept worktree was left by the last landing through it, and whether clean (git
+   * asked while the lander goes on).
+   */
+  private readonly worktreeAt = new Map<string, { commit: string; clean: Promise<boolean> }>();
+  /** Where this lander left each target (by repository and name), trusted until a swap fails. */
+  private readonly targetAt = new Map<string, string>();
+  /** Repositories landed into since their last maintenance (merges skip git's own). */
+  private readonly unmaintained = new Set<string>();
+  /** Landings made whose target has not moved yet. */
+  private train: Train | undefined;
+
+  constructor(
+    private readonly ctx: StageContext,
+    /**
+     * Hears of each item a landing settled (a landed item frees its dependents, a refused one
+     * is claimable again, or failed).
+     */
+    private readonly onSettled: (item: Item | undefined) => void,
+  ) {}
+
+  /** Whether items wait to land, one is landing, or a change may have put one in line. */
+  get busy(): boolean {
+    return this.looks.busy;
+  }
+
+  /** The queue may have changed: not idle until it has looked again. */
+  changed(): void {
+    this.looks.changed();
+  }
+
+  /** Items whose landing could not be made this run: they still wait to land. */
+  get stuck(): number {
+    return new Set([...this.erred, ...this.deferred]).size;
+  }
+
+  /** The lander holds no claim back. */
+  holdsClaims(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  /**
+   * Lands what waits, then sleeps until told of a change (`sleep`), until `over` says the run
+   * is over and nothing waits to land; a stop ends it at once.
+   */
+  async run(over: () => boolean, pace: StagePace): Promise<void> {
+    const sleep = () => pace.untilChanged();
+    try {
+      while (!this.ctx.stopped()) {
+        if ((await this.ctx.pauseReason()) !== undefined) {
+          await this.moveTrain();
+          if (over()) return;
+          await sleep();
+          continue;
+        }
+        const begun = this.looks.begin();
+        const inTrain = new Set(this.train?.landings.map(({ job }) => job.item.id));
+        const waiting = (
+          await this.ctx.persistently('reading the items waiting to land', () =>
+            this.ctx.queue.landing(),
+          )
+        ).filter((item) => !inTrain.has(item.id));
+        const now = this.ctx.clock.now();
+        const later = waiting.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now);
+        this.deferred = new Set(later.map((item) => item.id));
+        const next = waiting.filter((item) => !this.deferred.has(item.id));
+        this.looks.saw(begun, next.length + inTrain.size);
+        const item = next[0];
+        if (item === undefined && this.train !== undefined) {
+          await this.moveTrain();
+          continue;
+        }
+        if (item === undefined) {
+          await this.maintain();
+          if (over()) return;
+          await sleep();
+          continue;
+        }
+        const settled = await this.land(item);
+        if (settled === 'elsewhere') await sleep();
+        else if (settled !== 'in train') this.onSettled(settled);
+      }
+    } finally {
+      // Stopped: what the train landed is whole, and lands.
+      await this.moveTrain();
+    }
+  }
+
+  /**
+   * Lands one item, and settles it in the queue by what became of the landing; `elsewhere`
+   * when another runner of the fleet is landing onto its target, `in train` when it waits in
+   * a train for the target to move.
+   */
+  async land(item: Item): Promise<Item | undefined | 'elsewhere' | 'in train'> {
+    const { ctx } = this;
+    let job: LandJob | undefined;
+    try {
+      job = await this.jobOf(item);
+      const target = job.land.target;
+      // A train goes onto one target of one repository, and only where this lander alone
+      // moves it: not in a fleet, nor with a remote that may move it too.
+      const trains = ctx.queue.fleet === undefined && job.land.push === undefined;
+      if (this.train !== undefined && (!trains || this.train.key !== targetKey(job)))
+        await this.moveTrain();
+      // One lander a target at a time: another runner of the fleet may hold it.
+      const release = await ctx.persistently(`waiting to land on ${target}`, () =>
+        ctx.queue.holdStage(target),
+      );
+      if (release === undefined) return 'elsewhere';
+      let landing: Landing;
+      try {
+        ctx.events.info('land_started', {
+          item: item.id,
+          target,
+          method: job.land.method,
+          branch: item.branch ?? '',
+        });
+        let moved = 0;
+        for (;;) {
+          landing = await this.landOnce(job, trains);
+          if (landing.kind !== 'moved' || ++moved >= MAX_MOVED) break;
+          ctx.events.info('land_retried', {
+            item: item.id,
+            target,
+            why:
+              landing.where === 'remote'
+                ? `${target} moved on ${job.land.push ?? 'the remote'}: landing again on top`
+                : `${target} moved: landing again on top`,
+          });
+        }
+      } finally {
+        await release();
+      }
+      if (landing.kind === 'stopped') return undefined;
+      if (landing.kind === 'withdrawn') {
+        ctx.events.info('land_withdrawn', { item: item.id, target });
+        return undefined;
+      }
+      if (landing.kind === 'moved')
+        throw new Error(`the target moved under ${MAX_MOVED} landings in a row`);
+      // A landing found made before (a crash cut its record short) is recorded as it is.
+      if (landing.kind === 'landed' && trains && !landing.already) {
+        const train = (this.train ??= {
+          key: targetKey(job),
+          repo: job.repo,
+          from: landing.onto,
+          startedAt: ctx.clock.now(),
+          landings: [],
+        });
+        train.landings.push({ job, landing });
+        if (ctx.clock.now() - train.startedAt >= TRAIN_WINDOW_MS) await this.moveTrain();
+        return 'in train';
+      }
+      // Anything else is settled on the target as the train leaves it (a refusal tells the
+      // agent of its commits).
+      await this.moveTrain();
+      return await this.settle(job, landing);
+    } catch (error) {
+      // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
+      if (job !== undefined) this.worktreeAt.delete(job.worktree);
+      await this.tryLater(item, job?.land.target ?? '', error);
+      return undefined;
+    } finally {
+      if (job !== undefined) await redactLog(ctx, job.gates.logFile);
+    }
+  }
+
+  /**
+   * One landing through the kept worktree, remembering where it leaves the worktree; in a
+   * train (`trains`), on top of the train's last landing, the target left where it is.
+   */
+  private async landOnce(job: LandJob, trains: boolean): Promise<Landing> {
+    const target = targetKey(job);
+    const { train } = this;
+    const left = this.worktreeAt.get(job.worktree);
+    const landing = await landItem({
+      ...job,
+      worktreeAt: left !== undefined && (await left.clean) ? left.commit : undefined,
+      // A fleet's other runners move the target between this one's landings: read each time.
+      targetAt: this.ctx.queue.fleet === undefined ? this.targetAt.get(target) : undefined,
+      train: trains ? { at: train?.from } : undefined,
+    });
+    if (landing.kind !== 'landed') {
+      this.worktreeAt.delete(job.worktree);
+      this.targetAt.delete(target);
+      // Moved under the train: its landings are made again on top of the target.
+      if (landing.kind === 'moved') this.train = undefined;
+      return landing;
+    }
+    if (!landing.already) {
+      this.targetAt.set(target, landing.commit);
+      this.unmaintained.add(job.repo);
+    }
+    // Left at the landed commit, as the next landing wants it unless its land gates changed it.
+    if (landing.already || landing.commit === landing.onto) return landing;
+    this.worktreeAt.set(job.worktree, { commit: landing.commit, clean: landing.clean });
+    return landing;
+  }
+
+  /**
+   * Moves the target past the train's landings (one compare-and-swap) and records them (one
+   * write of the queue), up to the first item a person took out of line meanwhile (see
+   * `stillInLine`). A target moved meanwhile, by hand, leaves them waiting to land again on top
+   * of it; a git that fails leaves them waiting, tried later.
+   */
+  private async moveTrain(): Promise<void> {
+    const { train, ctx } = this;
+    this.train = undefined;
+    const first = train?.landings[0];
+    if (train === undefined || first === undefined) return;
+    const { target } = first.job.land;
+    const ids = train.landings.map(({ job }) => job.item.id);
+    const { kept, withdrawn, again } = stillInLine(train.landings, await this.inLine(ids));
+    if (withdrawn !== undefined) {
+      ctx.events.info('land_withdrawn', { item: withdrawn, target });
+      for (const id of again)
+        ctx.events.info('land_retried', {
+          item: id,
+          target,
+          why: `${withdrawn}, landed before it, was taken out of line: landing again on top of ${target}`,
+        });
+      // The worktree holds what does not land; the target is where the train found it.
+      this.worktreeAt.delete(first.job.worktree);
+      this.targetAt.set(train.key, train.from);
+    }
+    const last = kept.at(-1);
+    if (last === undefined) return;
+    const tip = last.landing.commit;
+    const keptIds = kept.map(({ job }) => job.item.id);
+    let moved: boolean;
+    try {
+      moved =
+        tip === train.from ||
+        (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${keptIds.join(' ')}`));
+    } catch (error) {
+      moved = false;
+      // Not the items' doing: they wait, tried later.
+      for (const { job } of kept) await this.tryLater(job.item, target, error);
+    }
+    if (!moved) {
+      this.targetAt.delete(train.key);
+      this.worktreeAt.delete(last.job.worktree);
+      for (const id of keptIds.filter((id) => !this.erred.has(id)))
+        ctx.events.info('land_retried', {
+          item: id,
+          target,
+          why: `${target} moved: landing again on top`,
+        });
+      return;
+    }
+    this.targetAt.set(train.key, tip);
+    const landings = new Map(kept.map((l) => [l.job.item.id, l]));
+    const now = ctx.clock.now();
+    const done = await ctx.persistently(`recording the landings on ${target}`, () =>
+      ctx.queue.applyAll(
+        keptIds.map((id) => {
+          const { job, landing } = landings.get(id) ?? last;
+          return {
+            id,
+            event: {
+              kind: 'landed',
+              landing: { commit: landing.commit, target, onto: landing.onto, checks: job.forge },
+              now,
+            },
+          };
+        }),
+      ),
+    );
+    for (const item of done) {
+      this.erred.delete(item.id);
+      ctx.events.info('landed', {
+        item: item.id,
+        target,
+        commit: landings.get(item.id)?.landing.commit ?? tip,
+        already: false,
+      });
+      this.onSettled(item);
+    }
+  }
+
+  /**
+   * A landing git could not make: the item waits to land, its next try (with a backoff that
+   * grows with each failure) stored with it, so that a restart waits as this run would.
+   */
+  private async tryLater(item: Item, target: string, error: unknown): Promise<void> {
+    const { ctx } = this;
+    const looks = (item.lookAgain?.looks ?? 0) + 1;
+    const at = ctx.clock.now() + exponentialBackoffMs(looks, LAND_RETRY_BASE_MS, LAND_RETRY_CAP_MS);
+    this.erred.add(item.id);
+    ctx.events.error('land_failed', {
+      item: item.id,
+      target,
+      error: ctx.redactor.redact(messageOf(error)),
+      retryAt: new Date(at).toISOString(),
+    });
+    await ctx.persistently(`recording when ${item.id} lands again`, () =>
+      ctx.queue.apply(item.id, { kind: 'look_again', at, looks }),
+    );
+  }
+
+  /** Which of `ids` are still in line to land, as the queue has them now. */
+  private async inLine(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const items = await this.ctx.persistently('reading the items landing', () =>
+      this.ctx.queue.dependencyClosure(ids),
+    );
+    return new Set(items.filter((i) => i.status === 'landing').map((i) => i.id));
+  }
+
+  /** git's automatic maintenance of the repositories landed into, once nothing waits to land. */
+  private async maintain(): Promise<void> {
+    for (const repo of this.unmaintained) await maintainRepository(repo);
+    this.unmaintained.clear();
+  }
+
+  private async settle(
+    job: LandJob,
+    landing: Landing & { kind: 'landed' | 'refused' },
+  ): Promise<Item | undefined> {
+    const { ctx } = this;
+    const { item, land } = job;
+    const now = ctx.clock.now();
+    this.erred.delete(item.id);
+    if (landing.kind === 'landed') {
+      const done = await ctx.persistently(`recording the landing of ${item.id}`, () =>
+        ctx.queue.apply(item.id, {
+          kind: 'landed',
+          landing: {
+            commit: landing.commit,
+            target: land.target,
+            onto: landing.onto,
+            checks: job.forge,
+          },
+          now,
+        }),
+      );
+      if (done.kind === 'applied')
+        ctx.events.info('landed', {
+          item: item.id,
+          target: land.target,
+          commit: landing.commit,
+          already: landing.already,
+          ...(land.push === undefined ? {} : { pushedTo: land.push }),
+        });
+      return done.kind === 'applied' ? done.item : undefined;
+    }
+    const refusal = {
+      ...landing.refusal,
+      failure: ctx.redactor.redact(landing.refusal.failure),
+      error: ctx.redactor.redact(landing.refusal.error),
+    };
+    const refused = await ctx.persistently(`recording the landing of ${item.id}`, () =>
+      ctx.queue.apply(item.id, {
+        kind: 'landing_refused',
+        refusal,
+        maxRounds: land.maxRounds,
+        now,
+      }),
+    );
+    const after = refused.kind === 'applied' ? refused.item : undefined;
+    ctx.events.warn('land_refused', {
+      item: item.id,
+      target: land.target,
+      outcome: refusal.outcome,
+      error: refusal.error,
+      itemStatus: after?.status,
+    });
+    return after;
+  }
+
+  /** What landing the item takes: its repository, its settings, the kept worktree, the gates. */
+  private async jobOf(item: Item): Promise<LandJob> {
+    const { ctx } = this;
+    const { workspace } = ctx;
+    const work = await ctx.workOf(item);
+    const land = landSettingsOf(workspace.config, work.layers);
+    const repo = this.repositories.get(work.workDir) ?? (await repositoryRoot(work.workDir));
+    if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
+    this.repositories.set(work.workDir, repo);
+    const identity = this.identities.get(repo) ?? (await identityEnv(repo));
+    this.identities.set(repo, identity);
+    const session = item.sessions.at(-1) ?? item.id;
+    const { env } = buildAgentEnv(ctx.parentEnv, {
+      deny: workspace.config.env.deny,
+      allow: workspace.config.env.allow,
+      credentials: [],
+      session: {
+        sessionId: session,
+        itemId: item.id,
+        iteration: 0,
+        interruptFile: workspace.paths.interruptFile,
+      },
+    });
+    const key = createHash('sha256').update(`${repo}\n${land.target}`).digest('hex').slice(0, 16);
+    const worktree = path.join(workspace.paths.state, 'land', key);
+    const { sandbox } = work;
+    return {
+      item,
+      repo,
+      workDirInRepo: path.relative(repo, work.workDir),
+      land,
+      forge: work.forge,
+      worktree,
+      identity,
+      inLine: async () => (await this.inLine([item.id])).has(item.id),
+      gates: {
+        env,
+        logFile: sessionFiles(workspace.paths.sessions, session).land,
+        killGraceMs: workspace.config.run.killGrace * 1000,
+        maxOutputBytes: LAND_GATE_OUTPUT_CAP,
+        signal: this.ctx.signal,
+        onStart: (gate) =>
+          ctx.events.info('land_gate_started', { item: item.id, target: land.target, gate }),
+        // The item's sandbox holds its land gates too, on the lander's worktree.
+        enter:
+          sandbox.kind === 'none'
+            ? undefined
+            : (command) =>
+                enteredGate(
+                  enterSandbox(ctx, {
+                    sandbox,
+                    argv: { file: command[0] ?? '', args: command.slice(1) },
+                    env,
+                    workDir: path.join(worktree, path.relative(repo, work.workDir)),
+                    worktree,
+                    onRefused: (refusal) =>
+                      ctx.events.warn('egress_blocked', {
+                        item: item.id,
+                        session,
+                        by: 'gate',
+                        ...refusal,
+                      }),
+                  }),
+                ),
+      },
+    };
+  }
+}
+
+/**
+ * What of a train still lands, given the items still in line to land: the landings before the
+ * first item no longer in line (`withdrawn`: a person cancelled it while the train gathered).
+ * Those after it were merged on top of it: `again` names the ones still in line, which land
+ * again on top of the target.
+ */
+export function stillInLine<L extends { job: { item: { id: string } } }>(
+  landings: readonly L[],
+  inLine: ReadonlySet<string>,
+): { kept: readonly L[]; withdrawn?: string; again: string[] } {
+  const cut = landings.findIndex(({ job }) => !inLine.has(job.item.id));
+  if (cut === -1) return { kept: landings, again: [] };
   return {
-    outcome: 'land_conflict',
-    error: `landing on ${land.target}: ${files.length} file${files.length === 1 ? '' : 's'} in conflict (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''})`,
-    failure: [
-      `Your branch \`${item.branch ?? ''}\` could not land on \`${land.target}\`: merging it (${land.method}) conflicts in these files:`,
-      files.map((file) => `- ${file}`).join('\n'),
-      commits.length === 0
-        ? `\`${land.target}\` is at ${onto.slice(0, 12)}.`
-        : `The commits \`${land.target}\` has gained since your branch started (newest first):\n${commits.map((c) => `    ${c}`).join('\n')}`,
-      `Merge \`${land.target}\` into your branch (\`git merge ${land.target}\`), resolve every conflict keeping both sides' intent, make the project's checks pass, and commit the merge. ralph lands the branch again after you finish.`,
-    ].join('\n\n'),
+    kept: landings.slice(0, cut),
+    withdrawn: landings[cut]?.job.item.id,
+    again: landings
+      .slice(cut + 1)
+      .map(({ job }) => job.item.id)
+      .filter((id) => inLine.has(id)),
   };
+}
+
+/** A target of a repository: the key of what the lander knows of it. */
+function targetKey(job: LandJob): string {
+  return `${job.repo}\n${job.land.target}`;
+}
+
+/** The land gates' log, redacted once they end. */
+async function redactLog(ctx: StageContext, file: string): Promise<void> {
+  const log = await readIfExists(file).catch(() => undefined);
+  if (log === undefined) return;
+  const redacted = ctx.redactor.redact(log);
+  // Written again only when a secret was in it: a landing's every write counts.
+  if (redacted !== log) await writeFileAtomically(file, redacted).catch(() => {});
 }

@@ -38,7 +38,7 @@ import {
 } from './item-steps.js';
 import { checkWork, type WorkChecked } from './work-check.js';
 import { persistently } from './persist.js';
-import { enterSandbox, interruptStandIn, type Sandboxed } from './sandboxing.js';
+import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
 

@@ -5,24 +5,11 @@ import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import type { Lease } from '../queue/lease.js';
 import type { Queue } from '../queue/queue.js';
-import type { RunEvents } from './events.js';
+import type { RunEvents } from '../events/events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
 import type { EgressProxy } from '../sandbox/proxy.js';
 import type { CliHolds } from './cli-holds.js';
-import type { Item } from '../queue/item.js';
-import type { Stage } from '../stage/stage.js';
-import type { StopControl } from './stop-control.js';
-
-/**
- * Makes one of the run's stages: given the runner's context, its stop, and who hears of each
- * item the stage settled (a settled item may free others, or be a failure of the run's).
- */
-export type StageFactory = (
-  ctx: RunnerContext,
-  control: StopControl,
-  onSettled: (item: Item | undefined) => void,
-) => Stage;
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {

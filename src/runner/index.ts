@@ -1,10 +1,8 @@
 // The runner's public surface: what commands and the server use of it (what they read of its
 // state without starting it is in ./state.ts). Everything else in this folder is the runner's own.
 export { StopControl } from './stop-control.js';
-export { DEFAULT_TIMINGS, type RunnerTimings, type StageFactory } from './context.js';
-export { lander } from './landing.js';
-export { pullRequests } from './checks.js';
-export { RunEvents, type RunnerEvent, type EventName } from './events.js';
+export { DEFAULT_TIMINGS, type RunnerTimings } from './context.js';
+export { RunEvents, type RunnerEvent, type EventName } from '../events/events.js';
 export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
@@ -18,5 +16,5 @@ export {
   type RunnerResult,
 } from './start.js';
 export { waitForChange, type Wait } from './wait.js';
-export { enterSandbox, interruptStandIn } from './sandboxing.js';
+export { enterSandbox, interruptStandIn } from '../sandbox/entry.js';
 export { trialLand } from './land-trial.js';

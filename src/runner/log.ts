@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { PRIVATE_FILE_MODE } from '../lib/fs.js';
-import { LIVE_ONLY, type Listener } from './events.js';
+import { LIVE_ONLY, type Listener } from '../events/events.js';
 
 const APPEND_FLAGS =
   fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;

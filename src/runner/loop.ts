@@ -4,14 +4,15 @@ import { workspaceLowOnSpace } from '../config/workspace.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
-import type { RunnerContext, StageFactory } from './context.js';
-import type { Stage } from '../stage/stage.js';
+import type { RunnerContext } from './context.js';
+import type { Stage, StageFactory } from '../stage/stage.js';
+import { stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently } from './persist.js';
-import type { LoopResult } from './run-result.js';
+import type { LoopResult } from '../events/run-result.js';
 import type { CliName } from '../config/cli-names.js';
 import type { CliHold } from './cli-holds.js';
 
@@ -93,8 +94,9 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
+    const stageContext = stageContextOf(ctx, control);
     this.stages = options.stages.map((make) =>
-      make(ctx, control, (item) => {
+      make(stageContext, (item) => {
         // A stage that failed its item for good failed the run's item.
         if (item?.status === 'failed') this.result.failed++;
         this.wake();

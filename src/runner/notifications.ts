@@ -8,8 +8,8 @@ import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
 import { serialized } from '../lib/serialized.js';
 import type { RunnerContext } from './context.js';
-import type { EventName } from './events.js';
-import { NightNotes } from './notify-messages.js';
+import type { EventName } from '../events/events.js';
+import { NightNotes } from '../notify/messages.js';
 
 /** One try of a notification: a receiver that takes longer is let go, and tried again later. */
 export const TRY_TIMEOUT_MS = 5_000;

@@ -17,9 +17,11 @@ import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from './budget.js';
 import { EgressProxy } from '../sandbox/proxy.js';
-import type { RunnerContext, RunnerTimings, StageFactory } from './context.js';
+import type { RunnerContext, RunnerTimings } from './context.js';
+import type { StageFactory } from '../stage/stage.js';
+import { stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
-import type { RunEvents } from './events.js';
+import type { RunEvents } from '../events/events.js';
 import { keepUp } from './fleet.js';
 import { acquireRunnerLock, type RunnerLock } from './lock.js';
 import { logFile } from './log.js';
@@ -27,7 +29,7 @@ import { startNotifications } from './notifications.js';
 import { runLoop, type LoopOptions } from './loop.js';
 import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
-import type { LoopResult } from './run-result.js';
+import type { LoopResult } from '../events/run-result.js';
 import type { Wait } from './wait.js';
 
 /** Everything a runner needs from whoever starts it (the CLI, the server, a test). */
@@ -218,7 +220,7 @@ export function landWaiting(
   return asQuietRunner(options, async (ctx) => {
     await recoverAfterCrash(ctx, options.control);
     const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
-    await lander(ctx, options.control, () => undefined).run(() => true, pace);
+    await lander(stageContextOf(ctx, options.control), () => undefined).run(() => true, pace);
   });
 }
 

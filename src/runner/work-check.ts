@@ -9,7 +9,7 @@ import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import type { PreparedSession } from './prepare.js';
-import { enterSandbox, enteredGate } from './sandboxing.js';
+import { enterSandbox, enteredGate } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 
 /** What became of a session's work: its outcome after the gates, and what the record shows. */

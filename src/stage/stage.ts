@@ -1,3 +1,6 @@
+import type { Item } from '../queue/item.js';
+import type { StageContext } from './context.js';
+
 // What the runner's loop knows of a stage: a room of its own that tends, beside the workers, the
 // items in the statuses it owns (landing, a pull request's checks). The loop runs the stages it
 // is given and names none of them.
@@ -29,3 +32,12 @@ export interface Stage {
   /** Items it could not move on this run, which still wait: each a failure of the run's. */
   readonly stuck: number;
 }
+
+/**
+ * Makes one of the run's stages: given what a stage may know of the run, and who hears of each
+ * item it settled (a settled item may free others, or be a failure of the run's).
+ */
+export type StageFactory = (
+  ctx: StageContext,
+  onSettled: (item: Item | undefined) => void,
+) => Stage;

@@ -13,9 +13,10 @@ import { ControlFiles } from '../../src/control/files.js';
 import { FileCache } from '../../src/lib/file-cache.js';
 import { Redactor } from '../../src/lib/redact.js';
 import { openQueue } from '../../src/queue/open.js';
-import { ChecksStage } from '../../src/runner/checks.js';
-import { RunEvents } from '../../src/runner/events.js';
-import { DEFAULT_TIMINGS } from '../../src/runner/context.js';
+import { PullRequestStage } from '../../src/forge/pull-request-stage.js';
+import { stageContextOf } from '../../src/runner/stage-context.js';
+import { RunEvents } from '../../src/events/events.js';
+import { DEFAULT_TIMINGS, type RunnerContext } from '../../src/runner/context.js';
 import { StopControl } from '../../src/runner/stop-control.js';
 import { fakeTime } from '../support/fake-time.js';
 import { git, makeRepoWithRemote } from '../support/git.js';
@@ -458,7 +459,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     };
     try {
       await b.stage.run(() => askedAt !== undefined, {
-        sleep: (ms) => noting(() => paced.sleep(ms)),
+        sleep: (ms: number) => noting(() => paced.sleep(ms)),
         untilChanged: () => noting(() => paced.untilChanged()),
       });
     } finally {
@@ -655,33 +656,30 @@ const pacedBy = (time: ReturnType<typeof fakeTime>) => ({
 async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
   const workspace = await openWorkspace(root);
   const queue = await openQueue(workspace, env);
-  const stage = new ChecksStage(
-    {
-      workspace,
-      queue,
-      egress: new EgressProxy(),
-      endsWhenPaused: false,
-      controlFiles: new ControlFiles(workspace.paths),
-      events: new RunEvents(() => time.clock.now()),
-      clock: time.clock,
-      redactor: new Redactor([TOKEN]),
-      parentEnv: { ...process.env, ...env },
-      runner: { pid: process.pid, startedAt: new Date(START).toISOString() },
-      lastRunnerDied: false,
-      timings: DEFAULT_TIMINGS,
-      wait: time.wait,
-      files: new FileCache(),
-      leases: new Map(),
-      workDirsInUse: new Set(),
-      cliHolds: new CliHolds(() => undefined),
-      lockLost: () => undefined,
-      onWedged: () => {
-        throw new Error('wedged');
-      },
+  const ctx: RunnerContext = {
+    workspace,
+    queue,
+    egress: new EgressProxy(),
+    endsWhenPaused: false,
+    controlFiles: new ControlFiles(workspace.paths),
+    events: new RunEvents(() => time.clock.now()),
+    clock: time.clock,
+    redactor: new Redactor([TOKEN]),
+    parentEnv: { ...process.env, ...env },
+    runner: { pid: process.pid, startedAt: new Date(START).toISOString() },
+    lastRunnerDied: false,
+    timings: DEFAULT_TIMINGS,
+    wait: time.wait,
+    files: new FileCache(),
+    leases: new Map(),
+    workDirsInUse: new Set(),
+    cliHolds: new CliHolds(() => undefined),
+    lockLost: () => undefined,
+    onWedged: () => {
+      throw new Error('wedged');
     },
-    new StopControl(),
-    () => undefined,
-  );
+  };
+  const stage = new PullRequestStage(stageContextOf(ctx, new StopControl()), () => undefined);
   return { stage, close: () => queue.close() };
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/lib/redact.js';
-import { RunEvents } from '../../src/runner/events.js';
+import { RunEvents } from '../../src/events/events.js';
 import { logFile } from '../../src/runner/log.js';
 import { tempDir } from '../support/workspace.js';
 

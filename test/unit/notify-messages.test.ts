@@ -1,7 +1,7 @@
 // What a person is told of a night: one message a happening, from the runner's events.
 import { describe, expect, it } from 'vitest';
-import type { RunnerEvent } from '../../src/runner/events.js';
-import { NightNotes } from '../../src/runner/notify-messages.js';
+import type { RunnerEvent } from '../../src/events/events.js';
+import { NightNotes } from '../../src/notify/messages.js';
 
 const at = (minute: number) => `2026-11-26T02:${String(minute).padStart(2, '0')}:00.000Z`;
 const event = (minute: number, fields: Record<string, unknown>) =>

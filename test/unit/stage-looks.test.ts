@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StageLooks } from '../../src/runner/stage-looks.js';
+import { StageLooks } from '../../src/stage/looks.js';
 
 describe('StageLooks', () => {
   it('is busy while items wait, and after a change until a look that began after it', () => {

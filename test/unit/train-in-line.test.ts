@@ -1,7 +1,7 @@
 // What of a landing train still lands when the target moves: the landings before the first
 // item a person took out of line (cancelled) while the train gathered.
 import { describe, expect, it } from 'vitest';
-import { stillInLine } from '../../src/runner/landing.js';
+import { stillInLine } from '../../src/land/lander.js';
 
 const train = (...ids: string[]) => ids.map((id) => ({ job: { item: { id } } }));
 const inLine = (...ids: string[]) => new Set(ids);

@@ -118,5 +118,6 @@ async function land(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const { runner, options } = await quietRunner(workspace, env);
-  await runner.landWaiting(options, runner.lander);
+  const { lander } = await import('../../land/lander.js');
+  await runner.landWaiting(options, lander);
 }

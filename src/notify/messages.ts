@@ -1,7 +1,7 @@
 import type { NotifyEvent } from '../config/notify-events.js';
 import { formatDuration } from '../lib/duration.js';
-import type { NotifyMessage } from '../notify/message.js';
-import type { RunnerEvent } from './events.js';
+import type { NotifyMessage } from './message.js';
+import type { RunnerEvent } from '../events/events.js';
 
 const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 

@@ -3,16 +3,14 @@ import path from 'node:path';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';
 import type { ForgeConfig } from '../config/schema.js';
-import { ForgeError, type Forge } from '../forge/forge.js';
-import { openForge } from '../forge/open.js';
+import { ForgeError, type Forge } from './forge.js';
+import { openForge } from './open.js';
 import { remoteUrl, repositoryRoot, resolveCommit } from '../git/worktree.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { Item } from '../queue/item.js';
 import type { ItemEvent } from '../queue/lifecycle.js';
 import type { ChecksRefusal } from '../queue/transitions.js';
-import type { RunnerContext, StageFactory } from './context.js';
-import { persistently, pauseForOperator } from './persist.js';
-import { resolveSession } from './prepare.js';
+import type { StageContext } from '../stage/context.js';
 import {
   baseConflictText,
   changesRequestedText,
@@ -22,9 +20,8 @@ import {
   pullRequestBody,
   type SessionTold,
 } from './pull-request-text.js';
-import { StageLooks } from './stage-looks.js';
-import type { StopControl } from './stop-control.js';
-import type { Stage, StagePace } from '../stage/stage.js';
+import { StageLooks } from '../stage/looks.js';
+import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -53,10 +50,9 @@ interface Due {
  * worker waits for a check; a restart finds the waiting items in the queue.
  */
 /** The pull-request stage, as a stage of the run. */
-export const pullRequests: StageFactory = (ctx, control, onSettled) =>
-  new ChecksStage(ctx, control, onSettled);
+export const pullRequests: StageFactory = (ctx, onSettled) => new PullRequestStage(ctx, onSettled);
 
-export class ChecksStage implements Stage {
+export class PullRequestStage implements Stage {
   readonly name = 'pull requests';
   /** An item whose checks cannot be read waits in the queue, not in the stage. */
   readonly stuck = 0;
@@ -74,8 +70,7 @@ export class ChecksStage implements Stage {
   private doneLookedAt: number | undefined;
 
   constructor(
-    private readonly ctx: RunnerContext,
-    private readonly control: StopControl,
+    private readonly ctx: StageContext,
     /** Hears of each item it settled (back to its agent, done, failed). */
     private readonly onSettled: (item: Item | undefined) => void,
   ) {}
@@ -101,11 +96,11 @@ export class ChecksStage implements Stage {
    * checks), and the items running, which may open one each.
    */
   async holdsClaims(): Promise<string | undefined> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const forge = ctx.workspace.config.forge;
     if (forge?.maxOpen === undefined) return undefined;
     // The queue's tally has it (in SQL for Postgres): no item is read whole at every claim.
-    const { counts } = await persistently(ctx, control, 'counting open pull requests', () =>
+    const { counts } = await ctx.persistently('counting open pull requests', () =>
       ctx.queue.tally(),
     );
     const open =
@@ -121,19 +116,19 @@ export class ChecksStage implements Stage {
    * something changes.
    */
   async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const sleep = (ms: number) => pace.sleep(ms);
     const forge = ctx.workspace.config.forge;
     // Without a forge there is nothing to tend (items left awaiting checks are said, once).
     if (forge === undefined) return this.warnUnconfigured();
     const pollMs = ctx.workspace.config.run.pollInterval * 1000;
-    while (control.requested === undefined && !over()) {
-      if ((await ctx.controlFiles.pauseReason()) !== undefined) {
+    while (!ctx.stopped() && !over()) {
+      if ((await ctx.pauseReason()) !== undefined) {
         await sleep(pollMs);
         continue;
       }
       const begun = this.looks.begin();
-      const items = await persistently(ctx, control, 'reading the items awaiting checks', () =>
+      const items = await ctx.persistently('reading the items awaiting checks', () =>
         ctx.queue.awaitingChecks(),
       );
       // What an earlier run stored of when to look again holds until this run has looked.
@@ -153,7 +148,7 @@ export class ChecksStage implements Stage {
         await sleep(Math.min(pollMs, this.outage.until - now));
         continue;
       }
-      const release = await persistently(ctx, control, 'tending pull requests', () =>
+      const release = await ctx.persistently('tending pull requests', () =>
         ctx.queue.holdStage('forge'),
       );
       if (release === undefined) {
@@ -163,7 +158,7 @@ export class ChecksStage implements Stage {
       }
       try {
         for (const item of items) {
-          if (control.requested !== undefined) break;
+          if (ctx.stopped()) break;
           if ((this.due.get(item.id)?.at ?? 0) > ctx.clock.now()) continue;
           if (!(await this.tend(forge, item))) break;
         }
@@ -205,17 +200,13 @@ export class ChecksStage implements Stage {
 
   /** What a failed call to the forge means for the night. */
   private async fault(forge: ForgeConfig, item: Item, error: unknown): Promise<boolean> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const message = ctx.redactor.redact(messageOf(error));
     const kind = error instanceof ForgeError ? error.kind : 'unavailable';
     if (kind === 'auth' || kind === 'not_found') {
       // Every pull request would fail alike: a person fixes the token or the settings.
       ctx.events.error('forge_refused', { item: item.id, error: message });
-      await pauseForOperator(
-        ctx,
-        control,
-        `ralph: the forge refused: ${message}; fix it, then run "ralph resume"`,
-      );
+      await ctx.pause(`ralph: the forge refused: ${message}; fix it, then run "ralph resume"`);
       return false;
     }
     if (kind === 'refused') {
@@ -452,17 +443,14 @@ export class ChecksStage implements Stage {
   /** When to look at an item again, stored with it: a restart waits as this run would. */
   private async lookAgain(id: string, at: number, looks: number): Promise<void> {
     this.due.set(id, { at, looks });
-    await persistently(this.ctx, this.control, `recording when to look at ${id} again`, () =>
+    await this.ctx.persistently(`recording when to look at ${id} again`, () =>
       this.ctx.queue.apply(id, { kind: 'look_again', at, looks }),
     );
   }
 
   private async settle(item: Item, event: ItemEvent): Promise<Item | undefined> {
-    const applied = await persistently(
-      this.ctx,
-      this.control,
-      `recording the checks of ${item.id}`,
-      () => this.ctx.queue.apply(item.id, event),
+    const applied = await this.ctx.persistently(`recording the checks of ${item.id}`, () =>
+      this.ctx.queue.apply(item.id, event),
     );
     return applied.kind === 'applied' ? applied.item : undefined;
   }
@@ -471,9 +459,7 @@ export class ChecksStage implements Stage {
   private async lookAtDone(forge: ForgeConfig): Promise<void> {
     const { ctx } = this;
     const lookedAt = ctx.clock.now();
-    const items = await persistently(ctx, this.control, 'counting open pull requests', () =>
-      ctx.queue.list(),
-    );
+    const items = await ctx.persistently('counting open pull requests', () => ctx.queue.list());
     for (const item of items.filter(awaitingReview))
       await this.pullStateOf(forge, item).catch(() => undefined);
     // Set once the look is over: until then the stage is busy, and a drained run waits for it.
@@ -488,7 +474,7 @@ export class ChecksStage implements Stage {
     const pull = await client.pullRequest(pr.number);
     if (pull.state !== 'open') {
       const now = this.ctx.clock.now();
-      await persistently(this.ctx, this.control, `recording pull request #${pr.number}`, () =>
+      await this.ctx.persistently(`recording pull request #${pr.number}`, () =>
         this.ctx.queue.apply(item.id, {
           kind: 'pull_request_ended',
           merged: pull.state === 'merged',
@@ -512,13 +498,7 @@ export class ChecksStage implements Stage {
 
   /** The repository of the item's work dir (each work dir's read once a run). */
   private async repositoryOf(item: Item): Promise<string> {
-    const resolved = await resolveSession({
-      workspace: this.ctx.workspace,
-      item,
-      cache: this.ctx.files,
-    });
-    if ('reason' in resolved) throw new Error(resolved.reason);
-    const { workDir } = resolved.settings;
+    const { workDir } = await this.ctx.workOf(item);
     const repo = this.repositories.get(workDir) ?? (await repositoryRoot(workDir));
     if (repo === undefined) throw new Error(`${workDir} is in no git repository`);
     this.repositories.set(workDir, repo);

@@ -7,12 +7,12 @@ import type { EnteredGate } from '../gates/gates.js';
 import type { SandboxSettings } from '../agent/settings.js';
 import { gitCommonDir } from '../git/worktree.js';
 import { writeFileAtomically } from '../lib/fs.js';
-import { isWithin, proxyVariables, sandboxArgv } from '../sandbox/bwrap.js';
-import { parseAllowedHost } from '../sandbox/hosts.js';
-import { expandHome, sandboxLayout } from '../sandbox/layout.js';
-import { bubblewrapOf } from '../sandbox/probe.js';
-import type { EgressDoor, EgressRefusal } from '../sandbox/proxy.js';
-import type { RunnerContext } from './context.js';
+import { isWithin, proxyVariables, sandboxArgv } from './bwrap.js';
+import { parseAllowedHost } from './hosts.js';
+import { expandHome, sandboxLayout } from './layout.js';
+import { bubblewrapOf } from './probe.js';
+import type { EgressDoor, EgressProxy, EgressRefusal } from './proxy.js';
+import type { Workspace } from '../config/workspace.js';
 
 /** A small file's text, read at once (a supervision tick looks every second), or undefined. */
 function readIfThere(file: string): string | undefined {
@@ -58,8 +58,15 @@ export interface SandboxRequest {
  * the runner's proxy opened when the network is ralph's to filter, the proxy's variables set.
  * A problem (the program nowhere to be found) is returned, never a run without the sandbox.
  */
+/** What entering a sandbox needs of the runner: its proxy, its environment, the workspace. */
+export interface SandboxHost {
+  egress: EgressProxy;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  workspace: Workspace;
+}
+
 export async function enterSandbox(
-  ctx: Pick<RunnerContext, 'egress' | 'parentEnv' | 'workspace'>,
+  ctx: SandboxHost,
   request: SandboxRequest,
 ): Promise<Sandboxed | { problem: string }> {
   const { sandbox, cli, env, interrupt } = request;

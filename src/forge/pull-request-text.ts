@@ -1,4 +1,4 @@
-import type { FailedCheck, ReviewVerdict } from '../forge/forge.js';
+import type { FailedCheck, ReviewVerdict } from './forge.js';
 import type { Item } from '../queue/item.js';
 
 /** What a pull request's body tells of the item's last session. */

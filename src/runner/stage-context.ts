@@ -1,0 +1,35 @@
+import type { StageContext } from '../stage/context.js';
+import type { RunnerContext } from './context.js';
+import { pauseForOperator, persistently } from './persist.js';
+import { resolveSession } from './prepare.js';
+import type { StopControl } from './stop-control.js';
+
+/** What the run's stages are given of it: the runner's context, seen through `StageContext`. */
+export function stageContextOf(ctx: RunnerContext, control: StopControl): StageContext {
+  return {
+    workspace: ctx.workspace,
+    queue: ctx.queue,
+    events: ctx.events,
+    clock: ctx.clock,
+    redactor: ctx.redactor,
+    parentEnv: ctx.parentEnv,
+    egress: ctx.egress,
+    signal: control.signal,
+    stopped: () => control.requested !== undefined,
+    persistently: (operation, run) => persistently(ctx, control, operation, run),
+    pause: async (reason) => {
+      await pauseForOperator(ctx, control, reason);
+    },
+    pauseReason: () => ctx.controlFiles.pauseReason(),
+    workOf: async (item) => {
+      const resolved = await resolveSession({ workspace: ctx.workspace, item, cache: ctx.files });
+      if ('reason' in resolved) throw new Error(resolved.reason);
+      return {
+        workDir: resolved.settings.workDir,
+        layers: resolved.persona === undefined ? [item] : [resolved.persona.settings, item],
+        sandbox: resolved.work.sandbox,
+        forge: resolved.work.forge !== undefined,
+      };
+    },
+  };
+}

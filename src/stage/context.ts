@@ -1,0 +1,45 @@
+import type { SandboxSettings } from '../agent/settings.js';
+import type { SessionSettings } from '../config/schema.js';
+import type { RunEvents } from '../events/events.js';
+import type { Clock } from '../lib/clock.js';
+import type { Redactor } from '../lib/redact.js';
+import type { Item } from '../queue/item.js';
+import type { Queue } from '../queue/queue.js';
+import type { SandboxHost } from '../sandbox/entry.js';
+
+/** Where and how an item's work is done, as its settings resolve (its persona's, its own). */
+export interface ItemWork {
+  workDir: string;
+  /** The persona's settings and the item's, the nearest last: a stage's own settings are picked from them. */
+  layers: readonly SessionSettings[];
+  sandbox: SandboxSettings;
+  /** Whether its work goes to a pull request. */
+  forge: boolean;
+}
+
+/**
+ * What a stage is given of the run: the workspace and its queue, the log, the clock, and the
+ * runner's ways of waiting out a fault (a full disk, a queue out of reach) and of pausing the
+ * night. A stage knows nothing else of the runner.
+ */
+export interface StageContext extends SandboxHost {
+  readonly queue: Queue;
+  readonly events: RunEvents;
+  readonly clock: Clock;
+  readonly redactor: Redactor;
+  /** Aborted when the run is asked to stop. */
+  readonly signal: AbortSignal;
+  /** Whether the run was asked to stop. */
+  stopped(): boolean;
+  /**
+   * Runs a state operation until it succeeds, waiting out what a person can fix (a full disk,
+   * a queue out of reach) as the runner does; throws only when the run is stopped.
+   */
+  persistently<T>(operation: string, run: () => Promise<T>): Promise<T>;
+  /** Pauses the night for a person, with why (the interrupt file). */
+  pause(reason: string): Promise<void>;
+  /** Why the night is paused, if it is. */
+  pauseReason(): Promise<string | undefined>;
+  /** The item's work, or throws why its settings cannot be resolved. */
+  workOf(item: Item): Promise<ItemWork>;
+}
