@@ -36,9 +36,10 @@ const MAY_IMPORT = {
   template: ['lib'],
   queue: ['lib', 'config'],
   persona: ['lib', 'config'],
-  prompt: ['lib', 'config'],
+  prompt: ['lib', 'config', 'queue'],
   archive: ['lib', 'stream'],
-  agent: ['lib', 'config', 'stream'],
+  // The agent CLIs, the choice among them (fallback, holds) and the handover between them.
+  agent: ['lib', 'config', 'stream', 'archive', 'control', 'git'],
   control: ['lib', 'config', 'archive'],
   git: ['lib'],
   gates: ['lib', 'config'],

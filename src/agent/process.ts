@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { openExclusive } from '../lib/fs.js';
 import type { Argv } from './argv.js';
-import { findSessionProcesses, processStartTime, signalQuietly } from './procfs.js';
+import { findSessionProcesses, processStartTime, signalQuietly } from '../lib/procfs.js';
 import { SESSION_MARKER } from './env.js';
 
 /** How the agent process ended. */

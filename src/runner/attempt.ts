@@ -24,7 +24,7 @@ import { messagesSinceClaim, undeliveredMessages } from '../queue/transitions.js
 import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import type { CliName } from '../config/cli-names.js';
-import { recordSpend } from './budget.js';
+import { recordSpend } from '../control/budget.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';

@@ -1,4 +1,4 @@
-import type { RunnerIdentity } from './lock.js';
+import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
 import type { Clock } from '../lib/clock.js';
@@ -9,7 +9,7 @@ import type { RunEvents } from '../events/events.js';
 import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
 import type { EgressProxy } from '../sandbox/proxy.js';
-import type { CliHolds } from './cli-holds.js';
+import type { CliHolds } from '../agent/cli-holds.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {

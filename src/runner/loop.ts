@@ -14,7 +14,7 @@ import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { CliName } from '../config/cli-names.js';
-import type { CliHold } from './cli-holds.js';
+import type { CliHold } from '../agent/cli-holds.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {

@@ -5,7 +5,7 @@ import { FileCache } from '../lib/file-cache.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
 import { withQueueReader } from '../queue/open.js';
-import { readBudget } from './budget.js';
+import { readBudget } from '../control/budget.js';
 import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
 import type { PreparationError } from './preparation-error.js';
 import { prepareSession, type PreparedSession } from './prepare.js';

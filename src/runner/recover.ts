@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { decoderOf } from '../agent/clis/index.js';
 import { costOf, priceFor } from '../agent/cost.js';
-import { isSameProcessAlive, signalQuietly } from '../agent/procfs.js';
+import { isSameProcessAlive, signalQuietly } from '../lib/procfs.js';
 import { reapMarked, reapSession } from '../agent/process.js';
 import { sessionFiles } from '../archive/paths.js';
 import { orphanedSession } from '../archive/session.js';
@@ -14,7 +14,7 @@ import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
-import { recordSpend } from './budget.js';
+import { recordSpend } from '../control/budget.js';
 import { persistently } from './persist.js';
 import { settleWorktrees } from './worktrees.js';
 

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
-import { processStartTime } from '../agent/procfs.js';
+import { processStartTime } from '../lib/procfs.js';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { removeServerInfo, writeServerInfo } from '../control/server-file.js';

@@ -4,7 +4,7 @@ import { indexEntryOf, readIndex } from '../archive/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SESSION_STATUSES, SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { decoderOf } from '../agent/clis/index.js';
-import { isSameProcessAlive } from '../agent/procfs.js';
+import { isSameProcessAlive } from '../lib/procfs.js';
 import { OUTCOME_KINDS } from '../agent/outcome.js';
 import type { StreamDecoder } from '../stream/decoder.js';
 import type { Workspace } from '../config/workspace.js';

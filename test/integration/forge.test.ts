@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';
-import { CliHolds } from '../../src/runner/cli-holds.js';
+import { CliHolds } from '../../src/agent/cli-holds.js';
 import { ControlFiles } from '../../src/control/files.js';
 import { FileCache } from '../../src/lib/file-cache.js';
 import { Redactor } from '../../src/lib/redact.js';

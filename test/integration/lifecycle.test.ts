@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { processStartTime } from '../../src/agent/procfs.js';
+import { processStartTime } from '../../src/lib/procfs.js';
 import {
   agentTalking,
   expectNoSurvivors,

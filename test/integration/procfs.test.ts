@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { SESSION_MARKER } from '../../src/agent/env.js';
-import { findSessionProcesses, processStartTime } from '../../src/agent/procfs.js';
+import { findSessionProcesses, processStartTime } from '../../src/lib/procfs.js';
 
 const PROCFS = fileURLToPath(new URL('../../dist/agent/procfs.js', import.meta.url));
 const children: ChildProcess[] = [];

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/runner/state.js';
+import type { StatusReport } from '../../src/workspace/status.js';
 import { agentTalking, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { waitUntil } from '../support/wait.js';
 import { RALPH_BIN, ralph } from '../support/workspace.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSessionProcesses } from '../../src/agent/procfs.js';
+import { findSessionProcesses } from '../../src/lib/procfs.js';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 import { inFirstSession, type CliHarness } from './agent-clis.js';
 import { logEvents } from './guarded.js';

@@ -3,7 +3,7 @@
 // alive when it ends, after killing it: a test must leave no process behind.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { findSessionProcesses } from '../../src/agent/procfs.js';
+import { findSessionProcesses } from '../../src/lib/procfs.js';
 
 /** The variable that marks the processes of one test run. */
 export const TEST_RUN_MARKER = 'RALPH_TEST_RUN';

@@ -1,4 +1,4 @@
-import { findSessionProcesses, processStartTime } from '../../src/agent/procfs.js';
+import { findSessionProcesses, processStartTime } from '../../src/lib/procfs.js';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 
 /** Live processes of a session: its group (led by `pid`) or anything carrying its marker. */

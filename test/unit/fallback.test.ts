@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveFallback, type FallbackSettings } from '../../src/agent/settings.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import type { CliHold } from '../../src/runner/cli-holds.js';
-import { CliHolds } from '../../src/runner/cli-holds.js';
-import { chooseCli } from '../../src/runner/fallback.js';
-import { handoverText, type SessionWork } from '../../src/runner/handover.js';
+import type { CliHold } from '../../src/agent/cli-holds.js';
+import { CliHolds } from '../../src/agent/cli-holds.js';
+import { chooseCli } from '../../src/agent/fallback.js';
+import { handoverText, type SessionWork } from '../../src/agent/handover.js';
 
 const NOW = Date.parse('2026-11-26T02:00:00Z');
 const MINUTE = 60_000;

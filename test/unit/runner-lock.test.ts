@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireRunnerLock, liveRunner } from '../../src/runner/lock.js';
+import { acquireRunnerLock, liveRunner } from '../../src/control/runner-lock.js';
 import { tempDir } from '../support/workspace.js';
 
 describe('the runner lock', () => {

@@ -3,7 +3,7 @@ import { ControlFiles } from '../../control/files.js';
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { deleteBranches, dropWorktrees } from '../../workspace/branches.js';
 import { withQueue, withQueueReader } from '../../queue/open.js';
 import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';

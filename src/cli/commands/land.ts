@@ -5,7 +5,7 @@ import { ExitCode } from '../../lib/exit-codes.js';
 import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { landingOrder } from '../../queue/select.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { trialLand } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';

@@ -5,7 +5,7 @@ import { InputError, RalphError } from '../../lib/errors.js';
 import { withQueue } from '../../queue/open.js';
 import type { Fleet } from '../../queue/queue.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { requestPause } from '../../workspace/pause.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';

@@ -22,7 +22,7 @@ import {
   type RunnerTimings,
   type Wait,
 } from '../../runner/index.js';
-import { liveServer } from '../../runner/state.js';
+import { liveServer } from '../../workspace/status.js';
 import { positiveAmount, positiveInt } from '../flags.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';

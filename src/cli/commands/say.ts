@@ -1,6 +1,6 @@
 import { ExitCode } from '../../lib/exit-codes.js';
 import { withQueue } from '../../queue/open.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { saidText, sayToItem } from '../../workspace/say.js';
 import { readStdin } from '../item-flags.js';
 import { openWorkspace } from '../open-workspace.js';

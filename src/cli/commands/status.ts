@@ -2,7 +2,7 @@ import { plural } from '../../lib/text.js';
 import { formatCost } from '../../lib/usd.js';
 import { formatDuration } from '../../lib/duration.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { gatherStatus, type StatusReport } from '../../runner/state.js';
+import { gatherStatus, type StatusReport } from '../../workspace/status.js';
 import { UnavailableError } from '../../lib/errors.js';
 import { openQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';

@@ -1,7 +1,7 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { withQueue } from '../../queue/open.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { notStoppedInTime, stopItem } from '../../workspace/stop.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';

@@ -36,7 +36,7 @@ import {
 } from '../schemas.js';
 import { saidText, sayToItem } from '../../workspace/say.js';
 import { addressOf } from '../action-log.js';
-import { liveRunner } from '../../runner/state.js';
+import { liveRunner } from '../../control/runner-lock.js';
 import { notStoppedInTime, stopItem } from '../../workspace/stop.js';
 
 const fieldName = (field: string) => field;

@@ -13,7 +13,9 @@ import {
 import { ControlFiles } from '../../control/files.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
-import { gatherStatus, liveRunner, readBudget } from '../../runner/state.js';
+import { gatherStatus } from '../../workspace/status.js';
+import { liveRunner } from '../../control/runner-lock.js';
+import { readBudget } from '../../control/budget.js';
 import { requestPause } from '../../workspace/pause.js';
 import { newestFirst, parseSince, readRecord } from '../../workspace/sessions.js';
 import type { ServerContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { SessionRecord } from '../archive/record.js';
-import { decoderOf } from '../agent/clis/index.js';
+import { decoderOf } from './clis/index.js';
 import { oneLine, summariseToolInput } from '../archive/transcript-rules.js';
 import { git } from '../git/git.js';
 import { parseStreamFile } from '../stream/archive-file.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isErrnoException } from '../lib/errors.js';
+import { isErrnoException } from './errors.js';
 
 /**
  * A process's start time (clock ticks since boot, field 22 of /proc/<pid>/stat), or undefined

@@ -1,5 +1,5 @@
 import type { CliName } from '../config/cli-names.js';
-import type { FallbackCli, FallbackSettings } from '../agent/settings.js';
+import type { FallbackCli, FallbackSettings } from './settings.js';
 import type { CliHold } from './cli-holds.js';
 
 /** Which CLI a session runs on. */

@@ -1,15 +1,15 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Workspace } from '../config/workspace.js';
-import { isSameProcessAlive } from '../agent/procfs.js';
+import { isSameProcessAlive } from '../lib/procfs.js';
 import { ControlFiles } from '../control/files.js';
 import { readServerInfo, type ServerInfo } from '../control/server-file.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
 import { CorruptStateError, UnavailableError } from '../lib/errors.js';
 import type { QueueReader, QueueTally } from '../queue/queue.js';
-import { NOTHING_SPENT, readBudget } from './budget.js';
-import { heldClis as heldClisOf, keptHolds } from './cli-holds.js';
-import { liveRunner } from './lock.js';
+import { NOTHING_SPENT, readBudget } from '../control/budget.js';
+import { heldClis as heldClisOf, keptHolds } from '../agent/cli-holds.js';
+import { liveRunner } from '../control/runner-lock.js';
 import type { StatusReport } from './status-report.js';
 
 export type { RunningSession, StatusReport } from './status-report.js';

@@ -1,5 +1,5 @@
 import fsp from 'node:fs/promises';
-import { isSameProcessAlive, processStartTime } from '../agent/procfs.js';
+import { isSameProcessAlive, processStartTime } from '../lib/procfs.js';
 import { RalphError, isErrnoException } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
