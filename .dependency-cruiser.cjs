@@ -20,6 +20,7 @@ const FEATURES = [
   'sources',
   'notify',
   'stage',
+  'session',
 ];
 
 /**
@@ -68,6 +69,24 @@ const MAY_IMPORT = {
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox'],
+  // A session made ready (its settings, CLI, prompt and worktree) and its work checked after.
+  session: [
+    'lib',
+    'config',
+    'events',
+    'stream',
+    'agent',
+    'archive',
+    'control',
+    'gates',
+    'git',
+    'persona',
+    'prompt',
+    'queue',
+    'sandbox',
+    'template',
+    'land',
+  ],
   runner: ['lib', 'config', ...FEATURES],
   // What people read and do in a workspace, from the command line or over HTTP.
   workspace: ['lib', 'config', ...FEATURES],
@@ -78,6 +97,11 @@ const MAY_IMPORT = {
 };
 
 const folders = Object.keys(MAY_IMPORT);
+
+/** The rooms of the stages beside the workers (src/stage/stage.ts). */
+const STAGE_ROOMS = ['land', 'forge'];
+/** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
+const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -90,12 +114,18 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'loop-names-no-stage',
+      name: 'runner-names-no-stage',
       severity: 'error',
-      comment:
-        'the night loop runs the stages it is given (src/cli/stages.ts) and names none of them',
-      from: { path: '^src/runner/(loop|start)\\.ts$' },
-      to: { path: '^src/(runner/(landing|checks)\\.ts$|land/|forge/)' },
+      comment: 'the runner runs the stages it is given (src/cli/stages.ts) and names none of them',
+      from: { path: '^src/runner/' },
+      to: { path: STAGE_MODULES },
+    },
+    {
+      name: 'stage-rooms-apart',
+      severity: 'error',
+      comment: 'a stage room imports neither the runner nor another stage room',
+      from: { path: `^src/(${STAGE_ROOMS.join('|')})/` },
+      to: { path: `^src/(runner|${STAGE_ROOMS.join('|')})/`, pathNot: '^src/$1/' },
     },
     ...Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
       name: `boundary-${folder}`,
@@ -110,9 +140,9 @@ module.exports = {
       name: 'runner-surface',
       severity: 'error',
       comment:
-        'commands use the runner through its public surface: src/runner/index.ts, state.ts to read its state, and status-report.ts, the types of what it reports',
+        'commands use the runner through its public surface: src/runner/index.ts (what they read of its state is in src/control and src/workspace)',
       from: { path: '^src/(cli|server)/' },
-      to: { path: '^src/runner/', pathNot: '^src/runner/(index|state|status-report)[.]ts$' },
+      to: { path: '^src/runner/', pathNot: '^src/runner/index[.]ts$' },
     },
     {
       name: 'no-entry-point',

@@ -36,11 +36,11 @@ import {
   settlementFor,
   steered,
 } from './item-steps.js';
-import { checkWork, type WorkChecked } from './work-check.js';
+import { checkWork, type WorkChecked } from '../session/work-check.js';
 import { persistently } from './persist.js';
 import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
-import type { PreparedSession } from './prepare.js';
+import type { PreparedSession } from '../session/prepare.js';
 
 /** What one session did, for the loop. */
 export interface Ran {
@@ -163,7 +163,7 @@ export class Attempt {
     const outcome = await this.classify(end);
     const checked = await checkWork(
       this.ctx,
-      this.control,
+      this.control.signal,
       {
         ...this.init,
         since: spawned.child.startTime,

@@ -6,8 +6,8 @@ export { RunEvents, type RunnerEvent, type EventName } from '../events/events.js
 export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
-export { prepareSession } from './prepare.js';
-export { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
+export { prepareSession } from '../session/prepare.js';
+export { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 export {
   landWaiting,
   recoverWorkspace,
@@ -17,4 +17,4 @@ export {
 } from './start.js';
 export { waitForChange, type Wait } from './wait.js';
 export { enterSandbox, interruptStandIn } from '../sandbox/entry.js';
-export { trialLand } from './land-trial.js';
+export { trialLand } from '../session/land-trial.js';

@@ -7,10 +7,10 @@ import type { SessionStages } from '../queue/lifecycle.js';
 import type { Claim as QueueClaim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
-import type { PreparedSession } from './prepare.js';
+import type { PreparedSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
-import { tidyWorktree } from './worktrees.js';
+import { tidyWorktree } from '../session/worktrees.js';
 
 /** The claimed item (with the work dir it holds), or when something becomes runnable. */
 export interface Claim extends QueueClaim {

@@ -7,8 +7,8 @@ import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
 import { claimNext, settleItem } from './item-steps.js';
 import { pauseForOperator } from './persist.js';
-import type { PreparationError } from './preparation-error.js';
-import { prepareSession } from './prepare.js';
+import type { PreparationError } from '../session/preparation-error.js';
+import { prepareSession } from '../session/prepare.js';
 
 /** What one turn of the loop did. */
 export type IterationResult =

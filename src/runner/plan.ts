@@ -6,9 +6,9 @@ import { unrunnableItems } from '../queue/dependencies.js';
 import { selectNext } from '../queue/select.js';
 import { withQueueReader } from '../queue/open.js';
 import { readBudget } from '../control/budget.js';
-import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
-import type { PreparationError } from './preparation-error.js';
-import { prepareSession, type PreparedSession } from './prepare.js';
+import { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
+import type { PreparationError } from '../session/preparation-error.js';
+import { prepareSession, type PreparedSession } from '../session/prepare.js';
 
 /** One item of a planned run. */
 export interface PlannedItem {

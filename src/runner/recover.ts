@@ -16,7 +16,7 @@ import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
 import { recordSpend } from '../control/budget.js';
 import { persistently } from './persist.js';
-import { settleWorktrees } from './worktrees.js';
+import { settleWorktrees } from '../session/worktrees.js';
 
 /**
  * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is

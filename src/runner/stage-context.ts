@@ -1,7 +1,7 @@
 import type { StageContext } from '../stage/context.js';
 import type { RunnerContext } from './context.js';
 import { pauseForOperator, persistently } from './persist.js';
-import { resolveSession } from './prepare.js';
+import { resolveSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
 
 /** What the run's stages are given of it: the runner's context, seen through `StageContext`. */

@@ -3,7 +3,7 @@ import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import { CliHolds, heldClis, keptHolds } from '../agent/cli-holds.js';
-import { fallbackClisInUse, fallbackProblem } from './fallback-clis.js';
+import { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/config/workspace.js';
 import { ItemSchema } from '../../src/queue/item.js';
-import { checkoutFor } from '../../src/runner/checkout.js';
+import { checkoutFor } from '../../src/session/checkout.js';
 import { makeRepo } from '../support/git.js';
 import { makeWorkspace, tempDir } from '../support/workspace.js';
 

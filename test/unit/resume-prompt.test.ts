@@ -1,7 +1,7 @@
 // A resumed conversation may keep the system prompt it began with: what happened since travels in
 // the message it resumes with.
 import { describe, expect, it } from 'vitest';
-import { initialPromptOf } from '../../src/runner/prepare.js';
+import { initialPromptOf } from '../../src/session/prepare.js';
 import { queueItem } from '../support/items.js';
 
 const INITIAL = 'Begin now.';

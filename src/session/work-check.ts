@@ -6,8 +6,7 @@ import { runGates, type GateResult } from '../gates/gates.js';
 import { pushBranch, commitLeftovers, commitsSince, diffStat } from '../git/worktree.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { RunnerContext } from './context.js';
-import type { StopControl } from './stop-control.js';
+import type { SessionHost } from './host.js';
 import type { PreparedSession } from './prepare.js';
 import { enterSandbox, enteredGate } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
@@ -46,8 +45,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * failure is the attempt's outcome or a warning, never the runner's end.
  */
 export async function checkWork(
-  ctx: RunnerContext,
-  control: StopControl,
+  ctx: SessionHost,
+  signal: AbortSignal,
   session: CheckedSession,
   outcome: Outcome,
 ): Promise<WorkChecked> {
@@ -68,7 +67,7 @@ export async function checkWork(
     }
   }
   if (outcome.kind === 'success' && work.gates.length > 0) {
-    Object.assign(checked, await gate(ctx, control, session));
+    Object.assign(checked, await gate(ctx, signal, session));
   }
   if (checkout !== undefined) {
     checked.git = await summarize(ctx, item, checkout);
@@ -92,77 +91,65 @@ export async function checkWork(
 
 /** Runs the gates in the work dir; the log is redacted once they end. */
 async function gate(
-  ctx: RunnerContext,
-  control: StopControl,
+  ctx: SessionHost,
+  signal: AbortSignal,
   session: CheckedSession,
 ): Promise<Partial<WorkChecked>> {
   const { item, sessionId, files, prepared } = session;
-  const stop = new AbortController();
-  const unsubscribe = control.onStop(() => stop.abort());
-  if (control.requested !== undefined) stop.abort();
-  try {
-    const run = await runGates(prepared.work.gates, {
-      cwd: prepared.settings.workDir,
-      env: prepared.env,
-      logFile: files.gates,
-      killGraceMs: ctx.workspace.config.run.killGrace * 1000,
-      maxOutputBytes: GATE_OUTPUT_CAP,
-      signal: stop.signal,
-      enter:
-        prepared.work.sandbox.kind === 'none'
-          ? undefined
-          : (command) =>
-              enteredGate(
-                enterSandbox(ctx, {
-                  sandbox: prepared.work.sandbox,
-                  argv: { file: command[0] ?? '', args: command.slice(1) },
-                  env: prepared.env,
-                  workDir: prepared.settings.workDir,
-                  worktree: prepared.checkout?.worktree,
-                  onRefused: session.onEgressRefused,
-                }),
-              ),
-      onStart: (g) => {
-        session.onGate(g.name);
-        ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name });
-      },
-      onEnd: (r) =>
-        ctx.events[r.passed ? 'info' : 'warn']('gate_ended', {
-          item: item.id,
-          session: sessionId,
-          gate: r.name,
-          passed: r.passed,
-          exitCode: r.exitCode,
-          timedOut: r.timedOut,
-          durationMs: r.durationMs,
-        }),
-    });
-    // A gate's process that left its group (setsid) still carries the session's marker.
-    await reapSession(
-      undefined,
-      sessionId,
-      ctx.workspace.config.run.killGrace * 1000,
-      session.since,
-    );
-    const log = await readIfExists(files.gates);
-    if (log !== undefined) await writeFileAtomically(files.gates, ctx.redactor.redact(log));
-    if (run.stopped) return { gates: run.results, outcome: gatesStopped() };
-    if (run.failure === undefined) return { gates: run.results };
-    return {
-      gates: run.results,
-      gateFailure: ctx.redactor.redact(run.failure),
-      outcome: gateFailed(
-        ctx.redactor.redact(run.verdict ?? 'a gate failed'),
-        run.unstartable !== true,
-      ),
-    };
-  } finally {
-    unsubscribe();
-  }
+  const run = await runGates(prepared.work.gates, {
+    cwd: prepared.settings.workDir,
+    env: prepared.env,
+    logFile: files.gates,
+    killGraceMs: ctx.workspace.config.run.killGrace * 1000,
+    maxOutputBytes: GATE_OUTPUT_CAP,
+    signal,
+    enter:
+      prepared.work.sandbox.kind === 'none'
+        ? undefined
+        : (command) =>
+            enteredGate(
+              enterSandbox(ctx, {
+                sandbox: prepared.work.sandbox,
+                argv: { file: command[0] ?? '', args: command.slice(1) },
+                env: prepared.env,
+                workDir: prepared.settings.workDir,
+                worktree: prepared.checkout?.worktree,
+                onRefused: session.onEgressRefused,
+              }),
+            ),
+    onStart: (g) => {
+      session.onGate(g.name);
+      ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name });
+    },
+    onEnd: (r) =>
+      ctx.events[r.passed ? 'info' : 'warn']('gate_ended', {
+        item: item.id,
+        session: sessionId,
+        gate: r.name,
+        passed: r.passed,
+        exitCode: r.exitCode,
+        timedOut: r.timedOut,
+        durationMs: r.durationMs,
+      }),
+  });
+  // A gate's process that left its group (setsid) still carries the session's marker.
+  await reapSession(undefined, sessionId, ctx.workspace.config.run.killGrace * 1000, session.since);
+  const log = await readIfExists(files.gates);
+  if (log !== undefined) await writeFileAtomically(files.gates, ctx.redactor.redact(log));
+  if (run.stopped) return { gates: run.results, outcome: gatesStopped() };
+  if (run.failure === undefined) return { gates: run.results };
+  return {
+    gates: run.results,
+    gateFailure: ctx.redactor.redact(run.failure),
+    outcome: gateFailed(
+      ctx.redactor.redact(run.verdict ?? 'a gate failed'),
+      run.unstartable !== true,
+    ),
+  };
 }
 
 async function summarize(
-  ctx: RunnerContext,
+  ctx: SessionHost,
   item: Item,
   checkout: NonNullable<PreparedSession['checkout']>,
 ): Promise<SessionRecord['git']> {

@@ -5,7 +5,10 @@ import { pruneWorktrees } from '../git/worktree-records.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import { statusIs } from '../queue/item-status.js';
-import type { RunnerContext } from './context.js';
+import type { SessionHost } from './host.js';
+
+/** What tidying worktrees needs of the runner: the workspace and the log. */
+type WorktreeHost = Pick<SessionHost, 'workspace' | 'events'>;
 import { itemWorktree } from '../config/workspace.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -16,7 +19,7 @@ function needsWorktree(item: Item | undefined): boolean {
 }
 
 async function remove(
-  ctx: RunnerContext,
+  ctx: WorktreeHost,
   itemId: string,
   dir: string,
   item: Item | undefined,
@@ -41,7 +44,7 @@ async function remove(
  * removed); its branch stays, with the work committed on it.
  */
 export async function tidyWorktree(
-  ctx: RunnerContext,
+  ctx: WorktreeHost,
   itemId: string,
   item: Item | undefined,
 ): Promise<void> {
@@ -55,7 +58,7 @@ export async function tidyWorktree(
  * the others lose the index lock a killed git left, and each repository forgets the worktrees
  * whose directories are gone. Runs after the dead runner's items were requeued.
  */
-export async function settleWorktrees(ctx: RunnerContext, items: readonly Item[]): Promise<void> {
+export async function settleWorktrees(ctx: WorktreeHost, items: readonly Item[]): Promise<void> {
   const root = ctx.workspace.paths.worktrees;
   const names = await fsp.readdir(root).catch(() => [] as string[]);
   const byId = new Map(items.map((item) => [item.id, item]));
