@@ -27,6 +27,14 @@ export default tseslint.config(
     },
   },
   {
+    // Functions a person can read at one go.
+    files: ['src/**/*.ts', 'dashboard/src/**/*.tsx', 'dashboard/src/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 120 }],
+      complexity: ['error', 30],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {

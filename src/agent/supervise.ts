@@ -208,6 +208,19 @@ class AgentStopper {
   }
 }
 
+/** The limits a supervision holds the session to: the CLI's own, and those ralph counts. */
+function limitsOf(options: SuperviseOptions, heartbeatMs: number): SupervisionLimits {
+  return {
+    timeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    afterResultGraceMs: options.afterResultGraceMs,
+    maxOutputBytes: options.maxOutputBytes,
+    heartbeatMs,
+    emptyInterruptGraceMs: EMPTY_INTERRUPT_GRACE_MS,
+    ...options.ralphLimits,
+  };
+}
+
 /**
  * Follows the agent's stdout file as it grows (the file is the archive; parsing reads it back),
  * keeps the running summary, and acts on the supervision policy's decisions (`decide`): the
@@ -226,15 +239,7 @@ export function supervise(options: SuperviseOptions): Supervision {
   const requestStop = (reason: StopReason, force = false): void =>
     stopper.request(reason, out.summary.result !== undefined, force);
 
-  const limits: SupervisionLimits = {
-    timeoutMs: options.timeoutMs,
-    idleTimeoutMs: options.idleTimeoutMs,
-    afterResultGraceMs: options.afterResultGraceMs,
-    maxOutputBytes: options.maxOutputBytes,
-    heartbeatMs,
-    emptyInterruptGraceMs: EMPTY_INTERRUPT_GRACE_MS,
-    ...options.ralphLimits,
-  };
+  const limits = limitsOf(options, heartbeatMs);
   let emptyInterruptSince: number | undefined;
 
   const tick = (): void => {

@@ -52,6 +52,47 @@ function usageLine(tokens: TokenUsage, costUsd: number | undefined): string {
   return `tokens: ${parts.join(', ') || 'none reported'}${cost}`;
 }
 
+function initLine(parsed: Extract<ParsedLine, { kind: 'init' }>): string {
+  return `── ${parsed.cli} session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
+    parsed.version ? ` · ${parsed.cli} ${parsed.version}` : ''
+  }${parsed.cwd ? ` · ${parsed.cwd}` : ''}${parsed.permissionMode ? ` · ${parsed.permissionMode}` : ''}`;
+}
+
+function apiRetryLine(parsed: Extract<ParsedLine, { kind: 'api_retry' }>): string {
+  return `↻ API retry ${parsed.attempt ?? '?'}/${parsed.maxRetries ?? '?'}${
+    parsed.errorStatus === undefined ? '' : ` after ${parsed.errorStatus}`
+  }${parsed.retryDelayMs === undefined ? '' : `, waiting ${formatDuration(parsed.retryDelayMs / 1000)}`}${
+    parsed.error ? `: ${oneLine(parsed.error, 120)}` : ''
+  }`;
+}
+
+function rateLimitLine(parsed: Extract<ParsedLine, { kind: 'rate_limit' }>): string {
+  return `⏸ usage limit ${parsed.status}${parsed.rateLimitType ? ` (${parsed.rateLimitType})` : ''}${
+    parsed.resetsAt === undefined
+      ? ''
+      : `, resets ${new Date(parsed.resetsAt * 1000).toISOString()}`
+  }`;
+}
+
+/** The session's result: how it ended, what it cost, its errors and its last text. */
+function resultLines(r: Extract<ParsedLine, { kind: 'result' }>['result'], s: Style): string[] {
+  const ok = r.subtype === 'success' && !r.isError && r.permissionDenials.length === 0;
+  const facts = [
+    r.totalCostUsd === undefined ? undefined : `$${r.totalCostUsd.toFixed(4)}`,
+    r.numTurns === undefined ? undefined : plural(r.numTurns, 'turn'),
+    r.durationMs === undefined ? undefined : formatDuration(r.durationMs / 1000),
+    r.apiErrorStatus === undefined ? undefined : `API error ${r.apiErrorStatus}`,
+    r.permissionDenials.length > 0
+      ? `denied: ${r.permissionDenials.map((d) => d.toolName).join(', ')}`
+      : undefined,
+  ].filter((f) => f !== undefined);
+  const head = [`═ result: ${r.subtype}${r.isError ? ' (error)' : ''}`, ...facts].join(' · ');
+  const lines = [ok ? s.green(head) : s.red(head)];
+  for (const error of r.errors) lines.push(s.red(`  ${oneLine(error, RESULT_CHARS)}`));
+  if (r.text) lines.push(`  ${r.text.trim()}`);
+  return lines;
+}
+
 /**
  * Renders the parsed stream as a transcript people read: assistant text, each tool call with
  * its input in one line and its result (cut, errors marked), refusals, retries, limits and the
@@ -66,103 +107,66 @@ export class TranscriptRenderer {
 
   /** The lines for one parsed stream line. */
   render(parsed: ParsedLine): string[] {
-    const s = this.style;
     if (parsed.kind === 'delta') {
       this.deltas++;
       return [];
     }
-    const lines = this.flushDeltas();
+    return [...this.flushDeltas(), ...this.linesOf(parsed)];
+  }
+
+  private linesOf(parsed: Exclude<ParsedLine, { kind: 'delta' }>): string[] {
+    const s = this.style;
     switch (parsed.kind) {
       case 'init':
-        lines.push(
-          s.dim(
-            `── ${parsed.cli} session ${parsed.sessionId}${parsed.model ? ` · ${parsed.model}` : ''}${
-              parsed.version ? ` · ${parsed.cli} ${parsed.version}` : ''
-            }${parsed.cwd ? ` · ${parsed.cwd}` : ''}${parsed.permissionMode ? ` · ${parsed.permissionMode}` : ''}`,
-          ),
-        );
-        break;
+        return [s.dim(initLine(parsed))];
       case 'assistant':
-        for (const text of parsed.texts) {
-          if (text.trim() !== '') {
-            lines.push(
-              `${s.bold(parsed.synthetic ? 'claude (synthetic):' : 'assistant:')} ${text.trim()}`,
-            );
-          }
-        }
-        for (const tool of parsed.toolUses) {
-          this.toolNames.set(tool.id, tool.name);
-          lines.push(`${s.cyan(`→ ${tool.name}`)} ${summariseToolInput(tool.name, tool.input)}`);
-        }
-        break;
+        return this.assistantLines(parsed);
       case 'tool_results':
-        for (const result of parsed.results) {
-          const name = this.toolNames.get(result.toolUseId) ?? 'tool';
-          const text = oneLine(result.text, RESULT_CHARS) || '(no output)';
-          lines.push(
-            result.isError ? s.red(`← ${name} error: ${text}`) : s.dim(`← ${name}: ${text}`),
-          );
-        }
-        break;
+        return this.toolResultLines(parsed);
       case 'permission_denied':
-        lines.push(s.red(`✗ permission denied: ${parsed.toolName ?? 'a tool'}`));
-        break;
+        return [s.red(`✗ permission denied: ${parsed.toolName ?? 'a tool'}`)];
       case 'api_retry':
-        lines.push(
-          s.yellow(
-            `↻ API retry ${parsed.attempt ?? '?'}/${parsed.maxRetries ?? '?'}${
-              parsed.errorStatus === undefined ? '' : ` after ${parsed.errorStatus}`
-            }${parsed.retryDelayMs === undefined ? '' : `, waiting ${formatDuration(parsed.retryDelayMs / 1000)}`}${
-              parsed.error ? `: ${oneLine(parsed.error, 120)}` : ''
-            }`,
-          ),
-        );
-        break;
+        return [s.yellow(apiRetryLine(parsed))];
       case 'rate_limit':
-        lines.push(
-          (parsed.status === 'rejected' ? s.red : s.dim)(
-            `⏸ usage limit ${parsed.status}${parsed.rateLimitType ? ` (${parsed.rateLimitType})` : ''}${
-              parsed.resetsAt === undefined
-                ? ''
-                : `, resets ${new Date(parsed.resetsAt * 1000).toISOString()}`
-            }`,
-          ),
-        );
-        break;
-      case 'result': {
-        const r = parsed.result;
-        const ok = r.subtype === 'success' && !r.isError && r.permissionDenials.length === 0;
-        const facts = [
-          r.totalCostUsd === undefined ? undefined : `$${r.totalCostUsd.toFixed(4)}`,
-          r.numTurns === undefined ? undefined : plural(r.numTurns, 'turn'),
-          r.durationMs === undefined ? undefined : formatDuration(r.durationMs / 1000),
-          r.apiErrorStatus === undefined ? undefined : `API error ${r.apiErrorStatus}`,
-          r.permissionDenials.length > 0
-            ? `denied: ${r.permissionDenials.map((d) => d.toolName).join(', ')}`
-            : undefined,
-        ].filter((f) => f !== undefined);
-        const head = [`═ result: ${r.subtype}${r.isError ? ' (error)' : ''}`, ...facts].join(' · ');
-        lines.push(ok ? s.green(head) : s.red(head));
-        for (const error of r.errors) lines.push(s.red(`  ${oneLine(error, RESULT_CHARS)}`));
-        if (r.text) lines.push(`  ${r.text.trim()}`);
-        break;
-      }
+        return [(parsed.status === 'rejected' ? s.red : s.dim)(rateLimitLine(parsed))];
+      case 'result':
+        return resultLines(parsed.result, s);
       case 'other':
-        lines.push(s.dim(`· ${parsed.type}${parsed.subtype ? `/${parsed.subtype}` : ''}`));
-        break;
+        return [s.dim(`· ${parsed.type}${parsed.subtype ? `/${parsed.subtype}` : ''}`)];
       case 'issue':
-        lines.push(s.yellow(`! ${parsed.issue.replace(/_/g, ' ')}: ${parsed.detail}`));
-        break;
+        return [s.yellow(`! ${parsed.issue.replace(/_/g, ' ')}: ${parsed.detail}`)];
       case 'usage':
-        lines.push(s.dim(`· ${usageLine(parsed.tokens, parsed.costUsd)}`));
-        break;
+        return [s.dim(`· ${usageLine(parsed.tokens, parsed.costUsd)}`)];
       default: {
         // A kind added to the stream's events must be rendered here: this stops the build.
         const unrendered: never = parsed;
         return unrendered;
       }
     }
+  }
+
+  private assistantLines(parsed: Extract<ParsedLine, { kind: 'assistant' }>): string[] {
+    const s = this.style;
+    const lines = parsed.texts
+      .filter((text) => text.trim() !== '')
+      .map(
+        (text) =>
+          `${s.bold(parsed.synthetic ? 'claude (synthetic):' : 'assistant:')} ${text.trim()}`,
+      );
+    for (const tool of parsed.toolUses) {
+      this.toolNames.set(tool.id, tool.name);
+      lines.push(`${s.cyan(`→ ${tool.name}`)} ${summariseToolInput(tool.name, tool.input)}`);
+    }
     return lines;
+  }
+
+  private toolResultLines(parsed: Extract<ParsedLine, { kind: 'tool_results' }>): string[] {
+    const s = this.style;
+    return parsed.results.map((result) => {
+      const name = this.toolNames.get(result.toolUseId) ?? 'tool';
+      const text = oneLine(result.text, RESULT_CHARS) || '(no output)';
+      return result.isError ? s.red(`← ${name} error: ${text}`) : s.dim(`← ${name}: ${text}`);
+    });
   }
 
   /** Lines still held back at the end of the stream. */

@@ -206,7 +206,10 @@ function queueCommands(program: commander.Command, app: App): void {
       const { migrateCommand } = await import('./commands/db.js');
       app.done(await migrateCommand(app.root(), app.output, app.env));
     });
+}
 
+/** The commands that act on items already queued. */
+function itemCommands(program: commander.Command, app: App): void {
   program
     .command('retry [ids...]')
     .description(
@@ -520,7 +523,7 @@ export async function main(
     commandName = action.name();
   });
 
-  for (const define of [queueCommands, runCommands, reviewCommands, controlCommands])
+  for (const define of [queueCommands, itemCommands, runCommands, reviewCommands, controlCommands])
     define(program, app);
 
   try {

@@ -77,51 +77,73 @@ interface CommitStatus {
 
 /** A GitHub repository's pull requests and checks. */
 export function gitHubForge(settings: GitHubSettings): Forge {
-  const [owner = '', repo = ''] = settings.repo.split('/');
-  const maxWait = settings.maxRetryAfterSeconds ?? 120;
-  const writeMs = settings.writeIntervalMs ?? 1000;
-  const octokit = new GitHubClient({
-    auth: settings.token,
-    baseUrl: settings.apiUrl.replace(/\/+$/, ''),
-    userAgent: 'ralph',
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-    // A refusal is an answer, not a fault: only a server's 5xx and the network are retried.
-    retry: {
-      retries: settings.retries ?? 2,
-      doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 429, 451],
-    },
-    throttle: {
-      retryAfterBaseValue: settings.retryAfterUnitMs ?? 1000,
-      // Octokit's spacing of writes, and thrice that for those that notify people (a new pull
-      // request, a comment), as GitHub asks; a test's fake GitHub shortens them.
-      write: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs }),
-      notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs * 3 }),
-      // Waited out in place once when short; a longer wait is said, and the caller waits.
-      onRateLimit: (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number) =>
-        retryCount === 0 && retryAfter <= maxWait,
-      onSecondaryRateLimit: (
-        retryAfter: number,
-        _options: unknown,
-        _octokit: unknown,
-        retryCount: number,
-      ) => retryCount === 0 && retryAfter <= maxWait,
-    },
-  });
-  const cache = new Map<string, Cached>();
+  return new GitHubForge(settings);
+}
+
+/** GitHub through Octokit: retries, rate limits, conditional reads, spaced writes. */
+class GitHubForge implements Forge {
+  private readonly owner: string;
+  private readonly repo: string;
+  private readonly octokit: InstanceType<typeof GitHubClient>;
+  /** The last answer of each conditional GET, with its ETag. */
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly settings: GitHubSettings) {
+    const [owner = '', repo = ''] = settings.repo.split('/');
+    this.owner = owner;
+    this.repo = repo;
+    const maxWait = settings.maxRetryAfterSeconds ?? 120;
+    const writeMs = settings.writeIntervalMs ?? 1000;
+    this.octokit = new GitHubClient({
+      auth: settings.token,
+      baseUrl: settings.apiUrl.replace(/\/+$/, ''),
+      userAgent: 'ralph',
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      // A refusal is an answer, not a fault: only a server's 5xx and the network are retried.
+      retry: {
+        retries: settings.retries ?? 2,
+        doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 429, 451],
+      },
+      throttle: {
+        retryAfterBaseValue: settings.retryAfterUnitMs ?? 1000,
+        // Octokit's spacing of writes, and thrice that for those that notify people (a new pull
+        // request, a comment), as GitHub asks; a test's fake GitHub shortens them.
+        write: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs }),
+        notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: writeMs * 3 }),
+        // Waited out in place once when short; a longer wait is said, and the caller waits.
+        onRateLimit: (
+          retryAfter: number,
+          _options: unknown,
+          _octokit: unknown,
+          retryCount: number,
+        ) => retryCount === 0 && retryAfter <= maxWait,
+        onSecondaryRateLimit: (
+          retryAfter: number,
+          _options: unknown,
+          _octokit: unknown,
+          retryCount: number,
+        ) => retryCount === 0 && retryAfter <= maxWait,
+      },
+    });
+  }
 
   /** A request, its failure told as a ForgeError that names the setting to fix. */
-  async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
+  private async call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
     try {
-      const response = await octokit.request(route, { owner, repo, ...params });
+      const response = await this.octokit.request(route, {
+        owner: this.owner,
+        repo: this.repo,
+        ...params,
+      });
       return response.data as T;
     } catch (error) {
-      throw forgeError(error, what, settings);
+      throw forgeError(error, what, this.settings);
     }
   }
 
   /** The number of the milestone with this title (open or closed). */
-  async function milestoneNumber(title: string): Promise<string> {
-    const milestones = await call<{ number: number; title: string }[]>(
+  private async milestoneNumber(title: string): Promise<string> {
+    const milestones = await this.call<{ number: number; title: string }[]>(
       'listing milestones',
       'GET /repos/{owner}/{repo}/milestones',
       { state: 'all', per_page: 100 },
@@ -130,37 +152,37 @@ export function gitHubForge(settings: GitHubSettings): Forge {
     if (found === undefined)
       throw new ForgeError(
         'not_found',
-        `${settings.repo} has no milestone titled ${JSON.stringify(title)}`,
+        `${this.settings.repo} has no milestone titled ${JSON.stringify(title)}`,
       );
     return String(found.number);
   }
 
   /** A GET asked with the ETag of its last answer: an unchanged one comes back as a 304. */
-  async function conditional<T>(
+  private async conditional<T>(
     route: string,
     params: Record<string, unknown>,
-    what = `reading the checks of ${settings.repo}`,
+    what = `reading the checks of ${this.settings.repo}`,
   ): Promise<T> {
     const key = `${route} ${JSON.stringify(params)}`;
-    const cached = cache.get(key);
+    const cached = this.cache.get(key);
     try {
-      const response = await octokit.request(route, {
-        owner,
-        repo,
+      const response = await this.octokit.request(route, {
+        owner: this.owner,
+        repo: this.repo,
         ...params,
         headers: cached === undefined ? {} : { 'if-none-match': cached.etag },
       });
       const etag = response.headers.etag;
-      if (etag !== undefined) cache.set(key, { etag, data: response.data });
+      if (etag !== undefined) this.cache.set(key, { etag, data: response.data });
       return response.data as T;
     } catch (error) {
       if (statusOf(error) === 304 && cached !== undefined) return cached.data as T;
-      throw forgeError(error, what, settings);
+      throw forgeError(error, what, this.settings);
     }
   }
 
-  async function failedCheck(run: CheckRun): Promise<FailedCheck> {
-    const annotations = await call<
+  private async failedCheck(run: CheckRun): Promise<FailedCheck> {
+    const annotations = await this.call<
       { path: string; start_line: number; annotation_level: string; message: string }[]
     >(
       `reading the annotations of the check "${run.name}"`,
@@ -178,19 +200,19 @@ export function gitHubForge(settings: GitHubSettings): Forge {
         (a) => `${a.path}:${a.start_line}: ${a.annotation_level}: ${a.message}`,
       ),
       detailsUrl: run.details_url ?? undefined,
-      logTail: await logTail(run),
+      logTail: await this.logTail(run),
     };
   }
 
   /** The end of an Actions job's log (a check run of Actions is its job); none elsewhere. */
-  async function logTail(run: CheckRun): Promise<string | undefined> {
+  private async logTail(run: CheckRun): Promise<string | undefined> {
     if (run.app?.slug !== undefined && run.app.slug !== 'github-actions') return undefined;
     try {
-      const response = await octokit.request(
+      const response = await this.octokit.request(
         'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
         {
-          owner,
-          repo,
+          owner: this.owner,
+          repo: this.repo,
           job_id: run.id,
         },
       );
@@ -204,8 +226,8 @@ export function gitHubForge(settings: GitHubSettings): Forge {
   }
 
   /** A review's comments, as `file:line: text`. */
-  async function reviewComments(pullRequest: number, review: number): Promise<string[]> {
-    const comments = await call<{ path: string; line?: number | null; body: string }[]>(
+  private async reviewComments(pullRequest: number, review: number): Promise<string[]> {
+    const comments = await this.call<{ path: string; line?: number | null; body: string }[]>(
       `reading the comments of a review of pull request #${pullRequest}`,
       'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
       { pull_number: pullRequest, review_id: review, per_page: 50 },
@@ -213,249 +235,247 @@ export function gitHubForge(settings: GitHubSettings): Forge {
     return comments.map((c) => `${c.path}${c.line == null ? '' : `:${c.line}`}: ${c.body}`);
   }
 
-  return {
-    async repository() {
-      const repository = await call<{
-        full_name: string;
-        default_branch: string;
-        permissions?: { push?: boolean };
-      }>(`reading ${settings.repo}`, 'GET /repos/{owner}/{repo}', {});
-      return {
-        name: repository.full_name,
-        defaultBranch: repository.default_branch,
-        canPush: repository.permissions?.push === true,
-      };
-    },
+  async repository() {
+    const repository = await this.call<{
+      full_name: string;
+      default_branch: string;
+      permissions?: { push?: boolean };
+    }>(`reading ${this.settings.repo}`, 'GET /repos/{owner}/{repo}', {});
+    return {
+      name: repository.full_name,
+      defaultBranch: repository.default_branch,
+      canPush: repository.permissions?.push === true,
+    };
+  }
 
-    async push(repoDir: string, branch: string, lease?: string): Promise<void> {
-      const ref = `refs/heads/${branch}`;
-      try {
-        await git(repoDir, [
-          'push',
-          '--quiet',
-          ...(lease === undefined ? [] : [`--force-with-lease=${ref}:${lease}`]),
-          '--',
-          settings.remote,
-          `${ref}:${ref}`,
-        ]);
-      } catch (error) {
-        const said = error instanceof GitError ? error.output : String(error);
-        const rejected = /rejected|stale info|non-fast-forward/i.test(said);
-        throw new ForgeError(
-          rejected ? 'refused' : 'unavailable',
-          `pushing ${branch} to ${settings.remote} (forge.remote): ${rejected ? 'the remote refused it' : 'it failed'}: ${said.trim().split('\n').slice(-2).join(' ')}`,
-        );
-      }
-    },
-
-    async pullRequest(number: number): Promise<PullRequest> {
-      return pullOf(
-        await conditional<GitHubPull>(
-          'GET /repos/{owner}/{repo}/pulls/{pull_number}',
-          { pull_number: number },
-          `reading pull request #${number}`,
-        ),
-      );
-    },
-
-    async reviews(pullRequest: number): Promise<ReviewVerdict> {
-      const reviews = await conditional<
-        { id: number; user?: { login?: string } | null; state: string; body?: string | null }[]
-      >(
-        'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
-        { pull_number: pullRequest, per_page: 100 },
-        `reading the reviews of pull request #${pullRequest}`,
-      );
-      // Each reviewer's latest say; a comment alone changes nothing.
-      const latest = new Map<string, (typeof reviews)[number]>();
-      for (const review of reviews)
-        if (['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state))
-          latest.set(review.user?.login ?? '', review);
-      const said = [...latest.values()];
-      const requested = said.filter((r) => r.state === 'CHANGES_REQUESTED');
-      return {
-        approved: requested.length === 0 && said.some((r) => r.state === 'APPROVED'),
-        changesRequested: await Promise.all(
-          requested.map(async (r) => ({
-            reviewer: r.user?.login ?? 'a reviewer',
-            body: r.body ?? '',
-            comments: await reviewComments(pullRequest, r.id),
-          })),
-        ),
-      };
-    },
-
-    async updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult> {
-      try {
-        await octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch', {
-          owner,
-          repo,
-          pull_number: pullRequest,
-          expected_head_sha: headSha,
-        });
-        return 'updated';
-      } catch (error) {
-        // 422: the base cannot be merged into it without conflicts (or its head moved).
-        if (statusOf(error) === 422) return 'conflict';
-        throw forgeError(error, `updating the branch of pull request #${pullRequest}`, settings);
-      }
-    },
-
-    async openPullRequest(request: PullRequestRequest): Promise<PullRequest> {
-      const what = `opening the pull request of ${request.head} on ${settings.repo}`;
-      const open = await call<GitHubPull[]>(what, 'GET /repos/{owner}/{repo}/pulls', {
-        head: `${owner}:${request.head}`,
-        state: 'open',
-        per_page: 1,
-      });
-      const existing = open[0];
-      const pull =
-        existing === undefined
-          ? await call<GitHubPull>(what, 'POST /repos/{owner}/{repo}/pulls', {
-              head: request.head,
-              base: request.base,
-              title: request.title,
-              body: request.body,
-              draft: request.draft,
-            })
-          : await call<GitHubPull>(what, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
-              pull_number: existing.number,
-              title: request.title,
-              body: request.body,
-              base: request.base,
-            });
-      if (request.labels.length > 0)
-        await call(what, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
-          issue_number: pull.number,
-          labels: request.labels,
-        });
-      if (existing === undefined && request.reviewers.length > 0)
-        await call(what, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', {
-          pull_number: pull.number,
-          reviewers: request.reviewers,
-        });
-      return pullOf(pull);
-    },
-
-    async checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict> {
-      const [runs, combined] = await Promise.all([
-        conditional<{ check_runs: CheckRun[] }>(
-          'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
-          {
-            ref: sha,
-            per_page: 100,
-          },
-        ),
-        conditional<{ statuses: CommitStatus[] }>(
-          'GET /repos/{owner}/{repo}/commits/{ref}/status',
-          {
-            ref: sha,
-            per_page: 100,
-          },
-        ),
+  async push(repoDir: string, branch: string, lease?: string): Promise<void> {
+    const ref = `refs/heads/${branch}`;
+    try {
+      await git(repoDir, [
+        'push',
+        '--quiet',
+        ...(lease === undefined ? [] : [`--force-with-lease=${ref}:${lease}`]),
+        '--',
+        this.settings.remote,
+        `${ref}:${ref}`,
       ]);
-      const counted = (name: string) =>
-        required === undefined || required.length === 0 || required.includes(name);
-      const checkRuns = runs.check_runs.filter((run) => counted(run.name));
-      const statuses = combined.statuses.filter((status) => counted(status.context));
-      const failedRuns = checkRuns.filter(
-        (run) => run.status === 'completed' && FAILING.has(run.conclusion ?? ''),
+    } catch (error) {
+      const said = error instanceof GitError ? error.output : String(error);
+      const rejected = /rejected|stale info|non-fast-forward/i.test(said);
+      throw new ForgeError(
+        rejected ? 'refused' : 'unavailable',
+        `pushing ${branch} to ${this.settings.remote} (forge.remote): ${rejected ? 'the remote refused it' : 'it failed'}: ${said.trim().split('\n').slice(-2).join(' ')}`,
       );
-      const failedStatuses = statuses.filter((s) => s.state === 'failure' || s.state === 'error');
-      if (failedRuns.length > 0 || failedStatuses.length > 0)
-        return {
-          state: 'failure',
-          failed: [
-            ...(await Promise.all(failedRuns.map(failedCheck))),
-            ...failedStatuses.map((s) => ({
-              name: s.context,
-              summary: s.description ?? undefined,
-              annotations: [],
-              detailsUrl: s.target_url ?? undefined,
-            })),
-          ],
-        };
-      const reported = [...checkRuns.map((run) => run.name), ...statuses.map((s) => s.context)];
-      const waitingFor = [
-        ...checkRuns.filter((run) => run.status !== 'completed').map((run) => run.name),
-        ...statuses.filter((s) => s.state === 'pending').map((s) => s.context),
-        // A required check not reported yet is waited for.
-        ...(required ?? []).filter((name) => !reported.includes(name)),
-      ];
-      if (waitingFor.length > 0 || reported.length === 0) return { state: 'pending', waitingFor };
-      return { state: 'success', passed: reported };
-    },
+    }
+  }
 
-    async comment(pullRequest: number, body: string): Promise<void> {
-      await call(
-        `commenting on #${pullRequest}`,
-        'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  async pullRequest(number: number): Promise<PullRequest> {
+    return pullOf(
+      await this.conditional<GitHubPull>(
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+        { pull_number: number },
+        `reading pull request #${number}`,
+      ),
+    );
+  }
+
+  async reviews(pullRequest: number): Promise<ReviewVerdict> {
+    const reviews = await this.conditional<
+      { id: number; user?: { login?: string } | null; state: string; body?: string | null }[]
+    >(
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+      { pull_number: pullRequest, per_page: 100 },
+      `reading the reviews of pull request #${pullRequest}`,
+    );
+    // Each reviewer's latest say; a comment alone changes nothing.
+    const latest = new Map<string, (typeof reviews)[number]>();
+    for (const review of reviews)
+      if (['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state))
+        latest.set(review.user?.login ?? '', review);
+    const said = [...latest.values()];
+    const requested = said.filter((r) => r.state === 'CHANGES_REQUESTED');
+    return {
+      approved: requested.length === 0 && said.some((r) => r.state === 'APPROVED'),
+      changesRequested: await Promise.all(
+        requested.map(async (r) => ({
+          reviewer: r.user?.login ?? 'a reviewer',
+          body: r.body ?? '',
+          comments: await this.reviewComments(pullRequest, r.id),
+        })),
+      ),
+    };
+  }
+
+  async updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult> {
+    try {
+      await this.octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch', {
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: pullRequest,
+        expected_head_sha: headSha,
+      });
+      return 'updated';
+    } catch (error) {
+      // 422: the base cannot be merged into it without conflicts (or its head moved).
+      if (statusOf(error) === 422) return 'conflict';
+      throw forgeError(error, `updating the branch of pull request #${pullRequest}`, this.settings);
+    }
+  }
+
+  async openPullRequest(request: PullRequestRequest): Promise<PullRequest> {
+    const what = `opening the pull request of ${request.head} on ${this.settings.repo}`;
+    const open = await this.call<GitHubPull[]>(what, 'GET /repos/{owner}/{repo}/pulls', {
+      head: `${this.owner}:${request.head}`,
+      state: 'open',
+      per_page: 1,
+    });
+    const existing = open[0];
+    const pull =
+      existing === undefined
+        ? await this.call<GitHubPull>(what, 'POST /repos/{owner}/{repo}/pulls', {
+            head: request.head,
+            base: request.base,
+            title: request.title,
+            body: request.body,
+            draft: request.draft,
+          })
+        : await this.call<GitHubPull>(what, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+            pull_number: existing.number,
+            title: request.title,
+            body: request.body,
+            base: request.base,
+          });
+    if (request.labels.length > 0)
+      await this.call(what, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        issue_number: pull.number,
+        labels: request.labels,
+      });
+    if (existing === undefined && request.reviewers.length > 0)
+      await this.call(what, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', {
+        pull_number: pull.number,
+        reviewers: request.reviewers,
+      });
+    return pullOf(pull);
+  }
+
+  async checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict> {
+    const [runs, combined] = await Promise.all([
+      this.conditional<{ check_runs: CheckRun[] }>(
+        'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
         {
-          issue_number: pullRequest,
-          body,
+          ref: sha,
+          per_page: 100,
+        },
+      ),
+      this.conditional<{ statuses: CommitStatus[] }>(
+        'GET /repos/{owner}/{repo}/commits/{ref}/status',
+        {
+          ref: sha,
+          per_page: 100,
+        },
+      ),
+    ]);
+    const counted = (name: string) =>
+      required === undefined || required.length === 0 || required.includes(name);
+    const checkRuns = runs.check_runs.filter((run) => counted(run.name));
+    const statuses = combined.statuses.filter((status) => counted(status.context));
+    const failedRuns = checkRuns.filter(
+      (run) => run.status === 'completed' && FAILING.has(run.conclusion ?? ''),
+    );
+    const failedStatuses = statuses.filter((s) => s.state === 'failure' || s.state === 'error');
+    if (failedRuns.length > 0 || failedStatuses.length > 0)
+      return {
+        state: 'failure',
+        failed: [
+          ...(await Promise.all(failedRuns.map((run) => this.failedCheck(run)))),
+          ...failedStatuses.map((s) => ({
+            name: s.context,
+            summary: s.description ?? undefined,
+            annotations: [],
+            detailsUrl: s.target_url ?? undefined,
+          })),
+        ],
+      };
+    const reported = [...checkRuns.map((run) => run.name), ...statuses.map((s) => s.context)];
+    const waitingFor = [
+      ...checkRuns.filter((run) => run.status !== 'completed').map((run) => run.name),
+      ...statuses.filter((s) => s.state === 'pending').map((s) => s.context),
+      // A required check not reported yet is waited for.
+      ...(required ?? []).filter((name) => !reported.includes(name)),
+    ];
+    if (waitingFor.length > 0 || reported.length === 0) return { state: 'pending', waitingFor };
+    return { state: 'success', passed: reported };
+  }
+
+  async comment(pullRequest: number, body: string): Promise<void> {
+    await this.call(
+      `commenting on #${pullRequest}`,
+      'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+      {
+        issue_number: pullRequest,
+        body,
+      },
+    );
+  }
+
+  async issues(query: IssueQuery): Promise<Issue[]> {
+    const milestone =
+      query.milestone === undefined || /^\d+$/.test(query.milestone)
+        ? query.milestone
+        : await this.milestoneNumber(query.milestone);
+    const found: Issue[] = [];
+    // Pages of a hundred, the most GitHub gives, until one comes back short.
+    for (let page = 1; ; page++) {
+      const batch = await this.call<GitHubIssue[]>(
+        'listing issues',
+        'GET /repos/{owner}/{repo}/issues',
+        {
+          state: 'open',
+          per_page: 100,
+          page,
+          ...(query.label === undefined ? {} : { labels: query.label }),
+          ...(milestone === undefined ? {} : { milestone }),
+          ...(query.assignee === undefined ? {} : { assignee: query.assignee }),
         },
       );
-    },
+      found.push(...batch.filter((i) => i.pull_request === undefined).map(issueOf));
+      if (batch.length < 100) return found;
+    }
+  }
 
-    async issues(query: IssueQuery): Promise<Issue[]> {
-      const milestone =
-        query.milestone === undefined || /^\d+$/.test(query.milestone)
-          ? query.milestone
-          : await milestoneNumber(query.milestone);
-      const found: Issue[] = [];
-      // Pages of a hundred, the most GitHub gives, until one comes back short.
-      for (let page = 1; ; page++) {
-        const batch = await call<GitHubIssue[]>(
-          'listing issues',
-          'GET /repos/{owner}/{repo}/issues',
-          {
-            state: 'open',
-            per_page: 100,
-            page,
-            ...(query.label === undefined ? {} : { labels: query.label }),
-            ...(milestone === undefined ? {} : { milestone }),
-            ...(query.assignee === undefined ? {} : { assignee: query.assignee }),
-          },
-        );
-        found.push(...batch.filter((i) => i.pull_request === undefined).map(issueOf));
-        if (batch.length < 100) return found;
-      }
-    },
+  async issue(number: number): Promise<Issue> {
+    return issueOf(
+      await this.call<GitHubIssue>(
+        `reading issue #${number}`,
+        'GET /repos/{owner}/{repo}/issues/{issue_number}',
+        {
+          issue_number: number,
+        },
+      ),
+    );
+  }
 
-    async issue(number: number): Promise<Issue> {
-      return issueOf(
-        await call<GitHubIssue>(
-          `reading issue #${number}`,
-          'GET /repos/{owner}/{repo}/issues/{issue_number}',
-          {
-            issue_number: number,
-          },
-        ),
-      );
-    },
-
-    async merge(
-      pullRequest: number,
-      method: 'merge' | 'squash' | 'rebase',
-      sha: string,
-    ): Promise<MergeResult> {
-      try {
-        await octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
-          owner,
-          repo,
-          pull_number: pullRequest,
-          merge_method: method,
-          sha,
-        });
-        return 'merged';
-      } catch (error) {
-        // 405: not mergeable as it is (its base moved on); 409: its head is not `sha` any more.
-        const status = statusOf(error);
-        if (status === 405 || status === 409) return 'base_moved';
-        throw forgeError(error, `merging pull request #${pullRequest}`, settings);
-      }
-    },
-  };
+  async merge(
+    pullRequest: number,
+    method: 'merge' | 'squash' | 'rebase',
+    sha: string,
+  ): Promise<MergeResult> {
+    try {
+      await this.octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: pullRequest,
+        merge_method: method,
+        sha,
+      });
+      return 'merged';
+    } catch (error) {
+      // 405: not mergeable as it is (its base moved on); 409: its head is not `sha` any more.
+      const status = statusOf(error);
+      if (status === 405 || status === 409) return 'base_moved';
+      throw forgeError(error, `merging pull request #${pullRequest}`, this.settings);
+    }
+  }
 }
 
 interface GitHubPull {

@@ -52,13 +52,50 @@ function endComment(item: Item): string {
   ].join('\n\n');
 }
 
+/** Posts a message to its targets, through the outbox. */
+type Post = (id: string, message: NotifyMessage, targets: readonly Target[]) => void;
+
+/**
+ * Tells each imported issue its item's end, once (`import.writeBack`). Marked first: of a
+ * fleet's runners, only the one whose mark took tells the issue (a crash between the mark and
+ * the outbox's write loses that comment, never repeats it).
+ */
+async function writeBackEnded(ctx: RunnerContext, post: Post): Promise<void> {
+  if (!ctx.workspace.config.import.writeBack) return;
+  for (const item of await ctx.queue.list()) {
+    const source = item.source;
+    if (
+      source?.kind !== 'github' ||
+      source.number === undefined ||
+      source.closed === true ||
+      source.writtenBackAt !== undefined ||
+      !statusIs(item.status, 'finished')
+    )
+      continue;
+    const now = ctx.clock.now();
+    const marked = await ctx.queue.apply(item.id, { kind: 'written_back', now });
+    if (marked.kind === 'refused') continue;
+    post(
+      `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`,
+      {
+        events: ['item_ended'],
+        title: `${item.id} ${item.status}`,
+        text: ctx.redactor.redact(endComment(marked.item)),
+        at: new Date(now).toISOString(),
+        data: { item: item.id, status: item.status },
+      },
+      [{ kind: 'issue', repo: source.ref, number: source.number }],
+    );
+  }
+}
+
 /**
  * The night told as it happens: each message written to the outbox, then sent to the
  * notifiers whose events it answers (`notify`), in the background; each imported issue told
  * when its item ends (`import.writeBack`). Started with the runner, stopped after its night.
  */
 export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> } {
-  const { workspace, events, queue } = ctx;
+  const { workspace, events } = ctx;
   const { notify } = workspace.config;
   const forges = new Map<string, Promise<Forge>>();
   const forgeOf = (repo: string) => {
@@ -112,7 +149,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
   });
   let sequence = 0;
   const posting = new Set<Promise<void>>();
-  const post = (id: string, message: NotifyMessage, targets: readonly Target[]) => {
+  const post: Post = (id, message, targets) => {
     const done = postman
       .post(id, message, targets)
       .catch((error: unknown) =>
@@ -132,36 +169,7 @@ export function startNotifications(ctx: RunnerContext): { stop(): Promise<void> 
         : [],
     );
 
-  const writeBack = serialized(async () => {
-    if (!workspace.config.import.writeBack) return;
-    for (const item of await queue.list()) {
-      const source = item.source;
-      if (
-        source?.kind !== 'github' ||
-        source.number === undefined ||
-        source.closed === true ||
-        source.writtenBackAt !== undefined ||
-        !statusIs(item.status, 'finished')
-      )
-        continue;
-      // Marked first: of a fleet's runners, only the one whose mark took tells the issue (a
-      // crash between the mark and the outbox's write loses that comment, never repeats it).
-      const now = ctx.clock.now();
-      const marked = await queue.apply(item.id, { kind: 'written_back', now });
-      if (marked.kind === 'refused') continue;
-      post(
-        `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`,
-        {
-          events: ['item_ended'],
-          title: `${item.id} ${item.status}`,
-          text: ctx.redactor.redact(endComment(marked.item)),
-          at: new Date(now).toISOString(),
-          data: { item: item.id, status: item.status },
-        },
-        [{ kind: 'issue', repo: source.ref, number: source.number }],
-      );
-    }
-  });
+  const writeBack = serialized(() => writeBackEnded(ctx, post));
 
   const notes = new NightNotes(workspace.config.rig || workspace.root);
   const unsubscribe = events.subscribe((event) => {

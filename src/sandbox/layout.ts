@@ -198,17 +198,7 @@ export async function sandboxLayout(
     if (!isWithin(dir, workDir)) mounts.push({ path: dir, mode: 'hidden' });
   for (const { source, path: inside } of request.standIns ?? [])
     mounts.push({ path: inside, source, mode: 'rw' });
-  if (request.git !== undefined) {
-    const { worktree, commonDir } = request.git;
-    mounts.push({ path: worktree, mode: 'rw' }, { path: commonDir, mode: 'rw' });
-    // What git runs outside the sandbox afterwards, for ralph: never the agent's to change.
-    for (const name of ['config', 'hooks', 'info'])
-      mounts.push({ path: path.join(commonDir, name), mode: 'ro', optional: true });
-    mounts.push({ path: path.join(worktree, '.git'), mode: 'ro', optional: true });
-  }
-  const forwards = request.proxy === undefined ? [] : loopbackForwards(request.proxy.allowed);
-  let port = PROXY_PORT;
-  while (forwards.some((f) => f.port === port)) port++;
+  if (request.git !== undefined) mounts.push(...gitMounts(request.git));
   return {
     bwrap: request.bwrap,
     perl: SANDBOX_PERL,
@@ -218,7 +208,29 @@ export async function sandboxLayout(
     workDir,
     mounts,
     network: request.network,
-    proxy:
-      request.proxy === undefined ? undefined : { socket: request.proxy.socket, port, forwards },
+    proxy: request.proxy === undefined ? undefined : proxyOf(request.proxy),
   };
+}
+
+/** Git mode: the worktree and the repository's git dir, what git runs outside read-only. */
+function gitMounts({ worktree, commonDir }: { worktree: string; commonDir: string }): Mount[] {
+  return [
+    { path: worktree, mode: 'rw' },
+    { path: commonDir, mode: 'rw' },
+    // What git runs outside the sandbox afterwards, for ralph: never the agent's to change.
+    ...['config', 'hooks', 'info'].map((name): Mount => ({
+      path: path.join(commonDir, name),
+      mode: 'ro',
+      optional: true,
+    })),
+    { path: path.join(worktree, '.git'), mode: 'ro', optional: true },
+  ];
+}
+
+/** The proxy inside: its door, its port (clear of the loopback forwards), the forwards. */
+function proxyOf(proxy: NonNullable<LayoutRequest['proxy']>): SandboxLayout['proxy'] {
+  const forwards = loopbackForwards(proxy.allowed);
+  let port = PROXY_PORT;
+  while (forwards.some((f) => f.port === port)) port++;
+  return { socket: proxy.socket, port, forwards };
 }

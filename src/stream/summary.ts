@@ -134,19 +134,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       }
       break;
     case 'rate_limit':
-      if (parsed.utilization !== undefined)
-        summary.usageWindow = {
-          utilization: parsed.utilization,
-          resetsAt: parsed.resetsAt,
-          rateLimitType: parsed.rateLimitType,
-        };
-      if (parsed.status !== 'allowed' && parsed.status !== 'allowed_warning') {
-        summary.rateLimit = {
-          status: parsed.status,
-          resetsAt: parsed.resetsAt,
-          rateLimitType: parsed.rateLimitType,
-        };
-      }
+      foldRateLimit(summary, parsed);
       break;
     case 'api_retry':
       summary.apiRetries++;
@@ -165,21 +153,44 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
           addDenial(summary, { toolName: disabled[1], toolUseId: result.toolUseId });
       }
       break;
-    case 'usage': {
-      const tokens = (summary.tokens ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 });
-      tokens.inputTokens += parsed.tokens.inputTokens ?? 0;
-      tokens.outputTokens += parsed.tokens.outputTokens ?? 0;
-      tokens.cacheReadTokens += parsed.tokens.cacheReadTokens ?? 0;
-      if (parsed.costUsd !== undefined)
-        summary.reportedCostUsd = addUsd(summary.reportedCostUsd ?? 0, parsed.costUsd);
+    case 'usage':
+      foldUsage(summary, parsed);
       break;
-    }
     case 'delta':
     case 'other':
       break;
     default:
       unreachable(parsed);
   }
+}
+
+/** A usage limit's window (how much is used) and, once it holds, the limit itself. */
+function foldRateLimit(
+  summary: StreamSummary,
+  parsed: Extract<ParsedLine, { kind: 'rate_limit' }>,
+): void {
+  if (parsed.utilization !== undefined)
+    summary.usageWindow = {
+      utilization: parsed.utilization,
+      resetsAt: parsed.resetsAt,
+      rateLimitType: parsed.rateLimitType,
+    };
+  if (parsed.status !== 'allowed' && parsed.status !== 'allowed_warning')
+    summary.rateLimit = {
+      status: parsed.status,
+      resetsAt: parsed.resetsAt,
+      rateLimitType: parsed.rateLimitType,
+    };
+}
+
+/** Tokens added up, and the cost a CLI reports as it goes. */
+function foldUsage(summary: StreamSummary, parsed: Extract<ParsedLine, { kind: 'usage' }>): void {
+  const tokens = (summary.tokens ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 });
+  tokens.inputTokens += parsed.tokens.inputTokens ?? 0;
+  tokens.outputTokens += parsed.tokens.outputTokens ?? 0;
+  tokens.cacheReadTokens += parsed.tokens.cacheReadTokens ?? 0;
+  if (parsed.costUsd !== undefined)
+    summary.reportedCostUsd = addUsd(summary.reportedCostUsd ?? 0, parsed.costUsd);
 }
 
 function addDenial(summary: StreamSummary, denial: PermissionDenial): void {

@@ -4,6 +4,7 @@ import { plural } from '../../../src/lib/text.js';
 import { sourceText } from '../../../src/queue/source-text.js';
 import { formatDuration, money, when } from '../format.js';
 import { MessageBox } from './message-box.js';
+import { statusIs } from '../../../src/queue/item-status.js';
 
 /** The gates' log of one session, fetched when asked for. */
 function GateLog({ session }: { session: string }) {
@@ -43,6 +44,22 @@ export function ItemPage({ id }: { id: string }) {
   }, [id]);
   if (error !== undefined) return <div class="error-box">{error}</div>;
   if (item === undefined) return <p class="dim">loading…</p>;
+  return (
+    <section class="item-page" id="item-page">
+      <ItemFacts item={item} />
+      <h3>Task</h3>
+      <pre class="task">
+        {item.body ?? (item.bodyFile ? `(from ${item.bodyFile})` : item.title)}
+      </pre>
+      <h3>Attempts</h3>
+      <Attempts sessions={sessions} />
+      {diff?.branch && <BranchDiff item={item} diff={diff} />}
+    </section>
+  );
+}
+
+/** What the item is, where it stands, what it came from and what it went to. */
+function ItemFacts({ item }: { item: ItemDetail }) {
   const limits = [
     item.maxTurns === undefined ? undefined : `${item.maxTurns} turns`,
     item.maxBudgetUsd === undefined ? undefined : `${money(item.maxBudgetUsd)} a session`,
@@ -50,94 +67,114 @@ export function ItemPage({ id }: { id: string }) {
     item.maxAttempts === undefined ? undefined : plural(item.maxAttempts, 'attempt'),
   ].filter((l) => l !== undefined);
   return (
-    <section class="item-page" id="item-page">
-      <div class="facts">
-        <div>
-          <b>{item.id}</b> “{item.title}” · <span>{item.status}</span>
-          {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {plural(item.attempts, 'attempt')} ·{' '}
-          {money(item.costUsd, 4)}
-        </div>
-        {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}
-        {item.landedCommit !== undefined && (
-          <div class="ok">
-            landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
-            {item.landedAt ? `, ${when(item.landedAt)}` : ''}
-          </div>
-        )}
-        {item.status === 'landing' && <div class="dim">waiting to land</div>}
-        {item.source !== undefined && (
-          <div class="source">
-            from{' '}
-            {item.source.url === undefined ? (
-              sourceText(item.source)
-            ) : (
-              <a href={item.source.url} target="_blank" rel="noopener noreferrer">
-                {sourceText(item.source)}
-              </a>
-            )}
-            {item.source.author !== undefined && ` by @${item.source.author}`}
-            {item.source.writtenBackAt !== undefined &&
-              ` · its end written back ${when(item.source.writtenBackAt)}`}
-          </div>
-        )}
-        {item.pullRequest !== undefined && (
-          <div class={item.mergedAt !== undefined ? 'ok' : ''}>
-            pull request{' '}
-            <a href={item.pullRequest.url} target="_blank" rel="noopener noreferrer">
-              #{item.pullRequest.number}
-            </a>{' '}
-            ({item.pullRequest.head} into {item.pullRequest.base}) ·{' '}
-            {item.mergedAt !== undefined
-              ? `merged ${when(item.mergedAt)}`
-              : (item.checks ?? 'opening')}
-            {item.checkRounds
-              ? ` · red ${item.checkRounds} time${item.checkRounds === 1 ? '' : 's'}`
-              : ''}
-          </div>
-        )}
-        {item.messages !== undefined && item.messages.length > 0 && (
-          <ul class="messages">
-            {item.messages.map((m) => (
-              <li key={m.at}>
-                <span class="dim">
-                  {m.from}, {when(m.at)}
-                  {m.session === undefined ? ' · not given yet' : ' · given'}:
-                </span>{' '}
-                {m.text}
-              </li>
-            ))}
-          </ul>
-        )}
-        {!['done', 'cancelled'].includes(item.status) && (
-          <MessageBox itemId={item.id} asking={item.question} />
-        )}
-        {item.status === 'awaiting_checks' && item.pullRequest === undefined && (
-          <div class="dim">pushing its branch to open its pull request</div>
-        )}
-        <div class="dim">
-          {item.cli ? `on ${item.cli} · ` : ''}
-          {item.agent ? `persona ${item.agent} · ` : ''}
-          {item.workDir ? `in ${item.workDir} · ` : ''}
-          {limits.length > 0 ? `limits: ${limits.join(', ')} · ` : ''}
-          added {when(item.createdAt)}
-          {item.finishedAt ? ` · finished ${when(item.finishedAt)}` : ''}
-        </div>
-        {item.dependsOn.length > 0 && (
-          <div>
-            depends on{' '}
-            {item.dependsOn.map((d) => (
-              <a key={d} href={`#/items/${d}`}>
-                {d}{' '}
-              </a>
-            ))}
-          </div>
-        )}
+    <div class="facts">
+      <div>
+        <b>{item.id}</b> “{item.title}” · <span>{item.status}</span>
+        {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {plural(item.attempts, 'attempt')} ·{' '}
+        {money(item.costUsd, 4)}
       </div>
-      <h3>Task</h3>
-      <pre class="task">
-        {item.body ?? (item.bodyFile ? `(from ${item.bodyFile})` : item.title)}
-      </pre>
-      <h3>Attempts</h3>
+      {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}
+      {item.landedCommit !== undefined && (
+        <div class="ok">
+          landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
+          {item.landedAt ? `, ${when(item.landedAt)}` : ''}
+        </div>
+      )}
+      {item.status === 'landing' && <div class="dim">waiting to land</div>}
+      <SourceLine item={item} />
+      <PullRequestLine item={item} />
+      <Messages item={item} />
+      {statusIs(item.status, 'takesMessages') && (
+        <MessageBox itemId={item.id} asking={item.question} />
+      )}
+      {item.status === 'awaiting_checks' && item.pullRequest === undefined && (
+        <div class="dim">pushing its branch to open its pull request</div>
+      )}
+      <div class="dim">
+        {item.cli ? `on ${item.cli} · ` : ''}
+        {item.agent ? `persona ${item.agent} · ` : ''}
+        {item.workDir ? `in ${item.workDir} · ` : ''}
+        {limits.length > 0 ? `limits: ${limits.join(', ')} · ` : ''}
+        added {when(item.createdAt)}
+        {item.finishedAt ? ` · finished ${when(item.finishedAt)}` : ''}
+      </div>
+      {item.dependsOn.length > 0 && (
+        <div>
+          depends on{' '}
+          {item.dependsOn.map((d) => (
+            <a key={d} href={`#/items/${d}`}>
+              {d}{' '}
+            </a>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Where the item came from: a plan, a prd, an issue. */
+function SourceLine({ item }: { item: ItemDetail }) {
+  const { source } = item;
+  if (source === undefined) return null;
+  return (
+    <div class="source">
+      from{' '}
+      {source.url === undefined ? (
+        sourceText(source)
+      ) : (
+        <a href={source.url} target="_blank" rel="noopener noreferrer">
+          {sourceText(source)}
+        </a>
+      )}
+      {source.author !== undefined && ` by @${source.author}`}
+      {source.writtenBackAt !== undefined &&
+        ` · its end written back ${when(source.writtenBackAt)}`}
+    </div>
+  );
+}
+
+/** Its pull request and how its checks stand. */
+function PullRequestLine({ item }: { item: ItemDetail }) {
+  const { pullRequest } = item;
+  if (pullRequest === undefined) return null;
+  return (
+    <div class={item.mergedAt !== undefined ? 'ok' : ''}>
+      pull request{' '}
+      <a href={pullRequest.url} target="_blank" rel="noopener noreferrer">
+        #{pullRequest.number}
+      </a>{' '}
+      ({pullRequest.head} into {pullRequest.base}) ·{' '}
+      {item.mergedAt !== undefined ? `merged ${when(item.mergedAt)}` : (item.checks ?? 'opening')}
+      {item.checkRounds
+        ? ` · red ${item.checkRounds} time${item.checkRounds === 1 ? '' : 's'}`
+        : ''}
+    </div>
+  );
+}
+
+/** A person's messages to its agent, and whether each was given yet. */
+function Messages({ item }: { item: ItemDetail }) {
+  const { messages = [] } = item;
+  if (messages.length === 0) return null;
+  return (
+    <ul class="messages">
+      {messages.map((m) => (
+        <li key={m.at}>
+          <span class="dim">
+            {m.from}, {when(m.at)}
+            {m.session === undefined ? ' · not given yet' : ' · given'}:
+          </span>{' '}
+          {m.text}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Every attempt, the newest first: when, how long, how it ended, what it cost, its gates. */
+function Attempts({ sessions }: { sessions: SessionEntry[] }) {
+  return (
+    <>
       <table class="sessions attempts">
         <thead>
           <tr>
@@ -171,19 +208,23 @@ export function ItemPage({ id }: { id: string }) {
         </tbody>
       </table>
       {sessions.length === 0 && <p class="dim">No attempt yet.</p>}
-      {diff?.branch && (
-        <>
-          <h3>
-            {diff.landed === true
-              ? `Landed on ${item?.landedOn ?? 'its target'} at ${item?.landedCommit?.slice(0, 12) ?? ''}, from ${diff.branch}`
-              : `Branch ${diff.branch} against ${diff.base?.slice(0, 12) ?? ''}`}
-          </h3>
-          <pre class="diff" id="item-diff">
-            {diff.diff === '' ? '(no change)' : diff.diff}
-            {diff.truncated ? '\n… (cut: ralph diff shows it whole)' : ''}
-          </pre>
-        </>
-      )}
-    </section>
+    </>
+  );
+}
+
+/** In git mode: what its branch holds against its base, or what it landed. */
+function BranchDiff({ item, diff }: { item: ItemDetail; diff: Diff }) {
+  return (
+    <>
+      <h3>
+        {diff.landed === true
+          ? `Landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit?.slice(0, 12) ?? ''}, from ${diff.branch}`
+          : `Branch ${diff.branch} against ${diff.base?.slice(0, 12) ?? ''}`}
+      </h3>
+      <pre class="diff" id="item-diff">
+        {diff.diff === '' ? '(no change)' : diff.diff}
+        {diff.truncated ? '\n… (cut: ralph diff shows it whole)' : ''}
+      </pre>
+    </>
   );
 }

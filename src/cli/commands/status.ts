@@ -23,7 +23,19 @@ const REFUSALS_SHOWN = 10;
 
 /** The report as people read it. */
 export function renderStatus(report: StatusReport, now = Date.now()): string {
-  const lines = [`Workspace ${report.root}`];
+  return [
+    `Workspace ${report.root}`,
+    ...stateLines(report),
+    ...queueLines(report),
+    ...fleetLines(report, now),
+    ...runningLines(report),
+    ...budgetLines(report),
+  ].join('\n');
+}
+
+/** The runner, the server, and what holds the night: a pause, a wait, a held CLI, a broken file. */
+function stateLines(report: StatusReport): string[] {
+  const lines: string[] = [];
   lines.push(
     report.runner
       ? `Runner:  running (pid ${report.runner.pid}, since ${report.runner.startedAt})`
@@ -53,6 +65,12 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     lines.push(
       `Held:    ${held.cli}, no item starts on it ${held.until === undefined ? 'in this run' : `until ${held.until}`}: ${held.reason === report.waiting?.reason ? 'the wait above' : held.reason}`,
     );
+  return lines;
+}
+
+/** The queue at a glance, and what waits on a person or a stage. */
+function queueLines(report: StatusReport): string[] {
+  const lines: string[] = [];
   const { fleet } = report;
   if (fleet?.unreachable !== undefined) lines.push(`Queue:   cannot be read: ${fleet.unreachable}`);
   else
@@ -82,6 +100,13 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
     );
   if (pulls.length > REFUSALS_SHOWN)
     lines.push(`               and ${pulls.length - REFUSALS_SHOWN} more (ralph ls)`);
+  return lines;
+}
+
+/** The fleet's pause and its runners. */
+function fleetLines(report: StatusReport, now: number): string[] {
+  const lines: string[] = [];
+  const { fleet } = report;
   if (fleet?.paused)
     lines.push(
       `Fleet:   paused by ${fleet.paused.by} at ${fleet.paused.at}: ${fleet.paused.reason} (ralph resume --fleet to go on)`,
@@ -93,6 +118,12 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
         `         ${r.host} pid ${r.pid}, ${r.workers} worker${r.workers === 1 ? '' : 's'}, ${r.workspace}: ${r.items.length === 0 ? 'idle' : `running ${r.items.join(', ')}`}, heartbeat ${formatDuration(Math.max(0, (now - Date.parse(r.heartbeatAt)) / 1000))} ago`,
       );
   }
+  return lines;
+}
+
+/** The sessions running now, and what a dead runner left running. */
+function runningLines(report: StatusReport): string[] {
+  const lines: string[] = [];
   if (report.orphaned !== undefined) {
     const ids = report.orphaned.itemIds;
     lines.push(
@@ -111,6 +142,12 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
       }${r.costUsd === undefined ? '' : `, ${formatCost(r.costUsd, r.costEstimated)}`}`,
     );
   }
+  return lines;
+}
+
+/** What this run and all runs spent. */
+function budgetLines(report: StatusReport): string[] {
+  const lines: string[] = [];
   const run = report.budget.run;
   if (run) {
     const limit =
@@ -124,7 +161,7 @@ export function renderStatus(report: StatusReport, now = Date.now()): string {
   lines.push(
     `         all time $${report.budget.totalCostUsd.toFixed(4)}, ${plural(report.budget.iterations, 'session')}`,
   );
-  return lines.join('\n');
+  return lines;
 }
 
 /** `ralph status [--json] [--watch]`. */

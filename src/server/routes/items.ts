@@ -71,10 +71,17 @@ function listed(item: Item, waiting: string | undefined): ListedItem {
   return waiting === undefined ? rest : { ...rest, waiting };
 }
 
-/** `/items`: the queue, read and changed under the same lock as the CLI's. */
 /** The most of a branch's diff the item page shows (`ralph diff` shows it whole). */
 const MAX_DIFF_CHARS = 512 * 1024;
 
+/** The id of a route's item, checked. */
+function idOf(params: unknown): string {
+  const parsed = ItemParams.safeParse(params);
+  if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
+  return parsed.data.id;
+}
+
+/** `/items`: the queue, read and changed under the same lock as the CLI's. */
 export function itemRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
   /** One item (a database reads it and what it depends on, not the whole queue). */
@@ -82,11 +89,6 @@ export function itemRoutes(ctx: ServerContext): Hono {
     const item = (await ctx.queue.dependencyClosure([id])).find((i) => i.id === id);
     if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
     return item;
-  };
-  const idOf = (params: unknown) => {
-    const parsed = ItemParams.safeParse(params);
-    if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
-    return parsed.data.id;
   };
 
   app.get('/items', async (c) => {
@@ -149,6 +151,12 @@ export function itemRoutes(ctx: ServerContext): Hono {
     } satisfies Diff);
   });
 
+  actionRoutes(app, ctx);
+  return app;
+}
+
+/** What people do to one item: retry, cancel, stop, say, remove. */
+function actionRoutes(app: Hono, ctx: ServerContext): void {
   app.post('/items/:id/retry', async (c) => {
     const { force } = query(c, ForceQuery);
     const ids = await ctx.queue.retry({ ids: [idOf(c.req.param())], force: force === '1' });
@@ -199,6 +207,4 @@ export function itemRoutes(ctx: ServerContext): Hono {
     await dropWorktrees(ctx.workspace, ids, 'removed');
     return c.json({ items: ids, removed: true } satisfies ItemsRemoved);
   });
-
-  return app;
 }
