@@ -1,0 +1,71 @@
+// A pull request that waits for a person, in a real headless Chromium: its item has a column of
+// its own on the board ("review", shown only while one waits), and its page links the pull
+// request, says its checks passed, and offers no message box (its agent's work is over).
+// Screenshots go to test-artifacts/dashboard/.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
+import { queueItem } from '../support/items.js';
+import { startServe, stopServers, type Served } from '../support/serve.js';
+import { makeWorkspace } from '../support/workspace.js';
+
+let browser: Browser;
+let page: Page;
+let served: Served;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const root = await makeWorkspace({});
+  const at = new Date().toISOString();
+  const items = [
+    queueItem('review', {
+      title: 'Add the export button',
+      status: 'awaiting_review',
+      lastOutcome: 'ready_for_review',
+      attempts: 1,
+      createdAt: at,
+      finishedAt: at,
+      checks: 'green: build, test',
+      pullRequest: {
+        number: 12,
+        url: 'https://github.example/acme/app/pull/12',
+        head: 'ralph/review',
+        base: 'main',
+        kind: 'item',
+      },
+    }),
+    queueItem('next', { title: 'Document the export', createdAt: at }),
+  ];
+  fs.writeFileSync(
+    path.join(root, 'state', 'queue.json'),
+    JSON.stringify({ schema: 7, version: 1, items }),
+  );
+  served = await startServe(root);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(served.openUrl);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServers();
+});
+
+describe('a pull request waiting for review', () => {
+  it('has a column of its own on the board, and a page that links it', async () => {
+    const column = page.locator('.column[data-status="awaiting_review"]');
+    await column.locator('.card[data-item="review"]').waitFor();
+    expect(await column.locator('h2, h3').first().textContent()).toMatch(/^review/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-board-1440.png'), fullPage: true });
+    await page.goto(`${served.base}/#/items/review`);
+    const facts = page.locator('#item-page .facts');
+    await facts.waitFor();
+    expect(await facts.textContent()).toContain('awaiting_review');
+    expect(await facts.locator('a[href$="/pull/12"]').textContent()).toBe('#12');
+    expect(await facts.textContent()).toContain('green: build, test');
+    expect(await page.locator('#item-page .message-box').count()).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-item-1440.png'), fullPage: true });
+  });
+});
