@@ -3,7 +3,7 @@
 // reading each process's /proc/<pid>/stat once. In this run, on this machine's processes.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { findSessionProcesses, processStartTime } from '../../dist/agent/procfs.js';
+import { findSessionProcesses, processStartTime } from '../../dist/lib/procfs.js';
 import { elapsed, stats } from './lib.mjs';
 
 const MARKER = { name: 'RALPH_SESSION', value: 'bench-reap' };

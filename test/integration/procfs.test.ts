@@ -5,7 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import { SESSION_MARKER } from '../../src/agent/env.js';
 import { findSessionProcesses, processStartTime } from '../../src/lib/procfs.js';
 
-const PROCFS = fileURLToPath(new URL('../../dist/agent/procfs.js', import.meta.url));
+const PROCFS = fileURLToPath(new URL('../../dist/lib/procfs.js', import.meta.url));
 const children: ChildProcess[] = [];
 
 afterEach(() => {
