@@ -154,7 +154,8 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
   sent_to_land: {
     from: ['done', 'landing'],
     // An item waiting to land again after a failed try is tried now: a person asked.
-    apply: (item, e) => (item.status === 'landing' ? item : toLand(item, e.now)),
+    apply: (item, e) =>
+      item.status === 'landing' ? { ...item, lookAgain: undefined } : toLand(item, e.now),
   },
   pull_request_opened: {
     from: ['awaiting_checks'],
@@ -270,8 +271,8 @@ export function applyEvent(item: Item | undefined, event: ItemEvent): Applied {
   const refused = rule.refuse?.(item, event);
   if (refused !== undefined) return { kind: 'refused', reason: refused, item };
   const next = rule.apply(item, event);
-  // A stage's next look is for the status it was set in; `sent_to_land` asks for one now.
-  const looksOver = next.status !== item.status || event.kind === 'sent_to_land';
+  // A stage's next look is for the status it was set in.
+  const looksOver = next.status !== item.status;
   return { kind: 'applied', item: looksOver ? { ...next, lookAgain: undefined } : next };
 }
 
