@@ -98,6 +98,9 @@ const MAY_IMPORT = {
 
 const folders = Object.keys(MAY_IMPORT);
 
+/** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */
+const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
+
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
 const STAGE_ROOMS = ['land', 'forge'];
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
@@ -134,8 +137,25 @@ module.exports = {
       from: { path: `^src/${folder}/` },
       to: {
         path: `^src/(${folders.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
+        // The schema of a room's settings is public: config/ composes them, others read types.
+        pathNot: ROOM_SETTINGS,
       },
     })),
+    {
+      name: 'room-settings-are-leaves',
+      severity: 'error',
+      comment:
+        "a room's settings schema (config-schema.ts) imports only lib, config's value kinds and other rooms' settings schemas, so config/ can compose them",
+      from: { path: ROOM_SETTINGS },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/lib/',
+          '^src/config/(values|cli-names|sandbox-kinds|notify-events)[.]ts$',
+          ROOM_SETTINGS,
+        ],
+      },
+    },
     {
       name: 'runner-surface',
       severity: 'error',

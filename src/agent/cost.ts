@@ -1,4 +1,4 @@
-import type { Price } from '../config/schema.js';
+import type { Price } from './config-schema.js';
 import type { StreamSummary } from '../stream/summary.js';
 
 /** What a session cost: the CLI's own figure, or an estimate from its tokens and a price. */

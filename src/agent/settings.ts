@@ -1,13 +1,11 @@
 import type { CliName } from '../config/cli-names.js';
-import {
-  cliOfFallback,
-  type Config,
-  type ForgeConfig,
-  type Gate,
-  type LandChoice,
-  type SandboxChoice,
-  type SessionSettings,
-} from '../config/schema.js';
+import type { Config, SessionSettings } from '../config/schema.js';
+import type { ForgeConfig } from '../forge/config-schema.js';
+import type { Gate } from '../gates/config-schema.js';
+import type { LandChoice } from '../land/config-schema.js';
+import type { SandboxChoice } from '../sandbox/config-schema.js';
+import { nearest } from '../config/layers.js';
+import { cliOfFallback } from './config-schema.js';
 
 /** The settings one session runs with, after precedence is applied. */
 export interface ResolvedSettings {
@@ -37,7 +35,7 @@ export function resolveSettings(
 ): ResolvedSettings {
   const pick = <K extends keyof Config['defaults'] & keyof SessionSettings>(
     key: K,
-  ): SessionSettings[K] => pickLayer(layers, key) ?? defaults[key];
+  ): SessionSettings[K] => nearest(layers, (layer) => layer[key]) ?? defaults[key];
   return {
     cli: pick('cli') ?? defaults.cli,
     workDir: resolvePath(pick('workDir') ?? '.'),
@@ -83,13 +81,8 @@ export function resolveFallback(
   layers: readonly SessionSettings[],
   ownCli: CliName,
 ): FallbackSettings {
-  const pick = <K extends 'clis' | 'after' | 'handoverChars'>(key: K) => {
-    for (let i = layers.length - 1; i >= 0; i--) {
-      const value = layers[i]?.fallback?.[key];
-      if (value !== undefined) return value;
-    }
-    return defaults.fallback?.[key];
-  };
+  const pick = <K extends 'clis' | 'after' | 'handoverChars'>(key: K) =>
+    nearest(layers, (layer) => layer.fallback?.[key]) ?? defaults.fallback?.[key];
   const clis = (pick('clis') ?? [])
     .map((choice) => (typeof choice === 'string' ? { cli: choice } : choice))
     .filter((choice) => choice.cli !== ownCli);
@@ -112,6 +105,22 @@ export function fallbackRefusal(
     : `fallback.clis names "${ownCli}", the CLI the item runs on: a fallback is another CLI`;
 }
 
+/** One setting of the item's layers (the item's beats its persona's), without the workspace's. */
+export function pickLayer<K extends keyof SessionSettings>(
+  layers: readonly SessionSettings[],
+  key: K,
+): SessionSettings[K] {
+  return nearest(layers, (layer) => layer[key]);
+}
+
+/** One key of `land` of the item's layers, without the workspace's. */
+function pickLand<K extends keyof LandChoice>(
+  layers: readonly SessionSettings[],
+  key: K,
+): LandChoice[K] {
+  return nearest(layers, (layer) => layer.land?.[key]);
+}
+
 /** What the item and its persona set themselves, before the workspace defaults. */
 export function explicitSettings(layers: readonly SessionSettings[]): SessionSettings {
   const explicit: Record<string, unknown> = {};
@@ -119,18 +128,6 @@ export function explicitSettings(layers: readonly SessionSettings[]): SessionSet
     for (const [key, value] of Object.entries(layer))
       if (value !== undefined) explicit[key] = value;
   return explicit;
-}
-
-/** The value of the last layer that sets `key` (the item's beats the persona's). */
-export function pickLayer<K extends keyof SessionSettings>(
-  layers: readonly SessionSettings[],
-  key: K,
-): SessionSettings[K] {
-  for (let i = layers.length - 1; i >= 0; i--) {
-    const value = layers[i]?.[key];
-    if (value !== undefined) return value;
-  }
-  return undefined;
 }
 
 /** How an item's work is kept and checked: git mode and the quality gates. */
@@ -157,13 +154,12 @@ export function resolveSandbox(
   config: Config,
   layers: readonly SessionSettings[],
 ): SandboxSettings {
-  const pick = <K extends keyof SandboxChoice>(key: K): SandboxSettings[K] => {
-    for (let i = layers.length - 1; i >= 0; i--) {
-      const value = layers[i]?.sandbox?.[key];
-      if (value !== undefined) return value as SandboxSettings[K];
-    }
-    return config.sandbox[key];
-  };
+  const pick = <K extends keyof SandboxChoice>(key: K): SandboxSettings[K] =>
+    nearest(
+      layers,
+      (layer) => layer.sandbox?.[key] as SandboxSettings[K] | undefined,
+      config.sandbox[key],
+    );
   return {
     kind: pick('kind'),
     network: pick('network'),
@@ -216,16 +212,4 @@ export function landSettingsOf(config: Config, layers: readonly SessionSettings[
     push: pickLand(layers, 'push') ?? config.land.push,
     fromTarget: pickLayer(layers, 'base') === undefined,
   };
-}
-
-/** The value of `land.<key>` of the last layer that sets it. */
-function pickLand<K extends keyof LandChoice>(
-  layers: readonly SessionSettings[],
-  key: K,
-): LandChoice[K] {
-  for (let i = layers.length - 1; i >= 0; i--) {
-    const value = layers[i]?.land?.[key];
-    if (value !== undefined) return value;
-  }
-  return undefined;
 }

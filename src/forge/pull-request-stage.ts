@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';
-import type { ForgeConfig } from '../config/schema.js';
+import type { ForgeConfig } from './config-schema.js';
 import { ForgeError, type Forge } from './forge.js';
 import { openForge } from './open.js';
 import { remoteUrl, repositoryRoot, resolveCommit } from '../git/worktree.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Gate } from '../config/schema.js';
+import type { Gate } from './config-schema.js';
 import { runCommand, type CommandResult } from '../lib/command.js';
 
 /** How one gate ended. */

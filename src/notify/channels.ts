@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { NotifierConfig } from '../config/schema.js';
+import type { NotifierConfig } from './config-schema.js';
 import { runCommand } from '../lib/command.js';
 import type { NotifyMessage } from './message.js';
 

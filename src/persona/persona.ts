@@ -2,13 +2,10 @@ import type { parse as parseYaml } from 'yaml';
 import * as z from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { PERMISSION_MODES } from '../config/permission-modes.js';
-import {
-  cliOfFallback,
-  FallbackChoiceSchema,
-  GateSchema,
-  LandChoiceSchema,
-  type SessionSettings,
-} from '../config/schema.js';
+import type { SessionSettings } from '../config/schema.js';
+import { cliOfFallback, FallbackChoiceSchema } from '../agent/config-schema.js';
+import { GateSchema } from '../gates/config-schema.js';
+import { LandChoiceSchema } from '../land/config-schema.js';
 import { InputError } from '../lib/errors.js';
 import { lazyRequire } from '../lib/lazy-require.js';
 import type { FileCache } from '../lib/file-cache.js';

@@ -1,5 +1,6 @@
 import * as z from '../lib/zod.js';
-import { CronSchema, SessionSettingsSchema, VAR_NAME } from '../config/schema.js';
+import { SessionSettingsSchema } from '../config/schema.js';
+import { CronSchema, VAR_NAME } from '../config/values.js';
 import { QUEUE_SCHEMA } from './file-schema.js';
 import { ITEM_STATUSES } from './item-status.js';
 
@@ -98,97 +99,121 @@ export const SourceSchema = z.strictObject({
 
 export type Source = z.output<typeof SourceSchema>;
 
-/** One work item in `state/queue.json`. */
+/** What the item asks: its task, where it stands in line and what it waits for. */
+export const ItemAskSchema = z.strictObject({
+  id: ItemIdSchema,
+  title: z.string().trim().min(1, 'a title is required'),
+  body: z.string().optional(),
+  bodyFile: z.string().min(1).optional(),
+  // The shared queue keeps it in a Postgres integer; a person needs far fewer levels.
+  priority: z
+    .int()
+    .min(-1_000_000, 'a priority is from -1,000,000 to 1,000,000')
+    .max(1_000_000, 'a priority is from -1,000,000 to 1,000,000')
+    .default(0),
+  dependsOn: z.array(ItemIdSchema).default([]),
+  notBefore: Timestamp.optional(),
+  schedule: CronSchema.optional(),
+  vars: z
+    .record(
+      z
+        .string()
+        .regex(VAR_NAME, 'not a placeholder name')
+        .refine((name) => !(BUILTIN_VARS as readonly string[]).includes(name), {
+          message: 'a built-in placeholder cannot be set in "vars"',
+        }),
+      z.string(),
+    )
+    .default({}),
+  /** Where it was imported from. */
+  source: SourceSchema.optional(),
+});
+
+export type ItemAsk = z.output<typeof ItemAskSchema>;
+
+/**
+ * Its settings: what it overrides of its persona's and the workspace's (the nearest wins,
+ * `config/layers.ts`).
+ */
+export const ItemSettingsSchema = z.strictObject({
+  agent: AgentIdSchema.optional(),
+  maxAttempts: z.int().positive().optional(),
+  ...SessionSettingsSchema.shape,
+});
+
+export type ItemSettings = z.output<typeof ItemSettingsSchema>;
+
+/** Its life: what ralph writes as it goes, never what a person asks. */
+export const ItemLifeSchema = z.strictObject({
+  status: z.enum(ITEM_STATUSES).default('pending'),
+  attempts: z.int().nonnegative().default(0),
+  createdAt: Timestamp.optional(),
+  updatedAt: Timestamp.optional(),
+  startedAt: Timestamp.optional(),
+  finishedAt: Timestamp.optional(),
+  /** When a failed attempt may be retried (backoff) or a limit wait ends. */
+  retryAfter: Timestamp.optional(),
+  sessions: z.array(z.string()).default([]),
+  costUsd: z.number().nonnegative().default(0),
+  lastError: z.string().optional(),
+  lastOutcome: z.string().optional(),
+  /** The conversation (claude session, codex thread, …) to resume after an interruption or a failed gate. */
+  conversationId: z.string().optional(),
+  /** Git mode: the item's branch and the commit it was made from. */
+  branch: z.string().optional(),
+  baseCommit: z.string().optional(),
+  /** The failing gate's command and the end of its output, for the next attempt's prompt. */
+  gateFailure: z.string().optional(),
+  /** Landings that failed (a conflict, a land gate) since the item last landed. */
+  landRounds: z.int().nonnegative().optional(),
+  /** Why the last landing failed, for the next attempt's prompt (`{{LAND_FAILURE}}`). */
+  landFailure: z.string().optional(),
+  /** Where and when the item's work landed: the target's commit that holds it. */
+  landedCommit: z.string().optional(),
+  landedOn: z.string().optional(),
+  /** The target's commit it landed onto: `ralph diff` shows what the landing brought. */
+  landedOnto: z.string().optional(),
+  landedAt: Timestamp.optional(),
+  /** Its pull request (the item's own, or the land target's it landed on). */
+  pullRequest: PullRequestSchema.optional(),
+  /** The commit whose checks the item waits for, pushed at `checksSince`. */
+  checksHead: z.string().optional(),
+  checksSince: Timestamp.optional(),
+  /** What the checks last said, in a line (`3 pending: build, test…`, `green`). */
+  checks: z.string().optional(),
+  /** Rounds of failed checks (or reviews asking for changes) handed back to the agent. */
+  checkRounds: z.int().nonnegative().optional(),
+  /** What failed in the checks, for the next attempt's prompt (`{{CHECKS_FAILURE}}`). */
+  checksFailure: z.string().optional(),
+  /** When the forge merged its pull request. */
+  mergedAt: Timestamp.optional(),
+  /**
+   * When the stage that tends it (landing, a pull request's checks) is to look at it again,
+   * and how many looks it has had since it last moved: kept with the item, so a restart goes
+   * on where the last run stood.
+   */
+  lookAgain: z.strictObject({ at: Timestamp, looks: z.int().nonnegative() }).optional(),
+  /** A person's messages to its agent, oldest first. */
+  messages: z.array(MessageSchema).optional(),
+  /** What its agent asked a person, when it is `needs_input`. */
+  question: z.string().optional(),
+});
+
+export type ItemLife = z.output<typeof ItemLifeSchema>;
+
+/** One work item in `state/queue.json`: what it asks, its settings and its life, side by side. */
 export const ItemSchema = z
   .strictObject({
-    id: ItemIdSchema,
-    title: z.string().trim().min(1, 'a title is required'),
-    body: z.string().optional(),
-    bodyFile: z.string().min(1).optional(),
-    // The shared queue keeps it in a Postgres integer; a person needs far fewer levels.
-    priority: z
-      .int()
-      .min(-1_000_000, 'a priority is from -1,000,000 to 1,000,000')
-      .max(1_000_000, 'a priority is from -1,000,000 to 1,000,000')
-      .default(0),
-    status: z.enum(ITEM_STATUSES).default('pending'),
-    attempts: z.int().nonnegative().default(0),
-    maxAttempts: z.int().positive().optional(),
-    dependsOn: z.array(ItemIdSchema).default([]),
-    notBefore: Timestamp.optional(),
-    schedule: CronSchema.optional(),
-    agent: AgentIdSchema.optional(),
-    vars: z
-      .record(
-        z
-          .string()
-          .regex(VAR_NAME, 'not a placeholder name')
-          .refine((name) => !(BUILTIN_VARS as readonly string[]).includes(name), {
-            message: 'a built-in placeholder cannot be set in "vars"',
-          }),
-        z.string(),
-      )
-      .default({}),
-    ...SessionSettingsSchema.shape,
-    createdAt: Timestamp.optional(),
-    updatedAt: Timestamp.optional(),
-    startedAt: Timestamp.optional(),
-    finishedAt: Timestamp.optional(),
-    /** When a failed attempt may be retried (backoff) or a limit wait ends. */
-    retryAfter: Timestamp.optional(),
-    sessions: z.array(z.string()).default([]),
-    costUsd: z.number().nonnegative().default(0),
-    lastError: z.string().optional(),
-    lastOutcome: z.string().optional(),
-    /** The conversation (claude session, codex thread, …) to resume after an interruption or a failed gate. */
-    conversationId: z.string().optional(),
-    /** Git mode: the item's branch and the commit it was made from. */
-    branch: z.string().optional(),
-    baseCommit: z.string().optional(),
-    /** The failing gate's command and the end of its output, for the next attempt's prompt. */
-    gateFailure: z.string().optional(),
-    /** Landings that failed (a conflict, a land gate) since the item last landed. */
-    landRounds: z.int().nonnegative().optional(),
-    /** Why the last landing failed, for the next attempt's prompt (`{{LAND_FAILURE}}`). */
-    landFailure: z.string().optional(),
-    /** Where and when the item's work landed: the target's commit that holds it. */
-    landedCommit: z.string().optional(),
-    landedOn: z.string().optional(),
-    /** The target's commit it landed onto: `ralph diff` shows what the landing brought. */
-    landedOnto: z.string().optional(),
-    landedAt: Timestamp.optional(),
-    /** Its pull request (the item's own, or the land target's it landed on). */
-    pullRequest: PullRequestSchema.optional(),
-    /** The commit whose checks the item waits for, pushed at `checksSince`. */
-    checksHead: z.string().optional(),
-    checksSince: Timestamp.optional(),
-    /** What the checks last said, in a line (`3 pending: build, test…`, `green`). */
-    checks: z.string().optional(),
-    /** Rounds of failed checks (or reviews asking for changes) handed back to the agent. */
-    checkRounds: z.int().nonnegative().optional(),
-    /** What failed in the checks, for the next attempt's prompt (`{{CHECKS_FAILURE}}`). */
-    checksFailure: z.string().optional(),
-    /** When the forge merged its pull request. */
-    mergedAt: Timestamp.optional(),
-    /**
-     * When the stage that tends it (landing, a pull request's checks) is to look at it again,
-     * and how many looks it has had since it last moved: kept with the item, so a restart goes
-     * on where the last run stood.
-     */
-    lookAgain: z.strictObject({ at: Timestamp, looks: z.int().nonnegative() }).optional(),
-    /** A person's messages to its agent, oldest first. */
-    messages: z.array(MessageSchema).optional(),
-    /** What its agent asked a person, when it is `needs_input`. */
-    question: z.string().optional(),
-    /** Where it was imported from. */
-    source: SourceSchema.optional(),
+    ...ItemAskSchema.shape,
+    ...ItemSettingsSchema.shape,
+    ...ItemLifeSchema.shape,
   })
   .refine((item) => !(item.body !== undefined && item.bodyFile !== undefined), {
     message: 'give "body" or "bodyFile", not both',
     path: ['bodyFile'],
   });
 
-export type Item = z.output<typeof ItemSchema>;
+export type Item = ItemAsk & ItemSettings & ItemLife;
 
 /** The whole queue file. */
 export const QueueFileSchema = z

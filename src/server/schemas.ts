@@ -1,10 +1,10 @@
 import * as z from '../lib/zod.js';
-import { ItemIdSchema, ItemSchema } from '../queue/item.js';
+import { ItemAskSchema, ItemIdSchema, ItemSettingsSchema } from '../queue/item.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
 
 // Every request's query and body, validated here and described by GET /openapi.json.
 
-const { shape } = ItemSchema;
+const shape = ItemAskSchema.shape;
 const flag = z.enum(['0', '1']).optional();
 const since = z.string().max(100).optional();
 
@@ -27,40 +27,6 @@ export const ItemsQuery = z.object({
     .optional(),
 });
 
-/** What the queue keeps of an item's life: ralph's to write, never a request's. */
-const ITEM_STATE = [
-  'status',
-  'attempts',
-  'sessions',
-  'costUsd',
-  'lastError',
-  'lastOutcome',
-  'conversationId',
-  'branch',
-  'baseCommit',
-  'gateFailure',
-  'landRounds',
-  'landFailure',
-  'landedCommit',
-  'landedOn',
-  'landedOnto',
-  'landedAt',
-  'pullRequest',
-  'checksHead',
-  'checksSince',
-  'checks',
-  'checkRounds',
-  'checksFailure',
-  'mergedAt',
-  'messages',
-  'question',
-  'createdAt',
-  'updatedAt',
-  'startedAt',
-  'finishedAt',
-  'retryAfter',
-] as const;
-
 /** Fields an item has that a request may not set, and why: said in the refusal. */
 const NOT_OVER_HTTP = {
   gates: 'gates are commands run on this machine: set them in ralph.config.json or a persona',
@@ -70,11 +36,12 @@ const NOT_OVER_HTTP = {
     'source says where ralph import took the item from (an issue it writes back to): run ralph import',
 } as const;
 
+/** What a request may set: what the item asks and its settings, never its life. */
 const settable = Object.fromEntries(
-  Object.entries(ItemSchema.shape).filter(
-    ([key]) => !(ITEM_STATE as readonly string[]).includes(key) && !(key in NOT_OVER_HTTP),
+  Object.entries({ ...ItemAskSchema.shape, ...ItemSettingsSchema.shape }).filter(
+    ([key]) => !(key in NOT_OVER_HTTP),
   ),
-) as Omit<typeof ItemSchema.shape, (typeof ITEM_STATE)[number] | keyof typeof NOT_OVER_HTTP>;
+) as Omit<typeof ItemAskSchema.shape & typeof ItemSettingsSchema.shape, keyof typeof NOT_OVER_HTTP>;
 
 /**
  * `POST /items`: the item's own fields under their own names and schemas (whatever `ralph add`

@@ -2,7 +2,7 @@ import { credentialsOf, which } from '../agent/availability.js';
 import { resolveSandbox, resolveSettings } from '../agent/settings.js';
 import { cliNamed, commandOf, missingHint } from '../agent/clis/index.js';
 import type { CliName } from '../config/cli-names.js';
-import { cliOfFallback } from '../config/schema.js';
+import { cliOfFallback } from '../agent/config-schema.js';
 import type { Workspace } from '../config/workspace.js';
 import type { FileCache } from '../lib/file-cache.js';
 import { statusIs } from '../queue/item-status.js';

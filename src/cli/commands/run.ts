@@ -1,7 +1,7 @@
 import { STAGES } from '../stages.js';
 import { shellQuote } from '../../agent/argv.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { CronSchema } from '../../config/schema.js';
+import { CronSchema } from '../../config/values.js';
 import type { Workspace } from '../../config/workspace.js';
 import { ControlFiles } from '../../control/files.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
