@@ -62,13 +62,14 @@ const MAY_IMPORT = {
   forge: ['lib', 'config', 'git', 'queue', 'archive', 'events', 'stage'],
   // The sandbox (bubblewrap and its egress proxy): a command in, a command out.
   sandbox: ['lib', 'config', 'agent', 'gates', 'git'],
-  // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape.
-  sources: ['lib', 'queue', 'forge'],
+  // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape,
+  // and the write-back stage that tells an imported issue its item's end (through forge's issues port).
+  sources: ['lib', 'queue', 'forge', 'stage'],
   // Notifications: an outbox under state/ and the channels it is delivered through.
   notify: ['lib', 'config', 'events'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
-  stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox'],
+  stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],
   // A session made ready (its settings, CLI, prompt and worktree) and its work checked after.
   session: [
     'lib',
@@ -102,9 +103,11 @@ const folders = Object.keys(MAY_IMPORT);
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge'];
+const STAGE_ROOMS = ['land', 'forge', 'sources'];
+/** What one stage room may use of another's: sources use the forge's issues port. */
+const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
-const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage)[.]ts$';
+const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage|sources/write-back)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -123,13 +126,16 @@ module.exports = {
       from: { path: '^src/runner/' },
       to: { path: STAGE_MODULES },
     },
-    {
+    ...STAGE_ROOMS.map((room) => ({
       name: 'stage-rooms-apart',
       severity: 'error',
-      comment: 'a stage room imports neither the runner nor another stage room',
-      from: { path: `^src/(${STAGE_ROOMS.join('|')})/` },
-      to: { path: `^src/(runner|${STAGE_ROOMS.join('|')})/`, pathNot: '^src/$1/' },
-    },
+      comment: `src/${room} (a stage room) imports neither the runner nor another stage room`,
+      from: { path: `^src/${room}/` },
+      to: {
+        path: `^src/(runner|${STAGE_ROOMS.filter((r) => r !== room).join('|')})/`,
+        pathNot: [ROOM_SETTINGS, ...(PORTS_BETWEEN_ROOMS[room] ?? [])],
+      },
+    })),
     ...Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
       name: `boundary-${folder}`,
       severity: 'error',

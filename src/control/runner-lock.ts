@@ -4,7 +4,7 @@ import { RalphError, isErrnoException } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { readIfExists, writeJsonAtomically } from '../lib/fs.js';
 
-/** Who holds a workspace: written into `state/runner.lock` by the holder. */
+/** Who holds a workspace: written into `state/runner.lock` by the owner. */
 export interface RunnerIdentity {
   pid: number;
   startTime?: string;
@@ -30,7 +30,7 @@ export interface RunnerLock {
 
 const LOCK_OPTIONS = { realpath: false, stale: 30_000, update: 5_000, retries: 0 } as const;
 
-async function readHolder(file: string): Promise<RunnerIdentity | undefined> {
+async function readOwner(file: string): Promise<RunnerIdentity | undefined> {
   try {
     const text = await readIfExists(file);
     return text ? (JSON.parse(text) as RunnerIdentity) : undefined;
@@ -57,22 +57,22 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
     },
   };
   const { default: lockfile } = await import('proper-lockfile');
-  const last = await readHolder(file);
+  const last = await readOwner(file);
   let release: () => Promise<void>;
   let reclaimedFrom: RunnerIdentity | 'unknown' | undefined;
   try {
     release = await lockfile.lock(file, options);
   } catch (error) {
     if (!isErrnoException(error) || error.code !== 'ELOCKED') throw error;
-    const holder = await readHolder(file);
-    if (holder !== undefined && (await isSameProcessAlive(holder.pid, holder.startTime))) {
+    const owner = await readOwner(file);
+    if (owner !== undefined && (await isSameProcessAlive(owner.pid, owner.startTime))) {
       throw new RalphError(
-        `another ralph runner (pid ${holder.pid}, since ${holder.startedAt}) is running this workspace`,
+        `another ralph runner (pid ${owner.pid}, since ${owner.startedAt}) is running this workspace`,
         ExitCode.locked,
       );
     }
-    // The holder died without releasing: its lock directory is left over.
-    reclaimedFrom = holder ?? 'unknown';
+    // The owner died without releasing: its lock directory is left over.
+    reclaimedFrom = owner ?? 'unknown';
     await fsp.rm(`${file}.lock`, { recursive: true, force: true });
     try {
       release = await lockfile.lock(file, options);
@@ -100,9 +100,9 @@ export async function acquireRunnerLock(file: string, now: number): Promise<Runn
 
 /** The identity of the runner holding the workspace, if one is alive. */
 export async function liveRunner(file: string): Promise<RunnerIdentity | undefined> {
-  const holder = await readHolder(file);
-  if (holder === undefined || holder.endedAt !== undefined) return undefined;
+  const owner = await readOwner(file);
+  if (owner === undefined || owner.endedAt !== undefined) return undefined;
   const { default: lockfile } = await import('proper-lockfile');
   const locked = await lockfile.check(file, LOCK_OPTIONS).catch(() => false);
-  return locked && (await isSameProcessAlive(holder.pid, holder.startTime)) ? holder : undefined;
+  return locked && (await isSameProcessAlive(owner.pid, owner.startTime)) ? owner : undefined;
 }

@@ -48,8 +48,8 @@ export type ChecksVerdict =
   | { state: 'success'; passed: string[] }
   | { state: 'failure'; failed: FailedCheck[] };
 
-/** How a merge through the forge went. */
-export type MergeResult = 'merged' | 'base_moved';
+/** How merging a pull request through the forge went. */
+export type PullRequestMerge = 'merged' | 'base_moved';
 
 /** How bringing a pull request's branch up to its base went. */
 export type UpdateResult = 'updated' | 'conflict';
@@ -106,7 +106,7 @@ export interface Forge {
     pullRequest: number,
     method: 'merge' | 'squash' | 'rebase',
     sha: string,
-  ): Promise<MergeResult>;
+  ): Promise<PullRequestMerge>;
 }
 
 /** Why a forge refused or could not answer: what people must fix is in the message. */

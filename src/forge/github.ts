@@ -10,7 +10,7 @@ import {
   type Forge,
   type Issue,
   type IssueQuery,
-  type MergeResult,
+  type PullRequestMerge,
   type PullRequest,
   type PullRequestRequest,
   type ReviewVerdict,
@@ -459,7 +459,7 @@ class GitHubForge implements Forge {
     pullRequest: number,
     method: 'merge' | 'squash' | 'rebase',
     sha: string,
-  ): Promise<MergeResult> {
+  ): Promise<PullRequestMerge> {
     try {
       await this.octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
         owner: this.owner,

@@ -29,7 +29,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 const MAX_POLL_FACTOR = 10;
 /**
  * Looks for the last session's record (its summary goes in the body), a second apart, before it
- * goes without: the record is archived just after the item is settled, later on a loaded machine.
+ * goes without: the record is archived just after the item is recorded, later on a loaded machine.
  */
 const RECORD_LOOKS = 30;
 const RECORD_LOOK_MS = 1000;
@@ -45,12 +45,12 @@ interface Due {
 /**
  * The forge stage, beside the lander: items whose work is done wait in the queue as
  * `awaiting_checks`. It pushes each one's branch and opens its pull request, looks at the
- * checks of its head (conditional requests, backing off), and settles it: green → merged or
+ * checks of its head (conditional requests, backing off), and moves it on: green → merged or
  * ready for review; red → back to its agent with what failed, or failed after its rounds. No
  * worker waits for a check; a restart finds the waiting items in the queue.
  */
 /** The pull-request stage, as a stage of the run. */
-export const pullRequests: StageFactory = (ctx, onSettled) => new PullRequestStage(ctx, onSettled);
+export const pullRequests: StageFactory = (ctx, onMoved) => new PullRequestStage(ctx, onMoved);
 
 export class PullRequestStage implements Stage {
   readonly name = 'pull requests';
@@ -71,8 +71,8 @@ export class PullRequestStage implements Stage {
 
   constructor(
     private readonly ctx: StageContext,
-    /** Hears of each item it settled (back to its agent, done, failed). */
-    private readonly onSettled: (item: Item | undefined) => void,
+    /** Hears of each item it moved (back to its agent, done, failed). */
+    private readonly onMoved: (item: Item | undefined) => void,
   ) {}
 
   /**
@@ -95,7 +95,7 @@ export class PullRequestStage implements Stage {
    * (which this stage's looks mark merged or closed), those about to be (items awaiting their
    * checks), and the items running, which may open one each.
    */
-  async holdsClaims(): Promise<string | undefined> {
+  async refusesClaims(): Promise<string | undefined> {
     const { ctx } = this;
     const forge = ctx.workspace.config.forge;
     if (forge?.maxOpen === undefined) return undefined;
@@ -149,7 +149,7 @@ export class PullRequestStage implements Stage {
         continue;
       }
       const release = await ctx.persistently('tending pull requests', () =>
-        ctx.queue.holdStage('forge'),
+        ctx.queue.lockStage('forge'),
       );
       if (release === undefined) {
         // Another runner of the fleet tends them now.
@@ -179,7 +179,7 @@ export class PullRequestStage implements Stage {
   private async tend(forge: ForgeConfig, item: Item): Promise<boolean> {
     const { ctx } = this;
     try {
-      const settled =
+      const moved =
         item.checksSince === undefined
           ? await this.publish(forge, item)
           : await this.look(forge, item);
@@ -188,9 +188,9 @@ export class PullRequestStage implements Stage {
         ctx.events.info('forge_reachable', { after: this.outage.failures });
         this.outage = undefined;
       }
-      if (settled !== 'waiting') {
+      if (moved !== 'waiting') {
         this.due.delete(item.id);
-        this.onSettled(settled);
+        this.onMoved(moved);
       }
       return true;
     } catch (error) {
@@ -211,7 +211,7 @@ export class PullRequestStage implements Stage {
     }
     if (kind === 'refused') {
       // This item's request was wrong (a pull request GitHub will not open): it fails alone.
-      const failed = await this.settle(item, {
+      const failed = await this.record(item, {
         kind: 'checks_failed',
         refusal: {
           outcome: 'pull_request_refused',
@@ -223,7 +223,7 @@ export class PullRequestStage implements Stage {
         now: ctx.clock.now(),
       });
       ctx.events.error('forge_refused', { item: item.id, error: message });
-      this.onSettled(failed);
+      this.onMoved(failed);
       return true;
     }
     const now = ctx.clock.now();
@@ -279,7 +279,7 @@ export class PullRequestStage implements Stage {
       base: (kind === 'item' ? item.base : undefined) ?? forge.base,
       kind,
     } as const;
-    const after = await this.settle(item, {
+    const after = await this.record(item, {
       kind: 'pull_request_opened',
       opened: { pullRequest, head: sha },
       now: ctx.clock.now(),
@@ -295,7 +295,7 @@ export class PullRequestStage implements Stage {
     return after?.status === 'awaiting_checks' ? 'waiting' : after;
   }
 
-  /** Reads the item's pull request and the checks of its head, and settles what they say. */
+  /** Reads the item's pull request and the checks of its head, and records what they say. */
   private async look(forge: ForgeConfig, item: Item): Promise<Item | undefined | 'waiting'> {
     const { ctx } = this;
     const pr = item.pullRequest;
@@ -304,10 +304,10 @@ export class PullRequestStage implements Stage {
     const now = ctx.clock.now();
     const pull = await client.pullRequest(pr.number);
     if (pull.state === 'merged')
-      return this.settle(item, { kind: 'checks_passed', checks: 'merged', merged: true, now });
+      return this.record(item, { kind: 'checks_passed', checks: 'merged', merged: true, now });
     if (pull.state === 'closed') {
       ctx.events.warn('pull_request_closed', { item: item.id, number: pr.number });
-      return this.settle(item, { kind: 'pull_request_closed', now });
+      return this.record(item, { kind: 'pull_request_closed', now });
     }
     const verdict = await client.checks(pull.headSha, forge.checks.required);
     const deadline =
@@ -352,11 +352,11 @@ export class PullRequestStage implements Stage {
       }
     }
     if (forge.merge === 'none')
-      return this.settle(item, { kind: 'checks_passed', checks: green, merged: false, now });
+      return this.record(item, { kind: 'checks_passed', checks: green, merged: false, now });
     const merged = await client.merge(pr.number, forge.merge, pull.headSha);
     if (merged === 'merged') {
       ctx.events.info('pull_request_merged', { item: item.id, number: pr.number });
-      return this.settle(item, { kind: 'checks_passed', checks: green, merged: true, now });
+      return this.record(item, { kind: 'checks_passed', checks: green, merged: true, now });
     }
     // The base moved: its branch brought up to it, the checks run again on the new head.
     const updated = await client.updateBranch(pr.number, pull.headSha);
@@ -371,7 +371,7 @@ export class PullRequestStage implements Stage {
     }
     ctx.events.info('pull_request_updated', { item: item.id, number: pr.number, base: pr.base });
     const updatedHead = (await client.pullRequest(pr.number)).headSha;
-    await this.settle(item, {
+    await this.record(item, {
       kind: 'checks_seen',
       checks: `${pr.base} moved: branch updated, checks again`,
       head: updatedHead,
@@ -393,7 +393,7 @@ export class PullRequestStage implements Stage {
       error: ctx.redactor.redact(refusal.error),
       failure: ctx.redactor.redact(refusal.failure),
     };
-    const after = await this.settle(item, {
+    const after = await this.record(item, {
       kind: 'checks_failed',
       refusal: redacted,
       maxRounds: forge.checks.maxFixRounds,
@@ -428,7 +428,7 @@ export class PullRequestStage implements Stage {
     const { ctx } = this;
     const looks = this.due.get(item.id)?.looks ?? 0;
     if (item.checks !== line) {
-      await this.settle(item, { kind: 'checks_seen', checks: line, now: ctx.clock.now() });
+      await this.record(item, { kind: 'checks_seen', checks: line, now: ctx.clock.now() });
       await this.schedule(item.id, forge, 0);
     } else await this.schedule(item.id, forge, looks + 1);
   }
@@ -448,7 +448,7 @@ export class PullRequestStage implements Stage {
     );
   }
 
-  private async settle(item: Item, event: ItemEvent): Promise<Item | undefined> {
+  private async record(item: Item, event: ItemEvent): Promise<Item | undefined> {
     const applied = await this.ctx.persistently(`recording the checks of ${item.id}`, () =>
       this.ctx.queue.apply(item.id, event),
     );
@@ -547,7 +547,7 @@ export class PullRequestStage implements Stage {
 
   /**
    * What the item's last session said and which gates it passed, from its record; undefined
-   * until the record is written (it is archived just after its item is settled).
+   * until the record is written (it is archived just after its item is recorded).
    */
   private async sessionOf(item: Item): Promise<SessionTold | undefined> {
     const sessionId = item.sessions.at(-1);

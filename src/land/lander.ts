@@ -57,7 +57,7 @@ interface Train {
  * or fails it; no worker waits for a landing.
  */
 /** The lander, as a stage of the run. */
-export const lander: StageFactory = (ctx, onSettled) => new Lander(ctx, onSettled);
+export const lander: StageFactory = (ctx, onMoved) => new Lander(ctx, onMoved);
 
 export class Lander implements Stage {
   readonly name = 'lander';
@@ -87,10 +87,10 @@ export class Lander implements Stage {
   constructor(
     private readonly ctx: StageContext,
     /**
-     * Hears of each item a landing settled (a landed item frees its dependents, a refused one
+     * Hears of each item a landing moved (a landed item frees its dependents, a refused one
      * is claimable again, or failed).
      */
-    private readonly onSettled: (item: Item | undefined) => void,
+    private readonly onMoved: (item: Item | undefined) => void,
   ) {}
 
   /** Whether items wait to land, one is landing, or a change may have put one in line. */
@@ -109,7 +109,7 @@ export class Lander implements Stage {
   }
 
   /** The lander holds no claim back. */
-  holdsClaims(): Promise<undefined> {
+  refusesClaims(): Promise<undefined> {
     return Promise.resolve(undefined);
   }
 
@@ -150,9 +150,9 @@ export class Lander implements Stage {
           await sleep();
           continue;
         }
-        const settled = await this.land(item);
-        if (settled === 'elsewhere') await sleep();
-        else if (settled !== 'in train') this.onSettled(settled);
+        const moved = await this.land(item);
+        if (moved === 'elsewhere') await sleep();
+        else if (moved !== 'in train') this.onMoved(moved);
       }
     } finally {
       // Stopped: what the train landed is whole, and lands.
@@ -161,7 +161,7 @@ export class Lander implements Stage {
   }
 
   /**
-   * Lands one item, and settles it in the queue by what became of the landing; `elsewhere`
+   * Lands one item, and records it in the queue by what became of the landing; `elsewhere`
    * when another runner of the fleet is landing onto its target, `in train` when it waits in
    * a train for the target to move.
    */
@@ -178,7 +178,7 @@ export class Lander implements Stage {
         await this.moveTrain();
       // One lander a target at a time: another runner of the fleet may hold it.
       const release = await ctx.persistently(`waiting to land on ${target}`, () =>
-        ctx.queue.holdStage(target),
+        ctx.queue.lockStage(target),
       );
       if (release === undefined) return 'elsewhere';
       let landing: Landing;
@@ -225,10 +225,10 @@ export class Lander implements Stage {
         if (ctx.clock.now() - train.startedAt >= TRAIN_WINDOW_MS) await this.moveTrain();
         return 'in train';
       }
-      // Anything else is settled on the target as the train leaves it (a refusal tells the
+      // Anything else is recorded on the target as the train leaves it (a refusal tells the
       // agent of its commits).
       await this.moveTrain();
-      return await this.settle(job, landing);
+      return await this.record(job, landing);
     } catch (error) {
       // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
       if (job !== undefined) this.worktreeAt.delete(job.worktree);
@@ -348,7 +348,7 @@ export class Lander implements Stage {
         commit: landings.get(item.id)?.landing.commit ?? tip,
         already: false,
       });
-      this.onSettled(item);
+      this.onMoved(item);
     }
   }
 
@@ -386,7 +386,7 @@ export class Lander implements Stage {
     this.unmaintained.clear();
   }
 
-  private async settle(
+  private async record(
     job: LandJob,
     landing: Landing & { kind: 'landed' | 'refused' },
   ): Promise<Item | undefined> {

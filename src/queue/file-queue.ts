@@ -104,7 +104,7 @@ export class FileQueue extends FileQueueReader implements Queue {
     });
   }
 
-  holdStage(): Promise<() => Promise<void>> {
+  lockStage(): Promise<() => Promise<void>> {
     // One runner holds the workspace, and lands one item at a time.
     return Promise.resolve(() => Promise.resolve());
   }

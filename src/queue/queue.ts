@@ -55,7 +55,7 @@ export interface Queue {
    * one runner at a time: undefined when another of the fleet holds it. The workspace's runner
    * lock is that right for a queue file.
    */
-  holdStage(stage: string): Promise<(() => Promise<void>) | undefined>;
+  lockStage(stage: string): Promise<(() => Promise<void>) | undefined>;
   /**
    * Requeues the items a dead runner of this workspace left running, their attempt counted and
    * the cost their sessions reported (`spent`, by item id) added.
@@ -106,7 +106,7 @@ export interface Fleet {
   pause(reason: string, by: string): Promise<void>;
   /** Lifts the fleet's pause; returns the one lifted. */
   resume(): Promise<FleetPause | undefined>;
-  /** Joins this runner (the queue's lease holder) to the table. */
+  /** Joins this runner (the queue's lease owner) to the table. */
   join(runner: { host: string; pid: number; workspace: string; workers: number }): Promise<void>;
   /** Says this runner is alive (with its leases' renewal). */
   heartbeat(): Promise<void>;

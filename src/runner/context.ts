@@ -10,6 +10,7 @@ import type { Wait } from './wait.js';
 import type { FileCache } from '../lib/file-cache.js';
 import type { EgressProxy } from '../sandbox/proxy.js';
 import type { CliHolds } from '../agent/cli-holds.js';
+import type { Post } from '../notify/night.js';
 
 /** Timings of the runner that tests shorten. */
 export interface RunnerTimings {
@@ -49,6 +50,8 @@ export interface RunnerContext {
   leases: Map<string, Lease>;
   /** Work dirs held by items running without a worktree: no second item may run there. */
   workDirsInUse: Set<string>;
+  /** Posts a message through the notifications' outbox (started with the runner). */
+  post: Post;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */
   cliHolds: CliHolds;
   /**

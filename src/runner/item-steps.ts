@@ -4,7 +4,7 @@ import { unreachable } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
 import { leaseOf } from '../queue/lease.js';
 import type { SessionStages } from '../queue/lifecycle.js';
-import type { Claim as QueueClaim } from '../queue/queue.js';
+import type { Claim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import type { PreparedSession } from '../session/prepare.js';
@@ -12,8 +12,8 @@ import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
 import { tidyWorktree } from '../session/worktrees.js';
 
-/** The claimed item (with the work dir it holds), or when something becomes runnable. */
-export interface Claim extends QueueClaim {
+/** A worker's claim: the queue's, and the work dir the claimed item takes. */
+export interface WorkerClaim extends Claim {
   /** The work dir the item holds until its session ends (or until it has a worktree). */
   workDir?: string;
 }
@@ -23,7 +23,7 @@ export async function claimNext(
   ctx: RunnerContext,
   control: StopControl,
   sessionId: string,
-): Promise<Claim> {
+): Promise<WorkerClaim> {
   const now = ctx.clock.now();
   const { root, config } = ctx.workspace;
   const dirOf = (item: Item) => path.resolve(root, item.workDir ?? config.defaults.workDir ?? '.');

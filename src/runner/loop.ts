@@ -271,7 +271,7 @@ class Night {
   /** Why a stage holds new claims back, if one does. */
   private async heldByStage(): Promise<string | undefined> {
     for (const stage of this.stages) {
-      const reason = await stage.holdsClaims();
+      const reason = await stage.refusesClaims();
       if (reason !== undefined) return reason;
     }
     return undefined;
@@ -410,7 +410,7 @@ class Night {
     // a limit, a stop) is told by the run's other exit codes.
     if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
-    this.holdReserve(turn);
+    this.keepReserve(turn);
     // An item that may run on another CLI goes on there: its own CLI is held, not the night.
     if ('pauseReason' in outcome) {
       if (turn.canFallBack)
@@ -498,7 +498,7 @@ class Night {
    * `run.reserve`: a CLI that reports its subscription's window used past what the night may
    * spend takes no new item until the window resets (what is left is the person's morning).
    */
-  private holdReserve({ cli, usageWindow }: Ran): void {
+  private keepReserve({ cli, usageWindow }: Ran): void {
     const { reserve } = this.ctx.workspace.config.run;
     if (reserve <= 0 || usageWindow?.resetsAt === undefined) return;
     if (usageWindow.utilization < 1 - reserve) return;

@@ -16,7 +16,7 @@ import type { StopControl } from './stop-control.js';
 import { archive } from './archive.js';
 import { recordSpend } from '../control/budget.js';
 import { persistently } from './persist.js';
-import { settleWorktrees } from '../session/worktrees.js';
+import { tidyWorktrees } from '../session/worktrees.js';
 
 /**
  * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is
@@ -159,6 +159,6 @@ export async function recoverAfterCrash(ctx: RunnerContext, control: StopControl
     ctx.events.warn('items_requeued_after_crash', { items: requeued, sessions: orphans.sessions });
   }
   const items = await persistently(ctx, control, 'reading the queue', () => ctx.queue.list());
-  await settleWorktrees(ctx, items);
+  await tidyWorktrees(ctx, items);
   return items;
 }

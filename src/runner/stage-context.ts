@@ -7,6 +7,7 @@ import type { StopControl } from './stop-control.js';
 /** What the run's stages are given of it: the runner's context, seen through `StageContext`. */
 export function stageContextOf(ctx: RunnerContext, control: StopControl): StageContext {
   return {
+    post: ctx.post,
     workspace: ctx.workspace,
     queue: ctx.queue,
     events: ctx.events,

@@ -25,7 +25,8 @@ import type { RunEvents } from '../events/events.js';
 import { keepUp } from './fleet.js';
 import { acquireRunnerLock, type RunnerLock } from '../control/runner-lock.js';
 import { logFile } from './log.js';
-import { startNotifications } from './notifications.js';
+import { startNotifications, type NightNotifications } from '../notify/night.js';
+import { issueCommenter } from '../sources/issue-comments.js';
 import { runLoop, type LoopOptions } from './loop.js';
 import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
@@ -66,12 +67,32 @@ async function checkDirectories(workspace: Workspace): Promise<void> {
   }
 }
 
+/** The run's notifications, and its imported issues' comments, told as it goes. */
+function notificationsOf(
+  options: Omit<RunnerOptions, 'loop'>,
+  redactor: Redactor,
+): NightNotifications {
+  const { workspace } = options;
+  return startNotifications({
+    notify: workspace.config.notify,
+    outbox: workspace.paths.outbox,
+    name: workspace.config.rig || workspace.root,
+    root: workspace.root,
+    events: options.events,
+    clock: options.clock,
+    redactor,
+    env: options.env,
+    commentOnIssue: issueCommenter(workspace.config.forge, options.env),
+  });
+}
+
 function contextOf(
   options: Omit<RunnerOptions, 'loop'>,
   lock: RunnerLock,
   redactor: Redactor,
   queue: Queue,
   egress: EgressProxy,
+  notifications: NightNotifications,
   endsWhenPaused: boolean,
 ): RunnerContext {
   const { workspace, events } = options;
@@ -93,6 +114,7 @@ function contextOf(
     files: new FileCache(),
     leases: new Map(),
     workDirsInUse: new Set(),
+    post: notifications.post,
     cliHolds: new CliHolds((holds) => {
       // Said in status while they last; a failed write only costs status its line.
       controlFiles.writeHolds(heldClis(holds)).catch(() => undefined);
@@ -183,10 +205,12 @@ async function asQuietRunner<T>(
     );
     const queue = await openQueue(workspace, options.env);
     const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
+    const notifications = notificationsOf(options, redactor);
     try {
-      const ctx = contextOf(options, lock, redactor, queue, egress, true);
+      const ctx = contextOf(options, lock, redactor, queue, egress, notifications, true);
       return await asRunnerOf(workspace.root, () => work(ctx, queue));
     } finally {
+      await notifications.stop();
       await egress.close();
       await queue.close();
       unsubscribe();
@@ -243,14 +267,21 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     // A connection for each worker's claim or settle, one for the lease renewal, one to spare.
     const queue = await openWhenReachable(options, loop.workers + 2);
     const egress = new EgressProxy(() => new Date(clock.now()).toISOString());
-    let notifications: { stop(): Promise<void> } | undefined;
-    const ctx = contextOf(options, lock, redactor, queue, egress, loop.drain || loop.once);
+    const notifications = notificationsOf(options, redactor);
+    const ctx = contextOf(
+      options,
+      lock,
+      redactor,
+      queue,
+      egress,
+      notifications,
+      loop.drain || loop.once,
+    );
     try {
       // A limit an earlier run was held by still holds until its reset; the rest is forgotten.
       const kept = keptHolds(await ctx.controlFiles.readHolds(), clock.now());
       await ctx.controlFiles.writeHolds(heldClis(kept)).catch(() => undefined);
       for (const [cli, hold] of kept) ctx.cliHolds.hold(cli, hold);
-      notifications = startNotifications(ctx);
       if (lock.reclaimedFrom !== undefined)
         events.warn('stale_lock_reclaimed', { file: paths.runnerLock, holder: lock.reclaimedFrom });
       if (workspace.config.yolo)
@@ -297,7 +328,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
     } finally {
       const lasting = ctx.cliHolds.lasting(clock.now());
       await ctx.controlFiles.writeHolds(heldClis(lasting)).catch(() => undefined);
-      await notifications?.stop();
+      await notifications.stop();
       await egress.close();
       await queue.close();
       unsubscribe();

@@ -93,7 +93,7 @@ async function locate(file: string, env: Readonly<Record<string, string>>, cwd: 
 }
 
 /** Whether `dir` is HOME or holds it: a directory never given whole, for it holds the user's secrets. */
-const holdsHome = (dir: string, home: string) => isWithin(home, dir);
+const containsHome = (dir: string, home: string) => isWithin(home, dir);
 
 /**
  * What to give for a program or script at `file` (its real path): the `node_modules` it is in
@@ -104,7 +104,7 @@ async function programPart(file: string, home: string): Promise<string> {
   const parts = file.split(path.sep);
   const index = parts.lastIndexOf('node_modules');
   if (index > 0) return parts.slice(0, index + 1).join(path.sep);
-  for (let dir = path.dirname(file); !holdsHome(dir, home); dir = path.dirname(dir)) {
+  for (let dir = path.dirname(file); !containsHome(dir, home); dir = path.dirname(dir)) {
     if (await exists(path.join(dir, 'package.json'))) return dir;
     if (dir === path.dirname(dir)) break;
   }
@@ -120,7 +120,7 @@ function pathDirPart(dir: string, home: string): string | undefined {
     path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules'
       ? path.dirname(dir)
       : dir;
-  return holdsHome(part, home) ? undefined : part;
+  return containsHome(part, home) ? undefined : part;
 }
 
 /** How many entries of a `PATH` directory are looked at for links: a bound, not a need. */
@@ -189,7 +189,7 @@ export async function sandboxLayout(
         : { path: program, source: real, mode: 'symlink' },
     );
   for (const arg of inner.args)
-    if (path.isAbsolute(arg) && !holdsHome(arg, home) && (await exists(arg))) readOnly(arg);
+    if (path.isAbsolute(arg) && !containsHome(arg, home) && (await exists(arg))) readOnly(arg);
   for (const file of ['.gitconfig', '.config/git']) readOnly(path.join(home, file), true);
   for (const p of request.readOnly) readOnly(expandHome(p, home), true);
   for (const p of [...request.state, ...request.readWrite.map((p) => expandHome(p, home))])

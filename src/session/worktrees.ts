@@ -58,7 +58,7 @@ export async function tidyWorktree(
  * the others lose the index lock a killed git left, and each repository forgets the worktrees
  * whose directories are gone. Runs after the dead runner's items were requeued.
  */
-export async function settleWorktrees(ctx: WorktreeHost, items: readonly Item[]): Promise<void> {
+export async function tidyWorktrees(ctx: WorktreeHost, items: readonly Item[]): Promise<void> {
   const root = ctx.workspace.paths.worktrees;
   const names = await fsp.readdir(root).catch(() => [] as string[]);
   const byId = new Map(items.map((item) => [item.id, item]));

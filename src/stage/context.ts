@@ -4,6 +4,7 @@ import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import type { Item } from '../queue/item.js';
+import type { Post } from '../notify/night.js';
 import type { Queue } from '../queue/queue.js';
 import type { SandboxHost } from '../sandbox/entry.js';
 
@@ -40,6 +41,8 @@ export interface StageContext extends SandboxHost {
   pause(reason: string): Promise<void>;
   /** Why the night is paused, if it is. */
   pauseReason(): Promise<string | undefined>;
+  /** Posts a message (an issue told its item's end) through the notifications' outbox. */
+  readonly post: Post;
   /** The item's work, or throws why its settings cannot be resolved. */
   workOf(item: Item): Promise<ItemWork>;
 }

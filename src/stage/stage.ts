@@ -24,7 +24,7 @@ export interface Stage {
   /** The queue may have changed: it is not idle until it has looked again. */
   changed(): void;
   /** Why no new item may start now (a limit of the stage's, such as open pull requests). */
-  holdsClaims(): Promise<string | undefined>;
+  refusesClaims(): Promise<string | undefined>;
   /**
    * Tends its items until `over` says the run is over and none waits (a stop ends it at once).
    */
@@ -35,9 +35,6 @@ export interface Stage {
 
 /**
  * Makes one of the run's stages: given what a stage may know of the run, and who hears of each
- * item it settled (a settled item may free others, or be a failure of the run's).
+ * item it moved (a moved item may free others, or be a failure of the run's).
  */
-export type StageFactory = (
-  ctx: StageContext,
-  onSettled: (item: Item | undefined) => void,
-) => Stage;
+export type StageFactory = (ctx: StageContext, onMoved: (item: Item | undefined) => void) => Stage;

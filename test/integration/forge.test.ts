@@ -660,6 +660,7 @@ async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
     workspace,
     queue,
     egress: new EgressProxy(),
+    post: () => undefined,
     endsWhenPaused: false,
     controlFiles: new ControlFiles(workspace.paths),
     events: new RunEvents(() => time.clock.now()),

@@ -193,15 +193,15 @@ describe('the Postgres queue', () => {
   it('lets one runner of the fleet land onto a target at a time, and puts in line only from the status the table names', async () => {
     const { open } = await postgresWorkspace();
     const [a, b] = [await open(), await open()];
-    const release = await a.holdStage('ralph/landed');
+    const release = await a.lockStage('ralph/landed');
     expect(release).toBeDefined();
-    expect(await b.holdStage('ralph/landed')).toBeUndefined();
+    expect(await b.lockStage('ralph/landed')).toBeUndefined();
     // Another target is another lock.
-    const other = await b.holdStage('main');
+    const other = await b.lockStage('main');
     expect(other).toBeDefined();
     await other?.();
     await release?.();
-    const then = await b.holdStage('ralph/landed');
+    const then = await b.lockStage('ralph/landed');
     expect(then).toBeDefined();
     await then?.();
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);

@@ -17,7 +17,7 @@ import type { Output } from '../output.js';
  * such an item: it is no longer running, so it can be cancelled or removed. A live runner's
  * items are its own to settle.
  */
-async function settleDeadRunner(
+async function recoverDeadRunner(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
   selection: Selection,
@@ -116,7 +116,7 @@ export async function cancelCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  await settleDeadRunner(workspace, env, selection, output);
+  await recoverDeadRunner(workspace, env, selection, output);
   await stopRunning(workspace, env, selection.ids, output);
   const ids = await withQueue(workspace, env, (queue) => queue.cancel(selection));
   await dropWorktrees(workspace, ids, 'cancelled');
@@ -134,7 +134,7 @@ export async function removeCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  await settleDeadRunner(workspace, env, selection, output);
+  await recoverDeadRunner(workspace, env, selection, output);
   await stopRunning(workspace, env, selection.ids, output);
   const { before, ids } = await withQueue(workspace, env, async (queue) => ({
     before: await queue.list(),

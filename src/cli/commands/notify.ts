@@ -4,10 +4,8 @@ import { redactorFor } from '../../agent/redaction.js';
 import { send } from '../../notify/channels.js';
 import { targetName } from '../../notify/message.js';
 import { openWorkspace } from '../open-workspace.js';
+import { TRY_TIMEOUT_MS } from '../../notify/night.js';
 import type { Output } from '../output.js';
-
-/** One try of the test message: as long as a runner's. */
-const TRY_TIMEOUT_MS = 5_000;
 
 /**
  * `ralph notify test`: a test message to every notifier of `notify`, each said sent or not

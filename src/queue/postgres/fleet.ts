@@ -6,7 +6,7 @@ type Db = pg.Pool | pg.PoolClient;
 
 export interface PgFleetOptions {
   name: string;
-  /** This process's runner id (its leases' holder). */
+  /** This process's runner id (its leases' owner). */
   runner: string;
   leaseSeconds: number;
   /** Runs a statement, its errors reported as the queue's. */

@@ -32,7 +32,7 @@ export async function openPostgresQueue(
   return new PgQueue(pool, {
     name: config.queue.name,
     leaseSeconds: config.queue.lease,
-    holder: { runner: randomUUID(), workspace: `${os.hostname()}:${workspace.root}` },
+    owner: { runner: randomUUID(), workspace: `${os.hostname()}:${workspace.root}` },
     url,
     where,
     listener: () => openClient(url, config.queue),

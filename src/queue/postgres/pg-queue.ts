@@ -36,7 +36,7 @@ import { PgFleet } from './fleet.js';
 import { ITEM_COLUMNS, itemOf, itemValues, workDirKey } from './rows.js';
 
 /** Who holds the leases this queue's claims take: one runner process of one workspace. */
-export interface LeaseHolder {
+export interface LeaseOwner {
   /** Unique per runner process. */
   runner: string;
   /** The workspace (host and root): its next runner requeues what a dead one left. */
@@ -48,7 +48,7 @@ export interface PgQueueOptions {
   name: string;
   /** How long a lease lasts without renewal, in seconds. */
   leaseSeconds: number;
-  holder: LeaseHolder;
+  owner: LeaseOwner;
   /** The URL, for error messages (never shown with its password). */
   url: string;
   /** Where the queue is, for messages. */
@@ -183,7 +183,7 @@ export class PgQueue implements Queue {
     this.where = options.where;
     this.fleet = new PgFleet({
       name: options.name,
-      runner: options.holder.runner,
+      runner: options.owner.runner,
       leaseSeconds: options.leaseSeconds,
       run: (work) => this.run(work),
       announce: (db) => this.announce(db),
@@ -388,14 +388,14 @@ export class PgQueue implements Queue {
    */
   private async claimOne(request: ClaimRequest): Promise<Item | undefined> {
     const passedOver: string[] = [];
-    const { holder, leaseSeconds, name } = this.options;
+    const { owner, leaseSeconds, name } = this.options;
     for (;;) {
       const values = [
         name,
         new Date(request.now),
         request.sessionId,
-        holder.runner,
-        holder.workspace,
+        owner.runner,
+        owner.workspace,
         leaseSeconds,
         new Date(request.now).toISOString(),
       ];
@@ -440,7 +440,7 @@ export class PgQueue implements Queue {
     return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
   }
 
-  async holdStage(stage: string): Promise<(() => Promise<void>) | undefined> {
+  async lockStage(stage: string): Promise<(() => Promise<void>) | undefined> {
     // A session-level advisory lock, on a connection held while the landing lasts: it goes
     // with the connection if this runner dies.
     const client = await this.run((db) => (db as pg.Pool).connect());
@@ -475,7 +475,7 @@ export class PgQueue implements Queue {
       const orphans = await this.items(
         db,
         "status = 'running' AND lease_workspace = $2 AND lease_runner <> $3 FOR UPDATE",
-        [this.options.holder.workspace, this.options.holder.runner],
+        [this.options.owner.workspace, this.options.owner.runner],
       );
       for (const item of orphans)
         await this.write(
@@ -721,7 +721,7 @@ export class PgQueue implements Queue {
   /** Writes an item back; `session` leases it (a running item), else its lease is cleared. */
   private async write(db: Db, item: Item, session?: string): Promise<void> {
     const leased = item.status === 'running' && session !== undefined;
-    const { holder, leaseSeconds } = this.options;
+    const { owner, leaseSeconds } = this.options;
     const n = ITEM_COLUMNS.split(', ').length + 3;
     await db.query(
       `UPDATE ralph_items SET ${ITEM_ASSIGNMENTS}, changed = nextval('ralph_changes'),
@@ -735,8 +735,8 @@ export class PgQueue implements Queue {
         item.id,
         ...itemValues(item),
         leased ? session : null,
-        leased ? holder.runner : null,
-        leased ? holder.workspace : null,
+        leased ? owner.runner : null,
+        leased ? owner.workspace : null,
         leaseSeconds,
       ],
     );
