@@ -18,6 +18,7 @@ const FEATURES = [
   'forge',
   'sandbox',
   'sources',
+  'push',
   'notify',
   'stage',
   'session',
@@ -62,6 +63,8 @@ const MAY_IMPORT = {
   forge: ['lib', 'config', 'git', 'queue', 'archive', 'events', 'stage'],
   // The sandbox (bubblewrap and its egress proxy): a command in, a command out.
   sandbox: ['lib', 'config', 'agent', 'gates', 'git'],
+  // The push stage: a successful session's branch pushed to `git.push`'s remote.
+  push: ['lib', 'git', 'queue', 'stage'],
   // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape,
   // and the write-back stage that tells an imported issue its item's end (through forge's issues port).
   sources: ['lib', 'queue', 'forge', 'stage'],
@@ -103,11 +106,11 @@ const folders = Object.keys(MAY_IMPORT);
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge', 'sources'];
+const STAGE_ROOMS = ['land', 'forge', 'sources', 'push'];
 /** What one stage room may use of another's: sources use the forge's issues port. */
 const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
-const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage|sources/write-back)[.]ts$';
+const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -163,6 +163,7 @@ export const SessionRecordFields = z.looseObject({
       worktree: z.string(),
       commits: z.array(z.object({ sha: z.string(), subject: z.string() })),
       diffstat: z.string(),
+      /** Older releases pushed in the session and said so here; the item says it now. */
       pushedTo: z.string().optional(),
     })
     .optional(),

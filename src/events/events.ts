@@ -144,7 +144,7 @@ export interface RunnerEvents {
   worktree_removed: { item: string; worktree: string };
   worktree_failed: { item: string; operation: string; error: string };
   pushed: { item: string; branch: string; remote: string };
-  push_failed: { item: string; branch: string; remote: string; error: string };
+  push_failed: { item: string; branch: string; remote: string; error: string; retryAt: string };
   /** A person stopped this item's session alone (`ralph stop`): back in line, or cancelled. */
   item_stopped: { item: string; session: string; by: string; itemStatus: string };
   /** The sandbox's proxy refused a connection of the agent's or of its gates'. */

@@ -193,6 +193,19 @@ export const ItemLifeSchema = z.strictObject({
    * on where the last run stood.
    */
   lookAgain: z.strictObject({ at: Timestamp, looks: z.int().nonnegative() }).optional(),
+  /**
+   * Its branch waits to be pushed to this remote (`git.push`) by the push stage: a success's work
+   * is pushed after the session, never by the worker. `at`: not before (after a failed push).
+   */
+  pushTo: z
+    .strictObject({
+      remote: z.string().min(1),
+      at: Timestamp.optional(),
+      looks: z.int().nonnegative(),
+    })
+    .optional(),
+  /** The remote its branch was last pushed to. */
+  pushedTo: z.string().optional(),
   /** A person's messages to its agent, oldest first. */
   messages: z.array(MessageSchema).optional(),
   /** What its agent asked a person, when it is `needs_input`. */

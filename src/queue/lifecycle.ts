@@ -41,6 +41,8 @@ export interface SessionStages {
   land: boolean;
   /** Its branch is pushed and a pull request opened, whose checks are awaited (`forge`). */
   pullRequest: boolean;
+  /** The remote its branch is pushed to (`git.push`), by the push stage. */
+  push?: string;
 }
 
 /** Everything that can happen to an item. */
@@ -90,6 +92,10 @@ export type ItemEvent =
   | { kind: 'done_at_source'; now: number }
   /** Its end was told to its issue. */
   | { kind: 'written_back'; now: number }
+  /** Its branch was pushed to the remote it waited for. */
+  | { kind: 'pushed'; session: string; now: number }
+  /** Its push failed: the push stage tries again at `at` (`looks` failed pushes so far). */
+  | { kind: 'push_deferred'; session: string; at: number; looks: number }
   /** The stage tending it looks again at `at` (`looks` since it last moved). */
   | { kind: 'look_again'; at: number; looks: number };
 
@@ -108,6 +114,17 @@ interface Rule<K extends ItemEventKind> {
 
 const RUNNABLE = statusesWhere('runnable');
 
+/** A branch is pushed while its item waits anywhere but in a session (which may change it). */
+const NOT_RUNNING = ITEM_STATUSES.filter((status) => status !== 'running');
+
+/** A push is of the branch as one session left it: a later session's waits for its own push. */
+const nothingToPush = (item: Item, event: { session: string }) =>
+  item.pushTo === undefined
+    ? 'its branch waits for no push'
+    : item.sessions.at(-1) !== event.session
+      ? `a later session than ${event.session} changed its branch: that one waits to be pushed`
+      : undefined;
+
 const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, event.lease);
 
 /** The item's life: for each event, the statuses it may start from and what it does. */
@@ -117,12 +134,15 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     from: ['running'],
     refuse: leaseRefusal,
     apply: (item, e) =>
-      settle(
-        item,
-        afterSession(e.settlement, e.stages),
-        item.maxAttempts ?? e.policy.maxAttempts,
-        e.policy.now,
-        e.policy.retryBackoffCapMs,
+      pushAfter(
+        settle(
+          item,
+          afterSession(e.settlement, e.stages),
+          item.maxAttempts ?? e.policy.maxAttempts,
+          e.policy.now,
+          e.policy.retryBackoffCapMs,
+        ),
+        e,
       ),
   },
   checked_out: {
@@ -229,6 +249,27 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
       item.source?.writtenBackAt !== undefined ? 'its end was told already' : undefined,
     apply: (item, e) => writtenBack(item, e.now),
   },
+  pushed: {
+    from: NOT_RUNNING,
+    refuse: nothingToPush,
+    apply: ({ pushTo, ...item }, e) => ({
+      ...item,
+      pushedTo: pushTo?.remote,
+      updatedAt: new Date(e.now).toISOString(),
+    }),
+  },
+  push_deferred: {
+    from: NOT_RUNNING,
+    refuse: nothingToPush,
+    apply: (item, e) => ({
+      ...item,
+      pushTo: item.pushTo && {
+        remote: item.pushTo.remote,
+        at: new Date(e.at).toISOString(),
+        looks: e.looks,
+      },
+    }),
+  },
   look_again: {
     from: statusesWhere('waitsOnWorld'),
     apply: (item, e) => ({
@@ -241,6 +282,13 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
 /** Done, or waiting for a person's review of a pull request that is done as far as ralph goes. */
 function isDone(item: Item): boolean {
   return item.status === 'done' || item.status === 'awaiting_review';
+}
+
+/** A success's branch waits to be pushed (`git.push`), whatever stage it goes through next. */
+function pushAfter(item: Item, e: EventOf<'session_ended'>): Item {
+  const remote = e.stages?.push;
+  if (remote === undefined || e.settlement.kind !== 'succeeded') return item;
+  return { ...item, pushTo: { remote, looks: 0 } };
 }
 
 /** A success goes through the stages the workspace turns on for a branch of its own. */

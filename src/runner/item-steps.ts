@@ -148,7 +148,11 @@ export function settlementFor(
  */
 export function stagesOf(prepared: PreparedSession): SessionStages | undefined {
   if (prepared.checkout === undefined) return undefined;
-  return { land: prepared.work.land !== undefined, pullRequest: prepared.work.forge !== undefined };
+  return {
+    land: prepared.work.land !== undefined,
+    pullRequest: prepared.work.forge !== undefined,
+    push: prepared.work.push,
+  };
 }
 
 /** The line an agent ends with when it cannot go on without a person (the bootstrap says so). */

@@ -3,7 +3,7 @@ import { reapSession } from '../agent/process.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import { runGates, type GateResult } from '../gates/gates.js';
-import { pushBranch, commitLeftovers, commitsSince, diffStat } from '../git/worktree.js';
+import { commitLeftovers, commitsSince, diffStat } from '../git/worktree.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { SessionHost } from './host.js';
@@ -41,7 +41,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 /**
  * After the agent's session: in git mode its leftovers are committed on the item's branch;
  * after a success the quality gates decide whether the item is done (`gate_failed` when one
- * fails); once they pass, the branch is pushed when configured. Nothing here throws: a git
+ * fails); the push stage pushes the branch after (`git.push`). Nothing here throws: a git
  * failure is the attempt's outcome or a warning, never the runner's end.
  */
 export async function checkWork(
@@ -69,23 +69,7 @@ export async function checkWork(
   if (outcome.kind === 'success' && work.gates.length > 0) {
     Object.assign(checked, await gate(ctx, signal, session));
   }
-  if (checkout !== undefined) {
-    checked.git = await summarize(ctx, item, checkout);
-    if (checked.outcome.kind === 'success' && work.push !== undefined && checked.git) {
-      try {
-        await pushBranch(checkout.repo, work.push, checkout.branch);
-        checked.git.pushedTo = work.push;
-        ctx.events.info('pushed', { item: item.id, branch: checkout.branch, remote: work.push });
-      } catch (error) {
-        ctx.events.error('push_failed', {
-          item: item.id,
-          branch: checkout.branch,
-          remote: work.push,
-          error: messageOf(error),
-        });
-      }
-    }
-  }
+  if (checkout !== undefined) checked.git = await summarize(ctx, item, checkout);
   return checked;
 }
 

@@ -2,23 +2,13 @@
 // test, its pull request opened on a fake GitHub of the suite's own, its checks scripted by
 // what its commit holds (a `broken-<item>` file fails the build), failures handed back to the
 // fake agent's `ci` behaviour, merges and branch updates made in the bare repository.
-import { EgressProxy } from '../../src/sandbox/proxy.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
-import { openWorkspace } from '../../src/cli/open-workspace.js';
-import { CliHolds } from '../../src/agent/cli-holds.js';
-import { ControlFiles } from '../../src/control/files.js';
-import { FileCache } from '../../src/lib/file-cache.js';
-import { Redactor } from '../../src/lib/redact.js';
-import { openQueue } from '../../src/queue/open.js';
 import { PullRequestStage } from '../../src/forge/pull-request-stage.js';
-import { stageContextOf } from '../../src/runner/stage-context.js';
-import { RunEvents } from '../../src/events/events.js';
-import { DEFAULT_TIMINGS, type RunnerContext } from '../../src/runner/context.js';
-import { StopControl } from '../../src/runner/stop-control.js';
 import { fakeTime } from '../support/fake-time.js';
+import { pacedBy, stageContextFor } from '../support/stage-context.js';
 import { git, makeRepoWithRemote } from '../support/git.js';
 import { captureOutput } from '../support/output.js';
 import { startRunner } from '../support/runner.js';
@@ -647,41 +637,9 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
 const START = Date.parse('2026-11-25T01:00:00Z');
 
 /** The forge stage of a runner of the workspace, on the fake clock. */
-/** A stage's waits as jumps of a fake clock. */
-const pacedBy = (time: ReturnType<typeof fakeTime>) => ({
-  sleep: (ms: number) => time.wait({ ms }),
-  untilChanged: () => time.wait({ ms: 1000 }),
-});
-
 async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
-  const workspace = await openWorkspace(root);
-  const queue = await openQueue(workspace, env);
-  const ctx: RunnerContext = {
-    workspace,
-    queue,
-    egress: new EgressProxy(),
-    post: () => undefined,
-    endsWhenPaused: false,
-    controlFiles: new ControlFiles(workspace.paths),
-    events: new RunEvents(() => time.clock.now()),
-    clock: time.clock,
-    redactor: new Redactor([TOKEN]),
-    parentEnv: { ...process.env, ...env },
-    runner: { pid: process.pid, startedAt: new Date(START).toISOString() },
-    lastRunnerDied: false,
-    timings: DEFAULT_TIMINGS,
-    wait: time.wait,
-    files: new FileCache(),
-    leases: new Map(),
-    workDirsInUse: new Set(),
-    cliHolds: new CliHolds(() => undefined),
-    lockLost: () => undefined,
-    onWedged: () => {
-      throw new Error('wedged');
-    },
-  };
-  const stage = new PullRequestStage(stageContextOf(ctx, new StopControl()), () => undefined);
-  return { stage, close: () => queue.close() };
+  const { ctx, close } = await stageContextFor(root, time, env, [TOKEN]);
+  return { stage: new PullRequestStage(ctx, () => undefined), close };
 }
 
 /** Files under `dir` whose text holds `needle`. */

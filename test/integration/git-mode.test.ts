@@ -101,7 +101,8 @@ describe('git mode', () => {
     expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
     expect(git(bare, 'branch', '--format=%(refname:short)')).toBe('ralph/p');
     expect(git(bare, 'rev-parse', 'ralph/p')).toBe(git(repo, 'rev-parse', 'ralph/p'));
-    expect(readSessions(root)[0]).toMatchObject({ git: { pushedTo: 'origin' } });
+    // The push stage pushed it after the session, and the item says so.
+    expect(readQueue(root).items[0]).toMatchObject({ id: 'p', pushedTo: 'origin' });
   });
 
   it('runs an item without git mode, saying so, when its work dir is in no repository', async () => {

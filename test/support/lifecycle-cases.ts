@@ -28,6 +28,7 @@ export function itemIn(status: ItemStatus, id = 'it'): Item {
       kind: 'item',
     },
     source: { kind: 'github', key: 'o/r#1', ref: 'o/r', number: 1 },
+    pushTo: { remote: 'origin', looks: 0 },
   });
 }
 
@@ -182,6 +183,11 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   look_again: {
     event: { kind: 'look_again', at: NOW + 60_000, looks: 2 },
     to: { landing: 'same', awaiting_checks: 'same' },
+  },
+  pushed: { event: { kind: 'pushed', session: 's1', now: NOW }, to: every(but('running'), 'same') },
+  push_deferred: {
+    event: { kind: 'push_deferred', session: 's1', at: NOW + 60_000, looks: 1 },
+    to: every(but('running'), 'same'),
   },
   written_back: {
     event: { kind: 'written_back', now: NOW },

@@ -75,7 +75,16 @@ async function afterSessionLines(
       : [
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
-  return [...source, ...pull, ...landingLines(item)];
+  return [...source, ...pull, ...pushLines(item), ...landingLines(item)];
+}
+
+/** Where the item's branch was pushed (`git.push`), or that it waits to be. */
+function pushLines(item: Item): string[] {
+  if (item.pushTo !== undefined)
+    return [
+      `Push:     waits to be pushed to ${item.pushTo.remote}${item.pushTo.at === undefined ? '' : ` (tried ${plural(item.pushTo.looks, 'time')}, again at ${item.pushTo.at})`}`,
+    ];
+  return item.pushedTo === undefined ? [] : [`Push:     pushed to ${item.pushedTo}`];
 }
 
 /** Where the item landed, or why not. */

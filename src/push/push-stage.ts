@@ -1,0 +1,117 @@
+import { pushBranch, repositoryRoot } from '../git/worktree.js';
+import type { Item } from '../queue/item.js';
+import type { StageContext } from '../stage/context.js';
+import { StageLooks } from '../stage/looks.js';
+import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+
+/** The first wait after a failed push; it doubles with each failure, up to the longest. */
+const FIRST_RETRY_MS = 60_000;
+const LONGEST_RETRY_MS = 30 * 60_000;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The push stage: a successful session's branch pushed to the remote `git.push` names. */
+export const pushes: StageFactory = (ctx) => new PushStage(ctx);
+
+/** An item whose branch waits to be pushed (now, or after a failed push, later). */
+const waitsToPush = (item: Item): boolean =>
+  item.pushTo !== undefined && item.branch !== undefined && item.status !== 'running';
+
+/** When a push that failed `looks` times is tried again. */
+export const retryDelayMs = (looks: number): number =>
+  Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, looks - 1), LONGEST_RETRY_MS);
+
+/**
+ * Pushes the branch of each item a session finished with success to its remote (never by
+ * force), beside the workers: a remote that hangs or refuses holds up no session. A failed push
+ * is tried again with backoff, its time stored with the item, so a restart goes on where the
+ * last run stood.
+ */
+export class PushStage implements Stage {
+  readonly name = 'push';
+  /** A branch not pushed yet waits for its next try: the item's work itself is done. */
+  readonly stuck = 0;
+  private readonly looks = new StageLooks();
+  /** Each work dir's repository, read once a run. */
+  private readonly repositories = new Map<string, string>();
+
+  constructor(private readonly ctx: StageContext) {}
+
+  /** Whether a branch is due to be pushed, or a change may have made one due. */
+  get busy(): boolean {
+    return this.looks.busy;
+  }
+
+  changed(): void {
+    this.looks.changed();
+  }
+
+  /** It holds no claim back. */
+  refusesClaims(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  /**
+   * Pushes what is due, then sleeps until a change or the next retry; once `over` says the run
+   * is over, a branch whose retry is later waits for the next run.
+   */
+  async run(over: () => boolean, pace: StagePace): Promise<void> {
+    const { ctx } = this;
+    while (!ctx.stopped()) {
+      const begun = this.looks.begin();
+      const waiting = (
+        await ctx.persistently('reading the branches waiting to be pushed', () => ctx.queue.list())
+      ).filter(waitsToPush);
+      const now = ctx.clock.now();
+      const atOf = (item: Item) => Date.parse(item.pushTo?.at ?? '') || now;
+      const due = waiting.filter((item) => atOf(item) <= now);
+      this.looks.saw(begun, due.length);
+      for (const item of due) if (!ctx.stopped()) await this.push(item);
+      if (due.length > 0) continue;
+      if (over()) return;
+      const next = Math.min(...waiting.map(atOf));
+      await (Number.isFinite(next) ? pace.sleep(next - now) : pace.untilChanged());
+    }
+  }
+
+  /** Pushes one item's branch, and records that it did, or when to try again. */
+  private async push(item: Item): Promise<void> {
+    const { ctx } = this;
+    const { pushTo, branch } = item;
+    const session = item.sessions.at(-1);
+    if (pushTo === undefined || branch === undefined || session === undefined) return;
+    try {
+      await pushBranch(await this.repositoryOf(item), pushTo.remote, branch);
+      const applied = await ctx.persistently(`recording the push of ${item.id}`, () =>
+        ctx.queue.apply(item.id, { kind: 'pushed', session, now: ctx.clock.now() }),
+      );
+      if (applied.kind === 'applied')
+        ctx.events.info('pushed', { item: item.id, branch, remote: pushTo.remote });
+    } catch (error) {
+      const looks = pushTo.looks + 1;
+      const at = ctx.clock.now() + retryDelayMs(looks);
+      ctx.events.error('push_failed', {
+        item: item.id,
+        branch,
+        remote: pushTo.remote,
+        error: ctx.redactor.redact(messageOf(error)),
+        retryAt: new Date(at).toISOString(),
+      });
+      await ctx.persistently(`recording when to push ${item.id} again`, () =>
+        ctx.queue.apply(item.id, { kind: 'push_deferred', session, at, looks }),
+      );
+    }
+  }
+
+  /** The repository the item's branch is in: its work dir's. */
+  private async repositoryOf(item: Item): Promise<string> {
+    const { workDir } = await this.ctx.workOf(item);
+    let repo = this.repositories.get(workDir);
+    if (repo === undefined) {
+      repo = await repositoryRoot(workDir);
+      if (repo === undefined) throw new Error(`${workDir} is not in a git repository`);
+      this.repositories.set(workDir, repo);
+    }
+    return repo;
+  }
+}
