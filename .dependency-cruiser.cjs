@@ -110,7 +110,8 @@ const STAGE_ROOMS = ['land', 'forge', 'sources', 'push'];
 /** What one stage room may use of another's: sources use the forge's issues port. */
 const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
-const STAGE_MODULES = '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage)[.]ts$';
+const STAGE_MODULES =
+  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
