@@ -83,10 +83,10 @@ class Night {
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
   private holding: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
-  /** What tends the items beside the workers (landing, pull requests). */
+  /** What tends the items beside the workers (src/cli/stages.ts says which). */
   readonly stages: readonly Stage[];
-  /** Said once while a stage holds the workers (`forge.maxOpen`). */
-  private fullSaid = false;
+  /** Said once while a stage refuses new claims. */
+  private refusalSaid = false;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -255,10 +255,10 @@ class Night {
       await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
       return 'again';
     }
-    const full = await this.heldByStage();
-    if (full !== undefined) return this.whileFull(full);
-    if (this.fullSaid) {
-      this.fullSaid = false;
+    const full = await this.claimsRefusedBy();
+    if (full !== undefined) return this.whileClaimsRefused(full);
+    if (this.refusalSaid) {
+      this.refusalSaid = false;
       await ctx.controlFiles.clearWaiting().catch(() => undefined);
     }
     // Each worker's session may spend its share of what is left: together they stay within it.
@@ -268,8 +268,8 @@ class Night {
     };
   }
 
-  /** Why a stage holds new claims back, if one does. */
-  private async heldByStage(): Promise<string | undefined> {
+  /** Why a stage refuses new claims, if one does. */
+  private async claimsRefusedBy(): Promise<string | undefined> {
     for (const stage of this.stages) {
       const reason = await stage.refusesClaims();
       if (reason !== undefined) return reason;
@@ -278,21 +278,21 @@ class Night {
   }
 
   /**
-   * A stage holds new claims (`forge.maxOpen` pull requests wait for a person): no item starts
-   * until it lets go. A drained run whose workers and stages are idle ends, as nobody merges
-   * at night.
+   * A stage refuses new claims (a limit of its own: items that wait for a person): no item
+   * starts until it lets go. A drained run whose workers and stages are idle ends, as nobody
+   * answers at night. Said as `forge_full`, the event's name since its first stage.
    */
-  private async whileFull(reason: string): Promise<'stop' | 'again'> {
+  private async whileClaimsRefused(reason: string): Promise<'stop' | 'again'> {
     const { ctx, result } = this;
     if (this.draining && this.active === 0 && !this.stagesBusy) {
-      if (this.fullSaid) await ctx.controlFiles.clearWaiting().catch(() => undefined);
+      if (this.refusalSaid) await ctx.controlFiles.clearWaiting().catch(() => undefined);
       ctx.events.info('run_limit_reached', { reason });
       result.ended = reason;
       return 'stop';
     }
-    if (!this.fullSaid) {
+    if (!this.refusalSaid) {
       ctx.events.warn('forge_full', { reason });
-      this.fullSaid = true;
+      this.refusalSaid = true;
     }
     const pollMs = ctx.workspace.config.run.pollInterval * 1000;
     await ctx.controlFiles
