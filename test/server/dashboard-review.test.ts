@@ -1,6 +1,7 @@
 // A pull request that waits for a person, in a real headless Chromium: its item has a column of
 // its own on the board ("review", shown only while one waits), and its page links the pull
-// request, says its checks passed, and offers no message box (its agent's work is over).
+// request, says its checks passed, and offers no message box (its agent's work is over). No
+// card's buttons run past its edge.
 // Screenshots go to test-artifacts/dashboard/.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,15 @@ beforeAll(async () => {
       },
     }),
     queueItem('next', { title: 'Document the export', createdAt: at }),
+    // Three buttons each (retry, cancel, remove): wider than a column at 1440.
+    queueItem('parked', { title: 'A parked item', status: 'parked', attempts: 1, createdAt: at }),
+    queueItem('failed', {
+      title: 'A failed item',
+      status: 'failed',
+      attempts: 3,
+      lastError: 'gate failed',
+      createdAt: at,
+    }),
   ];
   fs.writeFileSync(
     path.join(root, 'state', 'queue.json'),
@@ -58,6 +68,11 @@ describe('a pull request waiting for review', () => {
     const column = page.locator('.column[data-status="awaiting_review"]');
     await column.locator('.card[data-item="review"]').waitFor();
     expect(await column.locator('h2, h3').first().textContent()).toMatch(/^review/);
+    // No card's buttons run past its edge.
+    const overflowing = await page.evaluate<string[]>(
+      "[...document.querySelectorAll('.card')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.dataset.item)",
+    );
+    expect(overflowing).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'review-board-1440.png'), fullPage: true });
     await page.goto(`${served.base}/#/items/review`);
     const facts = page.locator('#item-page .facts');
