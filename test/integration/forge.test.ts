@@ -394,7 +394,8 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(github.calls.length).toBeLessThanOrEqual(550);
     expect(reads.length / ids.length).toBeGreaterThanOrEqual(30);
     expect(unchanged.length / reads.length).toBeGreaterThan(0.9);
-  });
+    // An hour of ten items' looks (some 550 requests, ten pushes): past a minute on a loaded machine.
+  }, 240_000);
 
   it('keeps with the item when its checks are to be read again: a restart waits for that time', async () => {
     const { repo, root, github } = await forgeSetup({ checks: { poll: 30, timeout: 36_000 } });
