@@ -112,8 +112,9 @@ export const HARNESSES: CliHarness[] = [
     // gemini keeps no call it was interrupted in: the conversation has the prompts.
     keepsInterruptedCall: false,
     renewsSystemPrompt: false,
-    // gemini takes seconds to start: the limit leaves it room to run a command first.
-    idleTimeout: '8s',
+    // gemini takes seconds to start, and over 8 s on a loaded machine: the limit leaves it room
+    // to run a command first.
+    idleTimeout: '15s',
   },
   {
     name: 'opencode',
