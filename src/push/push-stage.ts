@@ -39,7 +39,12 @@ export class PushStage implements Stage {
 
   /** Whether a branch is due to be pushed, or a change may have made one due. */
   get busy(): boolean {
-    return this.looks.busy;
+    return this.pushing && this.looks.busy;
+  }
+
+  /** Whether the workspace pushes branches at all (`git.push`): if not, it never looks. */
+  private get pushing(): boolean {
+    return this.ctx.workspace.config.git.push !== undefined;
   }
 
   changed(): void {
@@ -57,6 +62,7 @@ export class PushStage implements Stage {
    */
   async run(over: () => boolean, pace: StagePace): Promise<void> {
     const { ctx } = this;
+    if (!this.pushing) return;
     while (!ctx.stopped()) {
       const begun = this.looks.begin();
       const waiting = (
