@@ -27,6 +27,7 @@ const FLAG_OF: Record<string, string> = {
   disallowedTools: '--disallowed-tools',
   permissionMode: '--permission-mode',
   dependsOn: '--depends-on',
+  criteria: '--criterion',
   notBefore: '--not-before',
   vars: '--var',
   git: '--git',
@@ -101,6 +102,7 @@ export async function fieldsFromFlags(
       );
     set('notBefore', new Date(time).toISOString());
   }
+  if (o.criterion !== undefined) set('criteria', o.criterion);
   set('id', o.id);
   set('priority', number('--priority', o.priority, true));
   set('maxAttempts', number('--max-attempts', o.maxAttempts, true));

@@ -58,6 +58,11 @@ function itemOptions(command: commander.Command): commander.Command {
       'runs at the next time of this cron expression, and after each run at the next',
     )
     .option('--var <key=value>', 'template variable (repeatable)', collect)
+    .option(
+      '--criterion <text>',
+      'what must hold for the item to be done (repeatable; on edit, replaces its criteria)',
+      collect,
+    )
     .option('--git', 'git mode: work on branch ralph/<id> in a worktree of its own')
     .option('--no-git', 'work in the work dir itself, whatever "git.enabled" says')
     .option('--base <ref>', 'git mode: the ref the branch starts from (default: HEAD at the claim)')

@@ -13,6 +13,7 @@ export const BUILTIN_VARS = [
   'ITEM_ID',
   'ITEM_TITLE',
   'ITEM_BODY',
+  'CRITERIA',
   'INTERRUPT_FILE',
   'WORK_DIR',
   'ATTEMPT',
@@ -24,6 +25,10 @@ export const BUILTIN_VARS = [
   'MESSAGES',
   'BRANCH',
 ] as const;
+
+/** An item's criteria: each a sentence or a few, and few enough for a reviewer to check. */
+export const MAX_CRITERIA = 50;
+export const MAX_CRITERION_CHARS = 1000;
 
 /** The longest title: it is a line of tables, logs, branch descriptions and prompts. */
 export const MAX_TITLE_CHARS = 200;
@@ -111,6 +116,20 @@ export const ItemAskSchema = z.strictObject({
     .min(-1_000_000, 'a priority is from -1,000,000 to 1,000,000')
     .max(1_000_000, 'a priority is from -1,000,000 to 1,000,000')
     .default(0),
+  /**
+   * What must hold for the item to be done, each checkable (`ralph add --criterion`): given to
+   * its agent (`{{CRITERIA}}`) and to the reviewer that checks its work.
+   */
+  criteria: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, 'a criterion cannot be empty')
+        .max(MAX_CRITERION_CHARS, `a criterion is at most ${MAX_CRITERION_CHARS} characters`),
+    )
+    .max(MAX_CRITERIA, `at most ${MAX_CRITERIA} criteria`)
+    .optional(),
   dependsOn: z.array(ItemIdSchema).default([]),
   notBefore: Timestamp.optional(),
   schedule: CronSchema.optional(),

@@ -483,7 +483,7 @@ export function messageAdded(item: Item, message: Message, now: number): Item {
 }
 
 /** What an import may change of an item its source still asks for (while it waits). */
-export type SourcedFields = Pick<Item, 'title' | 'body' | 'priority' | 'vars'>;
+export type SourcedFields = Pick<Item, 'title' | 'body' | 'priority' | 'vars' | 'criteria'>;
 
 /** The source changed the item's text (an edited issue, a reworded plan line). */
 export function sourceUpdated(item: Item, fields: SourcedFields, now: number): Item {

@@ -444,6 +444,7 @@ function bootstrapValues(
     ITEM_ID: item.id,
     ITEM_TITLE: item.title,
     ITEM_BODY: taskText(item, body),
+    CRITERIA: criteriaText(item),
     INTERRUPT_FILE: paths.interruptFile,
     WORK_DIR: workDir,
     ATTEMPT: String(item.attempts),
@@ -458,6 +459,11 @@ function bootstrapValues(
         ? 'none (git mode is off for this item)'
         : `\`${checkout.branch}\` in its own worktree; commit your work on it (ralph commits what you leave uncommitted)`,
   };
+}
+
+/** The item's acceptance criteria as a numbered list ('' when it has none). */
+export function criteriaText(item: Item): string {
+  return (item.criteria ?? []).map((criterion, i) => `${i + 1}. ${criterion}`).join('\n');
 }
 
 /** The messages a person sent that no session was given yet, each with who sent it and when. */

@@ -16,6 +16,8 @@ export interface SourceEntry {
   title: string;
   body: string;
   priority?: number;
+  /** What must hold for it to be done: a story's acceptance criteria, a task's plain sub-bullets. */
+  criteria?: string[];
   vars?: Record<string, string>;
   source: Source;
   /** Why a new item is not to be made of it (its author is not trusted), if so. */

@@ -1,6 +1,7 @@
 import type { Forge, Issue, IssueQuery } from '../forge/forge.js';
 import type { Item } from '../queue/item.js';
 import type { SourceEntry } from './entry.js';
+import { taskListOf } from './task-list.js';
 
 /** Whose issues are work (`import.trust`). */
 export interface IssueTrust {
@@ -25,6 +26,8 @@ function entryOf(repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
     id: `issue-${issue.number}`,
     title: issue.title,
     body: issue.body,
+    // A trusted author's task list is the item's criteria; anyone else's stays in the fence.
+    ...(trusted ? { criteria: taskListOf(issue.body) } : {}),
     source: {
       kind: 'github',
       key: `github:${repo}#${issue.number}`,

@@ -42,13 +42,24 @@ export function planText(file: string, bytes: Buffer): string {
 const isTask = (node: Nodes): node is ListItem =>
   node.type === 'listItem' && typeof node.checked === 'boolean';
 
-/** The lines of a task's own text after its first, without the tasks nested in it, dedented. */
+/** A task's plain sub-bullets (no box): its acceptance criteria. */
+function criteriaItems(item: ListItem): ListItem[] {
+  return item.children.flatMap((child) =>
+    child.type === 'list' ? child.children.filter((sub) => typeof sub.checked !== 'boolean') : [],
+  );
+}
+
+/**
+ * The lines of a task's own text after its first, without the tasks nested in it nor its
+ * criteria, dedented.
+ */
 function bodyOf(lines: readonly string[], item: ListItem, first: Paragraph | undefined): string {
   const from = (first?.position?.start.line ?? item.position?.start.line ?? 0) + 1;
   const to = item.position?.end.line ?? 0;
   const nested = new Set<number>();
+  const criteria = new Set<Nodes>(criteriaItems(item));
   const skipNested = (node: Nodes) => {
-    if (node !== item && isTask(node)) {
+    if (node !== item && (isTask(node) || criteria.has(node))) {
       for (let l = node.position?.start.line ?? 0; l <= (node.position?.end.line ?? -1); l++)
         nested.add(l);
       return;
@@ -110,6 +121,9 @@ export function planEntries(ref: string, text: string): SourceEntry[] {
       id: slugOf(title, 'task'),
       title,
       body: bodyOf(lines, item, first),
+      criteria: criteriaItems(item)
+        .map((criterion) => toString(criterion).replace(/\s+/g, ' ').trim())
+        .filter((criterion) => criterion !== ''),
       vars: heading === undefined ? {} : { PLAN_HEADING: heading },
       source: {
         kind: 'plan',

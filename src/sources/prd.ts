@@ -70,12 +70,9 @@ export function prdEntries(ref: string, text: string): SourceEntry[] {
     if (ids.has(story.id))
       throw new SourceError(`${ref}: userStories.${index}.id: ${story.id} is given twice`);
     ids.add(story.id);
-    const criteria = story.acceptanceCriteria ?? [];
+    const criteria = (story.acceptanceCriteria ?? []).map((c) => c.trim()).filter((c) => c !== '');
     const body = [
       story.description?.trim() ?? '',
-      criteria.length === 0
-        ? ''
-        : ['Acceptance criteria:', ...criteria.map((c) => `- ${c.trim()}`)].join('\n'),
       story.notes?.trim() ? `Notes: ${story.notes.trim()}` : '',
     ]
       .filter((part) => part !== '')
@@ -85,6 +82,7 @@ export function prdEntries(ref: string, text: string): SourceEntry[] {
       id: slugOf(story.id, 'story'),
       title: story.title,
       body,
+      criteria,
       // The stories' order kept: priority 1 first, as ralph runs the higher number first.
       priority: story.priority === undefined ? undefined : -story.priority,
       vars: { STORY_ID: story.id },

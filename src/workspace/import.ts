@@ -4,7 +4,7 @@ import { personaFile } from '../persona/file.js';
 import { parsePersona } from '../persona/persona.js';
 import { InputError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
-import { MAX_TITLE_CHARS, type Item } from '../queue/item.js';
+import { MAX_CRITERIA, MAX_CRITERION_CHARS, MAX_TITLE_CHARS, type Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import type { SourcedFields } from '../queue/transitions.js';
 import type { SourceEntry } from '../sources/entry.js';
@@ -66,13 +66,21 @@ const fieldsOf = (entry: SourceEntry, item: Item): SourcedFields => ({
   body: entry.body === '' ? undefined : bodyOf(entry),
   priority: entry.priority ?? item.priority,
   vars: { ...item.vars, ...entry.vars },
+  criteria: criteriaOf(entry),
 });
+
+/** The entry's criteria, as many as an item takes (the source keeps the rest). */
+const criteriaOf = (entry: SourceEntry): string[] | undefined =>
+  entry.criteria === undefined || entry.criteria.length === 0
+    ? undefined
+    : entry.criteria.slice(0, MAX_CRITERIA).map((c) => c.slice(0, MAX_CRITERION_CHARS));
 
 const sameFields = (a: SourcedFields, b: SourcedFields) =>
   a.title === b.title &&
   a.body === b.body &&
   a.priority === b.priority &&
-  JSON.stringify(a.vars) === JSON.stringify(b.vars);
+  JSON.stringify(a.vars) === JSON.stringify(b.vars) &&
+  JSON.stringify(a.criteria) === JSON.stringify(b.criteria);
 
 /**
  * What importing `entries` into a queue holding `items` does, entry by entry: a new open entry
@@ -112,6 +120,7 @@ export function planImport(
         body: entry.body === '' ? undefined : bodyOf(entry),
         priority: entry.priority ?? defaults.priority ?? 0,
         vars: { ...defaults.vars, ...entry.vars },
+        criteria: criteriaOf(entry) ?? defaults.criteria,
         dependsOn: [
           ...(defaults.dependsOn ?? []),
           ...(options.chain && previous !== undefined ? [previous] : []),

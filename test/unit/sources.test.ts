@@ -37,7 +37,8 @@ describe('a markdown plan', () => {
       ['Translate the README', false, 22, { PLAN_HEADING: 'Docs — ünïcode ✓' }],
       ['Fix the flaky login test', true, 23, { PLAN_HEADING: 'Docs — ünïcode ✓' }],
     ]);
-    // Its indented lines, without the tasks nested in it; a code block kept whole.
+    // Its indented lines, without the tasks nested in it nor its plain sub-bullets (its
+    // criteria); a code block kept whole.
     expect(entries[0]?.body).toBe(
       [
         'It fails one run in ten on CI.',
@@ -46,10 +47,10 @@ describe('a markdown plan', () => {
         '- [ ] this line is code, not a task',
         'npm test -- login',
         '```',
-        '',
-        "- a note kept in its parent's body",
       ].join('\n'),
     );
+    expect(entries[0]?.criteria).toEqual(['the login test passes ten runs in a row']);
+    expect(entries[1]?.criteria).toEqual([]);
     expect(entries[1]?.body).toBe('with a limit of three');
     // The same title under two headings: two keys.
     expect(new Set(entries.map((e) => e.source.key)).size).toBe(entries.length);
@@ -86,11 +87,13 @@ describe('a prd.json', () => {
       [
         "As a user, I want to see each task's priority at a glance.",
         '',
-        'Acceptance criteria:\n- Each card shows a coloured badge\n- Verify in the browser',
-        '',
         'Notes: Use the existing badge component.',
       ].join('\n'),
     );
+    expect(entries[1]?.criteria).toEqual([
+      'Each card shows a coloured badge',
+      'Verify in the browser',
+    ]);
     expect(entries[2]?.body).toBe('As a user, I want to see only the urgent ones.');
   });
 

@@ -45,10 +45,11 @@ function workLines(record: SessionRecord): string[] {
 }
 
 /**
- * What became of an item's latest session after it: its pull request and checks, its landing
- * (landed, waiting, or refused and why).
+ * The item of its latest session, as the queue has it now: its criteria, and what became of the
+ * session after it (its pull request and checks, its push, its landing: landed, waiting, or
+ * refused and why).
  */
-async function afterSessionLines(
+async function itemLines(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
   sessionId: string,
@@ -75,7 +76,15 @@ async function afterSessionLines(
       : [
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
-  return [...source, ...pull, ...pushLines(item), ...landingLines(item)];
+  return [...criteriaLines(item), ...source, ...pull, ...pushLines(item), ...landingLines(item)];
+}
+
+/** What must hold for the item to be done. */
+function criteriaLines(item: Item): string[] {
+  const criteria = item.criteria ?? [];
+  return criteria.length === 0
+    ? []
+    : ['Criteria:', ...criteria.map((criterion, i) => `  ${i + 1}. ${criterion}`)];
 }
 
 /** Where the item's branch was pushed (`git.push`), or that it waits to be. */
@@ -150,7 +159,7 @@ export async function showCommand(
     ),
     ...sandboxLines(record),
     ...workLines(record),
-    ...(record.git === undefined ? [] : await afterSessionLines(workspace, env, sessionId, record)),
+    ...(await itemLines(workspace, env, sessionId, record)),
     '',
     'Command (secrets masked):',
     `  ${shellQuote(record.command)}`,
