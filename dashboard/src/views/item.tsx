@@ -51,6 +51,16 @@ export function ItemPage({ id }: { id: string }) {
       <pre class="task">
         {item.body ?? (item.bodyFile ? `(from ${item.bodyFile})` : item.title)}
       </pre>
+      {item.criteria !== undefined && item.criteria.length > 0 && (
+        <>
+          <h3>Acceptance criteria</h3>
+          <ol class="criteria">
+            {item.criteria.map((criterion, i) => (
+              <li key={i}>{criterion}</li>
+            ))}
+          </ol>
+        </>
+      )}
       <h3>Attempts</h3>
       <Attempts sessions={sessions} />
       {diff?.branch && <BranchDiff item={item} diff={diff} />}
