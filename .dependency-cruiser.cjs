@@ -98,6 +98,8 @@ const MAY_IMPORT = {
   // `ralph demo`: its project, its items and its agent (a script of its own, run by ralph).
   demo: ['lib'],
   cli: ['lib', 'config', ...FEATURES, 'runner', 'workspace', 'server', 'demo'],
+  // The references generated from the code (`npm run docs`): commands, configuration, API.
+  docs: ['lib', 'config', 'queue', 'server', 'cli'],
 };
 
 const folders = Object.keys(MAY_IMPORT);

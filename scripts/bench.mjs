@@ -2,7 +2,7 @@
 // ralph's own cost: each row a ratio to a baseline measured in the same run (so the figures
 // hold on a noisy machine), or an absolute figure where there is no baseline to run (a
 // latency, a memory ceiling), and says which. Prints one table and writes it to
-// bench-results/bench.json (`npm run bench:readme` puts a full run's into the README).
+// bench-results/bench.json (`npm run bench:record` keeps a full run's for the docs).
 // Usage: node scripts/bench.mjs [--quick] [--only <row prefix>]   (npm run bench builds first)
 import fs from 'node:fs';
 import os from 'node:os';

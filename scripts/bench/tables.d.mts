@@ -21,8 +21,16 @@ export interface BenchResults {
   rows: BenchRow[];
 }
 
+export function benchTables(results: BenchResults): string;
+export function headlineTable(results: BenchResults): string;
 export const START: string;
 export const END: string;
-
-/** The README (at `file`) with its tables replaced by those of `results`, laid out by prettier. */
-export function withTables(readme: string, results: BenchResults, file: string): Promise<string>;
+export const HEADLINE_START: string;
+export const HEADLINE_END: string;
+export function withPart(
+  page: string,
+  file: string,
+  start: string,
+  end: string,
+  text: string,
+): string;

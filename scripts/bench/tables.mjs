@@ -1,6 +1,6 @@
-// The README's tables of figures, rendered from one bench.json (one run of scripts/bench.mjs):
-// `npm run bench:readme` writes them into the README, and a test holds the README to them.
-import * as prettier from 'prettier';
+// The tables of figures, rendered from one bench.json (one run of scripts/bench.mjs): all of
+// them in docs/performance.md, a few headline rows in the README. `npm run docs` writes them
+// (`npm run bench:record` first keeps a full run's bench.json), and a test holds the pages to them.
 
 /** What each group of rows measures, said above its table. */
 const GROUPS = {
@@ -49,8 +49,8 @@ export function table(rows) {
   ].join('\n');
 }
 
-/** The README's part: the run, then a table a group. */
-export function readmeTables(results) {
+/** The full tables: the run, then a table a group. */
+export function benchTables(results) {
   const run = `From one ${results.quick ? 'quick' : 'full'} run of \`npm run bench\` (\`docs/bench.json\`): ${results.seconds} s, node ${results.node}, ${results.at}${results.machine ? `, ${results.machine}` : ''}.`;
   const parts = [run];
   for (const group of Object.keys(GROUPS)) {
@@ -60,16 +60,48 @@ export function readmeTables(results) {
   return parts.join('\n\n');
 }
 
-export const START =
-  '<!-- bench tables: written by `npm run bench:readme` from docs/bench.json -->';
-export const END = '<!-- end of bench tables -->';
+/** The README's rows: what a person deciding whether to run ralph asks first. */
+const HEADLINES = [
+  'loop overhead (200 items)',
+  'ralph status',
+  'claude loop overhead (10 items)',
+  "first request: ralph's additions to a bare claude -p of the same task",
+  'workers speed-up (2 workers, 20 items of 500 ms)',
+  'git mode cost (40 items of an instant agent)',
+  "landing (20 branches that do not conflict, an instant land gate; the lander's time)",
+  "sandbox: bwrap's cost (40 items)",
+];
 
-/** The README (at `file`) with its tables replaced by those of `results`, as prettier lays it out. */
-export async function withTables(readme, results, file) {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start === -1 || end < start) throw new Error(`README.md: no "${START}" … "${END}" part`);
-  const text = `${readme.slice(0, start + START.length)}\n\n${readmeTables(results)}\n\n${readme.slice(end)}`;
-  const options = await prettier.resolveConfig(file);
-  return prettier.format(text, { ...options, filepath: file });
+/** The headline figures of the README, one small table. */
+export function headlineTable(results) {
+  const rows = HEADLINES.map((name) => {
+    const row = results.rows.find((r) => r.name === name);
+    if (row === undefined) throw new Error(`docs/bench.json: no row "${name}"`);
+    return row;
+  });
+  const cells = rows.map((r) => [
+    r.name,
+    `${format(r.value)} ${r.unit}`,
+    r.target,
+    r.ok ? 'yes' : 'NO',
+  ]);
+  return [['benchmark', 'figure', 'target', 'met'], ...cells]
+    .map((c, i) =>
+      i === 1 ? `| --- | --- | --- | --- |\n| ${c.join(' | ')} |` : `| ${c.join(' | ')} |`,
+    )
+    .join('\n');
+}
+
+export const START = '<!-- bench tables: written by `npm run docs` from docs/bench.json -->';
+export const END = '<!-- end of bench tables -->';
+export const HEADLINE_START =
+  '<!-- headline figures: written by `npm run docs` from docs/bench.json -->';
+export const HEADLINE_END = '<!-- end of headline figures -->';
+
+/** `page` (the file `file`) with the part between `start` and `end` replaced by `text`. */
+export function withPart(page, file, start, end, text) {
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from === -1 || to < from) throw new Error(`${file}: no "${start}" … "${end}" part`);
+  return `${page.slice(0, from + start.length)}\n\n${text}\n\n${page.slice(to)}`;
 }

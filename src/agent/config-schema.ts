@@ -5,7 +5,10 @@ import { DurationSchema } from '../config/values.js';
 /** A CLI to fall back on: its name, or its name and the model to ask it for. */
 export const FallbackCliSchema = z.union([
   z.enum(CLI_NAMES),
-  z.strictObject({ cli: z.enum(CLI_NAMES), model: z.string().min(1).optional() }),
+  z.strictObject({
+    cli: z.enum(CLI_NAMES).describe('The CLI.'),
+    model: z.string().min(1).describe('The model to ask it for.').optional(),
+  }),
 ]);
 
 /**
@@ -14,12 +17,20 @@ export const FallbackCliSchema = z.union([
  * workspace's (`defaults.fallback`).
  */
 export const FallbackChoiceSchema = z.strictObject({
-  /** In order of preference; never the item's own CLI. */
-  clis: z.array(FallbackCliSchema).max(4).optional(),
-  /** A limit that resets within this is waited for instead (a five-hour window, say). */
-  after: DurationSchema.optional(),
-  /** Characters of the handover the fallback's first prompt holds. */
-  handoverChars: z.int().min(500).max(200_000).optional(),
+  clis: z
+    .array(FallbackCliSchema)
+    .max(4)
+    .optional()
+    .describe("In order of preference; never the item's own CLI."),
+  after: DurationSchema.optional().describe(
+    'A limit that resets within this is waited for instead (a five-hour window, say).',
+  ),
+  handoverChars: z
+    .int()
+    .min(500)
+    .max(200_000)
+    .optional()
+    .describe("Characters of the handover the fallback's first prompt holds."),
 });
 
 export type FallbackChoice = z.output<typeof FallbackChoiceSchema>;
@@ -34,7 +45,12 @@ const argvError = (name: string) =>
 
 /** The executable of a CLI and any leading arguments, as an argv array (never a shell string). */
 const CommandSchema = (name: string) =>
-  z.array(z.string().min(1), { error: argvError(name) }).min(1);
+  z
+    .array(z.string().min(1), { error: argvError(name) })
+    .min(1)
+    .describe(
+      `The ${name} executable and any leading arguments, as an argv array (a string is refused: ralph runs no shell).`,
+    );
 
 /**
  * The short message every CLI but codex is started with. The item travels in ralph's prompt:
@@ -42,9 +58,13 @@ const CommandSchema = (name: string) =>
  */
 export const DEFAULT_INITIAL_PROMPT =
   'You are running unattended under ralph. Your work item and instructions are under "# Assignment" in ralph\'s prompt. Begin now and finish the item.';
-export const InitialPromptSchema = z.string().min(1);
-/** Passed to claude as `--settings`. */
-const ClaudeSettingsSchema = z.string().min(1);
+export const InitialPromptSchema = z
+  .string()
+  .min(1)
+  .describe(
+    "The short message a session starts with (codex gets none); the item itself is in ralph's prompt.",
+  );
+const ClaudeSettingsSchema = z.string().min(1).describe('Passed to claude as `--settings`.');
 
 /**
  * The section of older releases, read as an alias: its `command` and `settings` are claude's
@@ -58,21 +78,25 @@ export const OldClaudeSchema = z.strictObject({
 
 /** How another agent CLI is started: its executable and any leading arguments. */
 const CliSchema = (name: string) =>
-  z.strictObject({ command: CommandSchema(name).default([name]) });
+  z
+    .strictObject({ command: CommandSchema(name).default([name]) })
+    .prefault({})
+    .describe(`How ${name} is started.`);
 
 /** How each agent CLI is started. */
 export const ClisSchema = z.strictObject({
-  /** Without defaults: the old `claude` section may give them instead (see `resolveClaude`). */
   claude: z
     .strictObject({
       command: CommandSchema('claude').optional(),
       settings: ClaudeSettingsSchema.optional(),
     })
-    .prefault({}),
-  codex: CliSchema('codex').prefault({}),
-  gemini: CliSchema('gemini').prefault({}),
-  opencode: CliSchema('opencode').prefault({}),
-  pi: CliSchema('pi').prefault({}),
+    // Without defaults: the old `claude` section may give them instead (see `resolveClaude`).
+    .prefault({})
+    .describe('How claude is started.'),
+  codex: CliSchema('codex'),
+  gemini: CliSchema('gemini'),
+  opencode: CliSchema('opencode'),
+  pi: CliSchema('pi'),
 });
 
 /**
@@ -80,10 +104,13 @@ export const ClisSchema = z.strictObject({
  * its CLI reports no cost of its own.
  */
 export const PriceSchema = z.strictObject({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  /** Input tokens read from the provider's cache; priced as input when not given. */
-  cachedInput: z.number().nonnegative().optional(),
+  input: z.number().nonnegative().describe('USD per million input tokens.'),
+  output: z.number().nonnegative().describe('USD per million output tokens.'),
+  cachedInput: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe("Input tokens read from the provider's cache; priced as input when not given."),
 });
 
 export type Price = z.output<typeof PriceSchema>;

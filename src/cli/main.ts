@@ -7,6 +7,7 @@ import { PERMISSION_MODES } from '../config/permission-modes.js';
 import { InputError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import { commandFailed } from './command-failed.js';
+import { addExamples } from './examples.js';
 import { workspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from '../lib/version.js';
@@ -91,7 +92,7 @@ function itemOptions(command: commander.Command): commander.Command {
 }
 
 /** What every command's action needs from the composition root. */
-interface App {
+export interface App {
   /** The workspace: `-C`, or found from the current directory. */
   root(): string;
   /** `-C` as given (where `init` makes a workspace). */
@@ -481,6 +482,24 @@ function controlCommands(program: commander.Command, app: App): void {
     });
 }
 
+/** ralph's commands, their options and their help, on `program` (a `Command` named ralph). */
+export function defineProgram(program: commander.Command, app: App): commander.Command {
+  program
+    .description(
+      `Runs a queue of coding tasks through headless agent CLIs (${CLI_NAMES.join(', ')}), unattended, and leaves a record of every session for the morning.`,
+    )
+    .version(VERSION, '-V, --version')
+    .option(
+      '-C, --root <dir>',
+      'the workspace (default: the nearest at or above the current directory)',
+    )
+    .showHelpAfterError("(run 'ralph help <command>' for its options)");
+  for (const define of [queueCommands, itemCommands, runCommands, reviewCommands, controlCommands])
+    define(program, app);
+  addExamples(program);
+  return program;
+}
+
 /**
  * The composition root: parses the command line, runs one command, and maps every failure to
  * an exit code. Command modules are imported only when their command runs, to start fast.
@@ -496,21 +515,12 @@ export async function main(
     'commander',
   ) as typeof commander;
   let exitCode: number = ExitCode.ok;
-  const program = new Command('ralph')
-    .description('Runs a queue of coding tasks through headless Claude Code, unattended.')
-    .version(VERSION, '-V, --version')
-    .option(
-      '-C, --root <dir>',
-      'the workspace (default: the nearest at or above the current directory)',
-    )
-    .showHelpAfterError("(run 'ralph help <command>' for its options)")
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => output.out(s),
-      writeErr: (s) => output.err(s),
-      // Every message of ralph starts the same way, the parser's too.
-      outputError: (s, write) => write(s.replace(/^error: /, 'ralph: ')),
-    });
+  const program = new Command('ralph').exitOverride().configureOutput({
+    writeOut: (s) => output.out(s),
+    writeErr: (s) => output.err(s),
+    // Every message of ralph starts the same way, the parser's too.
+    outputError: (s, write) => write(s.replace(/^error: /, 'ralph: ')),
+  });
   // Without -C, the workspace is found from a subdirectory, as git finds its repository.
   const given = () => program.opts<{ root?: string }>().root;
   const root = () => workspaceRoot(given());
@@ -527,9 +537,7 @@ export async function main(
   program.hook('preAction', (_program, action) => {
     commandName = action.name();
   });
-
-  for (const define of [queueCommands, itemCommands, runCommands, reviewCommands, controlCommands])
-    define(program, app);
+  defineProgram(program, app);
 
   try {
     await program.parseAsync(argv);

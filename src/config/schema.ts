@@ -26,39 +26,70 @@ import { ImportSchema } from '../sources/config-schema.js';
 
 /** Git mode as an item or a persona may set it: on or off, and the ref its branch starts from. */
 const GitChoiceShape = {
-  git: z.boolean().optional(),
-  base: z.string().min(1).optional(),
-  gates: z.array(GateSchema).optional(),
-  land: LandChoiceSchema.optional(),
-  /** `false`: no pull request for the item even though the workspace sets `forge`. */
-  forge: z.boolean().optional(),
-  sandbox: SandboxChoiceSchema.optional(),
+  git: z
+    .boolean()
+    .describe('Git mode for this item: a branch and a worktree of its own.')
+    .optional(),
+  base: z.string().min(1).describe('The ref its branch starts from.').optional(),
+  gates: z
+    .array(GateSchema)
+    .describe("Its quality gates; they replace the workspace's.")
+    .optional(),
+  land: LandChoiceSchema.describe("Its landing; each key overrides the workspace's.").optional(),
+  forge: z
+    .boolean()
+    .describe('`false`: no pull request for the item even though the workspace sets `forge`.')
+    .optional(),
+  sandbox: SandboxChoiceSchema.describe(
+    "Its sandbox; each key overrides the workspace's.",
+  ).optional(),
 };
 
 /** Settings an item, a persona or the workspace may set for a session. */
 export const SessionSettingsSchema = z.strictObject({
-  /** The agent CLI that runs the session. */
-  cli: z.enum(CLI_NAMES).optional(),
-  workDir: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  maxTurns: z.int().positive().optional(),
-  maxBudgetUsd: z.number().positive().optional(),
-  timeout: LimitSchema.optional(),
-  idleTimeout: LimitSchema.optional(),
-  tools: ToolListSchema.optional(),
-  allowedTools: ToolListSchema.optional(),
-  disallowedTools: ToolListSchema.optional(),
-  permissionMode: z.enum(PERMISSION_MODES).optional(),
-  fallback: FallbackChoiceSchema.optional(),
-  /**
-   * Trims what the CLI sends before the task (tools the session may not use, MCP servers it
-   * may not call, the per-machine parts of its system prompt); what the agent can do is kept.
-   */
-  lean: z.boolean().optional(),
+  cli: z.enum(CLI_NAMES).describe('The agent CLI that runs the session.').optional(),
+  workDir: z
+    .string()
+    .min(1)
+    .describe("The agent's working directory (relative to the workspace, or absolute).")
+    .optional(),
+  model: z.string().min(1).describe("The CLI's model (default: the CLI's own).").optional(),
+  maxTurns: z.int().positive().describe('Turn limit of one session.').optional(),
+  maxBudgetUsd: z
+    .number()
+    .positive()
+    .describe('USD budget of one session, stopped from the cost its CLI reports.')
+    .optional(),
+  timeout: LimitSchema.describe('Wall-clock limit of one session.').optional(),
+  idleTimeout: LimitSchema.describe(
+    "Limit on a session's time without output: room for the CLI's own 300 s stall recovery and long tool runs.",
+  ).optional(),
+  tools: ToolListSchema.describe(
+    "The tools the agent has at all (default: its CLI's; `[]`: none).",
+  ).optional(),
+  allowedTools: ToolListSchema.describe(
+    "Tool rules the agent may use without asking, in claude's syntax (`Bash(git *)`, `Edit(./**)`); every CLI gets its own equivalent.",
+  ).optional(),
+  disallowedTools: ToolListSchema.describe('Tool rules the agent may never use.').optional(),
+  permissionMode: z
+    .enum(PERMISSION_MODES)
+    .describe("Permission mode, in claude's names: `dontAsk` refuses what is not allowed.")
+    .optional(),
+  fallback: FallbackChoiceSchema.describe(
+    'The CLIs a session goes on with when its own is held by a usage limit.',
+  ).optional(),
+  lean: z
+    .boolean()
+    .describe(
+      'Trims what the CLI sends before the task (tools the session may not use, MCP servers it may not call, the per-machine parts of its system prompt); what the agent can do is kept.',
+    )
+    .optional(),
   ...GitChoiceShape,
 });
 
 export type SessionSettings = z.output<typeof SessionSettingsSchema>;
+
+const session = SessionSettingsSchema.shape;
 
 const DefaultsSchema = z.strictObject({
   // Git mode and gates have sections of their own in the configuration.
@@ -70,74 +101,132 @@ const DefaultsSchema = z.strictObject({
     forge: true,
     sandbox: true,
   }).shape,
-  maxTurns: z.int().positive().default(50),
-  maxBudgetUsd: z.number().positive().default(5),
-  timeout: LimitSchema.default(3600),
+  maxTurns: session.maxTurns.unwrap().default(50),
+  maxBudgetUsd: session.maxBudgetUsd.unwrap().default(5),
+  timeout: session.timeout.unwrap().default(3600),
   // The CLI itself stays silent for 300 s on a stalled API stream, and while a Bash tool runs.
-  idleTimeout: LimitSchema.default(900),
-  permissionMode: z.enum(PERMISSION_MODES).default('dontAsk'),
-  allowedTools: ToolListSchema.default(DEFAULT_ALLOWED_TOOLS),
-  disallowedTools: ToolListSchema.default([]),
-  maxAttempts: z.int().positive().default(3),
-  agent: z.string().min(1).optional(),
-  cli: z.enum(CLI_NAMES).default('claude'),
+  idleTimeout: session.idleTimeout.unwrap().default(900),
+  permissionMode: session.permissionMode.unwrap().default('dontAsk'),
+  allowedTools: session.allowedTools.unwrap().default(DEFAULT_ALLOWED_TOOLS),
+  disallowedTools: session.disallowedTools.unwrap().default([]),
+  maxAttempts: z
+    .int()
+    .positive()
+    .default(3)
+    .describe('Attempts an item gets before it is failed (an item may set its own).'),
+  agent: z
+    .string()
+    .min(1)
+    .describe('The persona (`agents/AGENT_<ID>.md`) of every item that names none.')
+    .optional(),
+  cli: session.cli.unwrap().default('claude'),
 });
 
 const EnvSchema = z.strictObject({
-  /** Extra variable names passed to the agent even though they look like secrets. */
-  allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name')).default([]),
-  /** Extra variable names or `*_SUFFIX` / `PREFIX_*` patterns withheld from the agent. */
-  deny: z.array(z.string().regex(/^[A-Za-z0-9_*]+$/, 'not a variable name or pattern')).default([]),
+  allow: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not a variable name'))
+    .default([])
+    .describe('Extra variable names passed to the agent even though they look like secrets.'),
+  deny: z
+    .array(z.string().regex(/^[A-Za-z0-9_*]+$/, 'not a variable name or pattern'))
+    .default([])
+    .describe('Extra variable names or `*_SUFFIX` / `PREFIX_*` patterns withheld from the agent.'),
 });
 
 const PathsSchema = z.strictObject({
-  bootstrap: z.string().min(1).default('prompts/bootstrap.md'),
-  agents: z.string().min(1).default('agents'),
-  state: z.string().min(1).default('state'),
-  sessions: z.string().min(1).default('docs/sessions'),
-  /** Where git mode's worktrees live (one per item being worked on). */
-  worktrees: z.string().min(1).default('worktrees'),
+  bootstrap: z
+    .string()
+    .min(1)
+    .default('prompts/bootstrap.md')
+    .describe("The bootstrap template every session's prompt is rendered from."),
+  agents: z.string().min(1).default('agents').describe('Where the personas are.'),
+  state: z
+    .string()
+    .min(1)
+    .default('state')
+    .describe('The queue, the lock, the running records and the log.'),
+  sessions: z
+    .string()
+    .min(1)
+    .default('docs/sessions')
+    .describe("Each session's archive: its stream, stderr, record, summary and prompt."),
+  worktrees: z
+    .string()
+    .min(1)
+    .default('worktrees')
+    .describe("Where git mode's worktrees live (one per item being worked on)."),
 });
 
 const LogSchema = z.strictObject({
-  /** `state/iteration.log` is rotated past this size, keeping one old file. */
   maxBytes: z
     .int()
     .positive()
-    .default(10 * 1024 * 1024),
+    .default(10 * 1024 * 1024)
+    .describe('`state/iteration.log` is rotated past this size, keeping one old file.'),
 });
 
 /** `ralph.config.json`: every key optional, unknown keys rejected. */
 export const ConfigSchema = z
   .strictObject({
-    $schema: z.string().optional(),
-    /** The old name of `clis.claude` and `initialPrompt`. */
-    claude: OldClaudeSchema.optional(),
-    clis: ClisSchema.prefault({}),
+    $schema: z
+      .string()
+      .describe('The JSON Schema this file follows (`ralph init` writes it), for editors.')
+      .optional(),
+    claude: OldClaudeSchema.optional().describe(
+      'The old name of `clis.claude` and `initialPrompt`.',
+    ),
+    clis: ClisSchema.prefault({}).describe('How each agent CLI is started.'),
     initialPrompt: InitialPromptSchema.optional(),
-    /** Prices by model name (or by CLI name for the CLI's default model). */
-    prices: z.record(z.string().min(1), PriceSchema).default({}),
-    paths: PathsSchema.prefault({}),
-    defaults: DefaultsSchema.prefault({}),
-    run: RunSchema.prefault({}),
-    env: EnvSchema.prefault({}),
-    log: LogSchema.prefault({}),
-    git: GitSchema.prefault({}),
-    land: LandSchema.prefault({}),
-    forge: ForgeSchema.optional(),
-    import: ImportSchema.prefault({}),
-    /** Where a person is told what matters as it happens. */
-    notify: z.array(NotifierSchema).max(20).default([]),
-    sandbox: SandboxSchema.prefault({}),
-    queue: QueueSchema.prefault({}),
-    /** Commands a successful session's work must pass before its item is done. */
-    gates: z.array(GateSchema).default([]),
-    /** The `{{RIG}}` placeholder: a name for this workspace in prompts. */
-    rig: z.string().default(''),
-    /** Workspace-wide template variables; an item's `vars` override them. */
-    vars: z.record(z.string().regex(VAR_NAME, 'not a placeholder name'), z.string()).default({}),
-    /** Opt-in by name to `--dangerously-skip-permissions`. */
-    yolo: z.boolean().default(false),
+    prices: z
+      .record(z.string().min(1), PriceSchema)
+      .default({})
+      .describe("Prices by model name (or by CLI name for the CLI's default model)."),
+    paths: PathsSchema.prefault({}).describe("Where the workspace's files are, relative to it."),
+    defaults: DefaultsSchema.prefault({}).describe(
+      "Session settings of every item, below a persona's and an item's own.",
+    ),
+    run: RunSchema.prefault({}).describe(
+      'How the night runs: its pace, its limits and its guards.',
+    ),
+    env: EnvSchema.prefault({}).describe(
+      "What of ralph's environment the agent is given: every variable but those that look like secrets.",
+    ),
+    log: LogSchema.prefault({}).describe("`state/iteration.log`, the runner's log."),
+    git: GitSchema.prefault({}).describe(
+      'Git mode: each item on a branch of its own, in a worktree of its own.',
+    ),
+    land: LandSchema.prefault({}).describe(
+      "Landing: git mode's branches merged onto one target, re-checked after every merge.",
+    ),
+    forge: ForgeSchema.optional().describe('Pull requests with CI in the loop; none without it.'),
+    import: ImportSchema.prefault({}).describe(
+      '`ralph import`: how work taken from an issue tracker runs and is told back.',
+    ),
+    notify: z
+      .array(NotifierSchema)
+      .max(20)
+      .default([])
+      .describe('Where a person is told what matters as it happens.'),
+    sandbox: SandboxSchema.prefault({}).describe('The sandbox every agent and its gates run in.'),
+    queue: QueueSchema.prefault({}).describe(
+      'Where the queue is: `state/queue.json`, or a Postgres database a fleet shares.',
+    ),
+    gates: z
+      .array(GateSchema)
+      .default([])
+      .describe("Commands a successful session's work must pass before its item is done."),
+    rig: z
+      .string()
+      .default('')
+      .describe('The `{{RIG}}` placeholder: a name for this workspace in prompts.'),
+    vars: z
+      .record(z.string().regex(VAR_NAME, 'not a placeholder name'), z.string())
+      .default({})
+      .describe("Workspace-wide template variables; an item's `vars` override them."),
+    yolo: z
+      .boolean()
+      .default(false)
+      .describe('Opt-in by name to `--dangerously-skip-permissions`.'),
   })
   .superRefine((config, ctx) => {
     const pr = config.forge?.pr;

@@ -9,54 +9,87 @@ export const FORGE_MERGES = ['none', 'merge', 'squash', 'rebase'] as const;
  * gates (or its landing) pass, its checks awaited, a failure handed back to its agent.
  */
 export const ForgeSchema = z.strictObject({
-  kind: z.literal('github', { error: 'the forge ralph speaks to: "github"' }),
-  /** GitHub's API, or a GitHub Enterprise server's (`https://ghe.example/api/v3`). */
+  kind: z
+    .literal('github', { error: 'the forge ralph speaks to: "github"' })
+    .describe('The forge ralph speaks to.'),
   apiUrl: z
     .url({ protocol: /^https?$/, error: 'an http(s) URL such as "https://api.github.com"' })
-    .default('https://api.github.com'),
-  /** `owner/name`; default: read from the remote's URL. */
+    .default('https://api.github.com')
+    .describe("GitHub's API, or a GitHub Enterprise server's (`https://ghe.example/api/v3`)."),
   repo: z
     .string()
     .regex(/^[\w.-]+\/[\w.-]+$/, 'the repository as "owner/name"')
-    .optional(),
-  /** The remote branches are pushed to, with the person's git credentials. */
-  remote: RemoteName.default('origin'),
-  /** The variable holding the API token (never the token itself). */
+    .optional()
+    .describe("`owner/name`; default: read from the remote's URL."),
+  remote: RemoteName.default('origin').describe(
+    "The remote branches are pushed to, with the person's git credentials.",
+  ),
   tokenEnv: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable, not a token')
-    .default('GITHUB_TOKEN'),
-  /**
-   * `item`: a pull request for each item's branch into its base; `landed`: one for the land
-   * target (items that land), into `forge.base`. Default: `landed` with landing on, else `item`.
-   */
-  pr: z.enum(['item', 'landed']).optional(),
-  /** The branch the land target's pull request goes into (`pr: "landed"`). */
-  base: BranchName.default('main'),
-  draft: z.boolean().default(false),
-  labels: z.array(z.string().min(1).max(50)).default([]),
-  reviewers: z.array(z.string().regex(/^[A-Za-z0-9-]{1,39}$/, 'a GitHub login')).default([]),
-  merge: z.enum(FORGE_MERGES).default('none'),
-  /** Merge (or call it ready) only once a reviewer approved it. */
-  requireApproval: z.boolean().default(false),
+    .default('GITHUB_TOKEN')
+    .describe('The variable holding the API token (never the token itself).'),
+  pr: z
+    .enum(['item', 'landed'])
+    .optional()
+    .describe(
+      "`item`: a pull request for each item's branch into its base; `landed`: one for the land target (items that land), into `forge.base`. Default: `landed` with landing on, else `item`.",
+    ),
+  base: BranchName.default('main').describe(
+    'The branch the land target\'s pull request goes into (`pr: "landed"`).',
+  ),
+  draft: z.boolean().default(false).describe('Open pull requests as drafts.'),
+  labels: z
+    .array(z.string().min(1).max(50))
+    .default([])
+    .describe('Labels put on each pull request when it opens.'),
+  reviewers: z
+    .array(z.string().regex(/^[A-Za-z0-9-]{1,39}$/, 'a GitHub login'))
+    .default([])
+    .describe('Logins asked to review each pull request when it opens.'),
+  merge: z
+    .enum(FORGE_MERGES)
+    .default('none')
+    .describe('How a pull request is merged once its checks are green; `none`: left for a person.'),
+  requireApproval: z
+    .boolean()
+    .default(false)
+    .describe('Merge (or call it ready) only once a reviewer approved it.'),
   checks: z
     .strictObject({
-      /** Longest an item waits for its checks after a push. */
-      timeout: DurationSchema.default(2 * 3600),
-      /** Rounds of a failed check handed back to the agent before the item fails. */
-      maxFixRounds: z.int().nonnegative().max(10).default(2),
-      /** The checks that count (by name); empty: every check reported. */
-      required: z.array(z.string().min(1)).default([]),
-      /** The first wait between two looks at a commit's checks; it grows to 10 times it. */
-      poll: DurationSchema.default(30),
+      timeout: DurationSchema.default(2 * 3600).describe(
+        'Longest an item waits for its checks after a push.',
+      ),
+      maxFixRounds: z
+        .int()
+        .nonnegative()
+        .max(10)
+        .default(2)
+        .describe('Rounds of a failed check handed back to the agent before the item fails.'),
+      required: z
+        .array(z.string().min(1))
+        .default([])
+        .describe('The checks that count (by name); empty: every check reported.'),
+      poll: DurationSchema.default(30).describe(
+        "The first wait between two looks at a commit's checks; it grows to 10 times it.",
+      ),
     })
-    .prefault({}),
-  /** Pull requests of this workspace open and not merged, past which no new item starts. */
-  maxOpen: z.int().positive().optional(),
-  /** A review that requests changes goes back to the agent like a failed check. */
-  reviews: z.boolean().default(false),
-  /** The least time between two writes to the forge (GitHub asks for one second; thrice that for a new pull request or comment). */
-  writeInterval: DurationSchema.default(1),
+    .prefault({})
+    .describe("Waiting for a pull request's checks."),
+  maxOpen: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Pull requests of this workspace open and not merged, past which no new item starts.',
+    ),
+  reviews: z
+    .boolean()
+    .default(false)
+    .describe('A review that requests changes goes back to the agent like a failed check.'),
+  writeInterval: DurationSchema.default(1).describe(
+    'The least time between two writes to the forge (GitHub asks for one second; thrice that for a new pull request or comment).',
+  ),
 });
 
 export type ForgeConfig = z.output<typeof ForgeSchema>;

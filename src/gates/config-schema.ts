@@ -11,9 +11,16 @@ export const GateSchema = z
     [
       z.array(z.string().min(1)).min(1),
       z.strictObject({
-        name: z.string().min(1).optional(),
-        command: z.array(z.string().min(1)).min(1),
-        timeout: LimitSchema.optional(),
+        name: z
+          .string()
+          .min(1)
+          .describe('The name it is reported by (default: its command).')
+          .optional(),
+        command: z
+          .array(z.string().min(1))
+          .min(1)
+          .describe('argv, run without a shell in the work dir.'),
+        timeout: LimitSchema.describe('Its time limit (default 600 s).').optional(),
       }),
     ],
     {

@@ -17,3 +17,5 @@ export const BOOTSTRAP_PROMPT = packageFile('../../prompts/bootstrap.md');
 export const DASHBOARD_ASSETS = packageFile('../dashboard/');
 /** The sandbox's launcher, a plain file the build copies beside the compiled sandbox modules. */
 export const SANDBOX_LAUNCHER = packageFile('../sandbox/launcher.pl');
+/** The JSON Schema of ralph.config.json that `ralph init` names for editors. */
+export const CONFIG_JSON_SCHEMA = packageFile('../../schema/ralph.config.schema.json');

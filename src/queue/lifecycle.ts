@@ -103,8 +103,10 @@ export type ItemEventKind = ItemEvent['kind'];
 type EventOf<K extends ItemEventKind> = Extract<ItemEvent, { kind: K }>;
 
 /** What the table holds for one event. */
-interface Rule<K extends ItemEventKind> {
+export interface Rule<K extends ItemEventKind> {
   from: readonly ItemStatus[];
+  /** The statuses it may lead to besides the one it starts from (none: it never moves an item). */
+  to?: readonly ItemStatus[];
   /** The statuses `--all` picks for a person's event (`from` is what an id may name). */
   bulk?: readonly ItemStatus[];
   /** Why this item may not go through the event although its status allows it. */
@@ -129,8 +131,9 @@ const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, 
 
 /** The item's life: for each event, the statuses it may start from and what it does. */
 export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
-  claimed: { from: RUNNABLE, apply: (item, e) => claim(item, e.sessionId, e.now) },
+  claimed: { to: ['running'], from: RUNNABLE, apply: (item, e) => claim(item, e.sessionId, e.now) },
   session_ended: {
+    to: ['done', 'pending', 'failed', 'interrupted', 'needs_input', 'landing', 'awaiting_checks'],
     from: ['running'],
     refuse: leaseRefusal,
     apply: (item, e) =>
@@ -157,21 +160,33 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => messagesGivenLive(item, e.session, e.ats),
   },
   runner_died: {
+    to: ['pending', 'failed'],
     from: ['running'],
     apply: (item, e) =>
       reclaim(item, e.reason, item.maxAttempts ?? e.policy.maxAttempts, e.policy.now, e.costUsd),
   },
   stopped: {
+    to: ['parked', 'cancelled'],
     from: RUNNABLE,
     apply: (item, e) => (e.then === 'cancel' ? cancelled(item, e.now) : parked(item, e.now)),
   },
-  unparked: { from: ['parked'], apply: (item, e) => unparked(item, e.now) },
-  landed: { from: ['landing'], apply: (item, e) => landed(item, e.landing, e.now) },
+  unparked: {
+    to: ['pending', 'interrupted'],
+    from: ['parked'],
+    apply: (item, e) => unparked(item, e.now),
+  },
+  landed: {
+    to: ['done', 'pending', 'awaiting_checks'],
+    from: ['landing'],
+    apply: (item, e) => landed(item, e.landing, e.now),
+  },
   landing_refused: {
+    to: ['pending', 'failed'],
     from: ['landing'],
     apply: (item, e) => landRefused(item, e.refusal, e.maxRounds, e.now),
   },
   sent_to_land: {
+    to: ['landing'],
     from: ['done', 'landing'],
     // An item waiting to land again after a failed try is tried now: a person asked.
     apply: (item, e) =>
@@ -186,23 +201,32 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => checksSeen(item, e.checks, e.now, e.head),
   },
   checks_failed: {
+    to: ['pending', 'failed'],
     from: ['awaiting_checks'],
     apply: (item, e) => checksFailed(item, e.refusal, e.maxRounds, e.now),
   },
   checks_passed: {
+    to: ['awaiting_review', 'done', 'pending'],
     from: ['awaiting_checks'],
     apply: (item, e) => checksPassed(item, { checks: e.checks, merged: e.merged }, e.now),
   },
-  pull_request_closed: { from: ['awaiting_checks'], apply: (item, e) => cancelled(item, e.now) },
+  pull_request_closed: {
+    to: ['cancelled'],
+    from: ['awaiting_checks'],
+    apply: (item, e) => cancelled(item, e.now),
+  },
   pull_request_ended: {
+    to: ['done'],
     from: ['awaiting_review'],
     apply: (item, e) => pullRequestEnded(item, e.merged, e.now),
   },
   messaged: {
+    to: ['interrupted'],
     from: statusesWhere('takesMessages'),
     apply: (item, e) => messageAdded(item, e.message, e.now),
   },
   retried: {
+    to: ['pending'],
     from: ITEM_STATUSES.filter((s) => s !== 'running' && s !== 'pending'),
     bulk: ['failed', 'cancelled', 'interrupted', 'parked'],
     refuse: (item, e) =>
@@ -212,6 +236,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => retried(item, e.now),
   },
   cancelled: {
+    to: ['cancelled'],
     from: ITEM_STATUSES.filter((s) => s !== 'running'),
     bulk: [
       'pending',
@@ -241,8 +266,16 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     },
   },
   source_updated: { from: ['pending'], apply: (item, e) => sourceUpdated(item, e.fields, e.now) },
-  closed_at_source: { from: ['pending'], apply: (item, e) => closedAtSource(item, e.now) },
-  done_at_source: { from: ['pending'], apply: (item, e) => doneAtSource(item, e.now) },
+  closed_at_source: {
+    to: ['cancelled'],
+    from: ['pending'],
+    apply: (item, e) => closedAtSource(item, e.now),
+  },
+  done_at_source: {
+    to: ['done'],
+    from: ['pending'],
+    apply: (item, e) => doneAtSource(item, e.now),
+  },
   written_back: {
     from: statusesWhere('finished'),
     refuse: (item) =>

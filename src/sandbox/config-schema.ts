@@ -16,23 +16,41 @@ const SandboxPath = z
 
 /** The sandbox as an item or a persona may set it: each key overrides the workspace's. */
 export const SandboxChoiceSchema = z.strictObject({
-  kind: z.enum(SANDBOX_KINDS).optional(),
-  network: z.enum(SANDBOX_NETWORKS).optional(),
-  /** Hosts the proxy lets through besides the CLI's own API (`network: "allow"`). */
-  allowHosts: z.array(AllowedHost).optional(),
-  /** Paths outside the work dir the agent may read. */
-  readOnly: z.array(SandboxPath).optional(),
-  /** Paths outside the work dir the agent may change. */
-  readWrite: z.array(SandboxPath).optional(),
+  kind: z
+    .enum(SANDBOX_KINDS)
+    .describe('`bwrap`: every agent and its gates in a bubblewrap sandbox; `none`: no sandbox.')
+    .optional(),
+  network: z
+    .enum(SANDBOX_NETWORKS)
+    .describe(
+      "`allow`: no network but ralph's proxy, to the CLI's API and `allowHosts`; `none`: the CLI's API alone (gates: nothing); `open`: the machine's network.",
+    )
+    .optional(),
+  allowHosts: z
+    .array(AllowedHost)
+    .describe(
+      'Hosts the proxy lets through besides the CLI\'s own API (`network: "allow"`): `registry.npmjs.org`, `*.github.com`, `127.0.0.1:8080`.',
+    )
+    .optional(),
+  readOnly: z
+    .array(SandboxPath)
+    .describe('Paths outside the work dir the agent may read (absolute, or `~/…`).')
+    .optional(),
+  readWrite: z
+    .array(SandboxPath)
+    .describe('Paths outside the work dir the agent may change (absolute, or `~/…`).')
+    .optional(),
 });
 
 export type SandboxChoice = z.output<typeof SandboxChoiceSchema>;
 
+const choice = SandboxChoiceSchema.shape;
+
 /** The workspace's sandbox: what an item or persona does not set itself. */
 export const SandboxSchema = z.strictObject({
-  kind: z.enum(SANDBOX_KINDS).default('none'),
-  network: z.enum(SANDBOX_NETWORKS).default('allow'),
-  allowHosts: z.array(AllowedHost).default([]),
-  readOnly: z.array(SandboxPath).default([]),
-  readWrite: z.array(SandboxPath).default([]),
+  kind: choice.kind.unwrap().default('none'),
+  network: choice.network.unwrap().default('allow'),
+  allowHosts: choice.allowHosts.unwrap().default([]),
+  readOnly: choice.readOnly.unwrap().default([]),
+  readWrite: choice.readWrite.unwrap().default([]),
 });

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { jsonSchemaProblems } from './config-json-schema.js';
 import { TEST_RUN_MARKER } from './leak-check.js';
 import { captureOutput } from './output.js';
 
@@ -64,6 +66,12 @@ export async function makeWorkspace(
         ? { ...(base as object), ...value }
         : value;
   }
+  // What ralph accepts, an editor checking the file against the shipped JSON Schema accepts too.
+  const problems = ConfigSchema.safeParse(merged).success ? jsonSchemaProblems(merged) : [];
+  if (problems.length > 0)
+    throw new Error(
+      `schema/ralph.config.schema.json refuses a valid configuration: ${problems.join('; ')}`,
+    );
   await fsp.writeFile(file, JSON.stringify(merged, null, 2));
   return root;
 }

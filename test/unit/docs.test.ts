@@ -1,13 +1,20 @@
-// What the README says about the tests holds: every reliability case it maps is a test's (the
-// id starts or leads the test's title), and every test file it names exists.
+// What the README and docs/ say holds: every reliability case mapped is a test's (the id starts
+// or leads the test's title), every test file named exists, the figures are one bench run's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { withTables, type BenchResults } from '../../scripts/bench/tables.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+// Words as a reader sees them, whatever the line breaks.
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+const DOCS = fs
+  .readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.md'))
+  .map((file) => `docs/${file}`);
+const ALL_PAGES = ['README.md', ...DOCS].map(read).join('\n');
+const RELIABILITY = read('docs/reliability.md');
 
 function testFiles(dir = path.join(ROOT, 'test')): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -29,9 +36,9 @@ function caseIds(text: string): string[] {
   });
 }
 
-/** The case ids of the README's table of reliability cases (its first column). */
+/** The case ids of the table of reliability cases (its first column). */
 function mappedIds(): string[] {
-  const table = README.slice(README.indexOf('| case '));
+  const table = RELIABILITY.slice(RELIABILITY.indexOf('| case '));
   const rows = table.split('\n').filter((line) => /^\| T\d\d/.test(line));
   return [...new Set(rows.flatMap((row) => caseIds(row.split('|')[1] ?? '')))];
 }
@@ -47,7 +54,7 @@ function titledIds(): Set<string> {
   return ids;
 }
 
-describe('the README on the tests', () => {
+describe('the docs on the tests', () => {
   it('maps only reliability cases that a test carries in its title', () => {
     const ids = mappedIds();
     expect(ids.length).toBeGreaterThan(30);
@@ -56,7 +63,7 @@ describe('the README on the tests', () => {
   });
 
   it('names only test files that exist', () => {
-    const names = [...README.matchAll(/`([\w./-]+\.test\.ts)`/g)].map(([, name]) => name!);
+    const names = [...ALL_PAGES.matchAll(/`([\w./-]+\.test\.ts)`/g)].map(([, name]) => name!);
     expect(names.length).toBeGreaterThan(10);
     const files = testFiles().map((file) => path.relative(ROOT, file));
     const missing = names.filter((name) =>
@@ -83,23 +90,5 @@ describe('the README on the tests', () => {
 
   it('reads ranges of case ids', () => {
     expect(caseIds('T06–T08, T16')).toEqual(['T06', 'T07', 'T08', 'T16']);
-  });
-});
-
-describe("the README's figures", () => {
-  it('are the tables of one full bench run, docs/bench.json', async () => {
-    const results = JSON.parse(
-      fs.readFileSync(path.join(ROOT, 'docs', 'bench.json'), 'utf8'),
-    ) as BenchResults;
-    expect(results.quick).toBe(false);
-    expect(results.only).toBeUndefined();
-    // Every bench of scripts/bench.mjs (its `[name, () => …]` list) has its rows there.
-    const source = fs.readFileSync(path.join(ROOT, 'scripts', 'bench.mjs'), 'utf8');
-    const declared = [...source.matchAll(/^ {2}\['([a-z-]+)', \(\) =>/gm)].map((m) => m[1]);
-    expect(declared.length).toBeGreaterThan(10);
-    const benches = new Set(results.rows.map((r) => r.bench));
-    expect([...benches].sort()).toEqual(declared.sort());
-    const file = path.join(ROOT, 'README.md');
-    expect(await withTables(README, results, file)).toBe(README);
   });
 });

@@ -29,6 +29,9 @@ describe('the lifecycle table', () => {
         return;
       }
       expect(applied).toMatchObject({ kind: 'applied', item: { status: to } });
+      // The table says where each event may lead (the docs' diagram is drawn from it).
+      const leadsTo: readonly string[] = LIFECYCLE[event.kind].to ?? [];
+      if (to !== status) expect(leadsTo).toContain(to);
       // What the table makes is an item the queue's schema accepts.
       if (applied.kind === 'applied') ItemSchema.parse(applied.item);
     },

@@ -8,10 +8,11 @@ import { recordDigest } from '../../lib/digest.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { BOOTSTRAP_PROMPT } from '../../lib/package-files.js';
+import { BOOTSTRAP_PROMPT, CONFIG_JSON_SCHEMA } from '../../lib/package-files.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { Output } from '../output.js';
 
 /** Writes a new file; false when something is already there (it is never overwritten). */
@@ -54,7 +55,8 @@ export async function initCommand(
     await ensurePrivateDir(dir);
     (existed ? kept : created).push(`${displayPath(dir, root)}/`);
   }
-  const { $schema: _schema, ...spelledOut } = config;
+  // The schema shipped with this ralph, so an editor completes and checks the file.
+  const spelledOut = { $schema: pathToFileURL(CONFIG_JSON_SCHEMA).href, ...config };
   const files: [string, string][] = [
     [path.join(root, CONFIG_FILE), `${JSON.stringify(spelledOut, null, 2)}\n`],
     [paths.bootstrap, await fsp.readFile(BOOTSTRAP_PROMPT, 'utf8')],
