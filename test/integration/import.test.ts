@@ -109,7 +109,11 @@ describe('ralph import of a plan and a prd.json', () => {
       ['us-002', -2, 'Show the priority on task cards'],
       ['us-003', -3, 'Filter tasks by priority'],
     ]);
-    expect(String(byId(root, 'us-002')?.body)).toContain('Acceptance criteria:\n- Each card');
+    // A story's acceptance criteria are the item's criteria, not lines of its body.
+    expect(byId(root, 'us-002')).toMatchObject({
+      body: "As a user, I want to see each task's priority at a glance.\n\nNotes: Use the existing badge component.",
+      criteria: ['Each card shows a coloured badge', 'Verify in the browser'],
+    });
   });
 
   it('refuses a malformed file naming its line, and imports nothing', async () => {
