@@ -105,8 +105,11 @@ type EventOf<K extends ItemEventKind> = Extract<ItemEvent, { kind: K }>;
 /** What the table holds for one event. */
 export interface Rule<K extends ItemEventKind> {
   from: readonly ItemStatus[];
-  /** The statuses it may lead to besides the one it starts from (none: it never moves an item). */
-  to?: readonly ItemStatus[];
+  /**
+   * The statuses it may lead to besides the one it starts from, from any of `from` or by the
+   * status it starts from (none: it never moves an item).
+   */
+  to?: readonly ItemStatus[] | Partial<Record<ItemStatus, readonly ItemStatus[]>>;
   /** The statuses `--all` picks for a person's event (`from` is what an id may name). */
   bulk?: readonly ItemStatus[];
   /** Why this item may not go through the event although its status allows it. */
@@ -221,7 +224,8 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => pullRequestEnded(item, e.merged, e.now),
   },
   messaged: {
-    to: ['interrupted'],
+    // An item that asked a question takes the message as its answer, and is resumed with it.
+    to: { needs_input: ['interrupted'] },
     from: statusesWhere('takesMessages'),
     apply: (item, e) => messageAdded(item, e.message, e.now),
   },
@@ -311,6 +315,18 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     }),
   },
 };
+
+/** The statuses `kind` may lead an item in status `from` to, besides `from` itself. */
+export function leadsTo(kind: ItemEventKind, from: ItemStatus): readonly ItemStatus[] {
+  const to = LIFECYCLE[kind].to ?? [];
+  return isStatusList(to) ? to : (to[from] ?? []);
+}
+
+function isStatusList(
+  to: readonly ItemStatus[] | Partial<Record<ItemStatus, readonly ItemStatus[]>>,
+): to is readonly ItemStatus[] {
+  return Array.isArray(to);
+}
 
 /** Done, or waiting for a person's review of a pull request that is done as far as ralph goes. */
 function isDone(item: Item): boolean {

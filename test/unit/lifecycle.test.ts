@@ -2,7 +2,7 @@
 // documentation says, or is refused with a reason that names the event and the status.
 import { describe, expect, it } from 'vitest';
 import { ITEM_STATUSES, STATUS_TRAITS, statusesWhere } from '../../src/queue/item-status.js';
-import { applyEvent, LIFECYCLE } from '../../src/queue/lifecycle.js';
+import { applyEvent, leadsTo, LIFECYCLE } from '../../src/queue/lifecycle.js';
 import { ItemSchema } from '../../src/queue/item.js';
 import { migrateQueueFile, QUEUE_SCHEMA } from '../../src/queue/file-schema.js';
 import { itemIn, LIFECYCLE_CASES, lifecyclePairs } from '../support/lifecycle-cases.js';
@@ -30,8 +30,7 @@ describe('the lifecycle table', () => {
       }
       expect(applied).toMatchObject({ kind: 'applied', item: { status: to } });
       // The table says where each event may lead (the docs' diagram is drawn from it).
-      const leadsTo: readonly string[] = LIFECYCLE[event.kind].to ?? [];
-      if (to !== status) expect(leadsTo).toContain(to);
+      if (to !== status) expect(leadsTo(event.kind, status)).toContain(to);
       // What the table makes is an item the queue's schema accepts.
       if (applied.kind === 'applied') ItemSchema.parse(applied.item);
     },
