@@ -381,7 +381,7 @@ function reviewCommands(program: commander.Command, app: App): void {
 
   program
     .command('replay <session>')
-    .description('print (or run, with --exec) the claude command of a session')
+    .description("print (or run, with --exec) a session's agent CLI command")
     .option('--exec', 'run it here (it spends money: asks first)')
     .option('--yes', 'with --exec: do not ask')
     .action(async (ref: string, options: { exec?: boolean; yes?: boolean }) => {
@@ -453,7 +453,9 @@ function controlCommands(program: commander.Command, app: App): void {
 
   program
     .command('doctor')
-    .description('check the claude binary, its version and credentials, and the workspace')
+    .description(
+      'check the agent CLIs the workspace may run (binary, version, credentials) and the workspace',
+    )
     .action(async () => {
       const { doctorCommand } = await import('./commands/doctor.js');
       app.done(await doctorCommand(app.root(), app.output, app.env));
