@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import GithubSlugger from 'github-slugger';
-import type { Heading, Link, Nodes } from 'mdast';
+import type { Heading, Image, Link, Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString } from 'mdast-util-to-string';
 import { describe, expect, it } from 'vitest';
@@ -110,10 +110,12 @@ describe('the generated references', () => {
 });
 
 describe('the pages', () => {
-  it('link only to files and anchors that exist', () => {
+  it('link only to files, images and anchors that exist', () => {
     const broken: string[] = [];
     for (const [page, tree] of trees)
-      for (const link of nodesOf(tree).filter((n): n is Link => n.type === 'link')) {
+      for (const link of nodesOf(tree).filter(
+        (n): n is Link | Image => n.type === 'link' || n.type === 'image',
+      )) {
         if (/^[a-z]+:/i.test(link.url)) continue;
         const [file = '', anchor] = link.url.split('#');
         const target = file === '' ? page : path.normalize(path.join(path.dirname(page), file));
