@@ -23,14 +23,14 @@ export const FallbackChoiceSchema = z.strictObject({
     .optional()
     .describe("In order of preference; never the item's own CLI."),
   after: DurationSchema.optional().describe(
-    'A limit that resets within this is waited for instead (a five-hour window, say).',
+    'A limit that resets within this is waited for instead (a five-hour window, say); default 15 minutes.',
   ),
   handoverChars: z
     .int()
     .min(500)
     .max(200_000)
     .optional()
-    .describe("Characters of the handover the fallback's first prompt holds."),
+    .describe("Characters of the handover the fallback's first prompt holds; default 12,000."),
 });
 
 export type FallbackChoice = z.output<typeof FallbackChoiceSchema>;

@@ -180,7 +180,9 @@ export const ConfigSchema = z
     prices: z
       .record(z.string().min(1), PriceSchema)
       .default({})
-      .describe("Prices by model name (or by CLI name for the CLI's default model)."),
+      .describe(
+        "Prices by model name (or by CLI name for the CLI's default model): a session whose CLI reports no cost is priced from its tokens, an estimate.",
+      ),
     paths: PathsSchema.prefault({}).describe("Where the workspace's files are, relative to it."),
     defaults: DefaultsSchema.prefault({}).describe(
       "Session settings of every item, below a persona's and an item's own.",
@@ -214,7 +216,9 @@ export const ConfigSchema = z
     gates: z
       .array(GateSchema)
       .default([])
-      .describe("Commands a successful session's work must pass before its item is done."),
+      .describe(
+        "Commands a successful session's work must pass before its item is done; an item's or persona's `gates` replace them.",
+      ),
     rig: z
       .string()
       .default('')
@@ -226,7 +230,9 @@ export const ConfigSchema = z
     yolo: z
       .boolean()
       .default(false)
-      .describe('Opt-in by name to `--dangerously-skip-permissions`.'),
+      .describe(
+        'Run every session with `--dangerously-skip-permissions` (opt-in by name); announced at start and marked in every session record.',
+      ),
   })
   .superRefine((config, ctx) => {
     const pr = config.forge?.pr;

@@ -48,7 +48,12 @@ const choice = SandboxChoiceSchema.shape;
 
 /** The workspace's sandbox: what an item or persona does not set itself. */
 export const SandboxSchema = z.strictObject({
-  kind: choice.kind.unwrap().default('none'),
+  kind: choice.kind
+    .unwrap()
+    .default('none')
+    .describe(
+      '`bwrap`: every agent and its gates in a bubblewrap sandbox; `none`: no sandbox (`ralph init` writes `bwrap` where bubblewrap works).',
+    ),
   network: choice.network.unwrap().default('allow'),
   allowHosts: choice.allowHosts.unwrap().default([]),
   readOnly: choice.readOnly.unwrap().default([]),
