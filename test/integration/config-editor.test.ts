@@ -46,7 +46,10 @@ describe('ralph.config.json in an editor', () => {
     );
     const { document, json } = open(text);
     const problems = await service.doValidation(document, json);
-    const messages = problems.map((p) => `${document.getText(p.range)}: ${p.message}`);
+    const messages = problems.map(
+      (p) =>
+        `${document.getText(p.range)}: ${typeof p.message === 'string' ? p.message : p.message.value}`,
+    );
     expect(messages.some((m) => m.startsWith('"colour"') && /not allowed/.test(m))).toBe(true);
     expect(messages.some((m) => m.startsWith('"three"') && /integer/i.test(m))).toBe(true);
   });
