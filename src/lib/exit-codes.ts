@@ -1,4 +1,4 @@
-/** Process exit codes of the `ralph` command, documented in the README. */
+/** Process exit codes of the `ralph` command, documented in docs/troubleshooting.md. */
 export const ExitCode = {
   ok: 0,
   itemsFailed: 1,

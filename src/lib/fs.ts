@@ -93,7 +93,7 @@ export async function refuseUnwritableDir(dir: string): Promise<void> {
     await fsp.access(dir, fs.constants.W_OK);
   } catch (error) {
     const code = isErrnoException(error) ? error.code : String(error);
-    // The file system refused: EX_IOERR, as every such failure is (the README's exit codes).
+    // The file system refused: EX_IOERR, as every such failure is (docs/troubleshooting.md's exit codes).
     throw new RalphError(
       `${dir} is not writable (${code}); ralph will not start: remount it read-write or fix its owner and mode`,
       ExitCode.ioError,

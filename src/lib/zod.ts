@@ -23,7 +23,7 @@ function shown(input: unknown): string {
     : text;
 }
 
-/** Messages in the words of the README, not of the schema library; undefined keeps zod's. */
+/** Messages in the words of the docs, not of the schema library; undefined keeps zod's. */
 function message(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':

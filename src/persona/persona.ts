@@ -49,7 +49,7 @@ export const FrontmatterSchema = z.strictObject({
   forge: z.literal(false).optional(),
   /** The CLIs this persona's items fall back on when theirs is held by a usage limit. */
   fallback: FallbackChoiceSchema.optional(),
-  /** Trim what the CLI sends before the task (see `lean` in the README). */
+  /** Trim what the CLI sends before the task (see `lean` in docs/performance.md). */
   lean: z.boolean().optional(),
 });
 

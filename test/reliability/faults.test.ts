@@ -265,7 +265,7 @@ describe('B. faults', () => {
       const before = contents(root);
       expect(spawnSync('mount', ['-o', 'remount,ro', mount]).status).toBe(0);
       const run = await ralph(root, ['run', '--drain'], env);
-      // EX_IOERR, as the README's exit codes say for a file system that refuses.
+      // EX_IOERR, as docs/troubleshooting.md's exit codes say for a file system that refuses.
       expect(run.code).toBe(74);
       expect(run.stderr).toMatch(/state is not writable \(EROFS\)/);
       const add = await ralph(root, ['add', 'two', '--id', 'two']);

@@ -20,7 +20,7 @@ export async function notifyTestCommand(
   const { notify } = workspace.config;
   if (notify.length === 0)
     throw new InputError(
-      `${workspace.paths.config} has no notifier: add one to "notify" (a webhook, slack, ntfy or command; see the README's Notifications)`,
+      `${workspace.paths.config} has no notifier: add one to "notify" (a webhook, slack, ntfy or command; see docs/import-and-notifications.md)`,
     );
   const redactor = redactorFor(workspace, env);
   const now = new Date().toISOString();
