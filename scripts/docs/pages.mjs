@@ -42,34 +42,23 @@ export async function generatedFiles() {
   ]);
   const { programForDocs } = await dist('docs/program.js');
   const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  /** A page whose part between `start` and `end` is generated. */
+  const part = (file, start, end, text) => withPart(read(file), file, start, end, text);
   const bench = JSON.parse(read('docs/bench.json'));
   const pages = {
     'docs/reference/commands.md': commandReference(programForDocs()),
     'docs/reference/configuration.md': configReference(),
     'docs/reference/http-api.md': apiReference(),
     'schema/ralph.config.schema.json': JSON.stringify(configJsonSchema()),
-    'docs/concepts.md': withPart(
-      read('docs/concepts.md'),
+    'docs/concepts.md': part(
       'docs/concepts.md',
       LIFECYCLE_START,
       LIFECYCLE_END,
       lifecycleDiagram(),
     ),
+    'docs/performance.md': part('docs/performance.md', START, END, benchTables(bench)),
+    'README.md': part('README.md', HEADLINE_START, HEADLINE_END, headlineTable(bench)),
   };
-  pages['docs/performance.md'] = withPart(
-    read('docs/performance.md'),
-    'docs/performance.md',
-    START,
-    END,
-    benchTables(bench),
-  );
-  pages['README.md'] = withPart(
-    read('README.md'),
-    'README.md',
-    HEADLINE_START,
-    HEADLINE_END,
-    headlineTable(bench),
-  );
   const files = {};
   for (const [file, text] of Object.entries(pages))
     files[file] = await formatted(path.join(ROOT, file), text);

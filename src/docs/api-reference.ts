@@ -1,5 +1,5 @@
 import { openApiDocument } from '../server/openapi.js';
-import { code, generatedNote, table } from './markdown.js';
+import { anchor, code, generatedNote, table } from './markdown.js';
 import { typeOf, type JsonSchema } from './json-schema.js';
 
 interface Parameter {
@@ -65,10 +65,7 @@ export function apiReference(): string {
     operations
       .map(
         (o) =>
-          `- [${code(`${o.method.toUpperCase()} ${o.path}`)}](#${`${o.method} ${o.path}`
-            .replace(/[^a-z0-9 -]/gi, '')
-            .replace(/ /g, '-')
-            .toLowerCase()}): ${o.op.summary}`,
+          `- [${code(`${o.method.toUpperCase()} ${o.path}`)}](${anchor(`${o.method.toUpperCase()} ${o.path}`)}): ${o.op.summary}`,
       )
       .join('\n'),
     ...operations.map((o) => operationSection(o.method, o.path, o.op)),

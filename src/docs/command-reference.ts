@@ -1,6 +1,6 @@
 import type * as commander from 'commander';
 import { commandPath, commandsOf, EXAMPLES } from '../cli/examples.js';
-import { code, generatedNote, table } from './markdown.js';
+import { anchor, code, generatedNote, table } from './markdown.js';
 
 /** One command: its usage, what it does, its options as `--help` gives them, its example. */
 function commandSection(command: commander.Command, help: commander.Help): string {
@@ -32,7 +32,7 @@ export function commandReference(program: commander.Command): string {
   const commands = [program, ...commandsOf(program)];
   const index = commandsOf(program).map((c) => {
     const path = `ralph ${commandPath(c)}`;
-    return `- [${code(path)}](#${path.replace(/ /g, '-')}): ${c.description()}`;
+    return `- [${code(path)}](${anchor(path)}): ${c.description()}`;
   });
   return [
     generatedNote("the program's definitions (`src/cli/main.ts`, `src/cli/examples.ts`)"),

@@ -44,13 +44,13 @@ function rowsOf(schema: JsonSchema, path: string[], defaults: unknown, inList: b
       const key = at.join('.').replace(/\.\[\]/g, '[]');
       if (seen.has(key)) continue;
       seen.add(key);
-      if (field.description === undefined && name !== '$schema')
+      if (field.description === undefined)
         throw new Error(`ralph.config.json: "${key}" has no description in its schema`);
       rows.push({
         key,
         type: typeOf(field),
         default: inList || objectsOf(field).length > 0 ? '' : defaultAt(defaults, at),
-        description: field.description ?? 'The JSON Schema this file follows (for editors).',
+        description: field.description,
       });
       const listed = field.type === 'array' ? field.items : undefined;
       const named =

@@ -1,3 +1,10 @@
+import { slug } from 'github-slugger';
+
+/** The anchor GitHub gives a heading of this text (the link check reads headings the same way). */
+export function anchor(heading: string): string {
+  return `#${slug(heading)}`;
+}
+
 /** Text for a Markdown table's cell: one line, its pipes escaped. */
 export function cell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
