@@ -1,0 +1,134 @@
+import * as z from '../lib/zod.js';
+
+/** What a reviewer found of one criterion. */
+export const CRITERION_VERDICTS = ['PASS', 'FAIL', 'UNKNOWN'] as const;
+export const SEVERITIES = ['blocking', 'major', 'minor'] as const;
+export const OVERALLS = ['approve', 'request_changes'] as const;
+
+const MAX_TEXT = 2_000;
+const MAX_FINDINGS = 50;
+
+/** A word a model may write in its own case or spelling, read as one of `words`. */
+const word = <const T extends readonly string[]>(
+  words: T,
+  aliases: Record<string, T[number]> = {},
+) =>
+  z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    const plain = value
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
+    return aliases[plain] ?? words.find((w) => w.toLowerCase() === plain) ?? value;
+  }, z.enum(words));
+
+const Text = z.string().trim().min(1).max(MAX_TEXT);
+
+/** The verdict a reviewer is asked for, as it may write it. */
+export const VerdictSchema = z.object({
+  criteria: z
+    .array(
+      z.object({
+        /** The criterion's number, 1 for the first. */
+        id: z.coerce.number().int().positive(),
+        verdict: word(CRITERION_VERDICTS),
+        evidence: Text,
+      }),
+    )
+    .default([]),
+  findings: z
+    .array(
+      z.object({
+        severity: word(SEVERITIES, { blocker: 'blocking', critical: 'blocking', nit: 'minor' }),
+        place: Text,
+        finding: Text,
+      }),
+    )
+    .max(MAX_FINDINGS)
+    .default([]),
+  overall: word(OVERALLS, {
+    approved: 'approve',
+    changes_requested: 'request_changes',
+    request_change: 'request_changes',
+  }),
+  summary: Text.optional(),
+});
+
+export type Verdict = z.output<typeof VerdictSchema>;
+
+/** A reviewer's answer read: a valid verdict, or why it is none (it then never approves). */
+export type ReadVerdict =
+  { kind: 'verdict'; verdict: Verdict } | { kind: 'invalid'; reason: string };
+
+/**
+ * The JSON objects a reviewer's final message may hold, the likeliest first: fenced `json`
+ * blocks from the last, then every balanced `{…}` from the last.
+ */
+function candidates(text: string): string[] {
+  const fenced = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const spans: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"' && depth > 0) inString = true;
+    else if (c === '{') {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === '}' && depth > 0 && --depth === 0) spans.push(text.slice(start, i + 1));
+  }
+  return [...fenced.reverse(), ...spans.reverse()];
+}
+
+/** Why a verdict cannot stand for an item with `criteria` (none: it can). */
+function contradiction(verdict: Verdict, criteria: readonly string[]): string | undefined {
+  const seen = new Set<number>();
+  for (const { id } of verdict.criteria) {
+    if (id > criteria.length)
+      return `it names criterion ${id}, and the item has ${criteria.length === 0 ? 'none' : `only ${criteria.length}`}`;
+    if (seen.has(id)) return `it answers criterion ${id} twice`;
+    seen.add(id);
+  }
+  const missing = criteria.map((_, i) => i + 1).filter((id) => !seen.has(id));
+  if (missing.length > 0) return `it gives no verdict for criterion ${missing.join(', ')}`;
+  if (verdict.overall !== 'approve') return undefined;
+  const failed = verdict.criteria.find((c) => c.verdict === 'FAIL');
+  if (failed !== undefined) return `it approves while criterion ${failed.id} fails`;
+  if (verdict.findings.some((f) => f.severity === 'blocking'))
+    return 'it approves with a blocking finding';
+  return undefined;
+}
+
+/**
+ * Reads a reviewer's final message as a verdict on an item with `criteria`. Tolerant of how it
+ * is written (prose around it, a fenced block, the case of a word), never of what it says: an
+ * answer that is not a whole, consistent verdict is invalid, and an invalid verdict never
+ * approves.
+ */
+export function readVerdict(text: string, criteria: readonly string[]): ReadVerdict {
+  let firstProblem: string | undefined;
+  for (const candidate of candidates(text)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    const parsed = VerdictSchema.safeParse(json);
+    if (!parsed.success) {
+      firstProblem ??= `not a verdict: ${z.prettifyError(parsed.error).split('\n')[0] ?? ''}`;
+      continue;
+    }
+    const wrong = contradiction(parsed.data, criteria);
+    if (wrong === undefined) return { kind: 'verdict', verdict: parsed.data };
+    firstProblem ??= `an inconsistent verdict: ${wrong}`;
+  }
+  return {
+    kind: 'invalid',
+    reason: firstProblem ?? 'no verdict: the answer holds no JSON object',
+  };
+}
