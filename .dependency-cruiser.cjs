@@ -18,6 +18,7 @@ const FEATURES = [
   'forge',
   'sandbox',
   'sources',
+  'review',
   'push',
   'notify',
   'stage',
@@ -68,8 +69,9 @@ const MAY_IMPORT = {
   // Sources of work (a markdown plan, a prd.json, a forge's issues): entries of the queue's shape,
   // and the write-back stage that tells an imported issue its item's end (through forge's issues port).
   sources: ['lib', 'queue', 'forge', 'stage'],
-  // The review stage: a reviewer of another CLI reads the branch and answers a verdict.
-  review: ['lib'],
+  // The review stage: a reviewer of another CLI reads the branch and answers a verdict, which
+  // moves the item (approved on, changes back to its author, a failing reviewer never approves).
+  review: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'agent', 'archive', 'prompt'],
   // Notifications: an outbox under state/ and the channels it is delivered through.
   notify: ['lib', 'config', 'events'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.

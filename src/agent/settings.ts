@@ -144,6 +144,8 @@ export interface WorkSettings {
   forge?: ForgeConfig;
   /** Where the agent and its gates run. */
   sandbox: SandboxSettings;
+  /** A reviewer approves its work before it lands or its pull request opens (git mode only). */
+  review: boolean;
 }
 
 /** The sandbox after precedence: each key the item's, else the persona's, else the workspace's. */
@@ -198,6 +200,7 @@ export function resolveWork(config: Config, layers: readonly SessionSettings[]):
     land: landing ? landSettingsOf(config, layers) : undefined,
     forge: git && pickLayer(layers, 'forge') !== false ? config.forge : undefined,
     sandbox: resolveSandbox(config, layers),
+    review: git && (pickLayer(layers, 'review') ?? config.review.enabled),
   };
 }
 

@@ -80,6 +80,8 @@ export const SessionRecordFields = z.looseObject({
   /** Characters of the handover its prompt held (what a session of another CLI did before it). */
   handoverChars: z.number().optional(),
   persona: z.string().optional(),
+  /** `reviewer`: it reviewed its item's work, read-only (absent: it did the work). */
+  role: z.literal('reviewer').optional(),
   conversationId: z.string().optional(),
   model: z.string().optional(),
   cliVersion: z.string().optional(),

@@ -41,6 +41,7 @@ export interface NewSession {
   fallback?: SessionRecord['fallback'];
   handoverChars?: number;
   persona?: string;
+  role?: 'reviewer';
   yolo: boolean;
   limits: SessionRecord['limits'];
   secrets?: SessionRecord['secrets'];

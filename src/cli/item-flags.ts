@@ -34,6 +34,7 @@ const FLAG_OF: Record<string, string> = {
   base: '--base',
   gates: '--gate',
   land: '--land',
+  review: '--review',
   sandbox: '--sandbox',
   fallback: '--fallback',
   lean: '--lean',
@@ -130,6 +131,7 @@ export async function fieldsFromFlags(
   if (typeof o.land === 'boolean') set('land', { enabled: o.land });
   // Only the "no": an item cannot ask for a forge the workspace does not set.
   if (o.forge === false) set('forge', false);
+  if (typeof o.review === 'boolean') set('review', o.review);
   if (typeof o.sandbox === 'string') set('sandbox', { kind: o.sandbox });
   if (typeof o.lean === 'boolean') set('lean', o.lean);
   const fallback = list(o.fallback);

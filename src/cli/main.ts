@@ -70,6 +70,11 @@ function itemOptions(command: commander.Command): commander.Command {
     .option('--land', 'git mode: land the branch on the target once its gates pass ("land")')
     .option('--no-land', 'leave the branch as it is, whatever "land.enabled" says')
     .option('--no-forge', 'open no pull request for the item, whatever "forge" says')
+    .option(
+      '--review',
+      'git mode: a reviewer (another CLI) approves its work before it lands or its pull request opens',
+    )
+    .option('--no-review', 'no reviewer for the item, whatever "review.enabled" says')
     .option('--lean', 'trim what the CLI sends before the task (tools its rules refuse, skills)')
     .option('--no-lean', 'send the CLI\'s first request whole, whatever "defaults.lean" says')
     .option(

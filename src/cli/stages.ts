@@ -1,6 +1,7 @@
 import { pullRequests } from '../forge/pull-request-stage.js';
 import { lander } from '../land/lander.js';
 import { pushes } from '../push/push-stage.js';
+import { reviews } from '../review/review-stage.js';
 import { writeBack } from '../sources/write-back.js';
 import type { StageFactory } from '../stage/stage.js';
 
@@ -9,4 +10,4 @@ import type { StageFactory } from '../stage/stage.js';
  * interface: the runner's loop runs what it is given here and names none of them. A new stage
  * is one more line, and its events in the lifecycle table (\`src/queue/lifecycle.ts\`).
  */
-export const STAGES: readonly StageFactory[] = [pushes, lander, pullRequests, writeBack];
+export const STAGES: readonly StageFactory[] = [pushes, reviews, lander, pullRequests, writeBack];

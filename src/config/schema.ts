@@ -19,6 +19,7 @@ import { GitSchema } from '../git/config-schema.js';
 import { LandChoiceSchema, LandSchema } from '../land/config-schema.js';
 import { NotifierSchema } from '../notify/config-schema.js';
 import { QueueSchema } from '../queue/config-schema.js';
+import { ReviewSchema } from '../review/config-schema.js';
 import { SandboxChoiceSchema, SandboxSchema } from '../sandbox/config-schema.js';
 import { ImportSchema } from '../sources/config-schema.js';
 
@@ -43,6 +44,12 @@ const GitChoiceShape = {
   sandbox: SandboxChoiceSchema.describe(
     "Its sandbox; each key overrides the workspace's.",
   ).optional(),
+  review: z
+    .boolean()
+    .describe(
+      "Whether a reviewer approves its work before it lands or its pull request is opened; overrides `review.enabled`.",
+    )
+    .optional(),
 };
 
 /** Settings an item, a persona or the workspace may set for a session. */
@@ -100,6 +107,7 @@ const DefaultsSchema = z.strictObject({
     land: true,
     forge: true,
     sandbox: true,
+    review: true,
   }).shape,
   maxTurns: session.maxTurns.unwrap().default(50),
   maxBudgetUsd: session.maxBudgetUsd.unwrap().default(5),
@@ -210,6 +218,9 @@ export const ConfigSchema = z
       .default([])
       .describe('Where a person is told what matters as it happens.'),
     sandbox: SandboxSchema.prefault({}).describe('The sandbox every agent and its gates run in.'),
+    review: ReviewSchema.prefault({}).describe(
+      "Review: a reviewer of another CLI approves an item's work before it lands or its pull request opens, failing closed.",
+    ),
     queue: QueueSchema.prefault({}).describe(
       'Where the queue is: `state/queue.json`, or a Postgres database a fleet shares.',
     ),

@@ -158,6 +158,19 @@ export interface RunnerEvents {
   };
   /** A person's message given to a running session on its CLI's stdin, mid-task. */
   message_given: { item: string; session: string; from: string };
+  /** Review: a reviewer of another CLI reads the item's work (its diff, capped at `diffChars`). */
+  review_started: { item: string; cli: string; diffChars: number; leftOut: number };
+  /** Its verdict: approved (on to \`itemStatus\`), or changes asked for (back to its agent). */
+  reviewed: {
+    item: string;
+    cli: string;
+    session: string;
+    overall: string;
+    costUsd: number;
+    itemStatus?: string;
+  };
+  /** No valid verdict (an error, a timeout, a limit, an answer that is none): unreviewed. */
+  review_failed: { item: string; cli: string; session?: string; reason: string; retryAt: string };
   /** Landing: an item's branch is being merged onto its target and checked there. */
   land_started: { item: string; target: string; method: string; branch: string };
   land_gate_started: { item: string; target: string; gate: string };

@@ -12,7 +12,13 @@ import type {
   Selection,
 } from './queue.js';
 import type { SettlePolicy } from './lease.js';
-import { inChecksOrder, inLandingOrder, nextWakeTime, selectNext } from './select.js';
+import {
+  inChecksOrder,
+  inLandingOrder,
+  inReviewOrder,
+  nextWakeTime,
+  selectNext,
+} from './select.js';
 import {
   chosenOf,
   refuseQueued,
@@ -68,6 +74,10 @@ export class FileQueue extends FileQueueReader implements Queue {
 
   async landing(): Promise<Item[]> {
     return inLandingOrder(await this.list());
+  }
+
+  async reviewing(): Promise<Item[]> {
+    return inReviewOrder(await this.list());
   }
 
   async awaitingChecks(): Promise<Item[]> {

@@ -15,10 +15,11 @@ function awaitingReview(value: unknown): unknown {
  * may be `landing`, and says where it landed. 4: an item may be `awaiting_checks`, with its pull
  * request, or `needs_input`, and has messages. 5: an item may say where it was imported from
  * (`source`). 6: an item may be `parked` (a person stopped it). 7: a pull request that waits
- * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). Its
+ * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). 8: an item
+ * may be `reviewing`, and keeps its reviewer's last verdict. Its
  * `version` is another thing: a counter of the file's writes.
  */
-export const QUEUE_SCHEMA = 7;
+export const QUEUE_SCHEMA = 8;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {

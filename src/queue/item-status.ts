@@ -2,6 +2,11 @@
 export const ITEM_STATUSES = [
   'pending',
   'running',
+  /**
+   * Its session and gates passed; a reviewer of its work (\`review\`) is to approve it before it
+   * lands, or its pull request is opened (or it is done).
+   */
+  'reviewing',
   /** Its session and gates passed; its branch waits to land on the target (or is landing). */
   'landing',
   /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
@@ -55,6 +60,8 @@ const trait = (traits: Partial<StatusTraits>): StatusTraits => ({
 export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
   pending: trait({ runnable: true, keepsWorktree: true }),
   running: trait({ keepsWorktree: true }),
+  // Its worktree is what the reviewer reads, and where its author goes on if changes are asked.
+  reviewing: trait({ waitsOnWorld: true, keepsWorktree: true }),
   landing: trait({ waitsOnWorld: true }),
   awaiting_checks: trait({ waitsOnWorld: true }),
   awaiting_review: trait({

@@ -21,6 +21,7 @@ export const BUILTIN_VARS = [
   'GATE_FAILURE',
   'LAND_FAILURE',
   'CHECKS_FAILURE',
+  'REVIEW_FINDINGS',
   'HANDOVER',
   'MESSAGES',
   'BRANCH',
@@ -103,6 +104,38 @@ export const SourceSchema = z.strictObject({
 });
 
 export type Source = z.output<typeof SourceSchema>;
+
+/**
+ * A reviewer's last verdict on the item's work, as ralph read and checked it (`review`): each
+ * criterion's verdict with its evidence, its findings, and who gave it.
+ */
+export const ItemVerdictSchema = z.strictObject({
+  overall: z.enum(['approve', 'request_changes']),
+  summary: z.string().optional(),
+  criteria: z.array(
+    z.strictObject({
+      id: z.int().positive(),
+      verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
+      evidence: z.string(),
+    }),
+  ),
+  findings: z.array(
+    z.strictObject({
+      severity: z.enum(['blocking', 'major', 'minor']),
+      place: z.string(),
+      finding: z.string(),
+    }),
+  ),
+  /** The reviewer's CLI and session (its record is archived like any session's). */
+  cli: z.string(),
+  session: z.string(),
+  /** The commit of the branch it reviewed. */
+  head: z.string().optional(),
+  costUsd: z.number().nonnegative(),
+  at: Timestamp,
+});
+
+export type ItemVerdict = z.output<typeof ItemVerdictSchema>;
 
 /** What the item asks: its task, where it stands in line and what it waits for. */
 export const ItemAskSchema = z.strictObject({
@@ -229,6 +262,16 @@ export const ItemLifeSchema = z.strictObject({
   messages: z.array(MessageSchema).optional(),
   /** What its agent asked a person, when it is `needs_input`. */
   question: z.string().optional(),
+  /** The last valid verdict of its reviewer (`review`). */
+  verdict: ItemVerdictSchema.optional(),
+  /** Reviews that asked for changes, handed back to the agent, since it was last retried. */
+  reviewRounds: z.int().nonnegative().optional(),
+  /** What the reviewer asked to change, for the next attempt's prompt (`{{REVIEW_FINDINGS}}`). */
+  reviewFindings: z.string().optional(),
+  /** Why its work could not be reviewed yet (a reviewer that failed): it never lands unreviewed. */
+  unreviewed: z.string().optional(),
+  /** What its reviewers cost, counted in `costUsd` too. */
+  reviewCostUsd: z.number().nonnegative().optional(),
 });
 
 export type ItemLife = z.output<typeof ItemLifeSchema>;

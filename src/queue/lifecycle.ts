@@ -1,5 +1,5 @@
 import { InputError } from '../lib/errors.js';
-import type { Item, Message } from './item.js';
+import type { Item, ItemVerdict, Message } from './item.js';
 import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
 import { fenceReason, type Lease, type SettlePolicy } from './lease.js';
 import {
@@ -20,6 +20,9 @@ import {
   pullRequestOpened,
   reclaim,
   retried,
+  reviewApproved,
+  reviewChangesRequested,
+  reviewFailed,
   settle,
   sourceUpdated,
   toLand,
@@ -43,6 +46,8 @@ export interface SessionStages {
   pullRequest: boolean;
   /** The remote its branch is pushed to (`git.push`), by the push stage. */
   push?: string;
+  /** A reviewer approves its work before any of the above (`review`). */
+  review?: boolean;
 }
 
 /** Everything that can happen to an item. */
@@ -64,6 +69,30 @@ export type ItemEvent =
   /** A person stopped its session (`ralph stop`): parked, or cancelled. */
   | { kind: 'stopped'; then: 'park' | 'cancel'; now: number }
   | { kind: 'unparked'; now: number }
+  /** Its reviewer approved its work: on to `then` (landing, its pull request), or done. */
+  | {
+      kind: 'review_approved';
+      verdict: ItemVerdict;
+      then: Pick<SessionStages, 'land' | 'pullRequest'>;
+      now: number;
+    }
+  /** Its reviewer asked for changes (`findings`, for its agent): back to it, or to a person. */
+  | {
+      kind: 'review_changes_requested';
+      verdict: ItemVerdict;
+      findings: string;
+      maxRounds: number;
+      now: number;
+    }
+  /** Its reviewer failed (no valid verdict): unreviewed, looked at again at `at`. */
+  | {
+      kind: 'review_failed';
+      reason: string;
+      costUsd: number;
+      at: number;
+      looks: number;
+      now: number;
+    }
   | { kind: 'landed'; landing: Parameters<typeof landed>[1]; now: number }
   | { kind: 'landing_refused'; refusal: LandRefusal; maxRounds: number; now: number }
   /** A done item of git mode put in line to land (`ralph land`). */
@@ -136,7 +165,16 @@ const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, 
 export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
   claimed: { to: ['running'], from: RUNNABLE, apply: (item, e) => claim(item, e.sessionId, e.now) },
   session_ended: {
-    to: ['done', 'pending', 'failed', 'interrupted', 'needs_input', 'landing', 'awaiting_checks'],
+    to: [
+      'done',
+      'pending',
+      'failed',
+      'interrupted',
+      'needs_input',
+      'reviewing',
+      'landing',
+      'awaiting_checks',
+    ],
     from: ['running'],
     refuse: leaseRefusal,
     apply: (item, e) =>
@@ -177,6 +215,26 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     to: ['pending', 'interrupted'],
     from: ['parked'],
     apply: (item, e) => unparked(item, e.now),
+  },
+  review_approved: {
+    to: ['landing', 'awaiting_checks', 'done', 'pending'],
+    from: ['reviewing'],
+    apply: (item, e) =>
+      reviewApproved(
+        item,
+        e.verdict,
+        { land: e.then.land, checks: e.then.pullRequest && !e.then.land },
+        e.now,
+      ),
+  },
+  review_changes_requested: {
+    to: ['pending', 'needs_input'],
+    from: ['reviewing'],
+    apply: (item, e) => reviewChangesRequested(item, e.verdict, e.findings, e.maxRounds, e.now),
+  },
+  review_failed: {
+    from: ['reviewing'],
+    apply: (item, e) => reviewFailed(item, e, e.now),
   },
   landed: {
     to: ['done', 'pending', 'awaiting_checks'],
@@ -246,6 +304,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
       'pending',
       'interrupted',
       'failed',
+      'reviewing',
       'landing',
       'awaiting_checks',
       'needs_input',
@@ -343,6 +402,7 @@ function pushAfter(item: Item, e: EventOf<'session_ended'>): Item {
 /** A success goes through the stages the workspace turns on for a branch of its own. */
 function afterSession(settlement: Settlement, stages: SessionStages | undefined): Settlement {
   if (settlement.kind !== 'succeeded' || stages === undefined) return settlement;
+  if (stages.review === true) return { ...settlement, review: true };
   if (stages.land) return { ...settlement, land: true };
   if (stages.pullRequest) return { ...settlement, checks: true };
   return settlement;

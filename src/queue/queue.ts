@@ -48,6 +48,8 @@ export interface Queue {
   renew(leases: readonly Lease[]): Promise<void>;
   /** The items waiting to land, in the order they finished. */
   landing(): Promise<Item[]>;
+  /** The items waiting for their review, in the order they finished. */
+  reviewing(): Promise<Item[]>;
   /** The items awaiting their pull request's checks, the longest waiting first. */
   awaitingChecks(): Promise<Item[]>;
   /**

@@ -107,6 +107,13 @@ export function landingOrder(items: readonly Item[]): Item[] {
   return order;
 }
 
+/** The items waiting for their review, in the order they finished. */
+export function inReviewOrder(items: readonly Item[]): Item[] {
+  return items
+    .filter((item) => item.status === 'reviewing')
+    .sort((a, b) => compareText(a.finishedAt ?? '', b.finishedAt ?? ''));
+}
+
 /** The items awaiting their checks, the one that has waited longest (or not yet pushed) first. */
 export function inChecksOrder(items: readonly Item[]): Item[] {
   return items

@@ -1,7 +1,7 @@
 import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
-import type { Item, Message } from './item.js';
+import type { Item, ItemVerdict, Message } from './item.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -30,6 +30,8 @@ export type Settlement =
       conversationId?: string;
       land?: boolean;
       checks?: boolean;
+      /** A reviewer approves its work first (`review`), before it lands or its checks. */
+      review?: boolean;
       /** The agent ended asking a person this: the item waits for an answer (`ralph say`). */
       question?: string;
     }
@@ -98,6 +100,7 @@ export function settle(
         gateFailure: undefined,
         landFailure: undefined,
         checksFailure: undefined,
+        reviewFindings: undefined,
         finishedAt: iso(now),
         conversationId: undefined,
       };
@@ -112,10 +115,14 @@ export function settle(
           finishedAt: undefined,
           conversationId: settlement.conversationId,
         };
-      if (settlement.land === true)
-        return { ...finished, status: 'landing', conversationId: settlement.conversationId };
-      if (settlement.checks === true) return awaitingChecks(finished, settlement.conversationId);
-      return completed(finished, now);
+      if (settlement.review === true)
+        return {
+          ...finished,
+          status: 'reviewing',
+          conversationId: settlement.conversationId,
+          unreviewed: undefined,
+        };
+      return afterReview(finished, settlement, settlement.conversationId, now);
     }
     case 'failed': {
       const exhausted = !settlement.retryable || item.attempts >= maxAttempts;
@@ -181,6 +188,98 @@ export function settle(
   }
 }
 
+/** Where a success goes once it needs no review (or a reviewer approved it). */
+function afterReview(
+  item: Item,
+  next: { land?: boolean; checks?: boolean },
+  conversationId: string | undefined,
+  now: number,
+): Item {
+  if (next.land === true) return { ...item, status: 'landing', conversationId };
+  if (next.checks === true) return awaitingChecks(item, conversationId);
+  return completed({ ...item, conversationId: undefined }, now);
+}
+
+/** A verdict kept with the item, its reviewer's cost counted in the item's. */
+function withVerdict(item: Item, verdict: ItemVerdict, now: number): Item {
+  return {
+    ...item,
+    updatedAt: iso(now),
+    verdict,
+    unreviewed: undefined,
+    costUsd: addUsd(item.costUsd, verdict.costUsd),
+    reviewCostUsd: addUsd(item.reviewCostUsd ?? 0, verdict.costUsd),
+  };
+}
+
+/** A reviewer approved the item's work: on to landing, its pull request, or done. */
+export function reviewApproved(
+  item: Item,
+  verdict: ItemVerdict,
+  next: { land?: boolean; checks?: boolean },
+  now: number,
+): Item {
+  const approved = {
+    ...withVerdict(item, verdict, now),
+    lastError: undefined,
+    reviewFindings: undefined,
+    finishedAt: iso(now),
+  };
+  return afterReview(approved, next, item.conversationId, now);
+}
+
+/**
+ * A reviewer asked for changes: the item goes back to its author on its own branch, resuming
+ * its conversation, told the findings (a new attempt, counted when claimed); after
+ * `maxRounds` such reviews it waits for a person with the last verdict (no debate between two
+ * models goes on unwatched).
+ */
+export function reviewChangesRequested(
+  item: Item,
+  verdict: ItemVerdict,
+  findings: string,
+  maxRounds: number,
+  now: number,
+): Item {
+  const rounds = (item.reviewRounds ?? 0) + 1;
+  const base = {
+    ...withVerdict(item, verdict, now),
+    reviewRounds: rounds,
+    reviewFindings: findings,
+    lastOutcome: 'changes_requested',
+    lastError: `the reviewer asked for changes: ${verdict.summary ?? 'see its findings'}`,
+  };
+  if (rounds >= maxRounds)
+    return {
+      ...base,
+      status: 'needs_input',
+      finishedAt: undefined,
+      question: `The reviewer asked for changes ${rounds} times (the last: ${verdict.summary ?? 'see its findings'}). Answer with \`ralph say\` to send it back to its agent, or retry or cancel it.`,
+    };
+  return { ...base, status: 'pending', finishedAt: undefined, retryAfter: undefined };
+}
+
+/**
+ * A reviewer that failed (an error, a timeout, a usage limit, no valid verdict): the item is
+ * unreviewed, never approved; the stage looks again at `at`.
+ */
+export function reviewFailed(
+  item: Item,
+  failure: { reason: string; costUsd: number; at: number; looks: number },
+  now: number,
+): Item {
+  return {
+    ...item,
+    updatedAt: iso(now),
+    unreviewed: failure.reason,
+    lastOutcome: 'unreviewed',
+    lastError: `unreviewed: ${failure.reason}`,
+    costUsd: addUsd(item.costUsd, failure.costUsd),
+    reviewCostUsd: addUsd(item.reviewCostUsd ?? 0, failure.costUsd),
+    lookAgain: { at: iso(failure.at), looks: failure.looks },
+  };
+}
+
 /**
  * Requeues an item whose runner died while it ran: its attempt stays counted, and what its
  * session reported it cost (found in its archive) is added.
@@ -229,6 +328,7 @@ export function retried(item: Item, now: number): Item {
     attempts: 0,
     landRounds: undefined,
     checkRounds: undefined,
+    reviewRounds: undefined,
     retryAfter: undefined,
     finishedAt: undefined,
     updatedAt: iso(now),

@@ -46,11 +46,15 @@ const numbered = (lines: readonly string[]) =>
   lines.map((line, i) => `${i + 1}. ${line}`).join('\n');
 
 /**
- * The reviewer's task: the item, its criteria, the diff (capped at `cap` characters, saying
- * what is left out), the gates and the author's last word, and the verdict asked for as JSON.
+ * The reviewer's task: the item, its criteria, the diff (cut to `cap` characters by `capDiff`,
+ * saying what is left out), the gates and the author's last word, and the verdict asked for as
+ * JSON.
  */
-export function reviewRequest(subject: ReviewSubject, cap: number): string {
-  const diff = capDiff(subject.diff, cap);
+export function reviewRequest(
+  subject: Omit<ReviewSubject, 'diff'>,
+  diff: CappedDiff,
+  cap: number,
+): string {
   const leftOut =
     diff.leftOut.length === 0
       ? ''

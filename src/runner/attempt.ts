@@ -56,6 +56,8 @@ export interface Ran {
   canFallBack: boolean;
   /** How much of its usage window the CLI said was used, if it said. */
   usageWindow?: StreamSummary['usageWindow'];
+  /** The agent's last words (its result, else its last message): a reviewer's verdict. */
+  finalText?: string;
 }
 
 /** Refused connections kept in a session's record (all are counted, and logged). */
@@ -110,7 +112,8 @@ export class Attempt {
       fallback: prepared.fallbackFrom,
       handoverChars: prepared.handover?.length,
       persona: prepared.persona,
-      messages: given(item),
+      role: prepared.role,
+      messages: prepared.role === 'reviewer' ? undefined : given(item),
       yolo: ctx.workspace.config.yolo,
       secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
       limits: {
@@ -131,6 +134,11 @@ export class Attempt {
           ...(prepared.cli.sandbox.turnsOwnOff === true ? { cliOwn: 'off' as const } : {}),
         },
       };
+  }
+
+  /** A reviewer's session: it reads the item's work, and its end settles nothing of the item. */
+  private get reviewing(): boolean {
+    return this.init.prepared.role === 'reviewer';
   }
 
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
@@ -161,21 +169,24 @@ export class Attempt {
     const end = await this.supervise(spawned.child, command).finally(() => command.close());
     await this.readAfterRun(end);
     const outcome = await this.classify(end);
-    const checked = await checkWork(
-      this.ctx,
-      this.control.signal,
-      {
-        ...this.init,
-        since: spawned.child.startTime,
-        onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
-        onGate: (gate) => {
-          // The agent is done; the record says what the session waits for now.
-          this.record = { ...this.record, gate };
-          void this.writeCurrent();
-        },
-      },
-      outcome,
-    );
+    // A reviewer's work is its answer: there is nothing of its own to commit or to gate.
+    const checked = this.reviewing
+      ? { outcome }
+      : await checkWork(
+          this.ctx,
+          this.control.signal,
+          {
+            ...this.init,
+            since: spawned.child.startTime,
+            onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
+            onGate: (gate) => {
+              // The agent is done; the record says what the session waits for now.
+              this.record = { ...this.record, gate };
+              void this.writeCurrent();
+            },
+          },
+          outcome,
+        );
     return this.finish(end, checked);
   }
 
@@ -199,7 +210,8 @@ export class Attempt {
       argv,
       env,
       workDir: prepared.settings.workDir,
-      worktree: prepared.checkout?.worktree,
+      worktree: prepared.checkout?.worktree ?? prepared.worktree,
+      readOnlyWork: this.reviewing,
       dirs: prepared.cliDirs,
       interrupt: await interruptStandIn(
         this.ctx.workspace.paths,
@@ -281,17 +293,19 @@ export class Attempt {
     this.record = spawnFailed(this.record, reason, !unavailable, ctx.clock.now());
     await this.writes;
     await archive(ctx, control, files, this.record);
-    await settleItem(
-      ctx,
-      control,
-      item,
-      unavailable
-        ? { kind: 'released', costUsd: 0 }
-        : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
-    );
+    if (!this.reviewing)
+      await settleItem(
+        ctx,
+        control,
+        item,
+        unavailable
+          ? { kind: 'released', costUsd: 0 }
+          : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
+      );
     await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.error('spawn_failed', { item: item.id, session: sessionId, reason });
-    if (unavailable) return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
+    if (unavailable && !this.reviewing)
+      return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
     const outcome: Outcome = {
       kind: 'spawn_failed',
       status: 'failed',
@@ -405,7 +419,24 @@ export class Attempt {
       supervision.stop('shutdown', { force: request.force }),
     );
     if (control.requested !== undefined) supervision.stop('shutdown');
-    // A person's request to stop this item alone (`ralph stop`): watched, and looked for now.
+    const end = this.reviewing
+      ? await supervision.done.finally(unsubscribe)
+      : await this.answeringStops(supervision, unsubscribe);
+    const asked = command.interruptRequest();
+    if (asked !== undefined && ((await ctx.controlFiles.pauseReason()) ?? '') === '')
+      await ctx.controlFiles.pause(ctx.redactor.redact(asked));
+    return end;
+  }
+
+  /**
+   * The session's end, a person's request to stop this item alone (`ralph stop`) watched, and
+   * looked for now, while it runs.
+   */
+  private async answeringStops(
+    supervision: Supervision,
+    unsubscribe: () => void,
+  ): Promise<SupervisedEnd> {
+    const { ctx } = this;
     const itemId = this.init.item.id;
     const stopWatch = ctx.controlFiles.stopWatch(itemId);
     await fsp.mkdir(stopWatch.dir, { recursive: true });
@@ -420,14 +451,10 @@ export class Attempt {
     };
     const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
     stopIfAsked();
-    const end = await supervision.done.finally(() => {
+    return supervision.done.finally(() => {
       unsubscribe();
       watcher?.close();
     });
-    const asked = command.interruptRequest();
-    if (asked !== undefined && ((await ctx.controlFiles.pauseReason()) ?? '') === '')
-      await ctx.controlFiles.pause(ctx.redactor.redact(asked));
-    return end;
   }
 
   /**
@@ -533,27 +560,29 @@ export class Attempt {
     await this.writes;
     const stopRequest =
       end.stopReason === 'requested' ? await ctx.controlFiles.stopRequest(item.id) : undefined;
-    const settled = await settleItem(
-      ctx,
-      control,
-      item,
-      steered(
-        settlementFor(
-          outcome,
-          costUsd,
-          end.summary.conversationId,
-          checked.gateFailure,
-          prepared.resume,
-          prepared.fallback.clis.length > 0,
-        ),
-        {
-          question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
-          message: stopRequest?.message === true ? stopRequest.by : undefined,
-          conversationId: end.summary.conversationId ?? prepared.resume,
-        },
-      ),
-      stagesOf(prepared),
-    );
+    const settled = this.reviewing
+      ? undefined
+      : await settleItem(
+          ctx,
+          control,
+          item,
+          steered(
+            settlementFor(
+              outcome,
+              costUsd,
+              end.summary.conversationId,
+              checked.gateFailure,
+              prepared.resume,
+              prepared.fallback.clis.length > 0,
+            ),
+            {
+              question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
+              message: stopRequest?.message === true ? stopRequest.by : undefined,
+              conversationId: end.summary.conversationId ?? prepared.resume,
+            },
+          ),
+          stagesOf(prepared),
+        );
     await persistently(ctx, control, 'recording the spend', () =>
       recordSpend(ctx.workspace.paths.budget, {
         costUsd,
@@ -573,7 +602,8 @@ export class Attempt {
         resumed: prepared.resume,
       });
     let stopped: Item | undefined;
-    if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
+    if (this.reviewing) stopped = undefined;
+    else if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
     // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
     else await ctx.controlFiles.clearStopRequest(item.id);
     const extras = {
@@ -604,11 +634,12 @@ export class Attempt {
       itemId: item.id,
       sessionId,
       outcome,
-      itemStatus: stopped?.status ?? settled?.status ?? 'running',
+      itemStatus: stopped?.status ?? settled?.status ?? (this.reviewing ? 'reviewing' : 'running'),
       costUsd,
       cli: prepared.settings.cli,
       canFallBack: prepared.fallback.clis.length > 0,
       usageWindow: end.summary.usageWindow,
+      finalText: end.summary.result?.text ?? end.summary.lastText,
     };
   }
 

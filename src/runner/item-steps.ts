@@ -152,6 +152,7 @@ export function stagesOf(prepared: PreparedSession): SessionStages | undefined {
     land: prepared.work.land !== undefined,
     pullRequest: prepared.work.forge !== undefined,
     push: prepared.work.push,
+    review: prepared.work.review,
   };
 }
 

@@ -3,6 +3,8 @@ import type { RunnerContext } from './context.js';
 import { pauseForOperator, persistently } from './persist.js';
 import { resolveSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
+import { runReviewer } from './reviewer.js';
+import { tidyWorktree } from '../session/worktrees.js';
 
 /** What the run's stages are given of it: the runner's context, seen through `StageContext`. */
 export function stageContextOf(ctx: RunnerContext, control: StopControl): StageContext {
@@ -29,8 +31,13 @@ export function stageContextOf(ctx: RunnerContext, control: StopControl): StageC
         workDir: resolved.settings.workDir,
         layers: resolved.persona === undefined ? [item] : [resolved.persona.settings, item],
         sandbox: resolved.work.sandbox,
+        land: resolved.work.land !== undefined,
         forge: resolved.work.forge !== undefined,
+        cli: resolved.settings.cli,
+        fallbackClis: resolved.fallback.clis.map((choice) => choice.cli),
       };
     },
+    runReviewer: (item, session) => runReviewer(ctx, control, item, session),
+    worktreeDone: (item) => tidyWorktree(ctx, item.id, item),
   };
 }

@@ -54,6 +54,8 @@ export interface SandboxLayout {
   /** An empty directory inside, but for what is bound under it. */
   home: string;
   workDir: string;
+  /** `ro`: what runs inside reads the work (a reviewer) and changes none of it. */
+  workDirMode: 'rw' | 'ro';
   mounts: Mount[];
   /** `open`: the machine's network; `closed`: loopback alone, and the proxy when given. */
   network: 'open' | 'closed';
@@ -88,7 +90,7 @@ export function sandboxArgv<T extends Command>(inner: T, layout: SandboxLayout):
         : ['--symlink', entry.symlink, entry.path]),
     );
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', layout.home);
-  const mounts = [{ path: layout.workDir, mode: 'rw' as const }, ...layout.mounts];
+  const mounts = [{ path: layout.workDir, mode: layout.workDirMode }, ...layout.mounts];
   // Deeper paths after shallower ones, so that a read-only file inside a writable dir stays so.
   const ordered = mounts
     .map((mount, index) => ({ mount, index }))

@@ -46,6 +46,8 @@ export interface SandboxRequest {
   workDir: string;
   /** Git mode: the worktree it works in (the item's, or the lander's). */
   worktree?: string;
+  /** The work dir and worktree only read (a reviewer): writes there fail. */
+  readOnlyWork?: boolean;
   /** Directories the CLI made for itself (a temp dir of its own): read-write. */
   dirs?: string[];
   /** The workspace's interrupt file, stood in for inside by a file of the session's own. */
@@ -97,6 +99,7 @@ export async function enterSandbox(
       request.worktree === undefined
         ? undefined
         : { worktree: request.worktree, commonDir: await gitCommonDir(request.worktree) },
+    readOnlyWork: request.readOnlyWork,
     network: sandbox.network === 'open' ? 'open' : 'closed',
     proxy: door === undefined ? undefined : { socket: door.socket, allowed },
     bwrap: bubblewrapOf(ctx.parentEnv),

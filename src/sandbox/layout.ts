@@ -49,6 +49,8 @@ export interface LayoutRequest {
    * refs), whose config and hooks stay read-only, as does the worktree's `.git` link to it.
    */
   git?: { worktree: string; commonDir: string };
+  /** The work dir and the worktree only read (a reviewer's): nothing inside changes the work. */
+  readOnlyWork?: boolean;
   network: 'open' | 'closed';
   /** The proxy's socket and the hosts it lets through, when the network is closed but not shut. */
   proxy?: { socket: string; allowed: readonly AllowedHost[] };
@@ -198,7 +200,8 @@ export async function sandboxLayout(
     if (!isWithin(dir, workDir)) mounts.push({ path: dir, mode: 'hidden' });
   for (const { source, path: inside } of request.standIns ?? [])
     mounts.push({ path: inside, source, mode: 'rw' });
-  if (request.git !== undefined) mounts.push(...gitMounts(request.git));
+  const workMode = request.readOnlyWork === true ? 'ro' : 'rw';
+  if (request.git !== undefined) mounts.push(...gitMounts(request.git, workMode));
   return {
     bwrap: request.bwrap,
     perl: SANDBOX_PERL,
@@ -206,6 +209,7 @@ export async function sandboxLayout(
     system,
     home,
     workDir,
+    workDirMode: workMode,
     mounts,
     network: request.network,
     proxy: request.proxy === undefined ? undefined : proxyOf(request.proxy),
@@ -213,10 +217,13 @@ export async function sandboxLayout(
 }
 
 /** Git mode: the worktree and the repository's git dir, what git runs outside read-only. */
-function gitMounts({ worktree, commonDir }: { worktree: string; commonDir: string }): Mount[] {
+function gitMounts(
+  { worktree, commonDir }: { worktree: string; commonDir: string },
+  mode: 'rw' | 'ro',
+): Mount[] {
   return [
-    { path: worktree, mode: 'rw' },
-    { path: commonDir, mode: 'rw' },
+    { path: worktree, mode },
+    { path: commonDir, mode },
     // What git runs outside the sandbox afterwards, for ralph: never the agent's to change.
     ...['config', 'hooks', 'info'].map((name): Mount => ({
       path: path.join(commonDir, name),

@@ -51,6 +51,10 @@ export interface PreparedSession {
   work: WorkSettings;
   /** Git mode: the item's worktree (the work dir is inside it). */
   checkout?: Checkout;
+  /** `reviewer`: it reads the item's work and changes none of it (`prepareReviewer`). */
+  role?: 'reviewer';
+  /** A reviewer's: the worktree it reads (the author's checkout is not its own). */
+  worktree?: string;
   /** Git mode was asked for, but the work dir is in no repository. */
   gitSkipped?: boolean;
   /** The appended system prompt, assembled and capped. */
@@ -452,6 +456,7 @@ function bootstrapValues(
     GATE_FAILURE: item.gateFailure ?? '',
     LAND_FAILURE: item.landFailure ?? '',
     CHECKS_FAILURE: item.checksFailure ?? '',
+    REVIEW_FINDINGS: item.reviewFindings ?? '',
     MESSAGES: messagesText(item),
     HANDOVER: handover ?? '',
     BRANCH:
@@ -484,6 +489,7 @@ export function initialPromptOf(initial: string, item: Item, resume: string | un
   const messages = messagesText(item);
   const news = [
     messages === '' ? undefined : messages,
+    item.reviewFindings,
     item.checksFailure,
     item.landFailure,
     item.gateFailure,

@@ -1,4 +1,5 @@
 import type { SandboxSettings } from '../agent/settings.js';
+import type { CliName } from '../config/cli-names.js';
 import type { SessionSettings } from '../config/schema.js';
 import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
@@ -14,8 +15,39 @@ export interface ItemWork {
   /** The persona's settings and the item's, the nearest last: a stage's own settings are picked from them. */
   layers: readonly SessionSettings[];
   sandbox: SandboxSettings;
+  /** Whether its branch lands on a target. */
+  land: boolean;
   /** Whether its work goes to a pull request. */
   forge: boolean;
+  /** The CLI its sessions run on, and those it falls back on, in order. */
+  cli: CliName;
+  fallbackClis: readonly CliName[];
+}
+
+/** A reviewer's session of an item's work, read-only. */
+export interface ReviewerSession {
+  cli: CliName;
+  model?: string;
+  /** Its task: the item, its criteria, the diff, and the verdict asked for. */
+  prompt: string;
+  /** The item's work dir in its worktree, and the worktree, which it only reads. */
+  workDir: string;
+  worktree: string;
+  timeoutSeconds: number;
+  sandbox: SandboxSettings;
+}
+
+/** How a reviewer's session ended. */
+export interface ReviewerEnd {
+  sessionId: string;
+  /** Whether it ended as a success (what it answered is yet to be read). */
+  ok: boolean;
+  /** Its outcome (`success`, `timeout`, `rate_limited`…), and why, in a line. */
+  outcome: string;
+  message: string;
+  /** Its last words: the verdict, if it gave one. */
+  finalText: string;
+  costUsd: number;
 }
 
 /**
@@ -45,4 +77,11 @@ export interface StageContext extends SandboxHost {
   readonly post: Post;
   /** The item's work, or throws why its settings cannot be resolved. */
   workOf(item: Item): Promise<ItemWork>;
+  /**
+   * Runs a reviewer of the item's work as the runner runs any session (archived, its cost in
+   * the budget, stopped with the run), and says how it ended; it settles nothing of the item.
+   */
+  runReviewer(item: Item, session: ReviewerSession): Promise<ReviewerEnd>;
+  /** The item moved where its worktree is no longer needed: removed, its branch kept. */
+  worktreeDone(item: Item): Promise<void>;
 }

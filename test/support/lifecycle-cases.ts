@@ -9,6 +9,15 @@ import { queueItem } from './items.js';
 const NOW = Date.parse('2026-11-23T22:00:00.000Z');
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: NOW };
 const LEASE = { itemId: 'it', sessionId: 's1', attempt: 1 };
+const VERDICT = {
+  overall: 'approve' as const,
+  criteria: [],
+  findings: [],
+  cli: 'codex',
+  session: 's2',
+  costUsd: 0.02,
+  at: new Date(NOW).toISOString(),
+};
 
 /** An item of `status` with what every event needs of it: a session, a source, a pull request. */
 export function itemIn(status: ItemStatus, id = 'it'): Item {
@@ -79,6 +88,36 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     to: { pending: 'parked', interrupted: 'parked' },
   },
   unparked: { event: { kind: 'unparked', now: NOW }, to: { parked: 'pending' } },
+  review_approved: {
+    event: {
+      kind: 'review_approved',
+      verdict: VERDICT,
+      then: { land: true, pullRequest: false },
+      now: NOW,
+    },
+    to: { reviewing: 'landing' },
+  },
+  review_changes_requested: {
+    event: {
+      kind: 'review_changes_requested',
+      verdict: { ...VERDICT, overall: 'request_changes' },
+      findings: 'blocking: a.ts:1: it does not build',
+      maxRounds: 2,
+      now: NOW,
+    },
+    to: { reviewing: 'pending' },
+  },
+  review_failed: {
+    event: {
+      kind: 'review_failed',
+      reason: 'the reviewer answered no verdict',
+      costUsd: 0.01,
+      at: NOW + 60_000,
+      looks: 1,
+      now: NOW,
+    },
+    to: { reviewing: 'same' },
+  },
   landed: {
     event: {
       kind: 'landed',
@@ -182,7 +221,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   done_at_source: { event: { kind: 'done_at_source', now: NOW }, to: { pending: 'done' } },
   look_again: {
     event: { kind: 'look_again', at: NOW + 60_000, looks: 2 },
-    to: { landing: 'same', awaiting_checks: 'same' },
+    to: { reviewing: 'same', landing: 'same', awaiting_checks: 'same' },
   },
   pushed: { event: { kind: 'pushed', session: 's1', now: NOW }, to: every(but('running'), 'same') },
   push_deferred: {

@@ -25,10 +25,10 @@ describe('the review request', () => {
         title: 'Fix the login test',
         body: 'It is flaky.',
         criteria: ['passes 20 runs'],
-        diff: big + small + middle,
         gates: [{ name: 'npm test', passed: true }],
         authorMessage: 'Fixed.',
       },
+      capped,
       small.length + middle.length + 10,
     );
     expect(text).toContain('left out (read them in the worktree): big.js');
@@ -39,7 +39,8 @@ describe('the review request', () => {
 
   it('shows an answer format that is itself no valid verdict, so echoing it never approves', () => {
     const text = reviewRequest(
-      { title: 't', body: '', criteria: ['c'], diff: '', gates: [], authorMessage: '' },
+      { title: 't', body: '', criteria: ['c'], gates: [], authorMessage: '' },
+      capDiff('', 1000),
       1000,
     );
     expect(readVerdict(text, ['c']).kind).toBe('invalid');

@@ -118,6 +118,12 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX ralph_items_awaiting_review ON ralph_items (queue) WHERE status = 'awaiting_review';
     `,
   },
+  {
+    // Items may be "reviewing", which a ralph of schema 6 does not know: it stops claiming.
+    version: 7,
+    name: 'items waiting for their review',
+    sql: `CREATE INDEX ralph_items_reviewing ON ralph_items (queue) WHERE status = 'reviewing';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

@@ -21,7 +21,7 @@ import {
   refuseRunning,
 } from '../selection.js';
 import { statusesWhere, type ItemStatus } from '../item-status.js';
-import { inChecksOrder, inLandingOrder } from '../select.js';
+import { inChecksOrder, inLandingOrder, inReviewOrder } from '../select.js';
 import {
   applyEvent,
   appliedOrThrow,
@@ -434,6 +434,10 @@ export class PgQueue implements Queue {
 
   async landing(): Promise<Item[]> {
     return inLandingOrder(await this.run((db) => this.items(db, "status = 'landing'", [])));
+  }
+
+  async reviewing(): Promise<Item[]> {
+    return inReviewOrder(await this.run((db) => this.items(db, "status = 'reviewing'", [])));
   }
 
   async awaitingChecks(): Promise<Item[]> {

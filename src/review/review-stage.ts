@@ -1,0 +1,310 @@
+import path from 'node:path';
+import { which } from '../agent/availability.js';
+import { commandOf } from '../agent/clis/index.js';
+import { sessionFiles } from '../archive/paths.js';
+import { SessionRecordSchema } from '../archive/record.js';
+import type { CliName } from '../config/cli-names.js';
+import { itemWorktree } from '../config/workspace.js';
+import { git } from '../git/git.js';
+import { repositoryRoot } from '../git/worktree.js';
+import { exponentialBackoffMs } from '../lib/backoff.js';
+import { readIfExists } from '../lib/fs.js';
+import { PROMPT_CAP_CHARS } from '../prompt/assemble.js';
+import type { Item, ItemVerdict } from '../queue/item.js';
+import type { ItemWork, StageContext } from '../stage/context.js';
+import { StageLooks } from '../stage/looks.js';
+import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { ReviewSettings } from './config-schema.js';
+import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
+import { readVerdict, type Verdict } from './verdict.js';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The wait before a review that failed is tried again; it doubles with each failure. */
+const REVIEW_RETRY_BASE_MS = 60_000;
+const REVIEW_RETRY_CAP_MS = 30 * 60_000;
+
+/** Room in the prompt for the reviewer's identity and ralph's framing around the request. */
+const PROMPT_FRAME_CHARS = 2_000;
+
+/** The review stage: the items whose gates passed wait as `reviewing` for a reviewer's verdict. */
+export const reviews: StageFactory = (ctx, onMoved) => new Reviews(ctx, onMoved);
+
+/**
+ * Reviews one item at a time, in the order they finished: a reviewer (another CLI by default)
+ * reads the item's worktree, given its task, criteria, diff, gates and its author's last word,
+ * and answers a verdict ralph checks. Approved, the item goes on (to land, to its pull request,
+ * or done); changes asked for, back to its author with the findings; anything else (an error, a
+ * timeout, a limit, an answer that is no valid verdict) leaves it unreviewed, looked at again
+ * later: a failing reviewer never lets a change through.
+ */
+export class Reviews implements Stage {
+  readonly name = 'review';
+  private readonly looks = new StageLooks();
+  /** Items whose review failed this run, and those waiting for their next look at the last. */
+  private readonly erred = new Set<string>();
+  private deferred = new Set<string>();
+
+  constructor(
+    private readonly ctx: StageContext,
+    private readonly onMoved: (item: Item | undefined) => void,
+  ) {}
+
+  get busy(): boolean {
+    return this.looks.busy;
+  }
+
+  changed(): void {
+    this.looks.changed();
+  }
+
+  get stuck(): number {
+    return new Set([...this.erred, ...this.deferred]).size;
+  }
+
+  refusesClaims(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  async run(over: () => boolean, pace: StagePace): Promise<void> {
+    const { ctx } = this;
+    while (!ctx.stopped()) {
+      if ((await ctx.pauseReason()) !== undefined) {
+        if (over()) return;
+        await pace.untilChanged();
+        continue;
+      }
+      const begun = this.looks.begin();
+      const waiting = await ctx.persistently('reading the items waiting for review', () =>
+        ctx.queue.reviewing(),
+      );
+      const now = ctx.clock.now();
+      this.deferred = new Set(
+        waiting.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now).map((i) => i.id),
+      );
+      const next = waiting.filter((item) => !this.deferred.has(item.id));
+      this.looks.saw(begun, next.length);
+      const item = next[0];
+      if (item === undefined) {
+        if (over()) return;
+        await pace.untilChanged();
+        continue;
+      }
+      this.onMoved(await this.review(item));
+    }
+  }
+
+  /** Reviews one item and records the verdict; the item as it is after, if it moved. */
+  async review(item: Item): Promise<Item | undefined> {
+    const { ctx } = this;
+    const settings = ctx.workspace.config.review;
+    let cli: CliName | undefined;
+    try {
+      const work = await ctx.workOf(item);
+      cli = this.reviewerOf(settings, work);
+      const subject = await this.subjectOf(item, work);
+      const frame = reviewRequest(subject.of, { text: '', leftOut: [] }, 0).length;
+      const cap = Math.min(settings.maxDiffChars, PROMPT_CAP_CHARS - PROMPT_FRAME_CHARS - frame);
+      const capped = capDiff(subject.of.diff, cap);
+      ctx.events.info('review_started', {
+        item: item.id,
+        cli,
+        diffChars: capped.text.length,
+        leftOut: capped.leftOut.length,
+      });
+      const end = await ctx.runReviewer(item, {
+        cli,
+        model: settings.cli === undefined ? undefined : settings.model,
+        prompt: reviewRequest(subject.of, capped, cap),
+        workDir: subject.workDir,
+        worktree: subject.worktree,
+        timeoutSeconds: settings.timeout,
+        sandbox: work.sandbox,
+      });
+      // Stopped with the run: it waits for the next one, nothing held against it.
+      if (!end.ok && ctx.stopped()) return undefined;
+      if (!end.ok) return await this.unreviewed(item, cli, `${end.outcome}: ${end.message}`, end);
+      const read = readVerdict(end.finalText, item.criteria ?? []);
+      if (read.kind === 'invalid') return await this.unreviewed(item, cli, read.reason, end);
+      return await this.record(item, work, {
+        ...stored(read.verdict),
+        cli,
+        session: end.sessionId,
+        head: subject.head,
+        costUsd: end.costUsd,
+        at: new Date(ctx.clock.now()).toISOString(),
+      });
+    } catch (error) {
+      // Not the reviewer's answer (its worktree gone, git failing): unreviewed all the same.
+      return this.unreviewed(item, cli ?? 'none', messageOf(error));
+    }
+  }
+
+  /**
+   * The reviewer's CLI: the one `review.cli` names, else the first of the author's fallbacks
+   * that is another CLI and found here, else the author's own (in a fresh session).
+   */
+  private reviewerOf(settings: ReviewSettings, work: ItemWork): CliName {
+    if (settings.cli !== undefined) return settings.cli;
+    const { config } = this.ctx.workspace;
+    const found = (cli: CliName) =>
+      which(commandOf(config, cli)[0] ?? cli, this.ctx.parentEnv.PATH) !== undefined;
+    return work.fallbackClis.find((cli) => cli !== work.cli && found(cli)) ?? work.cli;
+  }
+
+  /** What the reviewer is given, and where it reads the work. */
+  private async subjectOf(
+    item: Item,
+    work: ItemWork,
+  ): Promise<{ of: ReviewSubject; workDir: string; worktree: string; head: string }> {
+    const { workspace } = this.ctx;
+    const repo = await repositoryRoot(work.workDir);
+    if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
+    if (item.branch === undefined || item.baseCommit === undefined)
+      throw new Error('it has no branch to review');
+    const worktree = itemWorktree(workspace.paths, item.id);
+    const head = (await git(repo, ['rev-parse', '--verify', `${item.branch}^{commit}`])).trim();
+    const diff = await git(repo, ['diff', '--no-color', `${item.baseCommit}...${head}`]);
+    const last = await lastSession(workspace.paths.sessions, item);
+    const body =
+      item.bodyFile === undefined
+        ? (item.body ?? '')
+        : ((await readIfExists(path.resolve(workspace.root, item.bodyFile))) ?? '');
+    return {
+      of: {
+        title: item.title,
+        body,
+        criteria: item.criteria ?? [],
+        diff,
+        gates: last?.gates ?? [],
+        authorMessage: last?.result?.text ?? '',
+      },
+      workDir: path.join(worktree, path.relative(repo, work.workDir)),
+      worktree,
+      head,
+    };
+  }
+
+  /** A valid verdict recorded: the item goes on, or back to its author. */
+  private async record(
+    item: Item,
+    work: ItemWork,
+    verdict: ItemVerdict,
+  ): Promise<Item | undefined> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const settings = ctx.workspace.config.review;
+    const applied = await ctx.persistently(`recording the review of ${item.id}`, () =>
+      ctx.queue.apply(
+        item.id,
+        verdict.overall === 'approve'
+          ? {
+              kind: 'review_approved',
+              verdict,
+              then: { land: work.land, pullRequest: work.forge },
+              now,
+            }
+          : {
+              kind: 'review_changes_requested',
+              verdict,
+              findings: ctx.redactor.redact(findingsText(item, verdict)),
+              maxRounds: settings.maxRounds,
+              now,
+            },
+      ),
+    );
+    this.erred.delete(item.id);
+    const after = applied.kind === 'applied' ? applied.item : undefined;
+    ctx.events.info('reviewed', {
+      item: item.id,
+      cli: verdict.cli,
+      session: verdict.session,
+      overall: verdict.overall,
+      costUsd: verdict.costUsd,
+      itemStatus: after?.status,
+    });
+    if (after !== undefined && after.status !== 'pending') await ctx.worktreeDone(after);
+    return after;
+  }
+
+  /**
+   * No valid verdict: the item stays unreviewed (never approved), its next look (with a backoff
+   * that grows with each failure) stored with it, so that a restart waits as this run would.
+   */
+  private async unreviewed(
+    item: Item,
+    cli: string,
+    why: string,
+    end?: { sessionId: string; costUsd: number },
+  ): Promise<undefined> {
+    const { ctx } = this;
+    const looks = (item.lookAgain?.looks ?? 0) + 1;
+    const now = ctx.clock.now();
+    const at = now + exponentialBackoffMs(looks, REVIEW_RETRY_BASE_MS, REVIEW_RETRY_CAP_MS);
+    const reason = ctx.redactor.redact(`the reviewer (${cli}) gave no valid verdict: ${why}`);
+    this.erred.add(item.id);
+    ctx.events.warn('review_failed', {
+      item: item.id,
+      cli,
+      session: end?.sessionId,
+      reason,
+      retryAt: new Date(at).toISOString(),
+    });
+    await ctx.persistently(`recording that ${item.id} is unreviewed`, () =>
+      ctx.queue.apply(item.id, {
+        kind: 'review_failed',
+        reason,
+        costUsd: end?.costUsd ?? 0,
+        at,
+        looks,
+        now,
+      }),
+    );
+    return undefined;
+  }
+}
+
+/** The verdict as the item keeps it. */
+function stored(
+  verdict: Verdict,
+): Pick<ItemVerdict, 'overall' | 'summary' | 'criteria' | 'findings'> {
+  return {
+    overall: verdict.overall,
+    summary: verdict.summary,
+    criteria: verdict.criteria,
+    findings: verdict.findings,
+  };
+}
+
+/**
+ * What the author is told of a review that asked for changes: the failed criteria and the
+ * blocking and major findings (a minor one is the author's to weigh, not a reason to go back).
+ */
+export function findingsText(item: Item, verdict: ItemVerdict): string {
+  const criteria = item.criteria ?? [];
+  const failed = verdict.criteria
+    .filter((c) => c.verdict === 'FAIL')
+    .map((c) => `- ${c.id}. ${criteria[c.id - 1] ?? ''}\n  ${c.evidence}`);
+  const findings = verdict.findings
+    .filter((f) => f.severity !== 'minor')
+    .map((f) => `- ${f.severity}, ${f.place}: ${f.finding}`);
+  return [
+    `A reviewer (${verdict.cli}) asked for changes${verdict.summary === undefined ? '.' : `: ${verdict.summary}`}`,
+    ...(failed.length === 0 ? [] : ['Acceptance criteria it found failing:', ...failed]),
+    ...(findings.length === 0 ? [] : ['Its findings:', ...findings]),
+  ].join('\n');
+}
+
+/** The record of the item's last session that left one: its gates and its last message. */
+async function lastSession(sessions: string, item: Item) {
+  const id = item.sessions.at(-1);
+  if (id === undefined) return undefined;
+  const text = await readIfExists(sessionFiles(sessions, id).record).catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = SessionRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

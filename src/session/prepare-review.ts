@@ -1,0 +1,113 @@
+import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
+import { buildAgentEnv } from '../agent/env.js';
+import { resolveSettings, type ResolvedSettings, type SandboxSettings } from '../agent/settings.js';
+import type { CliName } from '../config/cli-names.js';
+import type { Workspace } from '../config/workspace.js';
+import type { Item } from '../queue/item.js';
+import { assemblePrompt } from '../prompt/assemble.js';
+import type { PreparationError } from './preparation-error.js';
+import type { PreparedSession, SessionIdentity } from './prepare.js';
+
+/** What a reviewer may use: reading, never writing. */
+const READING_TOOLS = ['Read', 'Glob', 'Grep'];
+const WRITING_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
+
+/** The message a reviewer starts with: its task is in its prompt. */
+const REVIEWER_START =
+  'Review the change described in your system prompt, and end with the verdict it asks for.';
+
+/** What a reviewer's session is made from. */
+export interface ReviewerRequest {
+  workspace: Workspace;
+  item: Item;
+  identity: SessionIdentity;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  cli: CliName;
+  model?: string;
+  /** The review's task: the item, its criteria, the diff (`reviewRequest`). */
+  prompt: string;
+  /** The item's work dir in its worktree, and the worktree. */
+  workDir: string;
+  worktree?: string;
+  timeoutSeconds: number;
+  sandbox: SandboxSettings;
+  budgetLeftUsd?: number;
+}
+
+/**
+ * A reviewer's session: a fresh conversation on its own CLI that only reads the item's work.
+ * Out of a sandbox its CLI's read-only mode holds it (`plan`, and no writing tool); in one,
+ * the work is mounted read-only and the CLI's own mode (codex's own sandbox cannot run inside
+ * ralph's) refuses what is not a reading tool.
+ */
+export function prepareReviewer(request: ReviewerRequest): PreparedSession | PreparationError {
+  const { workspace, item, identity, sandbox } = request;
+  const { config, paths } = workspace;
+  const settings: ResolvedSettings = {
+    ...resolveSettings(config.defaults, [], (p) => p),
+    cli: request.cli,
+    model: request.model,
+    workDir: request.workDir,
+    timeoutSeconds: request.timeoutSeconds,
+    tools: undefined,
+    allowedTools: READING_TOOLS,
+    disallowedTools: WRITING_TOOLS,
+    permissionMode: sandbox.kind === 'none' ? 'plan' : 'dontAsk',
+    lean: false,
+  };
+  if (request.budgetLeftUsd !== undefined)
+    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
+  const refusal = cliRefusal(settings, [], sandbox);
+  if (refusal !== undefined) return { reason: `the reviewer: ${refusal}`, scope: 'workspace' };
+  const cli = cliNamed(settings.cli);
+  const { env, secrets, passedSecrets } = buildAgentEnv(request.parentEnv, {
+    deny: config.env.deny,
+    allow: config.env.allow,
+    credentials: cli.credentials,
+    session: {
+      sessionId: identity.sessionId,
+      itemId: item.id,
+      iteration: identity.iteration,
+      interruptFile: paths.interruptFile,
+    },
+  });
+  const command = cli.command({
+    command: commandOf(config, cli.name),
+    initialPrompt: REVIEWER_START,
+    title: `Review of ${item.title} (${item.id})`,
+    promptFile: identity.files.prompt,
+    policyFile: identity.files.policy,
+    inputFile: identity.files.input,
+    sessionId: identity.sessionId,
+    settings,
+    settingsFile: config.clis.claude.settings,
+    // A reviewer never skips its permission checks, whatever the authors do.
+    yolo: false,
+    sandboxed: sandbox.kind !== 'none',
+    env,
+  });
+  Object.assign(env, command.env);
+  return {
+    settings,
+    work: { git: false, gates: [], sandbox, review: false },
+    worktree: request.worktree,
+    prompt: assemblePrompt({
+      identity: [
+        'You are a reviewer run by ralph, an unattended runner of a queue of coding tasks.',
+        `Work item: ${item.id} — ${item.title}`,
+        `Working directory (read-only): ${request.workDir}`,
+      ].join('\n'),
+      context: [],
+      bootstrap: request.prompt,
+    }),
+    cli,
+    argv: command.argv,
+    cliFiles: command.files ?? [],
+    cliDirs: command.dirs ?? [],
+    env,
+    secrets,
+    passedSecrets,
+    fallback: { clis: [], afterSeconds: 0, handoverChars: 0 },
+    role: 'reviewer',
+  };
+}
