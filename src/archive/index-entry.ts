@@ -26,6 +26,8 @@ export const IndexEntrySchema = z.looseObject({
   /** Run on a fallback: the CLI it stood in for. */
   fallbackFrom: z.string().optional(),
   persona: z.string().optional(),
+  /** `reviewer`: it reviewed its item's work (absent: it did the work). */
+  role: z.literal('reviewer').optional(),
   /** The sandbox's refusals: how many, and the distinct `host:port`s refused (first hundred). */
   egressBlocked: z.number().optional(),
   blockedHosts: z.array(z.string()).optional(),

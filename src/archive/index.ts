@@ -34,6 +34,7 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
         : { tokens: allTokens(record.opening.tokens), costUsd: record.opening.costUsd },
     cli: record.cli,
     fallbackFrom: record.fallback?.cli,
+    role: record.role,
     persona: record.persona,
     branch: record.git?.branch,
     ...(record.egressBlocked === undefined

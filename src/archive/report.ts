@@ -278,6 +278,59 @@ export function pullRequestsReport(
   return pulls.length === 0 ? undefined : pulls.sort((a, b) => a.number - b.number);
 }
 
+/** What `reviewReport` reads of a queue item. */
+export interface ReviewOfItem {
+  id: string;
+  status: string;
+  verdict?: { overall: string };
+  reviewRounds?: number;
+  unreviewed?: string;
+}
+
+/** The night's reviews: their verdicts, and what the reviewers cost beside the authors. */
+export interface ReviewReport {
+  /** Reviewers' sessions. */
+  reviews: number;
+  /** Items worked on whose last verdict approved them. */
+  approved: number;
+  /** Reviews that sent an item back to its author. */
+  changesRequested: number;
+  /** Items waiting with no valid verdict (their reviewer failed), each with why. */
+  unreviewed: { itemId: string; reason: string }[];
+  reviewersCostUsd: number;
+  authorsCostUsd: number;
+  /** The reviewers' cost over the authors' (none: the authors cost nothing). */
+  costShare?: number;
+}
+
+/** The reviews of the sessions in `entries`, given the queue's items now; none: undefined. */
+export function reviewReport(
+  entries: readonly IndexEntry[],
+  items: readonly ReviewOfItem[],
+): ReviewReport | undefined {
+  const reviewers = entries.filter((e) => e.role === 'reviewer');
+  if (reviewers.length === 0) return undefined;
+  const reviewed = new Set(reviewers.map((e) => e.itemId));
+  const mine = items.filter((item) => reviewed.has(item.id));
+  const cost = (of: readonly IndexEntry[]) => of.reduce((sum, e) => addUsd(sum, e.costUsd), 0);
+  const reviewersCostUsd = cost(reviewers);
+  const authorsCostUsd = cost(entries.filter((e) => e.role !== 'reviewer'));
+  return {
+    reviews: reviewers.length,
+    approved: mine.filter((item) => item.verdict?.overall === 'approve').length,
+    changesRequested: mine.reduce((sum, item) => sum + (item.reviewRounds ?? 0), 0),
+    unreviewed: mine
+      .filter((item) => item.status === 'reviewing' && item.unreviewed !== undefined)
+      .map((item) => ({ itemId: item.id, reason: item.unreviewed ?? '' })),
+    reviewersCostUsd,
+    authorsCostUsd,
+    costShare:
+      authorsCostUsd === 0
+        ? undefined
+        : Math.round((reviewersCostUsd / authorsCostUsd) * 1000) / 1000,
+  };
+}
+
 /** What the sandbox refused in a span: each `host:port`, in how many sessions. */
 export interface EgressReport {
   /** Connections refused in all. */

@@ -113,7 +113,7 @@ function queueCommands(program: commander.Command, app: App): void {
   program
     .command('demo [dir]')
     .description(
-      "a whole night in a minute, without an account: a small project, five items, ralph's demo agent",
+      "a whole night in a minute, without an account: a small project, six items, ralph's demo agent",
     )
     .option('--no-serve', 'the terminal alone: no dashboard')
     .option('--pace <ms>', "the demo agent's pause between two steps", '400')

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEMO_MODEL, scriptOf, type Step } from './script.js';
+import { DEMO_MODEL, reviewScriptOf, scriptOf, type Step } from './script.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -139,11 +139,22 @@ emit({
   permissionMode: flag('--permission-mode') ?? 'default',
   claude_code_version: '2.1.0-demo',
 });
-for (const step of scriptOf(process.env.RALPH_ITEM_ID ?? '', resumed)) {
+// ralph's reviewer of an item's work is told so in its prompt.
+const promptFile = flag('--append-system-prompt-file');
+const reviewing =
+  promptFile !== undefined &&
+  fs.readFileSync(promptFile, 'utf8').includes('You are a reviewer run by ralph');
+const itemId = process.env.RALPH_ITEM_ID ?? '';
+const script = reviewing
+  ? reviewScriptOf(itemId, (file) =>
+      fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined,
+    )
+  : scriptOf(itemId, resumed);
+for (const step of script) {
   await pause();
   perform(step);
 }
-const last = scriptOf(process.env.RALPH_ITEM_ID ?? '', resumed).findLast((s) => s.kind === 'say');
+const last = script.findLast((s) => s.kind === 'say');
 emit({
   type: 'result',
   subtype: 'success',

@@ -1,5 +1,6 @@
-// What `ralph demo` shows: a small project with a failing test, the night's five items, and
-// what the demo agent does for each. The agent plays these scripts; it decides nothing.
+// What `ralph demo` shows: a small project with a failing test, the night's six items, and
+// what the demo agent does for each, and as the reviewer of one. The agent plays these
+// scripts; it decides nothing but what a script reads in a file.
 
 /** The demo agent's model name: every session of the demo says it was the demo agent's. */
 export const DEMO_MODEL = 'ralph-demo-agent';
@@ -36,6 +37,9 @@ export interface DemoItem {
   gates: string[][];
   dependsOn?: string[];
   allowedTools?: string[];
+  /** Its acceptance criteria, and whether a reviewer approves its work before it lands. */
+  criteria?: string[];
+  review?: boolean;
 }
 
 export const DEMO_ITEMS: DemoItem[] = [
@@ -65,6 +69,17 @@ export const DEMO_ITEMS: DemoItem[] = [
     dependsOn: ['fix-add'],
   },
   {
+    id: 'multiply',
+    title: 'Add multiply(), with its test',
+    body: 'Add `src/multiply.js` exporting multiply(a, b), and `tests/multiply.test.mjs`. A reviewer reads it before it lands.',
+    gates: [['node', 'tests/multiply.test.mjs']],
+    criteria: [
+      'src/multiply.js exports multiply(a, b), the product of a and b',
+      'tests/multiply.test.mjs checks a negative number too',
+    ],
+    review: true,
+  },
+  {
     id: 'changelog',
     title: 'Write CHANGELOG.md for the first release',
     body: 'This item may only read (its allowlist): the agent is refused the file it writes, and the night asks you.',
@@ -81,6 +96,18 @@ const SUBTRACT_TEST = [
   "console.log('subtract: ok');",
   '',
 ].join('\n');
+
+/** multiply's test: the first attempt's checks no negative number, the reviewer sends it back. */
+const multiplyTest = (negative: boolean) =>
+  [
+    "import assert from 'node:assert/strict';",
+    "import { multiply } from '../src/multiply.js';",
+    '',
+    'assert.equal(multiply(2, 3), 6);',
+    ...(negative ? ['assert.equal(multiply(-2, 3), -6);'] : []),
+    "console.log('multiply: ok');",
+    '',
+  ].join('\n');
 
 const CLI = [
   "import { add } from './add.js';",
@@ -184,6 +211,27 @@ export function scriptOf(itemId: string, resumed: boolean): Step[] {
         { kind: 'commit', message: 'cli: node src/cli.js 2 3 prints 5' },
         say('node src/cli.js 2 3 prints 5.'),
       ];
+    case 'multiply':
+      return resumed
+        ? [
+            say('The reviewer says the test checks no negative number; adding one.'),
+            { kind: 'write', file: 'tests/multiply.test.mjs', content: multiplyTest(true) },
+            { kind: 'run', command: ['node', 'tests/multiply.test.mjs'], why: 'run the test' },
+            { kind: 'commit', message: 'multiply: test a negative number too' },
+            say('The test checks a negative number now.'),
+          ]
+        : [
+            say('Adding multiply() and a test for it.'),
+            {
+              kind: 'write',
+              file: 'src/multiply.js',
+              content: '/** The product of a and b. */\nexport const multiply = (a, b) => a * b;\n',
+            },
+            { kind: 'write', file: 'tests/multiply.test.mjs', content: multiplyTest(false) },
+            { kind: 'run', command: ['node', 'tests/multiply.test.mjs'], why: 'run the new test' },
+            { kind: 'commit', message: 'multiply, with its test' },
+            say('multiply() is in, with its test.'),
+          ];
     case 'changelog':
       return [
         say('Reading the history to write the changelog.'),
@@ -198,4 +246,69 @@ export function scriptOf(itemId: string, resumed: boolean): Step[] {
     default:
       return [say(`The demo agent knows only the demo's items; ${itemId} is not one of them.`)];
   }
+}
+
+/** The file the demo's reviewer reads of an item, and what it judges from it. */
+const REVIEWED: Record<string, { file: string; verdict: (text: string) => DemoVerdict }> = {
+  multiply: {
+    file: 'tests/multiply.test.mjs',
+    verdict: (text) =>
+      /multiply\(-/.test(text)
+        ? {
+            criteria: [
+              { id: 1, verdict: 'PASS', evidence: 'src/multiply.js:2 returns a * b' },
+              {
+                id: 2,
+                verdict: 'PASS',
+                evidence: 'tests/multiply.test.mjs:5 checks multiply(-2, 3)',
+              },
+            ],
+            findings: [],
+            overall: 'approve',
+            summary: 'multiply() is right and its test covers a negative number.',
+          }
+        : {
+            criteria: [
+              { id: 1, verdict: 'PASS', evidence: 'src/multiply.js:2 returns a * b' },
+              {
+                id: 2,
+                verdict: 'FAIL',
+                evidence: 'tests/multiply.test.mjs checks multiply(2, 3) alone',
+              },
+            ],
+            findings: [
+              {
+                severity: 'major',
+                place: 'tests/multiply.test.mjs:4',
+                finding: 'no negative number is checked',
+              },
+            ],
+            overall: 'request_changes',
+            summary: 'The test checks no negative number.',
+          },
+  },
+};
+
+/** A verdict as the demo's reviewer gives it. */
+interface DemoVerdict {
+  criteria: { id: number; verdict: 'PASS' | 'FAIL'; evidence: string }[];
+  findings: { severity: string; place: string; finding: string }[];
+  overall: 'approve' | 'request_changes';
+  summary: string;
+}
+
+/**
+ * What the demo agent does as an item's reviewer: it reads the file the item is judged by and
+ * answers a verdict from what it finds there (`read`: the file's text, if it is there).
+ */
+export function reviewScriptOf(itemId: string, read: (file: string) => string | undefined): Step[] {
+  const reviewed = REVIEWED[itemId];
+  const verdict: DemoVerdict =
+    reviewed === undefined
+      ? { criteria: [], findings: [], overall: 'approve', summary: 'Nothing to judge it by.' }
+      : reviewed.verdict(read(reviewed.file) ?? '');
+  return [
+    ...(reviewed === undefined ? [] : [{ kind: 'read', file: reviewed.file } as const]),
+    say(`${verdict.summary}\n\n\`\`\`json\n${JSON.stringify(verdict, null, 2)}\n\`\`\``),
+  ];
 }

@@ -45,13 +45,15 @@ export function pullRequestBody(
     session === undefined || session.gates.length === 0
       ? 'none configured'
       : session.gates.map((g) => `${g.passed ? '✅' : '❌'} \`${g.name}\``).join(', ');
+  const approved = item.verdict?.overall === 'approve' ? item.verdict : undefined;
   return [
-    `Opened by ralph for item \`${item.id}\` after its gates passed.`,
+    `Opened by ralph for item \`${item.id}\` after its gates passed${approved === undefined ? '' : ` and its reviewer (${approved.cli}) approved it`}.`,
     '## Task',
     capped(task.trim() === '' ? item.title : task.trim(), TEXT_CAP),
     ...(session?.summary === undefined
       ? []
       : ['## What the agent said', capped(session.summary.trim(), TEXT_CAP)]),
+    ...reviewSection(item),
     '## Checks before this pull request',
     `Gates: ${gates}`,
     `Cost so far: $${item.costUsd.toFixed(2)} over ${item.sessions.length} session${item.sessions.length === 1 ? '' : 's'}`,
@@ -60,6 +62,34 @@ export function pullRequestBody(
       : [`Sessions archived under \`${session.archive}\` (last: \`${session.sessionId}\`).`]),
     ...(fixes.length === 0 ? [] : [fixes.join('\n')]),
   ].join('\n\n');
+}
+
+/** The reviewer's last verdict: its summary, each criterion's verdict and evidence, findings. */
+function reviewSection(item: Item): string[] {
+  const { verdict } = item;
+  if (verdict === undefined) return [];
+  const criteria = item.criteria ?? [];
+  const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const table =
+    verdict.criteria.length === 0
+      ? []
+      : [
+          [
+            '| | Criterion | Evidence |',
+            '|---|---|---|',
+            ...verdict.criteria.map(
+              (c) =>
+                `| ${c.verdict} | ${cell(criteria[c.id - 1] ?? `#${c.id}`)} | ${cell(capped(c.evidence, 500))} |`,
+            ),
+          ].join('\n'),
+        ];
+  const findings = verdict.findings.map((f) => `- ${f.severity}, \`${f.place}\`: ${f.finding}`);
+  return [
+    '## Review',
+    `${verdict.overall === 'approve' ? 'Approved' : 'Changes requested'} by ${verdict.cli} (session \`${verdict.session}\`)${verdict.summary === undefined ? '.' : `: ${verdict.summary}`}`,
+    ...table,
+    ...(findings.length === 0 ? [] : [findings.join('\n')]),
+  ];
 }
 
 /** The failing checks as the agent is told them: each check's summary, annotations, log tail. */

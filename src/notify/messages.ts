@@ -15,6 +15,8 @@ export class NightNotes {
   private readonly failed = new Map<string, string>();
   private landed = 0;
   private pullRequests = 0;
+  /** Reviews: approvals and changes asked for, and the items left unreviewed (by id, why). */
+  private readonly reviews = { approved: 0, changes: 0, unreviewed: new Map<string, string>() };
   private readonly limitsSaid = new Set<string>();
 
   /** `where`: the workspace as people know it (its rig name, or its directory). */
@@ -118,6 +120,24 @@ export class NightNotes {
         return this.itemFailed(at, event.item, `${event.outcome}: ${event.error}`, {
           outcome: event.outcome,
         });
+      case 'reviewed':
+        this.reviews.unreviewed.delete(event.item);
+        if (event.overall === 'approve') this.reviews.approved++;
+        else this.reviews.changes++;
+        if (event.itemStatus !== 'needs_input') return undefined;
+        return this.message(
+          ['needs_input'],
+          at,
+          `${event.item} waits for you: its reviewer keeps asking for changes`,
+          [
+            `Its reviewer (${event.cli}) asked for changes again; see "ralph show ${event.item}".`,
+            `Send it back with: ralph say ${event.item} "…"; or retry or cancel it.`,
+          ],
+          { item: event.item, session: event.session },
+        );
+      case 'review_failed':
+        this.reviews.unreviewed.set(event.item, event.reason);
+        return undefined;
       case 'landed':
         if (!event.already) this.landed++;
         return undefined;
@@ -129,6 +149,16 @@ export class NightNotes {
       default:
         return undefined;
     }
+  }
+
+  /** The night's reviews in a line, and each item left unreviewed (none reviewed: nothing). */
+  private reviewLines(): string[] {
+    const { approved, changes, unreviewed } = this.reviews;
+    if (approved + changes + unreviewed.size === 0) return [];
+    return [
+      `Reviews: ${approved} approved, ${changes} sent back, ${unreviewed.size} unreviewed.`,
+      ...[...unreviewed].map(([id, why]) => `- ${id} unreviewed: ${why.slice(0, 200)}`),
+    ];
   }
 
   /** The night in a few lines: what was done, failed, landed, opened, spent, and how long. */
@@ -155,6 +185,7 @@ export class NightNotes {
       [
         `${event.succeeded} of ${event.sessions} session${event.sessions === 1 ? '' : 's'} succeeded; ${this.failed.size} item${this.failed.size === 1 ? '' : 's'} failed; ${this.landed} landed; ${this.pullRequests} pull request${this.pullRequests === 1 ? '' : 's'} opened.`,
         `Spent ${dollars(event.costUsd)}${seconds === undefined ? '' : ` in ${formatDuration(seconds)}`}.`,
+        ...this.reviewLines(),
         ...(failed.length === 0 ? [] : ['Failed:', ...failed]),
       ],
       {

@@ -40,7 +40,7 @@ describe('ralph demo', () => {
     );
     const root = path.join(dir, 'night');
     const project = path.join(dir, 'project');
-    expect(stdout).toContain(`ralph demo: a night of 5 items on ${project}`);
+    expect(stdout).toContain(`ralph demo: a night of 6 items on ${project}`);
     expect(stdout).toContain('the night is over (ralph run exited 0)');
     expect(stdout).toContain(`ralph -C ${root} report`);
     // Nothing was made outside the directory it was given.
@@ -52,14 +52,22 @@ describe('ralph demo', () => {
       expect(items.get(id), id).toMatchObject({ status: 'done', attempts: 1 });
     // Its first fix failed its gate; handed back, the second passed.
     expect(items.get('fix-add')).toMatchObject({ status: 'done', attempts: 2 });
+    // Its reviewer sent it back once (its test checked no negative number), then approved it.
+    expect(items.get('multiply')).toMatchObject({
+      status: 'done',
+      attempts: 2,
+      reviewRounds: 1,
+      verdict: { overall: 'approve', cli: 'claude' },
+    });
     // Refused by its allowlist: it waits for a person.
     expect(items.get('changelog')).toMatchObject({ status: 'needs_input' });
     expect(String(items.get('changelog')?.question)).toContain(
       'tools refused by the permission mode: Write',
     );
 
-    const sessions = readSessions(root);
-    expect(sessions).toHaveLength(6);
+    const sessions = readSessions(root).filter((s) => s.role !== 'reviewer');
+    expect(readSessions(root).filter((s) => s.role === 'reviewer')).toHaveLength(2);
+    expect(sessions).toHaveLength(8);
     for (const session of sessions) {
       expect(session.model).toBe('ralph-demo-agent');
       expect(session.result).toMatchObject({ costUsd: 0 });
@@ -71,6 +79,8 @@ describe('ralph demo', () => {
       'success',
       'success',
       'success',
+      'success',
+      'success',
     ]);
     // The branches hold the demo agent's own commits, and the target every item that landed.
     expect(git(project, 'log', '--format=%an %s', 'main..ralph/fix-add')).toBe(
@@ -78,15 +88,16 @@ describe('ralph demo', () => {
     );
     expect(
       git(project, 'log', '--format=%s', '--merges', 'main..ralph/landed').split('\n'),
-    ).toHaveLength(4);
+    ).toHaveLength(5);
     const landed = path.join(parent, 'landed');
     git(project, 'worktree', 'add', '--quiet', landed, 'ralph/landed');
-    for (const test of ['add', 'subtract', 'cli'])
+    for (const test of ['add', 'subtract', 'cli', 'multiply'])
       execFileSync(process.execPath, [`tests/${test}.test.mjs`], { cwd: landed });
     git(project, 'worktree', 'remove', '--force', landed);
 
     const report = await ralph(root, ['report']);
-    expect(report.stdout).toMatch(/Landing: 4 landed, 0 waiting to land, 0 not landed/);
+    expect(report.stdout).toMatch(/Landing: 5 landed, 0 waiting to land, 0 not landed/);
+    expect(report.stdout).toMatch(/Reviews: 2 reviews: 1 approved, 1 change request, 0 unreviewed/);
     expect(report.stdout).toMatch(/fix-add\s+2\s+1\s+1\s+0\s+0\s+\$0\.0000/);
 
     // An answer alone cannot allow a tool: say refuses it, and says what the item needs.

@@ -8,6 +8,7 @@ import { NightSummary, useNight } from './night.js';
 const COLUMNS = [
   'pending',
   'running',
+  'reviewing',
   'landing',
   'awaiting_checks',
   'awaiting_review',
@@ -20,6 +21,7 @@ const COLUMNS = [
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
 const OCCASIONAL = new Set<string>([
+  'reviewing',
   'landing',
   'awaiting_checks',
   'awaiting_review',
@@ -29,7 +31,7 @@ const OCCASIONAL = new Set<string>([
 /** A column's heading, where its status's name is too long for it. */
 const HEADINGS: Record<string, string> = {
   awaiting_checks: 'checks',
-  awaiting_review: 'review',
+  awaiting_review: 'pr review',
   needs_input: 'needs you',
 };
 /** Outcomes shown as good news. */

@@ -51,16 +51,8 @@ export function ItemPage({ id }: { id: string }) {
       <pre class="task">
         {item.body ?? (item.bodyFile ? `(from ${item.bodyFile})` : item.title)}
       </pre>
-      {item.criteria !== undefined && item.criteria.length > 0 && (
-        <>
-          <h3>Acceptance criteria</h3>
-          <ol class="criteria">
-            {item.criteria.map((criterion, i) => (
-              <li key={i}>{criterion}</li>
-            ))}
-          </ol>
-        </>
-      )}
+      {item.criteria !== undefined && item.criteria.length > 0 && <Criteria item={item} />}
+      <Review item={item} />
       <h3>Attempts</h3>
       <Attempts sessions={sessions} />
       {diff?.branch && <BranchDiff item={item} diff={diff} />}
@@ -119,6 +111,68 @@ function ItemFacts({ item }: { item: ItemDetail }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** What must hold for the item to be done, each with its reviewer's verdict and evidence. */
+function Criteria({ item }: { item: ItemDetail }) {
+  const verdicts = new Map(item.verdict?.criteria.map((c) => [c.id, c]));
+  return (
+    <>
+      <h3>Acceptance criteria</h3>
+      <ol class="criteria">
+        {(item.criteria ?? []).map((criterion, i) => {
+          const verdict = verdicts.get(i + 1);
+          return (
+            <li key={i}>
+              {verdict !== undefined && (
+                <span class={`verdict ${verdict.verdict.toLowerCase()}`}>{verdict.verdict}</span>
+              )}{' '}
+              {criterion}
+              {verdict !== undefined && <div class="evidence">{verdict.evidence}</div>}
+            </li>
+          );
+        })}
+      </ol>
+    </>
+  );
+}
+
+/** Its reviewer's last verdict and findings, or why it waits unreviewed. */
+function Review({ item }: { item: ItemDetail }) {
+  const { verdict } = item;
+  if (verdict === undefined && item.status !== 'reviewing') return null;
+  return (
+    <>
+      <h3>Review</h3>
+      {item.status === 'reviewing' && (
+        <div class={item.unreviewed === undefined ? 'dim' : 'bad'}>
+          {item.unreviewed === undefined
+            ? 'waiting for its reviewer'
+            : `unreviewed: ${item.unreviewed}${item.lookAgain ? ` (again ${when(item.lookAgain.at)})` : ''}`}
+        </div>
+      )}
+      {verdict !== undefined && (
+        <div id="verdict">
+          <div class={verdict.overall === 'approve' ? 'ok' : 'bad'}>
+            {verdict.overall === 'approve' ? 'approved' : 'changes requested'} by {verdict.cli} ·{' '}
+            {money(verdict.costUsd, 4)} · {when(verdict.at)}
+            {item.reviewRounds ? ` · ${plural(item.reviewRounds, 'round')} of changes` : ''}
+          </div>
+          {verdict.summary !== undefined && <p>{verdict.summary}</p>}
+          {verdict.findings.length > 0 && (
+            <ul class="findings">
+              {verdict.findings.map((f, i) => (
+                <li key={i}>
+                  <span class={`severity ${f.severity}`}>{f.severity}</span> <code>{f.place}</code>{' '}
+                  {f.finding}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </>
   );
 }
 

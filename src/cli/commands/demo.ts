@@ -24,7 +24,7 @@ const quiet: Output = { out: () => {}, err: () => {}, raw: () => {}, isTTY: fals
 /**
  * `ralph demo [dir]`: a whole night without an account or a network. In `dir` (new, or empty)
  * it makes a small git repository whose test fails (`project/`) and a workspace beside it
- * (`night/`) with five items, run by ralph's demo agent (a scripted stand-in that speaks
+ * (`night/`) with six items, run by ralph's demo agent (a scripted stand-in that speaks
  * claude's stream-json, edits and commits for real, and costs nothing) with two workers, git
  * mode, gates and landing. The dashboard is served while the night runs and after it, until
  * Ctrl-C (`--no-serve`: the terminal alone). Nothing outside `dir` is touched.
@@ -61,6 +61,8 @@ export async function demoCommand(
           gate: demo.gates.map((gate) => JSON.stringify(gate)),
           dependsOn: demo.dependsOn,
           allowedTools: demo.allowedTools?.join(','),
+          criterion: demo.criteria,
+          review: demo.review,
         },
         // In the order they are listed, whatever the clock's resolution.
         Date.now() + at,

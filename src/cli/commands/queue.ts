@@ -44,7 +44,7 @@ export async function queueCommand(
       waiting ??
       (item.status === 'failed'
         ? [pullRequestNote(item), item.lastError].filter((n) => n !== undefined).join(' — ')
-        : landingNote(item));
+        : stageNote(item));
     return [
       item.id,
       item.status,
@@ -69,12 +69,18 @@ function pullRequestNote(item: Item): string | undefined {
  * What came after an item's session: its pull request and checks, where it landed, or why it
  * went back to its agent.
  */
-function landingNote(item: Item): string | undefined {
+function stageNote(item: Item): string | undefined {
   if (item.status === 'awaiting_checks' || statusIs(item.status, 'satisfiesDependents')) {
     const pr = pullRequestNote(item);
     if (pr !== undefined) return pr;
   }
   if (item.status === 'awaiting_checks') return 'pushing, to open its pull request';
+  if (item.status === 'reviewing')
+    return item.unreviewed === undefined
+      ? 'waits for its reviewer'
+      : `unreviewed: ${item.unreviewed}`;
+  if (item.reviewFindings !== undefined && item.status === 'pending')
+    return `back from review: ${item.lastError ?? ''}`;
   if (item.checksFailure !== undefined && item.status === 'pending')
     return `back from its checks: ${item.lastError ?? ''}`;
   if (item.landFailure !== undefined) return `back from landing: ${item.lastError ?? ''}`;

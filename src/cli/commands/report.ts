@@ -5,11 +5,14 @@ import {
   openingLine,
   pullRequestsReport,
   reportOf,
+  reviewReport,
   type FallbackReport,
   type LandingReport,
   type PullRequestReport,
   type ReportGroup,
+  type ReviewReport,
 } from '../../archive/report.js';
+import { plural } from '../../lib/text.js';
 import { addUsd, formatCost } from '../../lib/usd.js';
 import { Outbox } from '../../notify/outbox.js';
 import { outboxReport, type NotificationsReport } from '../../notify/report.js';
@@ -60,6 +63,18 @@ function pullRequestLines(pulls: readonly PullRequestReport[]): string[] {
   ];
 }
 
+/** The reviews: their verdicts, the items left unreviewed and why, and what reviewing cost. */
+function reviewLines(report: ReviewReport): string[] {
+  const share =
+    report.costShare === undefined
+      ? ''
+      : `, ${Math.round(report.costShare * 100)}% of the authors'`;
+  return [
+    `Reviews: ${plural(report.reviews, 'review')}: ${report.approved} approved, ${plural(report.changesRequested, 'change request')}, ${report.unreviewed.length} unreviewed; reviewers cost ${formatCost(report.reviewersCostUsd, false)}${share}`,
+    ...report.unreviewed.map((u) => `  ${u.itemId} unreviewed: ${u.reason}`),
+  ];
+}
+
 /** The imported items worked on: where each came from, and whether its issue was told. */
 function importedLines(imported: readonly ImportedItem[]): string[] {
   return [
@@ -106,6 +121,7 @@ export async function reportCommand(
   const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
   const landing = landingReport(entries, items);
   const pullRequests = pullRequestsReport(entries, items);
+  const reviews = reviewReport(entries, items);
   const egress = egressReport(entries);
   const imported = importedReport(items, new Set(entries.map((e) => e.itemId)));
   const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
@@ -121,6 +137,7 @@ export async function reportCommand(
           opening,
           landing,
           pullRequests,
+          reviews,
           egress,
           imported,
           notifications,
@@ -175,6 +192,7 @@ export async function reportCommand(
       ...(fallbacks === undefined ? [] : ['', ...fallbackLines(fallbacks)]),
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
+      ...(reviews === undefined ? [] : ['', ...reviewLines(reviews)]),
       ...(imported === undefined ? [] : ['', ...importedLines(imported)]),
       ...(notifications === undefined ? [] : ['', ...notificationLines(notifications)]),
       ...(egress === undefined

@@ -13,6 +13,7 @@ import { pathExists, readTail } from '../../lib/fs.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
 import { plural } from '../../lib/text.js';
+import { formatCost } from '../../lib/usd.js';
 import { openSession } from '../session-lookup.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { gateVerdict } from '../../gates/gates.js';
@@ -59,7 +60,9 @@ async function itemLines(
   const item = await withQueue(workspace, env, (queue) => queue.dependencyClosure([record.itemId]))
     .then((items) => items.find((i) => i.id === record.itemId))
     .catch(() => undefined);
-  if (item === undefined || item.sessions.at(-1) !== sessionId) return [];
+  // An earlier session of its author's is history; its latest, or a reviewer's, shows it now.
+  if (item === undefined || (item.sessions.at(-1) !== sessionId && record.role !== 'reviewer'))
+    return [];
   const pr = item.pullRequest;
   const pull =
     pr === undefined
@@ -76,15 +79,50 @@ async function itemLines(
       : [
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
-  return [...criteriaLines(item), ...source, ...pull, ...pushLines(item), ...landingLines(item)];
+  return [
+    ...criteriaLines(item),
+    ...reviewLines(item),
+    ...source,
+    ...pull,
+    ...pushLines(item),
+    ...landingLines(item),
+  ];
 }
 
-/** What must hold for the item to be done. */
+/** What must hold for the item to be done, each with its reviewer's verdict and evidence. */
 function criteriaLines(item: Item): string[] {
   const criteria = item.criteria ?? [];
+  const verdicts = new Map(item.verdict?.criteria.map((c) => [c.id, c]));
   return criteria.length === 0
     ? []
-    : ['Criteria:', ...criteria.map((criterion, i) => `  ${i + 1}. ${criterion}`)];
+    : [
+        'Criteria:',
+        ...criteria.flatMap((criterion, i) => {
+          const verdict = verdicts.get(i + 1);
+          return verdict === undefined
+            ? [`  ${i + 1}. ${criterion}`]
+            : [`  ${i + 1}. ${verdict.verdict} ${criterion}`, `       ${verdict.evidence}`];
+        }),
+      ];
+}
+
+/** Its reviewer's last verdict and findings, or why it is unreviewed. */
+function reviewLines(item: Item): string[] {
+  const lines: string[] = [];
+  const { verdict } = item;
+  if (item.status === 'reviewing')
+    lines.push(
+      item.unreviewed === undefined
+        ? 'Review:   waits for its reviewer'
+        : `Review:   unreviewed: ${item.unreviewed}${item.lookAgain === undefined ? '' : ` (again at ${item.lookAgain.at})`}`,
+    );
+  if (verdict === undefined) return lines;
+  const rounds = item.reviewRounds ? `, ${plural(item.reviewRounds, 'round')} of changes` : '';
+  lines.push(
+    `Verdict:  ${verdict.overall === 'approve' ? 'approved' : 'changes requested'} by ${verdict.cli} (session ${verdict.session}, ${formatCost(verdict.costUsd, false)})${rounds}${verdict.summary === undefined ? '' : `: ${verdict.summary}`}`,
+    ...verdict.findings.map((f) => `  ${f.severity} ${f.place}: ${f.finding}`),
+  );
+  return lines;
 }
 
 /** Where the item's branch was pushed (`git.push`), or that it waits to be. */
