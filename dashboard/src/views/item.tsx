@@ -243,6 +243,7 @@ function Attempts({ sessions }: { sessions: SessionEntry[] }) {
         <thead>
           <tr>
             <th>started</th>
+            <th>by</th>
             <th>time</th>
             <th>outcome</th>
             <th>cost</th>
@@ -255,6 +256,9 @@ function Attempts({ sessions }: { sessions: SessionEntry[] }) {
               <td>
                 <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
               </td>
+              <td class={s.role === 'reviewer' ? 'dim' : ''}>
+                {s.role === 'reviewer' ? 'reviewer' : 'author'} · {s.cli}
+              </td>
               <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
               <td
                 class={s.outcome === 'success' ? 'ok' : s.outcome === 'running' ? '' : 'bad'}
@@ -264,9 +268,7 @@ function Attempts({ sessions }: { sessions: SessionEntry[] }) {
                 {s.outcome === 'success' || s.message === undefined ? '' : `: ${s.message}`}
               </td>
               <td>{money(s.costUsd, 4, s.costEstimated)}</td>
-              <td>
-                <GateLog session={s.sessionId} />
-              </td>
+              <td>{s.role === 'reviewer' ? '' : <GateLog session={s.sessionId} />}</td>
             </tr>
           ))}
         </tbody>
