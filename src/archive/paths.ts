@@ -16,6 +16,8 @@ export interface SessionFiles {
   policy: string;
   /** What a CLI that reads stream-json on stdin was given there: its first prompt, then messages. */
   input: string;
+  /** The shape a reviewer's answer is held to, for a CLI that reads it from a file (codex). */
+  schema: string;
 }
 
 /** Paths of a session's files in the sessions directory; `sessionId` is a UUID. */
@@ -32,5 +34,6 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     land: at('-land.log'),
     policy: at('-policy.toml'),
     input: at('-input.jsonl'),
+    schema: at('-schema.json'),
   };
 }

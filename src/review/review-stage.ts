@@ -16,7 +16,7 @@ import { StageLooks } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 import type { ReviewSettings } from './config-schema.js';
 import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
-import { readVerdict, type Verdict } from './verdict.js';
+import { readVerdict, VERDICT_JSON_SCHEMA, type Verdict } from './verdict.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -120,6 +120,7 @@ export class Reviews implements Stage {
         worktree: subject.worktree,
         timeoutSeconds: settings.timeout,
         sandbox: work.sandbox,
+        outputSchema: VERDICT_JSON_SCHEMA,
       });
       // Stopped with the run: it waits for the next one, nothing held against it.
       if (!end.ok && ctx.stopped()) return undefined;

@@ -56,6 +56,39 @@ export const VerdictSchema = z.object({
 
 export type Verdict = z.output<typeof VerdictSchema>;
 
+const strictObject = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
+
+/**
+ * The verdict as a JSON Schema, for a CLI that holds its answer to one (claude's
+ * `--json-schema`, codex's `--output-schema`): strict, as OpenAI's structured outputs want it.
+ * An answer held to it is still read by `readVerdict`, which checks what the schema cannot.
+ */
+export const VERDICT_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictObject({
+  criteria: {
+    type: 'array',
+    items: strictObject({
+      id: { type: 'integer', minimum: 1 },
+      verdict: { type: 'string', enum: [...CRITERION_VERDICTS] },
+      evidence: { type: 'string' },
+    }),
+  },
+  findings: {
+    type: 'array',
+    items: strictObject({
+      severity: { type: 'string', enum: [...SEVERITIES] },
+      place: { type: 'string' },
+      finding: { type: 'string' },
+    }),
+  },
+  overall: { type: 'string', enum: [...OVERALLS] },
+  summary: { type: 'string' },
+});
+
 /** A reviewer's answer read: a valid verdict, or why it is none (it then never approves). */
 export type ReadVerdict =
   { kind: 'verdict'; verdict: Verdict } | { kind: 'invalid'; reason: string };

@@ -639,7 +639,8 @@ export class Attempt {
       cli: prepared.settings.cli,
       canFallBack: prepared.fallback.clis.length > 0,
       usageWindow: end.summary.usageWindow,
-      finalText: end.summary.result?.text ?? end.summary.lastText,
+      finalText:
+        end.summary.result?.structuredOutput ?? end.summary.result?.text ?? end.summary.lastText,
     };
   }
 

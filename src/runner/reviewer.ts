@@ -54,7 +54,8 @@ export async function runReviewer(
     };
   return {
     sessionId,
-    ok: ran.outcome.kind === 'success',
+    // A tool refused it (a write) is read-only doing its work: its answer is read all the same.
+    ok: ran.outcome.kind === 'success' || ran.outcome.kind === 'permission_denied',
     outcome: ran.outcome.kind,
     message: ran.outcome.message,
     finalText: ran.finalText ?? '',

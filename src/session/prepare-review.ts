@@ -31,6 +31,8 @@ export interface ReviewerRequest {
   worktree?: string;
   timeoutSeconds: number;
   sandbox: SandboxSettings;
+  /** The JSON Schema its answer is held to, by a CLI that can be. */
+  outputSchema: Readonly<Record<string, unknown>>;
   budgetLeftUsd?: number;
 }
 
@@ -84,6 +86,7 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     // A reviewer never skips its permission checks, whatever the authors do.
     yolo: false,
     sandboxed: sandbox.kind !== 'none',
+    outputSchema: { file: identity.files.schema, schema: request.outputSchema },
     env,
   });
   Object.assign(env, command.env);

@@ -35,6 +35,8 @@ export interface ReviewerSession {
   worktree: string;
   timeoutSeconds: number;
   sandbox: SandboxSettings;
+  /** The JSON Schema its answer is held to, by a CLI that can be (claude, codex). */
+  outputSchema: Readonly<Record<string, unknown>>;
 }
 
 /** How a reviewer's session ended. */

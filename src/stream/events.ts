@@ -32,6 +32,8 @@ export interface ResultInfo {
   subtype: string;
   isError: boolean;
   text?: string;
+  /** The answer in the shape it was held to (claude's `--json-schema`), as JSON text. */
+  structuredOutput?: string;
   totalCostUsd?: number;
   numTurns?: number;
   durationMs?: number;

@@ -1,7 +1,8 @@
 // A reviewer's answer is read tolerantly of its form and never of its content: whatever is not
 // a whole, consistent verdict is invalid, and an invalid verdict never approves.
 import { describe, expect, it } from 'vitest';
-import { readVerdict } from '../../src/review/verdict.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { readVerdict, VERDICT_JSON_SCHEMA } from '../../src/review/verdict.js';
 
 const CRITERIA = ['the login test passes 20 runs in a row', 'no sleep is added'];
 
@@ -96,5 +97,27 @@ describe('a reviewer’s verdict', () => {
     const verdict = { overall: 'approve', findings: [] };
     expect(readVerdict(JSON.stringify(verdict), [])).toMatchObject({ kind: 'verdict' });
     expect(readVerdict(JSON.stringify(approve), [])).toMatchObject({ kind: 'invalid' });
+  });
+
+  it('has a strict JSON Schema a CLI holds its answer to, which readVerdict reads', () => {
+    const validate = new Ajv2020({ strict: true }).compile(VERDICT_JSON_SCHEMA);
+    expect(validate(approve), JSON.stringify(validate.errors)).toBe(true);
+    expect(readVerdict(JSON.stringify(approve), CRITERIA).kind).toBe('verdict');
+    expect(validate({ ...approve, overall: 'maybe' })).toBe(false);
+    expect(validate({ ...approve, extra: 1 })).toBe(false);
+    // Strict as OpenAI's structured outputs want it: every object closed, every key required.
+    const objects: Record<string, unknown>[] = [];
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Record<string, unknown>;
+      if (record.type === 'object') objects.push(record);
+      Object.values(record).forEach(walk);
+    };
+    walk(VERDICT_JSON_SCHEMA);
+    expect(objects).toHaveLength(3);
+    for (const object of objects) {
+      expect(object.additionalProperties).toBe(false);
+      expect(object.required).toEqual(Object.keys(object.properties as object));
+    }
   });
 });

@@ -97,6 +97,7 @@ const ResultSchema = z.looseObject({
   api_error_type: z.string().nullish().catch(undefined),
   terminal_reason: str,
   errors: z.array(z.unknown()).catch([]),
+  structured_output: z.unknown().optional(),
 });
 
 const RateLimitSchema = z.looseObject({
@@ -241,6 +242,8 @@ function resultEvent(record: Line, bytes: number): Parsed {
       subtype: d.subtype,
       isError: d.is_error,
       text: d.result === undefined ? undefined : cap(d.result),
+      structuredOutput:
+        d.structured_output === undefined ? undefined : cap(JSON.stringify(d.structured_output)),
       totalCostUsd: d.total_cost_usd,
       numTurns: d.num_turns,
       durationMs: d.duration_ms,

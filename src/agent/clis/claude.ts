@@ -56,6 +56,8 @@ export function claudeArgv(invocation: Invocation): Argv {
   if (s.disallowedTools.length > 0) args.push('--disallowedTools', s.disallowedTools.join(','));
   if (s.model !== undefined) args.push('--model', s.model);
   if (invocation.settingsFile !== undefined) args.push('--settings', invocation.settingsFile);
+  if (invocation.outputSchema !== undefined)
+    args.push('--json-schema', JSON.stringify(invocation.outputSchema.schema));
   return { file, args, stdinFile: invocation.inputFile, live: true };
 }
 

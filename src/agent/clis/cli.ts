@@ -32,6 +32,12 @@ export interface Invocation {
    * sandbox cannot run inside another turns its own off).
    */
   sandboxed: boolean;
+  /**
+   * The shape its final answer must have (a reviewer's verdict), for a CLI that can be held to
+   * one (claude's `--json-schema`, codex's `--output-schema`, written to `file`); the others
+   * are asked for it in the prompt alone.
+   */
+  outputSchema?: { file: string; schema: Readonly<Record<string, unknown>> };
   /** The agent's environment, filtered (a CLI may add to what it finds there). */
   env: Readonly<Record<string, string>>;
 }

@@ -80,6 +80,9 @@ function codexCommand(invocation: Invocation): CliCommand {
           ...(trimsTools(s) ? LEAN : []),
         ]),
     ...(s.model === undefined ? [] : ['-m', s.model]),
+    ...(invocation.outputSchema === undefined
+      ? []
+      : ['--output-schema', invocation.outputSchema.file]),
     ...(invocation.resume === undefined ? [] : [invocation.resume]),
     // "-": the prompt is read from stdin (no argv size limit, not shown by ps).
     '-',
@@ -88,7 +91,14 @@ function codexCommand(invocation: Invocation): CliCommand {
   const ownSandbox =
     !wantsBypass(s, invocation.yolo) && sandboxOf(s, invocation.sandboxed) !== 'danger-full-access';
   const temp = ownSandbox ? ownTempDir(invocation.env) : undefined;
-  return temp === undefined ? { argv } : { argv, env: { TMPDIR: temp }, dirs: [temp] };
+  const { outputSchema } = invocation;
+  return {
+    argv,
+    ...(temp === undefined ? {} : { env: { TMPDIR: temp }, dirs: [temp] }),
+    ...(outputSchema === undefined
+      ? {}
+      : { files: [{ path: outputSchema.file, text: JSON.stringify(outputSchema.schema) }] }),
+  };
 }
 
 /** Tool names for codex's item types, as the transcript shows them. */
