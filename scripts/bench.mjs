@@ -24,6 +24,7 @@ import { landingFigures } from './bench/landing.mjs';
 import { sandboxCost } from './bench/sandbox.mjs';
 import { firstRequestFigures } from './bench/first-request.mjs';
 import { reapScan } from './bench/reap.mjs';
+import { reviewFigures } from './bench/review.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -50,6 +51,7 @@ const size = quick
       landing: { branches: 20, runs: 3 },
       sandbox: { items: 20, runs: 3 },
       reap: { scans: 50, runs: 3 },
+      review: { items: 10, runs: 3 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -71,6 +73,7 @@ const size = quick
       landing: { branches: 20, runs: 7 },
       sandbox: { items: 40, runs: 5 },
       reap: { scans: 200, runs: 5 },
+      review: { items: 20, runs: 5 },
     };
 
 const benches = [
@@ -89,6 +92,7 @@ const benches = [
   ['landing', () => landingFigures(size.landing)],
   ['sandbox', () => sandboxCost(size.sandbox)],
   ['first-request', () => firstRequestFigures()],
+  ['review', () => reviewFigures(size.review)],
 ];
 
 const rows = [];

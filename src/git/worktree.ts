@@ -172,11 +172,26 @@ export async function gitCommonDir(dir: string): Promise<string> {
 /** The repository a worktree belongs to (its main working tree), or undefined. */
 export async function repositoryOfWorktree(dir: string): Promise<string | undefined> {
   try {
-    const common = await gitCommonDir(dir);
+    const common = (await commonDirOfLink(dir)) ?? (await gitCommonDir(dir));
     return path.basename(common) === '.git' ? path.dirname(common) : common;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A linked worktree's common git dir as its files say it (its `.git` file names its own git
+ * dir, whose `commondir` leads to the repository's), without a git to spawn; undefined when
+ * they say otherwise (git is asked then).
+ */
+async function commonDirOfLink(dir: string): Promise<string | undefined> {
+  const link = /^gitdir: (.+)$/m.exec(
+    await fsp.readFile(path.join(dir, '.git'), 'utf8').catch(() => ''),
+  )?.[1];
+  if (link === undefined) return undefined;
+  const own = path.resolve(dir, link.trim());
+  const common = await fsp.readFile(path.join(own, 'commondir'), 'utf8').catch(() => undefined);
+  return common === undefined ? undefined : path.resolve(own, common.trim());
 }
 
 /** Removes the index lock a killed git left in a worktree (no git may run there now). */

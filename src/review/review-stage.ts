@@ -44,6 +44,8 @@ export class Reviews implements Stage {
   /** Items whose review failed this run, and those waiting for their next look at the last. */
   private readonly erred = new Set<string>();
   private deferred = new Set<string>();
+  /** Each work dir's repository: read once a run. */
+  private readonly repositories = new Map<string, string>();
 
   constructor(
     private readonly ctx: StageContext,
@@ -159,14 +161,19 @@ export class Reviews implements Stage {
     work: ItemWork,
   ): Promise<{ of: ReviewSubject; workDir: string; worktree: string; head: string }> {
     const { workspace } = this.ctx;
-    const repo = await repositoryRoot(work.workDir);
+    const repo = this.repositories.get(work.workDir) ?? (await repositoryRoot(work.workDir));
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
+    this.repositories.set(work.workDir, repo);
     if (item.branch === undefined || item.baseCommit === undefined)
       throw new Error('it has no branch to review');
     const worktree = itemWorktree(workspace.paths, item.id);
-    const head = (await git(repo, ['rev-parse', '--verify', `${item.branch}^{commit}`])).trim();
-    const diff = await git(repo, ['diff', '--no-color', `${item.baseCommit}...${head}`]);
     const last = await lastSession(workspace.paths.sessions, item);
+    // The commit its author's session left its branch at (ralph committed what it left), else
+    // the branch's as git has it now: the verdict is of that commit's diff.
+    const head =
+      last?.git?.commits.at(-1)?.sha ??
+      (await git(repo, ['rev-parse', '--verify', `${item.branch}^{commit}`])).trim();
+    const diff = await git(repo, ['diff', '--no-color', `${item.baseCommit}...${head}`]);
     const body =
       item.bodyFile === undefined
         ? (item.body ?? '')
@@ -224,7 +231,6 @@ export class Reviews implements Stage {
       costUsd: verdict.costUsd,
       itemStatus: after?.status,
     });
-    if (after !== undefined && after.status !== 'pending') await ctx.worktreeDone(after);
     return after;
   }
 

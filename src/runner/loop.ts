@@ -15,6 +15,8 @@ import { pauseForOperator, persistently } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { CliName } from '../config/cli-names.js';
 import type { CliHold } from '../agent/cli-holds.js';
+import type { Item } from '../queue/item.js';
+import { tidyWorktree } from '../session/worktrees.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -99,9 +101,22 @@ class Night {
       make(stageContext, (item) => {
         // A stage that failed its item for good failed the run's item.
         if (item?.status === 'failed') this.result.failed++;
+        if (item !== undefined) this.tidy(item);
         this.wake();
       }),
     );
+  }
+
+  /** Worktrees being removed of items a stage moved on, beside the stage's next item. */
+  private readonly tidying = new Set<Promise<void>>();
+
+  /**
+   * An item a stage moved where its worktree is no longer needed (a review approved it): the
+   * worktree is removed, its branch kept, while the stage goes on with its next item.
+   */
+  private tidy(item: Item): void {
+    const tidied = tidyWorktree(this.ctx, item.id, item).finally(() => this.tidying.delete(tidied));
+    this.tidying.add(tidied);
   }
 
   /** Runs every stage until the workers have ended and none has anything left to tend. */
@@ -114,6 +129,7 @@ class Night {
         this.result.failed += stage.stuck;
       }),
     );
+    await Promise.all(this.tidying);
   }
 
   /** Whether any stage has items to tend, or may have. */

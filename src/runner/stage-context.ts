@@ -4,7 +4,6 @@ import { pauseForOperator, persistently } from './persist.js';
 import { resolveSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
 import { runReviewer } from './reviewer.js';
-import { tidyWorktree } from '../session/worktrees.js';
 
 /** What the run's stages are given of it: the runner's context, seen through `StageContext`. */
 export function stageContextOf(ctx: RunnerContext, control: StopControl): StageContext {
@@ -38,6 +37,6 @@ export function stageContextOf(ctx: RunnerContext, control: StopControl): StageC
       };
     },
     runReviewer: (item, session) => runReviewer(ctx, control, item, session),
-    worktreeDone: (item) => tidyWorktree(ctx, item.id, item),
+
   };
 }

@@ -51,7 +51,9 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     model: request.model,
     workDir: request.workDir,
     timeoutSeconds: request.timeoutSeconds,
-    tools: undefined,
+    // Offered its reading tools alone (a CLI that can be told so): what it may not use is not
+    // sent in every request.
+    tools: READING_TOOLS,
     allowedTools: READING_TOOLS,
     disallowedTools: WRITING_TOOLS,
     permissionMode: sandbox.kind === 'none' ? 'plan' : 'dontAsk',

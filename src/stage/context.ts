@@ -84,6 +84,4 @@ export interface StageContext extends SandboxHost {
    * the budget, stopped with the run), and says how it ended; it settles nothing of the item.
    */
   runReviewer(item: Item, session: ReviewerSession): Promise<ReviewerEnd>;
-  /** The item moved where its worktree is no longer needed: removed, its branch kept. */
-  worktreeDone(item: Item): Promise<void>;
 }
