@@ -112,12 +112,12 @@ const folders = Object.keys(MAY_IMPORT);
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge', 'sources', 'push'];
+const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review'];
 /** What one stage room may use of another's: sources use the forge's issues port. */
 const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES =
-  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage)[.]ts$';
+  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

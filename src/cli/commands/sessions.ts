@@ -50,7 +50,8 @@ export async function sessionsCommand(
     e.turns === undefined ? '-' : String(e.turns),
     String(e.toolCalls),
     formatCost(e.costUsd, e.costEstimated),
-    e.cli,
+    // A reviewer's session is told from its author's by its CLI column.
+    e.role === 'reviewer' ? `${e.cli} (reviewer)` : e.cli,
     ...(fleet ? [e.host ?? os.hostname()] : []),
   ]);
   output.out(

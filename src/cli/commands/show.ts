@@ -177,7 +177,9 @@ export async function showCommand(
     `Session ${record.sessionId} — item ${record.itemId} "${record.itemTitle}"`,
     `Status:   ${record.status}${record.outcome ? ` (${record.outcome.kind}: ${record.outcome.message})` : ''}`,
     `Started:  ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}` : ''}`,
-    `Attempt:  ${record.attempt}, iteration ${record.iteration}${record.persona ? `, persona ${record.persona}` : ''}`,
+    record.role === 'reviewer'
+      ? `Role:     reviewer of the item's work (read-only), after its attempt ${record.attempt}`
+      : `Attempt:  ${record.attempt}, iteration ${record.iteration}${record.persona ? `, persona ${record.persona}` : ''}`,
     `Agent:    ${record.cli}, session ${record.conversationId ?? '-'}${record.model ? `, model ${record.model}` : ''}${
       record.cliVersion ? `, ${record.cli} ${record.cliVersion}` : ''
     }${record.resumedFrom ? `, resumed from ${record.resumedFrom}` : ''}`,
