@@ -96,7 +96,12 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
-    const stageContext = stageContextOf(ctx, control);
+    const stageContext = stageContextOf(ctx, control, {
+      left: () => this.stageBudgetLeft(),
+      spent: (costUsd) => {
+        this.result.costUsd = addUsd(this.result.costUsd, costUsd);
+      },
+    });
     this.stages = options.stages.map((make) =>
       make(stageContext, (item) => {
         // A stage that failed its item for good failed the run's item.
@@ -105,6 +110,17 @@ class Night {
         this.wake();
       }),
     );
+  }
+
+  /**
+   * What a stage's session (a reviewer's) may spend of the run's cost limit: a share beside
+   * the workers', 0 once the limit is reached, none without a limit.
+   */
+  private stageBudgetLeft(): number | undefined {
+    const check = checkRunLimits(this.options.limits, this.ctx.clock.now(), this.result.costUsd);
+    if (check.kind === 'stop') return check.cost === true ? 0 : undefined;
+    if (check.kind !== 'open' || check.budgetLeftUsd === undefined) return undefined;
+    return check.budgetLeftUsd / (this.workers + 1);
   }
 
   /** Worktrees being removed of items a stage moved on, beside the stage's next item. */

@@ -6,6 +6,7 @@ import type { ReviewerEnd, ReviewerSession } from '../stage/context.js';
 import { Attempt } from './attempt.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
+import type { RunSpend } from './run-spend.js';
 
 /**
  * A reviewer's session of `item`, run as the runner runs any (its own record in the archive,
@@ -16,8 +17,20 @@ export async function runReviewer(
   control: StopControl,
   item: Item,
   session: ReviewerSession,
+  spend: RunSpend,
 ): Promise<ReviewerEnd> {
   const sessionId = randomUUID();
+  const budgetLeftUsd = spend.left();
+  // The run's cost limit is reached: no reviewer is paid for, and nothing is approved.
+  if (budgetLeftUsd !== undefined && budgetLeftUsd <= 0)
+    return {
+      sessionId,
+      ok: false,
+      outcome: 'cost_limit',
+      message: "the run's cost limit is reached",
+      finalText: '',
+      costUsd: 0,
+    };
   const files = sessionFiles(ctx.workspace.paths.sessions, sessionId);
   const prepared = prepareReviewer({
     ...session,
@@ -25,6 +38,7 @@ export async function runReviewer(
     item,
     identity: { sessionId, iteration: 0, files },
     parentEnv: ctx.parentEnv,
+    budgetLeftUsd,
   });
   if ('reason' in prepared)
     return {
@@ -52,6 +66,7 @@ export async function runReviewer(
       finalText: '',
       costUsd: 0,
     };
+  spend.spent(ran.costUsd);
   return {
     sessionId,
     // A tool refused it (a write) is read-only doing its work: its answer is read all the same.

@@ -4,9 +4,14 @@ import { pauseForOperator, persistently } from './persist.js';
 import { resolveSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
 import { runReviewer } from './reviewer.js';
+import type { RunSpend } from './run-spend.js';
 
 /** What the run's stages are given of it: the runner's context, seen through `StageContext`. */
-export function stageContextOf(ctx: RunnerContext, control: StopControl): StageContext {
+export function stageContextOf(
+  ctx: RunnerContext,
+  control: StopControl,
+  spend: RunSpend,
+): StageContext {
   return {
     post: ctx.post,
     workspace: ctx.workspace,
@@ -36,7 +41,6 @@ export function stageContextOf(ctx: RunnerContext, control: StopControl): StageC
         fallbackClis: resolved.fallback.clis.map((choice) => choice.cli),
       };
     },
-    runReviewer: (item, session) => runReviewer(ctx, control, item, session),
-
+    runReviewer: (item, session) => runReviewer(ctx, control, item, session, spend),
   };
 }

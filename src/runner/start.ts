@@ -19,6 +19,7 @@ import { startRun } from '../control/budget.js';
 import { EgressProxy } from '../sandbox/proxy.js';
 import type { RunnerContext, RunnerTimings } from './context.js';
 import type { StageFactory } from '../stage/stage.js';
+import { NO_RUN_SPEND } from './run-spend.js';
 import { stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from '../events/events.js';
@@ -244,7 +245,10 @@ export function landWaiting(
   return asQuietRunner(options, async (ctx) => {
     await recoverAfterCrash(ctx, options.control);
     const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
-    await lander(stageContextOf(ctx, options.control), () => undefined).run(() => true, pace);
+    await lander(stageContextOf(ctx, options.control, NO_RUN_SPEND), () => undefined).run(
+      () => true,
+      pace,
+    );
   });
 }
 

@@ -149,6 +149,27 @@ describe('the review stage', () => {
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).not.toContain('reviewer-was-here.txt');
   });
 
+  it("counts its reviewer in the run's cost, and pays for none once the run's limit is spent", async () => {
+    const { root } = await reviewed();
+    await add(root, 'paid', '#behave: work commit=1\n#review: approve cost=0.25');
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const finished = fs
+      .readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; costUsd?: number })
+      .find((entry) => entry.event === 'run_finished');
+    // The author's $0.01 and the reviewer's $0.25.
+    expect(finished?.costUsd).toBeCloseTo(0.26);
+
+    const limited = await reviewed();
+    await add(limited.root, 'over', '#behave: work commit=1 cost=0.5\n#review: approve');
+    await ralph(limited.root, ['run', '--drain', '--max-cost', '0.4']);
+    expect(item(limited.root, 'over')).toMatchObject({ status: 'reviewing' });
+    expect(item(limited.root, 'over').unreviewed).toMatch(/cost limit is reached/);
+    expect(reviewerSessions(limited.root, 'over')).toHaveLength(0);
+  });
+
   it('reviews nothing of an item that turns it off', async () => {
     const { root } = await reviewed();
     await add(root, 'f', '#behave: work commit=1', '--no-review');

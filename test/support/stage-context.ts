@@ -6,6 +6,7 @@ import { FileCache } from '../../src/lib/file-cache.js';
 import { Redactor } from '../../src/lib/redact.js';
 import { openQueue } from '../../src/queue/open.js';
 import { DEFAULT_TIMINGS, type RunnerContext } from '../../src/runner/context.js';
+import { NO_RUN_SPEND } from '../../src/runner/run-spend.js';
 import { stageContextOf } from '../../src/runner/stage-context.js';
 import { StopControl } from '../../src/runner/stop-control.js';
 import { EgressProxy } from '../../src/sandbox/proxy.js';
@@ -56,7 +57,7 @@ export async function stageContextFor(
     },
   };
   return {
-    ctx: stageContextOf(ctx, new StopControl()),
+    ctx: stageContextOf(ctx, new StopControl(), NO_RUN_SPEND),
     events,
     close: () => queue.close(),
   };
