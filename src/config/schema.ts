@@ -47,7 +47,7 @@ const GitChoiceShape = {
   review: z
     .boolean()
     .describe(
-      "Whether a reviewer approves its work before it lands or its pull request is opened; overrides `review.enabled`.",
+      'Whether a reviewer approves its work before it lands or its pull request is opened; overrides `review.enabled`.',
     )
     .optional(),
 };

@@ -133,9 +133,15 @@ describe('ralph demo', () => {
     await page.locator('#verdict').getByText('approved by claude').waitFor();
     await page.locator('.criteria .verdict.pass').nth(1).waitFor();
     await page.getByText('tests/multiply.test.mjs:5 checks multiply(-2, 3)').waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-item-review-1440.png'), fullPage: true });
+    await page.screenshot({
+      path: path.join(ARTIFACTS, 'demo-item-review-1440.png'),
+      fullPage: true,
+    });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-item-review-390.png'), fullPage: true });
+    await page.screenshot({
+      path: path.join(ARTIFACTS, 'demo-item-review-390.png'),
+      fullPage: true,
+    });
     await page.setViewportSize({ width: 1440, height: 900 });
     // Followed word for word, the hint gets the changelog written and landed.
     for (const line of hint) {
