@@ -11,7 +11,7 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
-import { StageLooks } from '../stage/looks.js';
+import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -67,8 +67,7 @@ export class Lander implements Stage {
    * Items whose landing could not be made this run (a git failure), and those that still wait
    * for their next try (stored with the item) at the lander's last look: each tried again later.
    */
-  private readonly erred = new Set<string>();
-  private deferred = new Set<string>();
+  private readonly unmoved = new Unmoved();
   /** Each work dir's repository, each repository's committer identity: read once a run. */
   private readonly repositories = new Map<string, string>();
   private readonly identities = new Map<string, Readonly<Record<string, string>>>();
@@ -105,7 +104,7 @@ export class Lander implements Stage {
 
   /** Items whose landing could not be made this run: they still wait to land. */
   get stuck(): number {
-    return new Set([...this.erred, ...this.deferred]).size;
+    return this.unmoved.count;
   }
 
   /** The lander holds no claim back. */
@@ -134,10 +133,7 @@ export class Lander implements Stage {
             this.ctx.queue.landing(),
           )
         ).filter((item) => !inTrain.has(item.id));
-        const now = this.ctx.clock.now();
-        const later = waiting.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now);
-        this.deferred = new Set(later.map((item) => item.id));
-        const next = waiting.filter((item) => !this.deferred.has(item.id));
+        const next = this.unmoved.due(waiting, this.ctx.clock.now());
         this.looks.saw(begun, next.length + inTrain.size);
         const item = next[0];
         if (item === undefined && this.train !== undefined) {
@@ -314,7 +310,7 @@ export class Lander implements Stage {
     if (!moved) {
       this.targetAt.delete(train.key);
       this.worktreeAt.delete(last.job.worktree);
-      for (const id of keptIds.filter((id) => !this.erred.has(id)))
+      for (const id of keptIds.filter((id) => !this.unmoved.hasErred(id)))
         ctx.events.info('land_retried', {
           item: id,
           target,
@@ -341,7 +337,7 @@ export class Lander implements Stage {
       ),
     );
     for (const item of done) {
-      this.erred.delete(item.id);
+      this.unmoved.movedOn(item.id);
       ctx.events.info('landed', {
         item: item.id,
         target,
@@ -360,7 +356,7 @@ export class Lander implements Stage {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const at = ctx.clock.now() + exponentialBackoffMs(looks, LAND_RETRY_BASE_MS, LAND_RETRY_CAP_MS);
-    this.erred.add(item.id);
+    this.unmoved.erredOn(item.id);
     ctx.events.error('land_failed', {
       item: item.id,
       target,
@@ -393,7 +389,7 @@ export class Lander implements Stage {
     const { ctx } = this;
     const { item, land } = job;
     const now = ctx.clock.now();
-    this.erred.delete(item.id);
+    this.unmoved.movedOn(item.id);
     if (landing.kind === 'landed') {
       const done = await ctx.persistently(`recording the landing of ${item.id}`, () =>
         ctx.queue.apply(item.id, {

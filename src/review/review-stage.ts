@@ -12,7 +12,7 @@ import { readIfExists } from '../lib/fs.js';
 import { PROMPT_CAP_CHARS } from '../prompt/assemble.js';
 import type { Item, ItemVerdict } from '../queue/item.js';
 import type { ItemWork, StageContext } from '../stage/context.js';
-import { StageLooks } from '../stage/looks.js';
+import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 import type { ReviewSettings } from './config-schema.js';
 import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
@@ -42,8 +42,7 @@ export class Reviews implements Stage {
   readonly name = 'review';
   private readonly looks = new StageLooks();
   /** Items whose review failed this run, and those waiting for their next look at the last. */
-  private readonly erred = new Set<string>();
-  private deferred = new Set<string>();
+  private readonly unmoved = new Unmoved();
   /** Each work dir's repository: read once a run. */
   private readonly repositories = new Map<string, string>();
 
@@ -61,7 +60,7 @@ export class Reviews implements Stage {
   }
 
   get stuck(): number {
-    return new Set([...this.erred, ...this.deferred]).size;
+    return this.unmoved.count;
   }
 
   refusesClaims(): Promise<undefined> {
@@ -80,11 +79,7 @@ export class Reviews implements Stage {
       const waiting = await ctx.persistently('reading the items waiting for review', () =>
         ctx.queue.reviewing(),
       );
-      const now = ctx.clock.now();
-      this.deferred = new Set(
-        waiting.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now).map((i) => i.id),
-      );
-      const next = waiting.filter((item) => !this.deferred.has(item.id));
+      const next = this.unmoved.due(waiting, ctx.clock.now());
       this.looks.saw(begun, next.length);
       const item = next[0];
       if (item === undefined) {
@@ -221,7 +216,7 @@ export class Reviews implements Stage {
             },
       ),
     );
-    this.erred.delete(item.id);
+    this.unmoved.movedOn(item.id);
     const after = applied.kind === 'applied' ? applied.item : undefined;
     ctx.events.info('reviewed', {
       item: item.id,
@@ -248,8 +243,8 @@ export class Reviews implements Stage {
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const now = ctx.clock.now();
     const at = now + exponentialBackoffMs(looks, REVIEW_RETRY_BASE_MS, REVIEW_RETRY_CAP_MS);
-    const reason = ctx.redactor.redact(`the reviewer (${cli}) gave no valid verdict: ${why}`);
-    this.erred.add(item.id);
+    const reason = ctx.redactor.redact(`review by ${cli} failed: ${why}`);
+    this.unmoved.erredOn(item.id);
     ctx.events.warn('review_failed', {
       item: item.id,
       cli,

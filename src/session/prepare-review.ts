@@ -1,12 +1,11 @@
 import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
-import { buildAgentEnv } from '../agent/env.js';
 import { resolveSettings, type ResolvedSettings, type SandboxSettings } from '../agent/settings.js';
 import type { CliName } from '../config/cli-names.js';
 import type { Workspace } from '../config/workspace.js';
 import type { Item } from '../queue/item.js';
 import { assemblePrompt } from '../prompt/assemble.js';
 import type { PreparationError } from './preparation-error.js';
-import type { PreparedSession, SessionIdentity } from './prepare.js';
+import { sessionEnv, type PreparedSession, type SessionIdentity } from './prepare.js';
 
 /** What a reviewer may use: reading, never writing. */
 const READING_TOOLS = ['Read', 'Glob', 'Grep'];
@@ -44,7 +43,7 @@ export interface ReviewerRequest {
  */
 export function prepareReviewer(request: ReviewerRequest): PreparedSession | PreparationError {
   const { workspace, item, identity, sandbox } = request;
-  const { config, paths } = workspace;
+  const { config } = workspace;
   const settings: ResolvedSettings = {
     ...resolveSettings(config.defaults, [], (p) => p),
     cli: request.cli,
@@ -64,17 +63,7 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
   const refusal = cliRefusal(settings, [], sandbox);
   if (refusal !== undefined) return { reason: `the reviewer: ${refusal}`, scope: 'workspace' };
   const cli = cliNamed(settings.cli);
-  const { env, secrets, passedSecrets } = buildAgentEnv(request.parentEnv, {
-    deny: config.env.deny,
-    allow: config.env.allow,
-    credentials: cli.credentials,
-    session: {
-      sessionId: identity.sessionId,
-      itemId: item.id,
-      iteration: identity.iteration,
-      interruptFile: paths.interruptFile,
-    },
-  });
+  const { env, secrets, passedSecrets } = sessionEnv(request, cli);
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: REVIEWER_START,

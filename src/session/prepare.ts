@@ -216,18 +216,8 @@ export async function prepareSession(
   // Set only while the item waits to be resumed after an interruption.
   const resume = handover === undefined ? item.conversationId : undefined;
   const cli = cliNamed(settings.cli);
-  const { config, paths } = workspace;
-  const { env, secrets, passedSecrets } = buildAgentEnv(request.parentEnv, {
-    deny: config.env.deny,
-    allow: config.env.allow,
-    credentials: cli.credentials,
-    session: {
-      sessionId: identity.sessionId,
-      itemId: item.id,
-      iteration: identity.iteration,
-      interruptFile: paths.interruptFile,
-    },
-  });
+  const { config } = workspace;
+  const { env, secrets, passedSecrets } = sessionEnv(request, cli);
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: initialPromptOf(config.initialPrompt, item, resume),
@@ -280,6 +270,33 @@ export async function prepareSession(
     fallbackFrom,
     handover,
   };
+}
+
+/**
+ * A session's environment: the runner's, filtered (its CLI's credentials passed back), and the
+ * variables that tell the agent its session.
+ */
+export function sessionEnv(
+  {
+    workspace,
+    item,
+    identity,
+    parentEnv,
+  }: Pick<PreparationRequest, 'workspace' | 'item' | 'identity' | 'parentEnv'>,
+  cli: AgentCli,
+) {
+  const { config, paths } = workspace;
+  return buildAgentEnv(parentEnv, {
+    deny: config.env.deny,
+    allow: config.env.allow,
+    credentials: cli.credentials,
+    session: {
+      sessionId: identity.sessionId,
+      itemId: item.id,
+      iteration: identity.iteration,
+      interruptFile: paths.interruptFile,
+    },
+  });
 }
 
 /**

@@ -30,3 +30,40 @@ export class StageLooks {
     this.waiting = waiting;
   }
 }
+
+/**
+ * The items a stage could not move on this run: those a fault of the world's kept waiting (a
+ * git that failed, a reviewer that answered no verdict), and those whose next look, stored with
+ * them, was later than its last look. A drained run ends with each counted as a failure.
+ */
+export class Unmoved {
+  private readonly erred = new Set<string>();
+  private later = new Set<string>();
+
+  /** The items of a look that are due now; the others wait for their next look. */
+  due<I extends { id: string; lookAgain?: { at: string } }>(items: readonly I[], now: number): I[] {
+    this.later = new Set(
+      items.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now).map((item) => item.id),
+    );
+    return items.filter((item) => !this.later.has(item.id));
+  }
+
+  /** A fault kept `id` waiting. */
+  erredOn(id: string): void {
+    this.erred.add(id);
+  }
+
+  /** `id` moved on (or was recorded as it is). */
+  movedOn(id: string): void {
+    this.erred.delete(id);
+  }
+
+  /** Whether a fault kept `id` waiting this run. */
+  hasErred(id: string): boolean {
+    return this.erred.has(id);
+  }
+
+  get count(): number {
+    return new Set([...this.erred, ...this.later]).size;
+  }
+}
