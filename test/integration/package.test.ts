@@ -81,6 +81,7 @@ describe('the package', () => {
       subtract: 'done',
       readme: 'done',
       cli: 'done',
+      multiply: 'done',
       changelog: 'needs_input',
     });
     // The demo agent ran from the install, not from this clone.
