@@ -38,7 +38,8 @@ export function resolveSettings(
   ): SessionSettings[K] => nearest(layers, (layer) => layer[key]) ?? defaults[key];
   return {
     cli: pick('cli') ?? defaults.cli,
-    workDir: resolvePath(pick('workDir') ?? '.'),
+    // Unnamed, it is the workspace, which no session is given (`workDirProblem`).
+    workDir: resolvePath(namedWorkDir(defaults, layers) ?? '.'),
     model: pick('model'),
     maxTurns: pick('maxTurns') ?? defaults.maxTurns,
     maxBudgetUsd: pick('maxBudgetUsd') ?? defaults.maxBudgetUsd,
@@ -50,6 +51,14 @@ export function resolveSettings(
     permissionMode: pick('permissionMode') ?? defaults.permissionMode,
     lean: pick('lean') ?? false,
   };
+}
+
+/** The work dir the layers or the workspace's defaults name, as written; undefined: none. */
+export function namedWorkDir(
+  defaults: Config['defaults'],
+  layers: readonly SessionSettings[],
+): string | undefined {
+  return nearest(layers, (layer) => layer.workDir) ?? defaults.workDir;
 }
 
 /** A CLI a session may fall back on, and the model to ask it for (its default: none named). */

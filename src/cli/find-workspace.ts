@@ -5,8 +5,9 @@ import { InputError } from '../lib/errors.js';
 
 /**
  * The workspace `start` is in: the nearest directory at or above it that holds a
- * `ralph.config.json` or a `state/queue.json`. Without one, `start` itself, so that the command
- * says there is no workspace there.
+ * `ralph.config.json` or a `state/queue.json`, or whose project it is (the workspace beside it,
+ * `<project>.ralph`, as `ralph init` run in a repository makes it). Without one, `start` itself,
+ * so that the command says there is no workspace there.
  */
 export function findWorkspaceRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -15,6 +16,8 @@ export function findWorkspaceRoot(start: string): string {
       fs.existsSync(path.join(dir, 'state', 'queue.json'))
     )
       return dir;
+    const beside = `${dir}.ralph`;
+    if (dir !== path.dirname(dir) && fs.existsSync(path.join(beside, CONFIG_FILE))) return beside;
     if (path.dirname(dir) === dir) return start;
   }
 }

@@ -131,17 +131,20 @@ function queueCommands(program: commander.Command, app: App): void {
 
   program
     .command('init [dir]')
-    .description('create a workspace (never overwrites a file)')
-    .action(async (dir: string | undefined) => {
+    .description(
+      'create a workspace (never overwrites a file); run in a git repository, that one is its project and the workspace goes beside it (<repo>.ralph)',
+    )
+    .option(
+      '--project <repo>',
+      "the repository the agents work on (the config's defaults.workDir); default: the git repository init runs in",
+    )
+    .action(async (dir: string | undefined, options: { project?: string }) => {
       const { initCommand } = await import('./commands/init.js');
       if (dir?.trim() === '')
         throw new InputError(
           'init: give the directory of the new workspace, or nothing for this one',
         );
-      const at = app.at();
-      app.done(
-        await initCommand(dir === undefined ? at : path.resolve(at, dir), app.output, app.env),
-      );
+      app.done(await initCommand(dir, { ...options, here: app.at() }, app.output, app.env));
     });
 
   itemOptions(

@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { digest } from '../lib/digest.js';
 import { InputError } from '../lib/errors.js';
-import { parseJsonText, readIfExists, writeJsonAtomically } from '../lib/fs.js';
+import { isWithin, parseJsonText, readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import { formatIssues } from '../lib/validation.js';
 import { lowOnSpace } from '../lib/disk.js';
 import { CONFIG_FILE } from './config-file.js';
@@ -153,4 +153,25 @@ export async function loadWorkspace(root: string): Promise<Workspace> {
   const file = path.join(absolute, CONFIG_FILE);
   const config = await cachedConfig(absolute, await readIfExists(file), file);
   return { root: absolute, config, paths: workspacePaths(absolute, config) };
+}
+
+/**
+ * Why `workDir` may not be an agent's work dir: none was named (the agent would work in the
+ * workspace), or it holds the workspace, or it lies in the workspace's state or archive. The
+ * workspace's state is never the agent's to reach.
+ */
+export function workDirProblem(
+  paths: WorkspacePaths,
+  workDir: string | undefined,
+): string | undefined {
+  const fix =
+    'name the project: "defaults.workDir" in ralph.config.json (`ralph init <workspace> --project <repo>` writes it), or the item\'s --work-dir';
+  if (workDir === undefined)
+    return `no project is named, and the agent would work in the workspace ${paths.root}, beside ralph's state: ${fix}`;
+  if (isWithin(paths.root, workDir))
+    return `work dir ${workDir} holds the workspace ${paths.root}, and the agent would reach ralph's state: keep the workspace outside the project, and ${fix}`;
+  for (const inside of [paths.state, paths.sessions])
+    if (isWithin(workDir, inside))
+      return `work dir ${workDir} is in the workspace's ${path.basename(inside)}: ${fix}`;
+  return undefined;
 }

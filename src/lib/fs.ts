@@ -264,3 +264,9 @@ export function displayPath(target: string, base: string): string {
   const relative = path.relative(base, target);
   return relative.startsWith('..') || path.isAbsolute(relative) ? target : relative;
 }
+
+/** Whether `child` is `parent` or inside it. */
+export function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -137,8 +137,3 @@ export function proxyVariables(port: number): Record<string, string> {
   };
 }
 
-/** Whether `child` is `parent` or inside it. */
-export function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}

@@ -7,7 +7,8 @@ import type { EnteredGate } from '../gates/gates.js';
 import type { SandboxSettings } from '../agent/settings.js';
 import { gitCommonDir } from '../git/worktree.js';
 import { writeFileAtomically } from '../lib/fs.js';
-import { isWithin, proxyVariables, sandboxArgv } from './bwrap.js';
+import { proxyVariables, sandboxArgv } from './bwrap.js';
+import { isWithin } from '../lib/fs.js';
 import { parseAllowedHost } from './hosts.js';
 import { expandHome, sandboxLayout } from './layout.js';
 import { bubblewrapOf } from './probe.js';
@@ -94,7 +95,7 @@ export async function enterSandbox(
     readWrite: [...sandbox.readWrite.map((p) => expandHome(p, home)), ...(request.dirs ?? [])],
     standIns: interrupt === undefined ? [] : [{ source: interrupt.standIn, path: interrupt.file }],
     // The workspace's state and configuration are never the agent's to read or change.
-    hidden: [ctx.workspace.paths.root],
+    hidden: [ctx.workspace.paths.root, ctx.workspace.paths.state, ctx.workspace.paths.sessions],
     git:
       request.worktree === undefined
         ? undefined

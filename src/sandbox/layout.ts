@@ -1,7 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
-  isWithin,
   type Command,
   type Mount,
   type SandboxLayout,
@@ -10,6 +9,7 @@ import {
 import { loopbackForwards, type AllowedHost } from './hosts.js';
 import { SANDBOX_LAUNCHER } from '../lib/package-files.js';
 import { SANDBOX_PERL } from './probe.js';
+import { isWithin } from '../lib/fs.js';
 
 /** The system, given read-only: programs, libraries and machine-wide configuration. */
 const SYSTEM_DIRS = [
@@ -41,7 +41,7 @@ export interface LayoutRequest {
   standIns?: { source: string; path: string }[];
   /**
    * Directories shown empty inside whatever else is given (the workspace: its state and
-   * configuration), but for what is given deeper in them.
+   * configuration), but for what is given deeper in them; also when the work dir holds them.
    */
   hidden?: string[];
   /**
@@ -196,8 +196,8 @@ export async function sandboxLayout(
   for (const p of request.readOnly) readOnly(expandHome(p, home), true);
   for (const p of [...request.state, ...request.readWrite.map((p) => expandHome(p, home))])
     mounts.push({ path: p, mode: 'rw', optional: true });
-  for (const dir of request.hidden ?? [])
-    if (!isWithin(dir, workDir)) mounts.push({ path: dir, mode: 'hidden' });
+  for (const dir of hiddenDirs(request.hidden ?? [], workDir))
+    mounts.push({ path: dir, mode: 'hidden' });
   for (const { source, path: inside } of request.standIns ?? [])
     mounts.push({ path: inside, source, mode: 'rw' });
   const workMode = request.readOnlyWork === true ? 'ro' : 'rw';
@@ -214,6 +214,16 @@ export async function sandboxLayout(
     network: request.network,
     proxy: request.proxy === undefined ? undefined : proxyOf(request.proxy),
   };
+}
+
+/**
+ * The directories to show empty: each but the work dir itself (what is given deeper, the work
+ * dir among it, is bound over them; a work dir holding one is bound under it), and none inside
+ * another already shown empty.
+ */
+function hiddenDirs(dirs: readonly string[], workDir: string): string[] {
+  const shown = dirs.filter((dir) => path.resolve(dir) !== path.resolve(workDir));
+  return shown.filter((dir) => !shown.some((other) => other !== dir && isWithin(dir, other)));
 }
 
 /** Git mode: the worktree and the repository's git dir, what git runs outside read-only. */

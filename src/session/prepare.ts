@@ -9,6 +9,7 @@ import { cliNamed, cliRefusal, commandOf, type AgentCli } from '../agent/clis/in
 import { buildAgentEnv } from '../agent/env.js';
 import {
   fallbackRefusal,
+  namedWorkDir,
   resolveFallback,
   resolveSettings,
   resolveWork,
@@ -26,7 +27,7 @@ import { chooseCli } from '../agent/fallback.js';
 import { handoverText, sessionWork } from '../agent/handover.js';
 import { checkoutFor, type CheckoutStep } from './checkout.js';
 import type { Checkout } from '../git/worktree.js';
-import type { Workspace } from '../config/workspace.js';
+import { workDirProblem, type Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import type { Item } from '../queue/item.js';
 import type { PreparationError } from './preparation-error.js';
@@ -428,9 +429,13 @@ async function sandboxProblem(
 /** Git mode's worktree (made, unless planning), and the work dir checked to exist. */
 async function placeWork(
   request: PreparationRequest,
-  { settings, work }: Resolution,
+  { settings, work, layers }: Resolution,
 ): Promise<{ checkout?: Checkout } | PreparationError> {
   const { workspace, item } = request;
+  const named = namedWorkDir(workspace.config.defaults, layers) !== undefined;
+  const problem = workDirProblem(workspace.paths, named ? settings.workDir : undefined);
+  if (problem !== undefined)
+    return { reason: problem, scope: item.workDir === undefined ? 'workspace' : 'item' };
   let step: CheckoutStep = {};
   if (work.git) {
     step = await checkoutFor(workspace, item, settings.workDir, work, request.mode ?? 'make');

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Workspace } from '../config/workspace.js';
+import { workDirProblem, type Workspace } from '../config/workspace.js';
 import { nextCronTime } from '../lib/cron.js';
 import { InputError } from '../lib/errors.js';
 import { slugOf } from '../lib/text.js';
 import { formatIssues } from '../lib/validation.js';
 import { refusalFor } from '../agent/clis/index.js';
-import { pickLayer, resolveSettings, resolveWork } from '../agent/settings.js';
+import { namedWorkDir, pickLayer, resolveSettings, resolveWork } from '../agent/settings.js';
 import { gateProgramProblem } from '../gates/gates.js';
 import { repositoryRoot, resolveCommit } from '../git/worktree.js';
 import type { SessionSettings } from '../config/schema.js';
@@ -111,6 +111,11 @@ async function checkWork(
   const { workDir } = resolveSettings(workspace.config.defaults, layers, (p) =>
     path.resolve(workspace.root, p),
   );
+  const problem = workDirProblem(
+    workspace.paths,
+    namedWorkDir(workspace.config.defaults, layers) === undefined ? undefined : workDir,
+  );
+  if (problem !== undefined) throw new InputError(problem, names('workDir'));
   const work = resolveWork(workspace.config, layers);
   if (pickLayer(layers, 'land')?.enabled === true && !work.git)
     throw new InputError(

@@ -26,14 +26,26 @@ async function fakeWorkspace(config: Record<string, unknown> = {}) {
 }
 
 describe('ralph run with a fake claude', () => {
-  it('goes from an empty directory to a finished item with the built CLI', async () => {
-    const dir = await tempDir();
+  it("goes from a person's repository to a finished item with the built CLI, the workspace beside it", async () => {
+    const app = path.join(await tempDir(), 'app');
+    fs.mkdirSync(app);
+    await exec('git', ['init', '-q'], { cwd: app });
+    const dir = `${app}.ralph`;
     const bin = await tempDir('ralph-bin-');
     fs.symlinkSync(FAKE_CLAUDE, path.join(bin, 'claude'));
-    const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    // In the project: the agent runs in init's sandbox, which gives it nothing else to write.
+    const calls = path.join(app, 'calls.jsonl');
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      FAKE_CLAUDE_CALLS: calls,
+    };
+    // Every command run in the repository: init puts the workspace beside it, the rest find it.
     const cli = (...args: string[]) =>
-      exec(process.execPath, [RALPH_BIN, ...args], { cwd: dir, env });
-    await cli('init');
+      exec(process.execPath, [RALPH_BIN, ...args], { cwd: app, env });
+    const init = await cli('init');
+    expect(init.stdout).toContain(`Project: ${app} (the git repository init ran in)`);
+    expect(init.stdout).toContain(`Workspace ${dir}`);
     const { stdout: id } = await cli(
       'add',
       'Write the changelog',
@@ -48,6 +60,9 @@ describe('ralph run with a fake claude', () => {
         .map((l) => (JSON.parse(l) as { event: string }).event),
     ).toEqual(['run_started', 'session_started', 'session_ended', 'run_finished']);
     expect(readQueue(dir).items[0]).toMatchObject({ id: id.trim(), status: 'done', attempts: 1 });
+    // The agent worked in the project, not in the workspace.
+    const call = JSON.parse(fs.readFileSync(calls, 'utf8').split('\n')[0]!) as { cwd: string };
+    expect(fs.realpathSync(call.cwd)).toBe(fs.realpathSync(app));
     const [record] = readSessions(dir);
     const sid = String(record?.sessionId);
     expect(listFiles(path.join(dir, 'docs', 'sessions'))).toEqual(

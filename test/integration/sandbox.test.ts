@@ -73,7 +73,7 @@ describe('the bubblewrap sandbox', () => {
       gates: [{ name: 'inside', command: ['node', '-e', GATE_SCRIPT] }],
     });
     const project = path.join(root, 'project');
-    fs.mkdirSync(project);
+    fs.mkdirSync(project, { recursive: true });
     const pid = bystander();
     const outside = path.join(root, 'outside.txt');
     const env = {
@@ -81,8 +81,14 @@ describe('the bubblewrap sandbox', () => {
       [TEST_RUN_MARKER]: fakeEnv[TEST_RUN_MARKER] ?? '',
       HOME: home,
       FAKE_PROBE: JSON.stringify({
-        write: [outside, '/usr/ralph-sandbox-test', path.join(project, 'inside.txt')],
-        read: [key],
+        write: [
+          outside,
+          '/usr/ralph-sandbox-test',
+          path.join(project, 'inside.txt'),
+          path.join(root, 'state', 'queue.json'),
+          path.join(root, 'docs', 'sessions', 'index.jsonl'),
+        ],
+        read: [key, path.join(root, 'ralph.config.json')],
         signal: [pid],
         connect: [forbiddenPort, allowedPort],
         through: ['http://blocked.example/', `http://127.0.0.1:${allowedPort}/`],
@@ -102,6 +108,15 @@ describe('the bubblewrap sandbox', () => {
     expect(seen['write /usr/ralph-sandbox-test']).toMatchObject({ ok: false, code: 'EROFS' });
     expect(seen[`write ${path.join(project, 'inside.txt')}`]).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(project, 'inside.txt'), 'utf8')).toBe('from the sandbox');
+    // The workspace around the work dir is shown empty and read-only: its state, its archive
+    // and its configuration are out of the agent's reach.
+    for (const file of ['state/queue.json', 'docs/sessions/index.jsonl'])
+      expect(seen[`write ${path.join(root, file)}`]).toMatchObject({ ok: false });
+    expect(seen[`read ${path.join(root, 'ralph.config.json')}`]).toMatchObject({
+      ok: false,
+      code: 'ENOENT',
+    });
+    expect(readQueue(root).items[0]).toMatchObject({ id: 'probe', status: 'done' });
     // $HOME is empty but for what the CLI keeps there.
     expect(seen[`read ${key}`]).toMatchObject({ ok: false, code: 'ENOENT' });
     // Its own processes alone: the test's is neither seen nor signalled.
@@ -186,7 +201,7 @@ describe("the sandbox's settings", () => {
         sandbox: { kind: 'bwrap', ...sandbox },
         defaults: { workDir: 'project' },
       });
-      fs.mkdirSync(path.join(root, 'project'));
+      fs.mkdirSync(path.join(root, 'project'), { recursive: true });
       const env = {
         [TEST_RUN_MARKER]: fakeEnv[TEST_RUN_MARKER] ?? '',
         HOME: home,
@@ -268,7 +283,7 @@ describe('a sandboxed agent whose runner is killed', () => {
 describe("a sandboxed agent's $INTERRUPT_FILE", () => {
   it('pauses the night with its reason, though the workspace is out of its reach', async () => {
     const { root, env } = await sandboxedWorkspace({ defaults: { workDir: 'project' } });
-    fs.mkdirSync(path.join(root, 'project'));
+    fs.mkdirSync(path.join(root, 'project'), { recursive: true });
     await ralph(
       root,
       ['add', 'Ask for help', '--id', 'helpme', '--body', '#behave: write-interrupt onresume=ok'],
@@ -370,7 +385,7 @@ describe.runIf(asRoot && reachableByOthers(RALPH_BIN))(
         defaults: { workDir: 'project' },
       });
       const project = path.join(root, 'project');
-      fs.mkdirSync(project);
+      fs.mkdirSync(project, { recursive: true });
       chownTree(root, user);
       chownTree(home, user);
       const pid = bystander();

@@ -42,7 +42,10 @@ export async function removeTempDirs(): Promise<void> {
   );
 }
 
-/** A workspace made by `ralph init` (without the sandbox), with config overrides merged in. */
+/**
+ * A workspace made by `ralph init` (without the sandbox), its project `project/` inside it, with
+ * config overrides merged in.
+ */
 export async function makeWorkspace(
   config: Record<string, unknown> = {},
   at?: string,
@@ -55,6 +58,9 @@ export async function makeWorkspace(
   const current = JSON.parse(await fsp.readFile(file, 'utf8')) as Record<string, unknown>;
   // The suite's fakes keep ledgers outside the work dir: a test asks for the sandbox itself.
   current.sandbox = { ...(current.sandbox as object), kind: 'none' };
+  // The project the agents work on, unless the test names its own: never the workspace.
+  await fsp.mkdir(path.join(root, 'project'), { recursive: true });
+  current.defaults = { ...(current.defaults as object), workDir: 'project' };
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(config)) {
     const base = current[key];

@@ -48,8 +48,8 @@ export async function demoCommand(
       throw new InputError('ralph demo needs git (its night works on branches): install git');
     throw error;
   }
-  await initCommand(root, quiet, env);
-  writeDemoConfig(root, project, pace);
+  await initCommand(root, { project, here: dir }, quiet, env);
+  writeDemoConfig(root, pace);
   const workspace = await openWorkspace(root);
   await withQueue(workspace, env, async (queue) => {
     for (const [at, demo] of DEMO_ITEMS.entries()) {
@@ -104,7 +104,7 @@ export async function demoCommand(
 }
 
 /** The demo's settings over the spelled-out defaults: its agent, git mode and landing. */
-function writeDemoConfig(root: string, project: string, pace: string): void {
+function writeDemoConfig(root: string, pace: string): void {
   const file = path.join(root, CONFIG_FILE);
   const config = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   const section = (name: string) => (config[name] ?? {}) as Record<string, unknown>;
@@ -114,7 +114,6 @@ function writeDemoConfig(root: string, project: string, pace: string): void {
       ...section('clis'),
       claude: { command: [process.execPath, DEMO_AGENT, '--demo-pace', pace] },
     },
-    defaults: { ...section('defaults'), workDir: project },
     git: { ...section('git'), enabled: true },
     land: { ...section('land'), enabled: true },
     // A failed gate goes back to its agent in seconds, not the minute a real night waits.

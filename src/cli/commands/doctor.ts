@@ -14,6 +14,7 @@ import {
   workspacePaths,
   type Workspace,
   workspaceLowOnSpace,
+  workDirProblem,
 } from '../../config/workspace.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { loadPersona } from '../../persona/persona.js';
@@ -378,11 +379,23 @@ function checkNotify(
  * program is found, and every unfinished item passes the checks of `ralph add` (its base, its
  * gates, its persona and work dir).
  */
+/** The project the night works on ("defaults.workDir"): named, a directory, not the workspace's. */
+function checkProject({ config, paths, root }: Workspace): Check {
+  const named = config.defaults.workDir;
+  const dir = named === undefined ? undefined : path.resolve(root, named);
+  const problem = workDirProblem(paths, dir);
+  if (problem !== undefined)
+    return { verdict: named === undefined ? 'warn' : 'FAIL', name: 'project', detail: problem };
+  return dir !== undefined && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
+    ? { verdict: 'ok', name: 'project', detail: dir }
+    : { verdict: 'FAIL', name: 'project', detail: `"defaults.workDir" ${named}: not a directory` };
+}
+
 async function checkWork(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Check[]> {
-  const checks: Check[] = [];
+  const checks: Check[] = [checkProject(workspace)];
   const { config } = workspace;
   if (config.git.enabled) {
     const git = which('git', env.PATH);

@@ -6,11 +6,18 @@ import { workspacePaths } from '../../config/workspace.js';
 import { shellQuote } from '../../agent/argv.js';
 import { recordDigest } from '../../lib/digest.js';
 import { queueFileText } from '../../queue/file-schema.js';
-import { displayPath, ensurePrivateDir, makePrivateDirs, openExclusive } from '../../lib/fs.js';
+import {
+  displayPath,
+  ensurePrivateDir,
+  isWithin,
+  makePrivateDirs,
+  openExclusive,
+} from '../../lib/fs.js';
+import { repositoryRoot } from '../../git/worktree.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { BOOTSTRAP_PROMPT, CONFIG_JSON_SCHEMA } from '../../lib/package-files.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
-import { isErrnoException } from '../../lib/errors.js';
+import { InputError, isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Output } from '../output.js';
@@ -32,17 +39,71 @@ function createFile(file: string, content: string): boolean {
   return true;
 }
 
+/** Where the night works, and why: named with --project, or the repository init ran in. */
+interface Project {
+  dir: string;
+  from: 'flag' | 'here';
+}
+
 /**
- * `ralph init [dir]`: lays out a workspace with the defaults spelled out, its agents in a
- * bubblewrap sandbox when bubblewrap works here.
+ * The project a new workspace works on: `--project` (an existing directory), else, when init is
+ * given no directory, the git repository `here` is in; none otherwise.
+ */
+async function projectOf(
+  given: string | undefined,
+  dir: string | undefined,
+  here: string,
+): Promise<Project | undefined> {
+  if (given !== undefined) {
+    const dir = path.resolve(here, given);
+    const stat = await fsp.stat(dir).catch(() => undefined);
+    if (stat?.isDirectory() !== true)
+      throw new InputError(`--project ${given}: ${dir} is not a directory`, '--project');
+    return { dir, from: 'flag' };
+  }
+  if (dir !== undefined) return undefined;
+  const repo = await repositoryRoot(here);
+  return repo === undefined ? undefined : { dir: repo, from: 'here' };
+}
+
+/**
+ * The workspace's directory: `dir` as given, else beside the project when init runs in it
+ * (`<project>.ralph`), else here. Never inside the project: its worktrees and state would be in
+ * the project's tree, where its test runner and linter find them and its agent reaches them.
+ */
+function workspaceDir(dir: string | undefined, here: string, project: Project | undefined): string {
+  const root =
+    dir !== undefined
+      ? path.resolve(here, dir)
+      : project !== undefined && isWithin(here, project.dir)
+        ? `${project.dir}.ralph`
+        : here;
+  if (project !== undefined && isWithin(root, project.dir))
+    throw new InputError(
+      `init: the workspace ${root} would be inside the project ${project.dir}, where its test runner and linter would find ralph's worktrees and its agent would reach ralph's state; put it outside: ralph init ${shellQuote([`${project.dir}.ralph`])} --project ${shellQuote([project.dir])}`,
+      '--project',
+    );
+  return root;
+}
+
+/**
+ * `ralph init [dir] [--project <repo>]`: lays out a workspace with the defaults spelled out,
+ * the project it works on named (\`defaults.workDir\`), its agents in a bubblewrap sandbox when
+ * bubblewrap works here.
  */
 export async function initCommand(
-  root: string,
+  dir: string | undefined,
+  options: { project?: string; here: string },
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  const project = await projectOf(options.project, dir, options.here);
+  const root = workspaceDir(dir, options.here, project);
   const probe = await probeSandbox(bubblewrapOf(env));
-  const config = ConfigSchema.parse({ sandbox: { kind: probe.ok ? 'bwrap' : 'none' } });
+  const config = ConfigSchema.parse({
+    sandbox: { kind: probe.ok ? 'bwrap' : 'none' },
+    ...(project === undefined ? {} : { defaults: { workDir: project.dir } }),
+  });
   const paths = workspacePaths(root, config);
   const created: string[] = [];
   const kept: string[] = [];
@@ -71,14 +132,25 @@ export async function initCommand(
   output.out(`Workspace ${root}`);
   for (const entry of created) output.out(`  created ${entry}`);
   for (const entry of kept) output.out(`  kept    ${entry} (already there)`);
+  output.out(projectLine(project, created.includes(CONFIG_FILE)));
   if (created.includes(CONFIG_FILE))
     output.out(
       probe.ok
         ? 'Sandbox: bwrap (bubblewrap works here: each agent and its gates in a sandbox of their own)'
         : `Sandbox: none (${probe.problem})`,
     );
-  const away = path.relative(process.cwd(), root);
+  const away = path.relative(options.here, root);
   const cd = away === '' ? '' : `cd ${shellQuote([away.startsWith('..') ? root : away])} && `;
   output.out(`Next: ${cd}ralph add "<task>" && ralph run --drain`);
   return ExitCode.ok;
+}
+
+/** What init says of the project: named, found, kept as the config had it, or none yet. */
+function projectLine(project: Project | undefined, written: boolean): string {
+  if (project === undefined)
+    return 'Project: none named yet: `ralph add` refuses an item without --work-dir until "defaults.workDir" in ralph.config.json names the repository (or run init with --project <repo>)';
+  if (!written)
+    return `Project: ${project.dir} not written (ralph.config.json was there already): set "defaults.workDir" to it there`;
+  const why = project.from === 'here' ? ' (the git repository init ran in)' : '';
+  return `Project: ${project.dir}${why}, the agents' work dir ("defaults.workDir")`;
 }
