@@ -20,6 +20,7 @@ const FEATURES = [
   'sources',
   'review',
   'push',
+  'environment',
   'notify',
   'stage',
   'session',
@@ -72,6 +73,20 @@ const MAY_IMPORT = {
   // The review stage: a reviewer of another CLI reads the branch and answers a verdict, which
   // moves the item (approved on, changes back to its author, a failing reviewer never approves).
   review: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'agent', 'archive', 'prompt'],
+  // The setup stage: a worktree made ready before its session (files copied in, setup and
+  // maintenance commands run with the network and secrets the agent does not get).
+  environment: [
+    'lib',
+    'config',
+    'git',
+    'gates',
+    'queue',
+    'events',
+    'stage',
+    'agent',
+    'archive',
+    'sandbox',
+  ],
   // Notifications: an outbox under state/ and the channels it is delivered through.
   notify: ['lib', 'config', 'events'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
@@ -112,12 +127,12 @@ const folders = Object.keys(MAY_IMPORT);
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review'];
+const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment'];
 /** What one stage room may use of another's: sources use the forge's issues port. */
 const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES =
-  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage)[.]ts$';
+  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage|environment/setup-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

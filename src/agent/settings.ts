@@ -1,5 +1,6 @@
 import type { CliName } from '../config/cli-names.js';
 import type { Config, SessionSettings } from '../config/schema.js';
+import type { EnvironmentConfig } from '../environment/config-schema.js';
 import type { ForgeConfig } from '../forge/config-schema.js';
 import type { Gate } from '../gates/config-schema.js';
 import type { LandChoice } from '../land/config-schema.js';
@@ -155,6 +156,8 @@ export interface WorkSettings {
   sandbox: SandboxSettings;
   /** A reviewer approves its work before it lands or its pull request opens (git mode only). */
   review: boolean;
+  /** What makes its worktree ready (git mode only): its setup and maintenance, the item's or persona's over the workspace's. */
+  environment: EnvironmentConfig;
 }
 
 /** The sandbox after precedence: each key the item's, else the persona's, else the workspace's. */
@@ -210,6 +213,11 @@ export function resolveWork(config: Config, layers: readonly SessionSettings[]):
     forge: git && pickLayer(layers, 'forge') !== false ? config.forge : undefined,
     sandbox: resolveSandbox(config, layers),
     review: git && (pickLayer(layers, 'review') ?? config.review.enabled),
+    environment: {
+      ...config.environment,
+      setup: pickLayer(layers, 'setup') ?? config.environment.setup,
+      maintenance: pickLayer(layers, 'maintenance') ?? config.environment.maintenance,
+    },
   };
 }
 

@@ -10,6 +10,8 @@ export interface SessionFiles {
   context: string;
   /** The quality gates' commands and output. */
   gates: string;
+  /** The setup's (or maintenance's) commands and output, run in its worktree before it. */
+  setup: string;
   /** The land gates' commands and output, when the session's work was landed. */
   land: string;
   /** The permission rules ralph wrote for a CLI that reads them from a file (gemini). */
@@ -31,6 +33,7 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     prompt: at('-prompt.md'),
     context: at('-context.json'),
     gates: at('-gates.log'),
+    setup: at('-setup.log'),
     land: at('-land.log'),
     policy: at('-policy.toml'),
     input: at('-input.jsonl'),

@@ -1,3 +1,4 @@
+import { setups } from '../environment/setup-stage.js';
 import { pullRequests } from '../forge/pull-request-stage.js';
 import { lander } from '../land/lander.js';
 import { pushes } from '../push/push-stage.js';
@@ -10,4 +11,11 @@ import type { StageFactory } from '../stage/stage.js';
  * interface: the runner's loop runs what it is given here and names none of them. A new stage
  * is one more line, and its events in the lifecycle table (\`src/queue/lifecycle.ts\`).
  */
-export const STAGES: readonly StageFactory[] = [pushes, reviews, lander, pullRequests, writeBack];
+export const STAGES: readonly StageFactory[] = [
+  setups,
+  pushes,
+  reviews,
+  lander,
+  pullRequests,
+  writeBack,
+];

@@ -13,6 +13,7 @@ import {
   PriceSchema,
 } from '../agent/config-schema.js';
 import { RunSchema } from '../control/config-schema.js';
+import { EnvironmentSchema } from '../environment/config-schema.js';
 import { ForgeSchema } from '../forge/config-schema.js';
 import { GateSchema } from '../gates/config-schema.js';
 import { GitSchema } from '../git/config-schema.js';
@@ -48,6 +49,16 @@ const GitChoiceShape = {
     .boolean()
     .describe(
       'Whether a reviewer approves its work before it lands or its pull request is opened; overrides `review.enabled`.',
+    )
+    .optional(),
+  setup: z
+    .array(GateSchema)
+    .describe('Commands that make its new worktree ready; they replace `environment.setup`.')
+    .optional(),
+  maintenance: z
+    .array(GateSchema)
+    .describe(
+      'Commands that make its kept worktree ready again; they replace `environment.maintenance`.',
     )
     .optional(),
 };
@@ -108,6 +119,8 @@ const DefaultsSchema = z.strictObject({
     forge: true,
     sandbox: true,
     review: true,
+    setup: true,
+    maintenance: true,
   }).shape,
   maxTurns: session.maxTurns.unwrap().default(50),
   maxBudgetUsd: session.maxBudgetUsd.unwrap().default(5),
@@ -218,6 +231,9 @@ export const ConfigSchema = z
       .default([])
       .describe('Where a person is told what matters as it happens.'),
     sandbox: SandboxSchema.prefault({}).describe('The sandbox every agent and its gates run in.'),
+    environment: EnvironmentSchema.prefault({}).describe(
+      "The environment of each item's worktree: files copied in, setup and maintenance commands run by the setup stage before a session.",
+    ),
     review: ReviewSchema.prefault({}).describe(
       "Review: a reviewer of another CLI approves an item's work before it lands or its pull request opens, failing closed.",
     ),

@@ -151,7 +151,7 @@ export interface RunnerEvents {
   egress_blocked: {
     item: string;
     session: string;
-    by: 'agent' | 'gate';
+    by: 'agent' | 'gate' | 'setup' | 'maintenance';
     host: string;
     port: number;
     at: string;
@@ -171,6 +171,13 @@ export interface RunnerEvents {
   };
   /** No valid verdict (an error, a timeout, a limit, an answer that is none): unreviewed. */
   review_failed: { item: string; cli: string; session?: string; reason: string; retryAt: string };
+  /** Setup: an item's worktree is to be made ready (\`wanted\`: setup or maintenance) first. */
+  environment_wanted: { item: string; wanted: string };
+  environment_started: { item: string; wanted: string; worktree: string; commands: number };
+  /** Files of the repository's \`.worktreeinclude\` copied into a new worktree. */
+  worktree_included: { item: string; files: number };
+  environment_ready: { item: string; wanted: string; durationMs: number; log: string };
+  environment_failed: { item: string; wanted: string; failure: string; log: string };
   /** Landing: an item's branch is being merged onto its target and checked there. */
   land_started: { item: string; target: string; method: string; branch: string };
   land_gate_started: { item: string; target: string; gate: string };

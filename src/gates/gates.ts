@@ -40,6 +40,8 @@ export interface GatesRequest {
   signal?: AbortSignal;
   onStart?: (gate: Gate) => void;
   onEnd?: (result: GateResult) => void;
+  /** What its commands are called in the log and the failure (default: a quality gate). */
+  kind?: { short: string; long: string };
   /** Puts a gate's command in a sandbox: how to start it there, or why it cannot be. */
   enter?: (command: readonly string[]) => Promise<EnteredGate | { problem: string }>;
 }
@@ -135,11 +137,12 @@ function unstarted(problem: string): CommandResult {
  */
 export async function runGates(gates: readonly Gate[], request: GatesRequest): Promise<GatesRun> {
   const results: GateResult[] = [];
+  const kind = request.kind ?? { short: 'gate', long: 'quality gate' };
   for (const gate of gates) {
     request.onStart?.(gate);
     fs.appendFileSync(
       request.logFile,
-      `$ ${JSON.stringify(gate.command)}  (gate "${gate.name}", timeout ${gate.timeout} s)\n`,
+      `$ ${JSON.stringify(gate.command)}  (${kind.short} "${gate.name}", timeout ${gate.timeout} s)\n`,
       { mode: 0o600 },
     );
     const entered: EnteredGate | { problem: string } =
@@ -172,7 +175,7 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
     const verdict = ran.startError ?? gateVerdict(result, gate.timeout);
     fs.appendFileSync(
       request.logFile,
-      `\n[gate "${gate.name}": ${result.passed ? 'passed' : 'failed'}, ${verdict}, ${(ran.durationMs / 1000).toFixed(1)} s]\n\n`,
+      `\n[${kind.short} "${gate.name}": ${result.passed ? 'passed' : 'failed'}, ${verdict}, ${(ran.durationMs / 1000).toFixed(1)} s]\n\n`,
     );
     results.push(result);
     request.onEnd?.(result);
@@ -180,13 +183,13 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
     if (!result.passed) {
       const tail = ran.tail.slice(-FAILURE_TAIL_CHARS).trimEnd();
       const failure = [
-        `The quality gate "${gate.name}" (${JSON.stringify(gate.command)}) failed: ${verdict}.`,
+        `The ${kind.long} "${gate.name}" (${JSON.stringify(gate.command)}) failed: ${verdict}.`,
         tail === '' ? 'It printed nothing.' : `The end of its output:\n${tail}`,
       ].join('\n');
       return {
         results,
         failure,
-        verdict: `gate "${gate.name}" failed: ${verdict}`,
+        verdict: `${kind.short} "${gate.name}" failed: ${verdict}`,
         stopped: false,
         unstartable: ran.startError !== undefined,
       };

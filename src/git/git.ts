@@ -37,14 +37,16 @@ export function asRunnerOf<T>(root: string, work: () => Promise<T>): Promise<T> 
   return runnerOf.run(root, work);
 }
 
-/** Runs git in `cwd`; returns its stdout, or throws a `GitError`. */
+/** Runs git in `cwd` (`input` on its stdin); returns its stdout, or throws a `GitError`. */
 export async function git(
   cwd: string,
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  input?: string,
 ): Promise<string> {
   const result = await runCommand({
     argv: ['git', ...args],
+    input,
     cwd,
     env: { ...env, ...QUIET_GIT, ...runnerMark() },
     timeoutMs: GIT_TIMEOUT_MS,

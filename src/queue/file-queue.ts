@@ -16,6 +16,7 @@ import {
   inChecksOrder,
   inLandingOrder,
   inReviewOrder,
+  inSetupOrder,
   nextWakeTime,
   selectNext,
 } from './select.js';
@@ -78,6 +79,10 @@ export class FileQueue extends FileQueueReader implements Queue {
 
   async reviewing(): Promise<Item[]> {
     return inReviewOrder(await this.list());
+  }
+
+  async preparing(): Promise<Item[]> {
+    return inSetupOrder(await this.list());
   }
 
   async awaitingChecks(): Promise<Item[]> {

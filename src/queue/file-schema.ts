@@ -16,10 +16,11 @@ function awaitingReview(value: unknown): unknown {
  * request, or `needs_input`, and has messages. 5: an item may say where it was imported from
  * (`source`). 6: an item may be `parked` (a person stopped it). 7: a pull request that waits
  * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). 8: an item
- * may be `reviewing`, and keeps its reviewer's last verdict. Its
+ * may be `reviewing`, and keeps its reviewer's last verdict. 9: an item may be `preparing` (its
+ * worktree's setup), and keeps its environment. Its
  * `version` is another thing: a counter of the file's writes.
  */
-export const QUEUE_SCHEMA = 8;
+export const QUEUE_SCHEMA = 9;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {

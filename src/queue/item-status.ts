@@ -1,6 +1,11 @@
 /** Statuses of a queue item; apart from the schema, so that listing them loads no validator. */
 export const ITEM_STATUSES = [
   'pending',
+  /**
+   * Its worktree is being made ready (\`environment\`: setup or maintenance commands) by the
+   * setup stage before its session; no attempt is spent on it.
+   */
+  'preparing',
   'running',
   /**
    * Its session and gates passed; a reviewer of its work (\`review\`) is to approve it before it
@@ -59,6 +64,8 @@ const trait = (traits: Partial<StatusTraits>): StatusTraits => ({
 
 export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
   pending: trait({ runnable: true, keepsWorktree: true }),
+  // Its worktree is where its setup runs, and where its session goes on.
+  preparing: trait({ waitsOnWorld: true, keepsWorktree: true }),
   running: trait({ keepsWorktree: true }),
   // Its worktree is what the reviewer reads, and where its author goes on if changes are asked.
   reviewing: trait({ waitsOnWorld: true, keepsWorktree: true }),

@@ -195,6 +195,10 @@ export const ItemSettingsSchema = z.strictObject({
 
 export type ItemSettings = z.output<typeof ItemSettingsSchema>;
 
+/** What the setup stage runs: a new worktree's setup, or a kept one's maintenance. */
+export const ENVIRONMENT_KINDS = ['setup', 'maintenance'] as const;
+export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
+
 /** Its life: what ralph writes as it goes, never what a person asks. */
 export const ItemLifeSchema = z.strictObject({
   status: z.enum(ITEM_STATUSES).default('pending'),
@@ -272,7 +276,23 @@ export const ItemLifeSchema = z.strictObject({
   unreviewed: z.string().optional(),
   /** What its reviewers cost, counted in `costUsd` too. */
   reviewCostUsd: z.number().nonnegative().optional(),
+  /**
+   * Its worktree's environment (`environment`): what the setup stage is to run for it, when it
+   * was last made ready and for which attempt (the attempts spent before it), the log of its
+   * commands, and why they last failed.
+   */
+  environment: z
+    .strictObject({
+      wanted: z.enum(ENVIRONMENT_KINDS).optional(),
+      readyAt: Timestamp.optional(),
+      readyFor: z.int().nonnegative().optional(),
+      log: z.string().optional(),
+      failure: z.string().optional(),
+    })
+    .optional(),
 });
+
+export type ItemEnvironment = NonNullable<ItemLife['environment']>;
 
 export type ItemLife = z.output<typeof ItemLifeSchema>;
 

@@ -1,5 +1,5 @@
 import { InputError } from '../lib/errors.js';
-import type { Item, ItemVerdict, Message } from './item.js';
+import type { EnvironmentKind, Item, ItemVerdict, Message } from './item.js';
 import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
 import { fenceReason, type Lease, type SettlePolicy } from './lease.js';
 import {
@@ -11,6 +11,9 @@ import {
   claim,
   closedAtSource,
   doneAtSource,
+  environmentFailed,
+  environmentReady,
+  environmentWanted,
   landed,
   landRefused,
   messageAdded,
@@ -69,6 +72,12 @@ export type ItemEvent =
   /** A person stopped its session (`ralph stop`): parked, or cancelled. */
   | { kind: 'stopped'; then: 'park' | 'cancel'; now: number }
   | { kind: 'unparked'; now: number }
+  /** Its worktree is not ready for the session claimed: the setup stage is to run `wanted`. */
+  | { kind: 'environment_wanted'; lease: Lease; wanted: EnvironmentKind; now: number }
+  /** Its setup (or maintenance) ran: its worktree is ready, `log` says how. */
+  | { kind: 'environment_ready'; log: string; now: number }
+  /** Its setup (or maintenance) failed: `failure` is the command and the end of its output. */
+  | { kind: 'environment_failed'; failure: string; log: string; now: number }
   /** Its reviewer approved its work: on to `then` (landing, its pull request), or done. */
   | {
       kind: 'review_approved';
@@ -216,6 +225,22 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     from: ['parked'],
     apply: (item, e) => unparked(item, e.now),
   },
+  environment_wanted: {
+    to: ['preparing'],
+    from: ['running'],
+    refuse: leaseRefusal,
+    apply: (item, e) => environmentWanted(item, e.wanted, e.now),
+  },
+  environment_ready: {
+    to: ['pending', 'interrupted'],
+    from: ['preparing'],
+    apply: (item, e) => environmentReady(item, e.log, e.now),
+  },
+  environment_failed: {
+    to: ['parked'],
+    from: ['preparing'],
+    apply: (item, e) => environmentFailed(item, e.failure, e.log, e.now),
+  },
   review_approved: {
     to: ['landing', 'awaiting_checks', 'done', 'pending'],
     from: ['reviewing'],
@@ -302,6 +327,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     from: ITEM_STATUSES.filter((s) => s !== 'running'),
     bulk: [
       'pending',
+      'preparing',
       'interrupted',
       'failed',
       'reviewing',

@@ -50,6 +50,8 @@ export interface Queue {
   landing(): Promise<Item[]>;
   /** The items waiting for their review, in the order they finished. */
   reviewing(): Promise<Item[]>;
+  /** The items whose worktree waits to be made ready, in the order they were handed over. */
+  preparing(): Promise<Item[]>;
   /** The items awaiting their pull request's checks, the longest waiting first. */
   awaitingChecks(): Promise<Item[]>;
   /**

@@ -114,6 +114,13 @@ export function inReviewOrder(items: readonly Item[]): Item[] {
     .sort((a, b) => compareText(a.finishedAt ?? '', b.finishedAt ?? ''));
 }
 
+/** The items whose worktree waits for its setup, the one handed over first first. */
+export function inSetupOrder(items: readonly Item[]): Item[] {
+  return items
+    .filter((item) => item.status === 'preparing')
+    .sort((a, b) => compareText(a.updatedAt ?? '', b.updatedAt ?? ''));
+}
+
 /** The items awaiting their checks, the one that has waited longest (or not yet pushed) first. */
 export function inChecksOrder(items: readonly Item[]): Item[] {
   return items

@@ -1,7 +1,7 @@
 import { addUsd } from '../lib/usd.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { nextCronTime } from '../lib/cron.js';
-import type { Item, ItemVerdict, Message } from './item.js';
+import type { EnvironmentKind, Item, ItemVerdict, Message } from './item.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -309,6 +309,45 @@ export function reclaim(
  */
 export function parked(item: Item, now: number): Item {
   return { ...item, status: 'parked', retryAfter: undefined, updatedAt: iso(now) };
+}
+
+/**
+ * A claimed item whose worktree is not ready yet (a new one, or a kept one due its
+ * maintenance): handed to the setup stage, its attempt given back.
+ */
+export function environmentWanted(item: Item, kind: EnvironmentKind, now: number): Item {
+  return {
+    ...item,
+    status: 'preparing',
+    attempts: Math.max(0, item.attempts - 1),
+    environment: { ...item.environment, wanted: kind, failure: undefined },
+    updatedAt: iso(now),
+  };
+}
+
+/** Its worktree made ready for its next attempt: back in line as it was claimed. */
+export function environmentReady(item: Item, log: string, now: number): Item {
+  return {
+    ...item,
+    status: item.conversationId === undefined ? 'pending' : 'interrupted',
+    environment: { readyAt: iso(now), readyFor: item.attempts, log },
+    updatedAt: iso(now),
+  };
+}
+
+/**
+ * Its setup or maintenance failed: the environment's fault, not its agent's. Parked with why,
+ * no attempt spent; `ralph resume` tries the environment again.
+ */
+export function environmentFailed(item: Item, failure: string, log: string, now: number): Item {
+  return {
+    ...item,
+    status: 'parked',
+    environment: { ...item.environment, wanted: undefined, failure, log },
+    lastError: failure,
+    lastOutcome: 'setup_failed',
+    updatedAt: iso(now),
+  };
 }
 
 /** A parked item back in line as it was (`ralph resume <id>`): to resume, if it has a conversation. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Outcome } from '../agent/outcome.js';
 import { unreachable } from '../lib/errors.js';
-import type { Item } from '../queue/item.js';
+import type { EnvironmentKind, Item } from '../queue/item.js';
 import { leaseOf } from '../queue/lease.js';
 import type { SessionStages } from '../queue/lifecycle.js';
 import type { Claim } from '../queue/queue.js';
@@ -208,4 +208,25 @@ export async function recordCheckout(
   await persistently(ctx, control, `recording the branch of ${claimed.id}`, () =>
     ctx.queue.apply(claimed.id, { kind: 'checked_out', lease: leaseOf(claimed), checkout }),
   );
+}
+
+/** An item whose worktree is not ready goes to the setup stage, its attempt given back. */
+export async function handToSetup(
+  ctx: RunnerContext,
+  control: StopControl,
+  claimed: Item,
+  wanted: EnvironmentKind,
+): Promise<void> {
+  const lease = leaseOf(claimed);
+  const applied = await persistently(ctx, control, `handing ${claimed.id} to its setup`, () =>
+    ctx.queue.apply(claimed.id, {
+      kind: 'environment_wanted',
+      lease,
+      wanted,
+      now: ctx.clock.now(),
+    }),
+  );
+  ctx.leases.delete(lease.sessionId);
+  if (applied.kind === 'applied')
+    ctx.events.info('environment_wanted', { item: claimed.id, wanted });
 }

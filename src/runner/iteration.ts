@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sessionFiles } from '../archive/paths.js';
 import type { CliName } from '../config/cli-names.js';
-import type { Item } from '../queue/item.js';
+import type { EnvironmentKind, Item } from '../queue/item.js';
+import type { Settlement } from '../queue/transitions.js';
 import { Attempt, type Ran } from './attempt.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
-import { claimNext, settleItem } from './item-steps.js';
+import { claimNext, handToSetup, settleItem } from './item-steps.js';
 import { pauseForOperator } from './persist.js';
 import type { PreparationError } from '../session/preparation-error.js';
 import { prepareSession } from '../session/prepare.js';
@@ -21,6 +22,8 @@ export type IterationResult =
   | { kind: 'workspace_fault'; itemId: string; reason: string }
   /** The agent could not be started at all: no item can run. */
   | { kind: 'agent_unavailable'; itemId: string; reason: string }
+  /** Its worktree is not ready: handed to the setup stage, its attempt given back. */
+  | { kind: 'preparing'; itemId: string; wanted: EnvironmentKind }
   /** Every CLI the item may use is held (a usage limit): item given back, no attempt spent. */
   | { kind: 'held'; itemId: string; cli: CliName; until: number; reason: string };
 
@@ -71,8 +74,12 @@ async function prepareAndRun(
   });
   if ('reason' in prepared) return refuse(ctx, control, item, prepared);
   if ('held' in prepared) {
-    await settleItem(ctx, control, item, { kind: 'released', costUsd: 0 });
+    await settleItem(ctx, control, item, released(item));
     return { kind: 'held', itemId: item.id, ...prepared.held };
+  }
+  if ('wanted' in prepared) {
+    await handToSetup(ctx, control, item, prepared.wanted);
+    return { kind: 'preparing', itemId: item.id, wanted: prepared.wanted };
   }
   if (prepared.fallbackFrom !== undefined)
     ctx.events.warn('fallback', {
@@ -97,6 +104,13 @@ async function prepareAndRun(
   return attempt.run();
 }
 
+/** Given back before its session: its attempt, and the conversation it is to resume, kept. */
+const released = (item: Item): Settlement => ({
+  kind: 'released',
+  costUsd: 0,
+  resumeWith: item.conversationId,
+});
+
 /**
  * An item that cannot be prepared: rejected when it is at fault; given back with the night
  * paused when the workspace is, since every other item would fail the same way.
@@ -109,7 +123,7 @@ async function refuse(
 ): Promise<IterationResult> {
   const reason = ctx.redactor.redact(error.reason);
   if (error.scope === 'workspace') {
-    await settleItem(ctx, control, item, { kind: 'released', costUsd: 0 });
+    await settleItem(ctx, control, item, released(item));
     ctx.events.error('workspace_fault', { item: item.id, reason });
     await pauseForOperator(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
     return { kind: 'workspace_fault', itemId: item.id, reason };

@@ -389,6 +389,10 @@ class Night {
         return 'again';
       case 'workspace_fault':
         return 'again';
+      case 'preparing':
+        // The setup stage has an item: it looks before the night counts as idle.
+        this.wake();
+        return 'again';
       case 'agent_unavailable':
         this.result.agentUnavailable = turn.reason;
         return 'stop';

@@ -35,6 +35,7 @@ export function stageContextOf(
         workDir: resolved.settings.workDir,
         layers: resolved.persona === undefined ? [item] : [resolved.persona.settings, item],
         sandbox: resolved.work.sandbox,
+        environment: resolved.work.environment,
         land: resolved.work.land !== undefined,
         forge: resolved.work.forge !== undefined,
         cli: resolved.settings.cli,

@@ -1,5 +1,3 @@
-import path from 'node:path';
-
 /** A command as an argv array (never a shell string), and whatever else its spawner keeps with it. */
 export interface Command {
   file: string;
@@ -136,4 +134,3 @@ export function proxyVariables(port: number): Record<string, string> {
     no_proxy: '127.0.0.1,localhost',
   };
 }
-

@@ -1,11 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import {
-  type Command,
-  type Mount,
-  type SandboxLayout,
-  type SystemEntry,
-} from './bwrap.js';
+import { type Command, type Mount, type SandboxLayout, type SystemEntry } from './bwrap.js';
 import { loopbackForwards, type AllowedHost } from './hosts.js';
 import { SANDBOX_LAUNCHER } from '../lib/package-files.js';
 import { SANDBOX_PERL } from './probe.js';

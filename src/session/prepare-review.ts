@@ -1,3 +1,4 @@
+import { NO_ENVIRONMENT } from '../environment/config-schema.js';
 import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
 import { resolveSettings, type ResolvedSettings, type SandboxSettings } from '../agent/settings.js';
 import type { CliName } from '../config/cli-names.js';
@@ -83,7 +84,7 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
   Object.assign(env, command.env);
   return {
     settings,
-    work: { git: false, gates: [], sandbox, review: false },
+    work: { git: false, gates: [], sandbox, review: false, environment: NO_ENVIRONMENT },
     worktree: request.worktree,
     prompt: assemblePrompt({
       identity: [

@@ -1,3 +1,4 @@
+import { environmentWanted, type EnvironmentWanted } from './environment.js';
 import { undeliveredMessages } from '../queue/transitions.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -170,13 +171,13 @@ export interface Resolution {
  */
 export async function prepareSession(
   request: PreparationRequest & Required<Pick<PreparationRequest, 'holds'>>,
-): Promise<PreparedSession | PreparationError | HeldSession>;
+): Promise<PreparedSession | PreparationError | HeldSession | EnvironmentWanted>;
 export async function prepareSession(
-  request: Omit<PreparationRequest, 'holds'>,
+  request: Omit<PreparationRequest, 'holds' | 'mode'> & { mode: 'plan' },
 ): Promise<PreparedSession | PreparationError>;
 export async function prepareSession(
   request: PreparationRequest,
-): Promise<PreparedSession | PreparationError | HeldSession> {
+): Promise<PreparedSession | PreparationError | HeldSession | EnvironmentWanted> {
   const own = await resolveSession(request);
   if ('reason' in own) return own;
   const chosen = onFreeCli(request, own);
@@ -189,6 +190,11 @@ export async function prepareSession(
   if ('reason' in placed) return placed;
   const { checkout } = placed;
   const { workspace, item, identity } = request;
+  // A worktree not ready goes to the setup stage first: no session is paid for in it.
+  if (checkout !== undefined && request.mode !== 'plan') {
+    const wanted = await environmentWanted(item, checkout, work.environment);
+    if (wanted !== undefined) return { wanted };
+  }
   const body = await readBody(item, workspace.root);
   if (typeof body !== 'string') return body;
   const previous = await previousSession(request);

@@ -1,5 +1,6 @@
 import type { SandboxSettings } from '../agent/settings.js';
 import type { CliName } from '../config/cli-names.js';
+import type { EnvironmentConfig } from '../environment/config-schema.js';
 import type { SessionSettings } from '../config/schema.js';
 import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
@@ -15,6 +16,8 @@ export interface ItemWork {
   /** The persona's settings and the item's, the nearest last: a stage's own settings are picked from them. */
   layers: readonly SessionSettings[];
   sandbox: SandboxSettings;
+  /** What makes its worktree ready: setup, maintenance, the files copied in. */
+  environment: EnvironmentConfig;
   /** Whether its branch lands on a target. */
   land: boolean;
   /** Whether its work goes to a pull request. */

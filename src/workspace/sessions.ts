@@ -97,8 +97,12 @@ export async function findSession(
   if (found !== undefined) return { sessionId: found.sessionId, live: false };
   const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const item = items.find((i) => i.id === ref);
-  if (item !== undefined)
-    throw new InputError(`item ${JSON.stringify(ref)} has no session yet (it is ${item.status})`);
+  if (item !== undefined) {
+    const failed = item.environment?.failure;
+    throw new InputError(
+      `item ${JSON.stringify(ref)} has no session yet (it is ${item.status})${failed === undefined ? '' : `: its environment failed (log ${item.environment?.log ?? 'none'}):\n${failed}`}`,
+    );
+  }
   if (ref.length < 4 && entries.some((e) => e.sessionId.startsWith(ref)))
     throw new InputError(
       `${JSON.stringify(ref)} is too short to name a session: a prefix of a session id needs at least 4 characters (see "ralph sessions")`,

@@ -45,7 +45,7 @@ function expectSandboxed(root: string, toolOutput: string | undefined): void {
   expect(toolOutput).toContain('no-key');
   expect(toolOutput).not.toContain('PLANTED-PRIVATE-KEY');
   expect(toolOutput).toContain('proxy said 403');
-  expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made-inside\n');
+  expect(fs.readFileSync(path.join(root, 'project', 'made.txt'), 'utf8')).toBe('made-inside\n');
 }
 
 /** A fake Anthropic API's answers that run COMMAND once, and what the command printed. */

@@ -24,7 +24,9 @@ async function writeWith(target: (root: string) => string) {
 
 describe('the default allowlist with the real claude CLI', () => {
   it('lets the agent write inside its work dir', async () => {
-    const { run, file, record } = await writeWith((root) => path.join(root, 'inside.txt'));
+    const { run, file, record } = await writeWith((root) =>
+      path.join(root, 'project', 'inside.txt'),
+    );
     expect(run.code).toBe(0);
     expect(fs.readFileSync(file, 'utf8')).toBe('hello\n');
     expect(record).toMatchObject({ outcome: { kind: 'success' } });

@@ -30,7 +30,13 @@ describe('a checkout beside another git', () => {
     const repo = await makeRepo();
     const root = await makeWorkspace({ defaults: { workDir: repo }, git: { enabled: true } });
     const workspace = await loadWorkspace(root);
-    const work = { git: true, gates: [], sandbox: workspace.config.sandbox, review: false };
+    const work = {
+      git: true,
+      gates: [],
+      sandbox: workspace.config.sandbox,
+      review: false,
+      environment: workspace.config.environment,
+    };
     const lock = path.join(repo, '.git', 'refs', 'heads', 'ralph', 'x.lock');
     fs.mkdirSync(path.dirname(lock), { recursive: true });
     fs.writeFileSync(lock, '');

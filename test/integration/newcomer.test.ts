@@ -274,7 +274,10 @@ describe('messages a person can act on', () => {
 
   it('init in another directory says to cd there; commands find the workspace from a subdirectory', async () => {
     const parent = await tempDir();
-    const { stdout } = await exec(process.execPath, [RALPH_BIN, 'init', 'ws'], { cwd: parent });
+    fs.mkdirSync(path.join(parent, 'app'));
+    const { stdout } = await exec(process.execPath, [RALPH_BIN, 'init', 'ws', '--project', 'app'], {
+      cwd: parent,
+    });
     expect(stdout).toContain('Next: cd ws && ralph add');
     const sub = path.join(parent, 'ws', 'docs', 'sessions');
     await exec(process.execPath, [RALPH_BIN, 'add', 'From below', '--id', 'below'], { cwd: sub });

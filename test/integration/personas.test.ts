@@ -18,7 +18,7 @@ describe('personas in the loop', () => {
   it('scopes the session to the persona, item settings first, and appends its instructions', async () => {
     const { root, env } = await guardedWorkspace();
     fs.writeFileSync(path.join(root, 'agents', 'AGENT_reader.md'), READER);
-    fs.writeFileSync(path.join(root, 'README.md'), '# The project\nIt does things.\n');
+    fs.writeFileSync(path.join(root, 'project', 'README.md'), '# The project\nIt does things.\n');
     await ralph(
       root,
       ['add', 'Review', '--id', 'review', '--agent', 'reader', '--max-turns', '3'],

@@ -428,7 +428,8 @@ describe.runIf(asRoot && reachableByOthers(RALPH_BIN))(
 describe('ralph init and ralph doctor on the sandbox', () => {
   it('init asks for it where bubblewrap works, and doctor says which and why', async () => {
     const here = await tempDir();
-    const init = await ralph(here, ['init', here]);
+    const project = await tempDir('ralph-project-');
+    const init = await ralph(here, ['init', here, '--project', project]);
     expect(init.stdout).toContain('Sandbox: bwrap (bubblewrap works here');
     const config = JSON.parse(fs.readFileSync(path.join(here, 'ralph.config.json'), 'utf8')) as {
       sandbox: { kind: string; network: string };

@@ -59,7 +59,7 @@ describe('start-up', () => {
   it('status, ls, pause, resume and --version load no validation, cron, database, server or runner loop; status and ls no parser', async () => {
     const root = await tempDir('ralph-startup-');
     const cli = (...args: string[]) => run(process.execPath, [RALPH_BIN, '-C', root, ...args]);
-    await cli('init');
+    await cli('init', root, '--project', await tempDir('ralph-project-'));
     await cli('add', 'One task', '--id', 'one');
     await cli('add', 'Every night', '--id', 'nightly', '--schedule', '0 3 * * *');
     // The first command validates the configuration and caches it.

@@ -49,6 +49,17 @@ describe('a workspace written by release 0.1.0', () => {
     expect(doctor.stdout).toMatch(/^ok +budget .*: \$0\.0100 in 1 session$/m);
     expect(bytes()).toEqual(before);
 
+    // Its agents worked in the workspace, which this ralph refuses: the night pauses, saying how
+    // to name the project; named, the night goes on.
+    const refused = await ralph(root, ['run', '--once'], env);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('no project is named');
+    const file = path.join(root, 'ralph.config.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const defaults = { ...(config.defaults as object), workDir: 'project' };
+    fs.writeFileSync(file, JSON.stringify({ ...config, defaults }));
+    expect((await ralph(root, ['resume'], env)).code).toBe(0);
+
     // The interrupted item resumes the conversation release 0.1.0 recorded as claudeSessionId.
     const run = await ralph(root, ['run', '--once'], env);
     expect(run.code, run.stderr).toBe(0);

@@ -88,6 +88,23 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     to: { pending: 'parked', interrupted: 'parked' },
   },
   unparked: { event: { kind: 'unparked', now: NOW }, to: { parked: 'pending' } },
+  environment_wanted: {
+    event: { kind: 'environment_wanted', lease: LEASE, wanted: 'setup', now: NOW },
+    to: { running: 'preparing' },
+  },
+  environment_ready: {
+    event: { kind: 'environment_ready', log: '/tmp/s1-setup.log', now: NOW },
+    to: { preparing: 'pending' },
+  },
+  environment_failed: {
+    event: {
+      kind: 'environment_failed',
+      failure: 'setup "npm ci" failed: exit 1',
+      log: '/tmp/s1-setup.log',
+      now: NOW,
+    },
+    to: { preparing: 'parked' },
+  },
   review_approved: {
     event: {
       kind: 'review_approved',
@@ -221,7 +238,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   done_at_source: { event: { kind: 'done_at_source', now: NOW }, to: { pending: 'done' } },
   look_again: {
     event: { kind: 'look_again', at: NOW + 60_000, looks: 2 },
-    to: { reviewing: 'same', landing: 'same', awaiting_checks: 'same' },
+    to: { preparing: 'same', reviewing: 'same', landing: 'same', awaiting_checks: 'same' },
   },
   pushed: { event: { kind: 'pushed', session: 's1', now: NOW }, to: every(but('running'), 'same') },
   push_deferred: {

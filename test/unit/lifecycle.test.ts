@@ -56,7 +56,12 @@ describe('the lifecycle table', () => {
     expect(Object.keys(STATUS_TRAITS).sort()).toEqual([...ITEM_STATUSES].sort());
     expect(statusesWhere('runnable')).toEqual(['pending', 'interrupted']);
     expect(statusesWhere('satisfiesDependents')).toEqual(['awaiting_review', 'done']);
-    expect(statusesWhere('waitsOnWorld')).toEqual(['reviewing', 'landing', 'awaiting_checks']);
+    expect(statusesWhere('waitsOnWorld')).toEqual([
+      'preparing',
+      'reviewing',
+      'landing',
+      'awaiting_checks',
+    ]);
     expect(statusesWhere('waitsOnPerson')).toEqual(['awaiting_review', 'needs_input', 'parked']);
   });
 });

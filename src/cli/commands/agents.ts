@@ -65,6 +65,7 @@ export async function agentShowCommand(
     identity: { sessionId, iteration: 1, files: sessionFiles(workspace.paths.sessions, sessionId) },
     parentEnv: env,
     cache: new FileCache(),
+    mode: 'plan',
   });
   if ('reason' in prepared) throw new InputError(prepared.reason);
   const { sizes, cuts, text } = prepared.prompt;

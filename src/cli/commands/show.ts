@@ -80,6 +80,7 @@ async function itemLines(
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
   return [
+    ...environmentLines(item),
     ...criteriaLines(item),
     ...reviewLines(item),
     ...source,
@@ -87,6 +88,20 @@ async function itemLines(
     ...pushLines(item),
     ...landingLines(item),
   ];
+}
+
+/** Its worktree's environment: being made, ready, or why its setup failed. */
+function environmentLines(item: Item): string[] {
+  const environment = item.environment;
+  if (environment === undefined) return [];
+  const log = environment.log === undefined ? '' : ` (log ${environment.log})`;
+  if (item.status === 'preparing')
+    return [`Environment: its ${environment.wanted ?? 'setup'} runs before its next session`];
+  if (environment.failure !== undefined)
+    return [`Environment: failed${log}:`, ...environment.failure.split('\n').map((l) => `  ${l}`)];
+  return environment.readyAt === undefined
+    ? []
+    : [`Environment: ready ${environment.readyAt}${log}`];
 }
 
 /** What must hold for the item to be done, each with its reviewer's verdict and evidence. */

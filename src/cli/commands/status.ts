@@ -11,6 +11,7 @@ import type { Output } from '../output.js';
 
 /** Statuses said only while items have them: a night without landing never sees the word. */
 const OCCASIONAL = new Set([
+  'preparing',
   'reviewing',
   'landing',
   'awaiting_checks',

@@ -124,6 +124,12 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'items waiting for their review',
     sql: `CREATE INDEX ralph_items_reviewing ON ralph_items (queue) WHERE status = 'reviewing';`,
   },
+  {
+    // Items may be "preparing", which a ralph of schema 7 does not know: it stops claiming.
+    version: 8,
+    name: 'items whose worktree waits for its setup',
+    sql: `CREATE INDEX ralph_items_preparing ON ralph_items (queue) WHERE status = 'preparing';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

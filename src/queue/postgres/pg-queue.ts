@@ -21,7 +21,7 @@ import {
   refuseRunning,
 } from '../selection.js';
 import { statusesWhere, type ItemStatus } from '../item-status.js';
-import { inChecksOrder, inLandingOrder, inReviewOrder } from '../select.js';
+import { inChecksOrder, inLandingOrder, inReviewOrder, inSetupOrder } from '../select.js';
 import {
   applyEvent,
   appliedOrThrow,
@@ -438,6 +438,10 @@ export class PgQueue implements Queue {
 
   async reviewing(): Promise<Item[]> {
     return inReviewOrder(await this.run((db) => this.items(db, "status = 'reviewing'", [])));
+  }
+
+  async preparing(): Promise<Item[]> {
+    return inSetupOrder(await this.run((db) => this.items(db, "status = 'preparing'", [])));
   }
 
   async awaitingChecks(): Promise<Item[]> {

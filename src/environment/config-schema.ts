@@ -1,0 +1,51 @@
+import * as z from '../lib/zod.js';
+import { GateSchema } from '../gates/config-schema.js';
+
+/**
+ * What makes a new worktree ready before its first session (`setup`) and a kept one before a
+ * later one (`maintenance`): commands run by the setup stage, with network and the secrets named
+ * here, before an agent that has neither. An item's or a persona's `setup` and `maintenance`
+ * replace these.
+ */
+export const EnvironmentSchema = z.strictObject({
+  setup: z
+    .array(GateSchema)
+    .default([])
+    .describe(
+      'Commands run in a new worktree before its first session (argv arrays, as gates; e.g. `["npm", "ci"]`). A failure spends no attempt: the item is parked with the command and the end of its output.',
+    ),
+  maintenance: z
+    .array(GateSchema)
+    .default([])
+    .describe(
+      'Commands run in a kept worktree before a later session (a retry, a change asked for, a landing\'s round), e.g. `["npm", "install"]`.',
+    ),
+  worktreeInclude: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Copy into a new worktree the files the repository's `.worktreeinclude` lists (gitignore syntax) that git ignores: `.env`, local configuration. Tracked files are never copied.",
+    ),
+  secrets: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Variables of the runner\'s environment given to setup and maintenance alone (e.g. `["NPM_TOKEN"]`), never to an agent.',
+    ),
+  allowHosts: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Under the sandbox: the hosts setup and maintenance may reach through the egress proxy (e.g. `["registry.npmjs.org:443"]`), which the agent may not.',
+    ),
+});
+
+export type EnvironmentConfig = z.output<typeof EnvironmentSchema>;
+
+/** The file a repository lists the ignored files a new worktree gets a copy of in. */
+export const WORKTREE_INCLUDE = '.worktreeinclude';
+
+/** No environment to make: nothing copied, nothing run (a reviewer's read-only session). */
+export const NO_ENVIRONMENT: EnvironmentConfig = EnvironmentSchema.parse({
+  worktreeInclude: false,
+});

@@ -1,0 +1,167 @@
+// An environment per worktree: the setup stage copies what `.worktreeinclude` lists (ignored
+// files alone), runs `setup` in a new worktree and `maintenance` in a kept one before a session,
+// with the secrets named for it, which the agent never gets. A failed setup is the
+// environment's fault: the item is parked with the command and its output, no attempt spent.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git } from '../support/git.js';
+import { item, landingWorkspace } from '../support/landing.js';
+import { ralph, readSessions, tempDir } from '../support/workspace.js';
+
+/** A node one-liner as an argv array. */
+const node = (script: string) => ['node', '-e', script];
+
+/** Appends `line` to the ledger file `file` (outside the worktree), then runs `then`. */
+const ledger = (file: string, line: string, then = '') =>
+  `require('fs').appendFileSync(${JSON.stringify(file)}, ${line} + '\\n');${then}`;
+
+/**
+ * A repository whose main checkout holds an ignored `.env`, an untracked `notes.txt` git does
+ * not ignore, and a `.worktreeinclude` naming both and the tracked README.
+ */
+async function project(config: Record<string, unknown>) {
+  const made = await landingWorkspace({ enabled: false }, config);
+  const { repo } = made;
+  fs.writeFileSync(path.join(repo, '.gitignore'), '.env\ndeps/\n');
+  fs.writeFileSync(path.join(repo, '.worktreeinclude'), '.env\nnotes.txt\nREADME.md\n');
+  git(repo, 'add', '.gitignore', '.worktreeinclude');
+  git(repo, 'commit', '-q', '-m', 'ignore and include');
+  fs.writeFileSync(path.join(repo, '.env'), 'API_URL=http://127.0.0.1:9\n');
+  fs.writeFileSync(path.join(repo, 'notes.txt'), 'a person notes\n');
+  fs.writeFileSync(path.join(repo, 'README.md'), '# changed in the checkout, not committed\n');
+  return { ...made, ledgers: await tempDir('ralph-ledgers-') };
+}
+
+const lines = (file: string) =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
+
+describe('an environment per worktree', () => {
+  it('is made by setup before each new worktree first session: included files copied, the secret for setup alone', async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const setupLedger = path.join(ledgers, 'setup');
+    const { root, repo } = await project({
+      environment: {
+        setup: [
+          node(
+            ledger(
+              setupLedger,
+              "process.cwd() + ' ' + (process.env.SETUP_TOKEN ?? 'none')",
+              "fs=require('fs');fs.mkdirSync('deps');fs.writeFileSync('deps/ready','yes');",
+            ),
+          ),
+        ],
+        secrets: ['SETUP_TOKEN'],
+      },
+      // Passes only in a worktree setup made ready, with the ignored file copied in and the
+      // untracked one and the tracked one's uncommitted change not.
+      gates: [
+        node(
+          "const fs=require('fs');if(!fs.existsSync('deps/ready')||!fs.existsSync('.env')||fs.existsSync('notes.txt')||fs.readFileSync('README.md','utf8')!=='# A project\\n')process.exit(1)",
+        ),
+      ],
+      run: { workers: 2, failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
+    });
+    const calls = path.join(ledgers, 'calls.jsonl');
+    const env = { SETUP_TOKEN: 'setup-secret-7f3a', FAKE_CLAUDE_CALLS: calls };
+    for (const id of ['a', 'b', 'c'])
+      expect(
+        (await ralph(root, ['add', `Item ${id}`, '--id', id, '--body', `#behave: work commit=1`]))
+          .code,
+      ).toBe(0);
+    const run = await ralph(root, ['run', '--drain'], env);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ['a', 'b', 'c']) {
+      const it = item(root, id);
+      // Its gate passed at its first attempt: setup spent none.
+      expect(it).toMatchObject({ status: 'done', attempts: 1 });
+      expect(it.environment).toMatchObject({ readyFor: 0 });
+    }
+    // Setup ran once per worktree, in it, with the secret named for it.
+    const ran = lines(setupLedger).sort();
+    expect(ran).toEqual(
+      ['a', 'b', 'c'].map((id) => `${path.join(root, 'worktrees', id)} setup-secret-7f3a`),
+    );
+    // The agent never had the secret.
+    for (const call of lines(calls))
+      expect((JSON.parse(call) as { env: string[] }).env).not.toContain('SETUP_TOKEN');
+    // Its log beside the session that wanted it, the secret masked, the copies listed.
+    const log = fs.readFileSync(
+      String((item(root, 'a').environment as { log: string }).log),
+      'utf8',
+    );
+    expect(log).toContain('[.worktreeinclude: 1 copied: .env]');
+    expect(log).toContain('[setup "');
+    expect(fs.existsSync(path.join(repo, 'notes.txt'))).toBe(true);
+    const show = await ralph(root, ['show', 'a']);
+    expect(show.stdout).toMatch(/Environment: +ready/);
+  });
+
+  it('that fails parks its item with the command and its output, no attempt spent, and resume tries again', async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const marker = path.join(ledgers, 'fixed');
+    const { root } = await project({
+      environment: {
+        setup: [
+          node(
+            `if(!require('fs').existsSync(${JSON.stringify(marker)})){console.error('npm ERR! 404 left-pad is not in this registry');process.exit(1)}`,
+          ),
+        ],
+      },
+    });
+    const calls = path.join(ledgers, 'calls.jsonl');
+    await ralph(root, ['add', 'Fix it', '--id', 'fix', '--body', '#behave: work commit=1']);
+    const run = await ralph(root, ['run', '--drain'], { FAKE_CLAUDE_CALLS: calls });
+    const parked = item(root, 'fix');
+    expect(parked).toMatchObject({ status: 'parked', attempts: 0, lastOutcome: 'setup_failed' });
+    expect(String(parked.lastError)).toContain('The setup command');
+    expect(String(parked.lastError)).toContain('npm ERR! 404 left-pad');
+    expect(fs.existsSync(calls)).toBe(false);
+    expect(readSessions(root)).toEqual([]);
+    expect(run.stdout + run.stderr).toContain('environment_failed');
+    const show = await ralph(root, ['show', 'fix']);
+    expect(show.stderr).toContain('its environment failed');
+    expect(show.stderr).toContain('npm ERR! 404 left-pad');
+
+    fs.writeFileSync(marker, '');
+    expect((await ralph(root, ['resume', 'fix'])).code).toBe(0);
+    const again = await ralph(root, ['run', '--drain'], { FAKE_CLAUDE_CALLS: calls });
+    expect(again.code, again.stderr).toBe(0);
+    expect(item(root, 'fix')).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('is kept up by maintenance when a kept worktree is used again', async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const setupLedger = path.join(ledgers, 'setup');
+    const maintenanceLedger = path.join(ledgers, 'maintenance');
+    const gateLedger = path.join(ledgers, 'gate');
+    const { root } = await project({
+      environment: {
+        setup: [node(ledger(setupLedger, "'setup'"))],
+        maintenance: [node(ledger(maintenanceLedger, "'maintenance'"))],
+      },
+      run: {
+        retryBackoffCap: 0,
+        failureBackoffCap: 0,
+        maxConsecutiveFailures: 0,
+        pollInterval: 0.2,
+      },
+      // Fails the first time only: the item's second attempt reuses its worktree.
+      gates: [
+        node(
+          ledger(
+            gateLedger,
+            "'gate'",
+            `if(require('fs').readFileSync(${JSON.stringify(gateLedger)},'utf8').split('\\n').length<3)process.exit(1)`,
+          ),
+        ),
+      ],
+    });
+    await ralph(root, ['add', 'Twice', '--id', 'twice', '--body', '#behave: work commit=1']);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'twice')).toMatchObject({ status: 'done', attempts: 2 });
+    expect(lines(setupLedger)).toEqual(['setup']);
+    expect(lines(maintenanceLedger)).toEqual(['maintenance']);
+  });
+});
