@@ -32,6 +32,20 @@ export const EnvironmentSchema = z.strictObject({
     .describe(
       'Variables of the runner\'s environment given to setup and maintenance alone (e.g. `["NPM_TOKEN"]`), never to an agent.',
     ),
+  ports: z
+    .strictObject({
+      base: z
+        .int()
+        .min(1024)
+        .max(65_000)
+        .default(41_000)
+        .describe('The first port of the first block.'),
+      size: z.int().min(1).max(100).default(10).describe('Ports in a block.'),
+    })
+    .prefault({})
+    .describe(
+      'Each running item gets a block of free ports of its own, the first in `RALPH_PORT` (`{{PORT}}`), all in `RALPH_PORTS` ("first-last"), and its block number in `RALPH_SLOT` (`{{SLOT}}`): its gates and its agent use them, so items side by side never clash.',
+    ),
   allowHosts: z
     .array(z.string().min(1))
     .default([])

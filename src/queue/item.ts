@@ -16,6 +16,8 @@ export const BUILTIN_VARS = [
   'CRITERIA',
   'INTERRUPT_FILE',
   'WORK_DIR',
+  'PORT',
+  'SLOT',
   'ATTEMPT',
   'PREVIOUS_ERROR',
   'GATE_FAILURE',

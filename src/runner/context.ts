@@ -1,3 +1,4 @@
+import type { Slots } from '../session/slots.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
@@ -50,6 +51,8 @@ export interface RunnerContext {
   leases: Map<string, Lease>;
   /** Work dirs held by items running without a worktree: no second item may run there. */
   workDirsInUse: Set<string>;
+  /** The blocks of ports of the items running now (`environment.ports`). */
+  slots: Slots;
   /** Posts a message through the notifications' outbox (started with the runner). */
   post: Post;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */

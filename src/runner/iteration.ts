@@ -1,3 +1,4 @@
+import type { Slot } from '../session/slots.js';
 import { randomUUID } from 'node:crypto';
 import { sessionFiles } from '../archive/paths.js';
 import type { CliName } from '../config/cli-names.js';
@@ -42,14 +43,16 @@ export async function runIteration(
   const { item, queued, wakeAt, retryAt, workDir } = await claimNext(ctx, control, sessionId);
   if (item === undefined) return { kind: 'idle', wakeAt, retryAt };
   const iteration = iterationNumber();
+  const slot = await ctx.slots.take();
   try {
     return await prepareAndRun(
       ctx,
       control,
-      { item, iteration, sessionId, queued, workDir },
+      { item, iteration, sessionId, queued, workDir, slot },
       budgetLeftUsd,
     );
   } finally {
+    ctx.slots.release(slot);
     if (workDir !== undefined) ctx.workDirsInUse.delete(workDir);
   }
 }
@@ -57,7 +60,14 @@ export async function runIteration(
 async function prepareAndRun(
   ctx: RunnerContext,
   control: StopControl,
-  claim: { item: Item; iteration: number; sessionId: string; queued?: number; workDir?: string },
+  claim: {
+    item: Item;
+    iteration: number;
+    sessionId: string;
+    queued?: number;
+    workDir?: string;
+    slot?: Slot;
+  },
   budgetLeftUsd: number | undefined,
 ): Promise<IterationResult> {
   const { item, iteration, sessionId, queued } = claim;
@@ -65,7 +75,7 @@ async function prepareAndRun(
   const prepared = await prepareSession({
     workspace: ctx.workspace,
     item,
-    identity: { sessionId, iteration, files },
+    identity: { sessionId, iteration, files, slot: claim.slot },
     parentEnv: ctx.parentEnv,
     cache: ctx.files,
     budgetLeftUsd,

@@ -1,3 +1,4 @@
+import { Slots } from '../session/slots.js';
 import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
@@ -115,6 +116,10 @@ function contextOf(
     files: new FileCache(),
     leases: new Map(),
     workDirsInUse: new Set(),
+    slots: new Slots(
+      workspace.config.environment.ports.base,
+      workspace.config.environment.ports.size,
+    ),
     post: notifications.post,
     cliHolds: new CliHolds((holds) => {
       // Said in status while they last; a failed write only costs status its line.

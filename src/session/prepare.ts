@@ -1,3 +1,4 @@
+import { slotVariables, type Slot } from './slots.js';
 import { environmentWanted, type EnvironmentWanted } from './environment.js';
 import { undeliveredMessages } from '../queue/transitions.js';
 import fsp from 'node:fs/promises';
@@ -92,6 +93,8 @@ export interface SessionIdentity {
   sessionId: string;
   iteration: number;
   files: SessionFiles;
+  /** Its block of ports and its number among the items running beside it. */
+  slot?: Slot;
 }
 
 async function readBody(item: Item, root: string): Promise<string | PreparationError> {
@@ -293,7 +296,7 @@ export function sessionEnv(
   cli: AgentCli,
 ) {
   const { config, paths } = workspace;
-  return buildAgentEnv(parentEnv, {
+  const built = buildAgentEnv(parentEnv, {
     deny: config.env.deny,
     allow: config.env.allow,
     credentials: cli.credentials,
@@ -304,6 +307,8 @@ export function sessionEnv(
       interruptFile: paths.interruptFile,
     },
   });
+  Object.assign(built.env, slotVariables(identity.slot));
+  return built;
 }
 
 /**
@@ -479,6 +484,8 @@ function bootstrapValues(
     CRITERIA: criteriaText(item),
     INTERRUPT_FILE: paths.interruptFile,
     WORK_DIR: workDir,
+    PORT: identity.slot === undefined ? '' : String(identity.slot.ports[0]),
+    SLOT: identity.slot === undefined ? '' : String(identity.slot.index),
     ATTEMPT: String(item.attempts),
     PREVIOUS_ERROR: item.lastError ?? '',
     GATE_FAILURE: item.gateFailure ?? '',

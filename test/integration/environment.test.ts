@@ -164,4 +164,33 @@ describe('an environment per worktree', () => {
     expect(lines(setupLedger)).toEqual(['setup']);
     expect(lines(maintenanceLedger)).toEqual(['maintenance']);
   });
+
+  it('gives each running item ports of its own: two gates serve on RALPH_PORT at once without a clash', async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    // Serves on its item's port until both items' gates serve at once.
+    const serve = `const net=require('net'),fs=require('fs'),path=require('path');
+const dir=${JSON.stringify(ledgers)};
+const s=net.createServer().listen(Number(process.env.RALPH_PORT),'127.0.0.1',()=>{
+  fs.writeFileSync(path.join(dir,'up-'+process.env.RALPH_ITEM_ID),process.env.RALPH_PORT+' '+process.env.RALPH_SLOT);
+  const t=setInterval(()=>{if(fs.readdirSync(dir).filter((f)=>f.startsWith('up-')).length>=2){clearInterval(t);s.close();}},20);
+});
+s.on('error',(e)=>{console.error(e.code);process.exit(1);});`;
+    const { root } = await project({
+      gates: [{ name: 'serve', command: node(serve), timeout: 30 }],
+      run: { workers: 2, failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
+    });
+    const calls = path.join(ledgers, 'calls.jsonl');
+    for (const id of ['a', 'b'])
+      await ralph(root, ['add', `Item ${id}`, '--id', id, '--body', '#behave: work commit=1']);
+    const run = await ralph(root, ['run', '--drain'], { FAKE_CLAUDE_CALLS: calls });
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ['a', 'b'])
+      expect(item(root, id)).toMatchObject({ status: 'done', attempts: 1 });
+    const served = ['a', 'b'].map((id) => fs.readFileSync(path.join(ledgers, `up-${id}`), 'utf8'));
+    expect(new Set(served).size).toBe(2);
+    for (const call of lines(calls))
+      expect((JSON.parse(call) as { env: string[] }).env).toEqual(
+        expect.arrayContaining(['RALPH_PORT', 'RALPH_PORTS', 'RALPH_SLOT']),
+      );
+  });
 });

@@ -1,3 +1,4 @@
+import { Slots } from '../../src/session/slots.js';
 import { CliHolds } from '../../src/agent/cli-holds.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';
 import { ControlFiles } from '../../src/control/files.js';
@@ -50,6 +51,7 @@ export async function stageContextFor(
     files: new FileCache(),
     leases: new Map(),
     workDirsInUse: new Set(),
+    slots: new Slots(41_000, 10),
     cliHolds: new CliHolds(() => undefined),
     lockLost: () => undefined,
     onWedged: () => {
