@@ -464,9 +464,13 @@ function controlCommands(program: commander.Command, app: App): void {
     .description(
       'check the agent CLIs the workspace may run (binary, version, credentials) and the workspace',
     )
-    .action(async () => {
+    .option(
+      '--setup',
+      "also run the workspace's setup once in a throw-away worktree of the project, as the setup stage would",
+    )
+    .action(async (options: { setup?: boolean }) => {
       const { doctorCommand } = await import('./commands/doctor.js');
-      app.done(await doctorCommand(app.root(), app.output, app.env));
+      app.done(await doctorCommand(app.root(), app.output, app.env, options));
     });
 
   program

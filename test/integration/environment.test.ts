@@ -100,7 +100,7 @@ describe('an environment per worktree', () => {
   it('that fails parks its item with the command and its output, no attempt spent, and resume tries again', async () => {
     const ledgers = await tempDir('ralph-ledgers-');
     const marker = path.join(ledgers, 'fixed');
-    const { root } = await project({
+    const { root, repo } = await project({
       environment: {
         setup: [
           node(
@@ -110,6 +110,11 @@ describe('an environment per worktree', () => {
       },
     });
     const calls = path.join(ledgers, 'calls.jsonl');
+    // Found in the evening: doctor runs the setup in a throw-away worktree, and leaves none.
+    const doctor = await ralph(root, ['doctor', '--setup']);
+    expect(doctor.stdout).toMatch(/FAIL +setup +The setup command/);
+    expect(doctor.stdout).toContain('npm ERR! 404 left-pad');
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
     await ralph(root, ['add', 'Fix it', '--id', 'fix', '--body', '#behave: work commit=1']);
     const run = await ralph(root, ['run', '--drain'], { FAKE_CLAUDE_CALLS: calls });
     const parked = item(root, 'fix');
@@ -124,6 +129,9 @@ describe('an environment per worktree', () => {
     expect(show.stderr).toContain('npm ERR! 404 left-pad');
 
     fs.writeFileSync(marker, '');
+    expect((await ralph(root, ['doctor', '--setup'])).stdout).toMatch(
+      /ok +setup +1 command\(s\) ran in a throw-away worktree/,
+    );
     expect((await ralph(root, ['resume', 'fix'])).code).toBe(0);
     const again = await ralph(root, ['run', '--drain'], { FAKE_CLAUDE_CALLS: calls });
     expect(again.code, again.stderr).toBe(0);

@@ -7,6 +7,7 @@ import { NightSummary, useNight } from './night.js';
 
 const COLUMNS = [
   'pending',
+  'preparing',
   'running',
   'reviewing',
   'landing',
@@ -21,6 +22,7 @@ const COLUMNS = [
 ] as const;
 /** Shown only while they hold an item: a night without landing never sees them. */
 const OCCASIONAL = new Set<string>([
+  'preparing',
   'reviewing',
   'landing',
   'awaiting_checks',
@@ -30,6 +32,7 @@ const OCCASIONAL = new Set<string>([
 ]);
 /** A column's heading, where its status's name is too long for it. */
 const HEADINGS: Record<string, string> = {
+  preparing: 'setup',
   awaiting_checks: 'checks',
   awaiting_review: 'pr review',
   needs_input: 'needs you',

@@ -53,6 +53,7 @@ export function ItemPage({ id }: { id: string }) {
       </pre>
       {item.criteria !== undefined && item.criteria.length > 0 && <Criteria item={item} />}
       <Review item={item} />
+      <Environment item={item} />
       <h3>Attempts</h3>
       <Attempts sessions={sessions} />
       {diff?.branch && <BranchDiff item={item} diff={diff} />}
@@ -139,6 +140,28 @@ function Criteria({ item }: { item: ItemDetail }) {
 }
 
 /** Its reviewer's last verdict and findings, or why it waits unreviewed. */
+/** Its worktree's environment: its setup running, ready, or why it failed (parked). */
+function Environment({ item }: { item: ItemDetail }) {
+  const { environment } = item;
+  if (environment === undefined) return null;
+  return (
+    <>
+      <h3>Environment</h3>
+      {item.status === 'preparing' ? (
+        <div class="dim">its {environment.wanted ?? 'setup'} runs before its next session</div>
+      ) : environment.failure !== undefined ? (
+        <>
+          <div class="bad">its setup failed: resume it once the environment is fixed</div>
+          <pre class="task">{environment.failure}</pre>
+        </>
+      ) : (
+        environment.readyAt !== undefined && <div class="ok">ready {when(environment.readyAt)}</div>
+      )}
+      {environment.log !== undefined && <div class="dim">log: {environment.log}</div>}
+    </>
+  );
+}
+
 function Review({ item }: { item: ItemDetail }) {
   const { verdict } = item;
   if (verdict === undefined && item.status !== 'reviewing') return null;

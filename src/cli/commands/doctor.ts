@@ -31,6 +31,7 @@ import { fallbackClisInUse, fallbackProblem } from '../../runner/index.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
+import { checkSetup } from './doctor-setup.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { openForge } from '../../forge/open.js';
 import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
@@ -453,6 +454,7 @@ export async function doctorCommand(
   root: string,
   output: Output,
   env: Readonly<Record<string, string | undefined>>,
+  options: { setup?: boolean } = {},
 ): Promise<number> {
   const checks: Check[] = [];
   let workspace: Workspace | undefined;
@@ -512,6 +514,7 @@ export async function doctorCommand(
       });
   }
   checks.push(...(await checkWork(workspace, env)));
+  if (options.setup === true) checks.push(await checkSetup(workspace, env));
   const redactor = redactorFor(workspace, env);
   printChecks(output, checks, (text) => redactor.redact(text));
   const failed = checks.filter((c) => c.verdict === 'FAIL').length;
