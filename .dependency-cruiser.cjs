@@ -59,6 +59,7 @@ const MAY_IMPORT = {
     'events',
     'sandbox',
     'stage',
+    'environment',
   ],
   // The forge (GitHub) and the pull-request stage: pull requests, checks, comments, merges, and
   // what a pull request says of its item.
@@ -128,8 +129,14 @@ const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
 const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment'];
-/** What one stage room may use of another's: sources use the forge's issues port. */
-const PORTS_BETWEEN_ROOMS = { sources: ['^src/forge/(forge|open)[.]ts$'] };
+/**
+ * What one stage room may use of another's: sources use the forge's issues port; the lander
+ * makes its worktree ready for its land gates as the setup stage makes an item's.
+ */
+const PORTS_BETWEEN_ROOMS = {
+  sources: ['^src/forge/(forge|open)[.]ts$'],
+  land: ['^src/environment/(make-ready|config-schema)[.]ts$'],
+};
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES =
   '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage|environment/setup-stage)[.]ts$';

@@ -10,7 +10,8 @@ import { enterSandbox, enteredGate } from '../sandbox/entry.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { StageContext } from '../stage/context.js';
+import type { ItemWork, StageContext } from '../stage/context.js';
+import { makeReady } from '../environment/make-ready.js';
 import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
@@ -76,6 +77,8 @@ export class Lander implements Stage {
    * asked while the lander goes on).
    */
   private readonly worktreeAt = new Map<string, { commit: string; clean: Promise<boolean> }>();
+  /** The landing worktrees whose setup ran this run: their next landings run maintenance. */
+  private readonly readied = new Set<string>();
   /** Where this lander left each target (by repository and name), trusted until a swap fails. */
   private readonly targetAt = new Map<string, string>();
   /** Repositories landed into since their last maintenance (merges skip git's own). */
@@ -437,6 +440,40 @@ export class Lander implements Stage {
     return after;
   }
 
+  /**
+   * The landing worktree made ready for the land gates, which run the item's tests: its setup the
+   * first time this run (its `.worktreeinclude` copies, its setup commands), its maintenance each
+   * time after. A failure is thrown: the item waits to land, its agent is not blamed.
+   */
+  private async readyLanding(
+    item: Item,
+    work: ItemWork,
+    repo: string,
+    worktree: string,
+  ): Promise<void> {
+    const { ctx } = this;
+    const wanted = this.readied.has(worktree) ? 'maintenance' : 'setup';
+    const { environment } = work;
+    if (wanted === 'maintenance' && environment.maintenance.length === 0) return;
+    const session = item.sessions.at(-1) ?? item.id;
+    const readied = await makeReady(ctx, {
+      itemId: item.id,
+      wanted,
+      environment,
+      sandbox: work.sandbox,
+      repo,
+      worktree,
+      workDir: path.join(worktree, path.relative(repo, work.workDir)),
+      logFile: sessionFiles(ctx.workspace.paths.sessions, session).land,
+      signal: ctx.signal,
+      onRefused: (refusal) =>
+        ctx.events.warn('egress_blocked', { item: item.id, session, by: wanted, ...refusal }),
+    });
+    if (readied.failure !== undefined)
+      throw new Error(`the landing worktree's ${wanted} failed: ${readied.failure}`);
+    this.readied.add(worktree);
+  }
+
   /** What landing the item takes: its repository, its settings, the kept worktree, the gates. */
   private async jobOf(item: Item): Promise<LandJob> {
     const { ctx } = this;
@@ -471,6 +508,7 @@ export class Lander implements Stage {
       forge: work.forge,
       worktree,
       identity,
+      environment: () => this.readyLanding(item, work, repo, worktree),
       inLine: async () => (await this.inLine([item.id])).has(item.id),
       gates: {
         env,

@@ -46,6 +46,12 @@ export interface LandJob {
    * landing, made in the worktree only (none before the first).
    */
   train?: { at?: string };
+  /**
+   * Makes the worktree ready for the land gates as an item's worktree is for its gates (its
+   * setup when new, its maintenance after); throws why it could not, which is no fault of the
+   * item's.
+   */
+  environment?: () => Promise<void>;
   /** The committer's identity for a repository without one (`identityEnv`). */
   identity: Readonly<Record<string, string>>;
   /**
@@ -170,6 +176,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
   if (merged.kind === 'conflict')
     return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
   if (merged.commit === onto) return asFound();
+  if (land.gates.length > 0) await job.environment?.();
   const gated = await runGates(land.gates, {
     ...job.gates,
     cwd: path.join(job.worktree, job.workDirInRepo),

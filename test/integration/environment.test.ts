@@ -20,8 +20,8 @@ const ledger = (file: string, line: string, then = '') =>
  * A repository whose main checkout holds an ignored `.env`, an untracked `notes.txt` git does
  * not ignore, and a `.worktreeinclude` naming both and the tracked README.
  */
-async function project(config: Record<string, unknown>) {
-  const made = await landingWorkspace({ enabled: false }, config);
+async function project(config: Record<string, unknown>, land = false) {
+  const made = await landingWorkspace({ enabled: land }, config);
   const { repo } = made;
   fs.writeFileSync(path.join(repo, '.gitignore'), '.env\ndeps/\n');
   fs.writeFileSync(path.join(repo, '.worktreeinclude'), '.env\nnotes.txt\nREADME.md\n');
@@ -200,5 +200,41 @@ s.on('error',(e)=>{console.error(e.code);process.exit(1);});`;
       expect((JSON.parse(call) as { env: string[] }).env).toEqual(
         expect.arrayContaining(['RALPH_PORT', 'RALPH_PORTS', 'RALPH_SLOT']),
       );
+  });
+
+  it("is the landing worktree's too: its land gates run the same tests, set up the same way", async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const setupLedger = path.join(ledgers, 'setup');
+    const { root } = await project(
+      {
+        environment: {
+          setup: [
+            node(
+              ledger(
+                setupLedger,
+                'process.cwd()',
+                "fs=require('fs');fs.mkdirSync('deps');fs.writeFileSync('deps/ready','yes');",
+              ),
+            ),
+          ],
+        },
+        gates: [node("if(!require('fs').existsSync('deps/ready'))process.exit(1)")],
+      },
+      true,
+    );
+    for (const id of ['a', 'b'])
+      await ralph(root, ['add', `Item ${id}`, '--id', id, '--body', '#behave: work commit=1']);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ['a', 'b'])
+      expect(item(root, id)).toMatchObject({
+        status: 'done',
+        attempts: 1,
+        landedOn: 'ralph/landed',
+      });
+    // Each item's worktree, and the landing worktree once.
+    const ran = lines(setupLedger);
+    expect(ran.filter((dir) => dir.includes(path.join(root, 'worktrees')))).toHaveLength(2);
+    expect(ran.filter((dir) => dir.includes(path.join(root, 'state', 'land')))).toHaveLength(1);
   });
 });
