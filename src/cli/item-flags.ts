@@ -33,6 +33,7 @@ const FLAG_OF: Record<string, string> = {
   git: '--git',
   base: '--base',
   gates: '--gate',
+  setup: '--setup',
   land: '--land',
   review: '--review',
   sandbox: '--sandbox',
@@ -146,6 +147,7 @@ export async function fieldsFromFlags(
     });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
+  if (o.setup !== undefined) set('setup', (o.setup as string[]).map(gateArgv));
   if (typeof o.schedule === 'string') {
     set('schedule', o.schedule);
     // A recurring item first runs at its next time, not at once (unless --not-before says when).

@@ -93,6 +93,11 @@ function itemOptions(command: commander.Command): commander.Command {
       '--gate <command>',
       'a quality gate: words run without a shell, or a JSON argv array (repeatable; replaces the configured gates)',
       collect,
+    )
+    .option(
+      '--setup <command>',
+      'git mode: a command that makes its new worktree ready before its first session, as a gate is given (repeatable; replaces environment.setup)',
+      collect,
     );
 }
 

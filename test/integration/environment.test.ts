@@ -171,6 +171,21 @@ describe('an environment per worktree', () => {
     expect(item(root, 'twice')).toMatchObject({ status: 'done', attempts: 2 });
     expect(lines(setupLedger)).toEqual(['setup']);
     expect(lines(maintenanceLedger)).toEqual(['maintenance']);
+    // An item's own setup replaces the workspace's.
+    await ralph(root, [
+      'add',
+      'Own',
+      '--id',
+      'own',
+      '--setup',
+      '["npm", "ci"]',
+      '--setup',
+      'make deps',
+    ]);
+    expect(item(root, 'own').setup).toEqual([
+      { name: 'npm ci', command: ['npm', 'ci'], timeout: 600 },
+      { name: 'make deps', command: ['make', 'deps'], timeout: 600 },
+    ]);
   });
 
   it('gives each running item ports of its own: two gates serve on RALPH_PORT at once without a clash', async () => {
