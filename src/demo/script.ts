@@ -14,16 +14,52 @@ export type Step =
   | { kind: 'commit'; message: string };
 
 /** The project the night works on: a tiny library whose test fails. */
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * The demo project: a tiny library whose test fails, and one dependency its test needs (a
+ * package of the project's own, so the night stays offline), which a fresh worktree lacks until
+ * the demo's setup (`npm ci`) installs it.
+ */
 export const PROJECT_FILES: Record<string, string> = {
-  'package.json': `${JSON.stringify({ name: 'tally', private: true, type: 'module' }, null, 2)}\n`,
+  'package.json': json({
+    name: 'tally',
+    private: true,
+    type: 'module',
+    devDependencies: { check: 'file:packages/check' },
+  }),
+  'package-lock.json': json({
+    name: 'tally',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'tally', devDependencies: { check: 'file:packages/check' } },
+      'node_modules/check': { resolved: 'packages/check', link: true },
+      'packages/check': { version: '1.0.0', dev: true },
+    },
+  }),
+  '.gitignore': 'node_modules/\n',
+  'packages/check/package.json': json({
+    name: 'check',
+    version: '1.0.0',
+    type: 'module',
+    main: 'index.js',
+  }),
+  'packages/check/index.js': [
+    "import assert from 'node:assert/strict';",
+    '',
+    '/** Asserts `actual` equals `expected`, saying what was compared. */',
+    'export const equal = (actual, expected, what) => assert.equal(actual, expected, what);',
+    '',
+  ].join('\n'),
   'README.md': '# tally\n\nA tiny library, worked on by ralph demo agent one night.\n',
   'src/add.js': '/** The sum of two numbers. */\nexport const add = (a, b) => a - b;\n',
   'tests/add.test.mjs': [
-    "import assert from 'node:assert/strict';",
+    "import { equal } from 'check';",
     "import { add } from '../src/add.js';",
     '',
-    'assert.equal(add(2, 3), 5);',
-    'assert.equal(add(-1, 1), 0);',
+    "equal(add(2, 3), 5, 'add(2, 3)');",
+    "equal(add(-1, 1), 0, 'add(-1, 1)');",
     "console.log('add: ok');",
     '',
   ].join('\n'),

@@ -57,11 +57,13 @@ export async function makeReady(host: ReadyHost, request: ReadyRequest): Promise
     wanted === 'setup' && environment.worktreeInclude
       ? await copyWorktreeInclude(request.repo, request.worktree)
       : [];
-  if (wanted === 'setup' && environment.worktreeInclude)
+  if (copied.length > 0)
     fs.appendFileSync(
       logFile,
-      `[.worktreeinclude: ${copied.length} copied${copied.length > 0 ? `: ${copied.join(', ')}` : ''}]\n\n`,
-      { mode: 0o600 },
+      `[.worktreeinclude: ${copied.length} copied: ${copied.join(', ')}]\n\n`,
+      {
+        mode: 0o600,
+      },
     );
   const { config, paths } = workspace;
   // Marks what the commands start: a daemon an install left behind is found by it and ended.

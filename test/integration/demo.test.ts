@@ -91,6 +91,8 @@ describe('ralph demo', () => {
     ).toHaveLength(5);
     const landed = path.join(parent, 'landed');
     git(project, 'worktree', 'add', '--quiet', landed, 'ralph/landed');
+    // A fresh worktree has no dependency until it is installed, as the demo's setup does.
+    execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: landed });
     for (const test of ['add', 'subtract', 'cli', 'multiply'])
       execFileSync(process.execPath, [`tests/${test}.test.mjs`], { cwd: landed });
     git(project, 'worktree', 'remove', '--force', landed);

@@ -115,6 +115,11 @@ function writeDemoConfig(root: string, pace: string): void {
       claude: { command: [process.execPath, DEMO_AGENT, '--demo-pace', pace] },
     },
     git: { ...section('git'), enabled: true },
+    // Each worktree's dependency installed before its first session, as a real night's would be.
+    environment: {
+      ...section('environment'),
+      setup: [['npm', 'ci', '--offline', '--no-audit', '--no-fund']],
+    },
     land: { ...section('land'), enabled: true },
     // A failed gate goes back to its agent in seconds, not the minute a real night waits.
     run: { ...section('run'), workers: 2, retryBackoffCap: 2, failureBackoffCap: 2 },
