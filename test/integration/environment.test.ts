@@ -3,6 +3,8 @@
 // with the secrets named for it, which the agent never gets. A failed setup is the
 // environment's fault: the item is parked with the command and its output, no attempt spent.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
@@ -251,5 +253,31 @@ s.on('error',(e)=>{console.error(e.code);process.exit(1);});`;
     const ran = lines(setupLedger);
     expect(ran.filter((dir) => dir.includes(path.join(root, 'worktrees')))).toHaveLength(2);
     expect(ran.filter((dir) => dir.includes(path.join(root, 'state', 'land')))).toHaveLength(1);
+  });
+
+  it('under the sandbox, lets setup reach a host the agent cannot', async () => {
+    const server = http.createServer((_req, res) => res.end('registry'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const fetch = `require('http').get('http://127.0.0.1:${port}/',(r)=>{let b='';r.on('data',(c)=>b+=c);r.on('end',()=>require('fs').writeFileSync('reached.txt',b));}).on('error',(e)=>{console.error(e.code);process.exit(1);});`;
+      const { root, repo } = await project({
+        sandbox: { kind: 'bwrap' },
+        environment: { setup: [node(fetch)], allowHosts: [`127.0.0.1:${port}`] },
+      });
+      const env = { FAKE_PROBE: JSON.stringify({ connect: [port] }) };
+      await ralph(root, ['add', 'Probe', '--id', 'probe', '--body', '#behave: probe'], env);
+      const run = await ralph(root, ['run', '--drain'], env);
+      expect(run.code, run.stderr).toBe(0);
+      // What setup fetched, and what the agent saw, both committed on the item's branch.
+      expect(git(repo, 'show', 'ralph/probe:reached.txt')).toBe('registry');
+      const seen = JSON.parse(git(repo, 'show', 'ralph/probe:probe.json')) as Record<
+        string,
+        { ok: boolean; code?: string }
+      >;
+      expect(seen[`connect ${port}`]).toMatchObject({ ok: false, code: 'ECONNREFUSED' });
+    } finally {
+      server.close();
+    }
   });
 });
