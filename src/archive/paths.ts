@@ -12,6 +12,8 @@ export interface SessionFiles {
   gates: string;
   /** The setup's (or maintenance's) commands and output, run in its worktree before it. */
   setup: string;
+  /** Its services' commands and output (`environment.services`). */
+  services: string;
   /** The land gates' commands and output, when the session's work was landed. */
   land: string;
   /** The permission rules ralph wrote for a CLI that reads them from a file (gemini). */
@@ -34,6 +36,7 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     context: at('-context.json'),
     gates: at('-gates.log'),
     setup: at('-setup.log'),
+    services: at('-services.log'),
     land: at('-land.log'),
     policy: at('-policy.toml'),
     input: at('-input.jsonl'),

@@ -1,6 +1,32 @@
 import * as z from '../lib/zod.js';
 import { GateSchema } from '../gates/config-schema.js';
 
+/** A service: a command kept running beside a session, an argv array or a named one. */
+const ServiceSchema = z
+  .union(
+    [
+      z.array(z.string().min(1)).min(1),
+      z.strictObject({
+        name: z
+          .string()
+          .min(1)
+          .describe('The name it is reported by (default: its command).')
+          .optional(),
+        command: z
+          .array(z.string().min(1))
+          .min(1)
+          .describe('argv, run without a shell in the work dir.'),
+      }),
+    ],
+    { error: 'a service is a command (a non-empty array of strings) or { "name"?, "command" }' },
+  )
+  .transform((service) => {
+    const { name, command } = Array.isArray(service) ? { command: service } : service;
+    return { name: name ?? command.join(' '), command };
+  });
+
+export type Service = z.output<typeof ServiceSchema>;
+
 /**
  * What makes a new worktree ready before its first session (`setup`) and a kept one before a
  * later one (`maintenance`): commands run by the setup stage, with network and the secrets named
@@ -45,6 +71,12 @@ export const EnvironmentSchema = z.strictObject({
     .prefault({})
     .describe(
       'Each running item gets a block of free ports of its own, the first in `RALPH_PORT` (`{{PORT}}`), all in `RALPH_PORTS` ("first-last"), and its block number in `RALPH_SLOT` (`{{SLOT}}`): its gates and its agent use them, so items side by side never clash.',
+    ),
+  services: z
+    .array(ServiceSchema)
+    .default([])
+    .describe(
+      'Commands kept running beside each session and its gates (a database, a server its tests need), in its work dir with its ports (`RALPH_PORT`, `RALPH_SLOT`), each in a process group of its own, stopped and reaped with the attempt; their output in `<session>-services.log`.',
     ),
   allowHosts: z
     .array(z.string().min(1))

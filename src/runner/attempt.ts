@@ -38,7 +38,8 @@ import {
 } from './item-steps.js';
 import { checkWork, type WorkChecked } from '../session/work-check.js';
 import { persistently } from './persist.js';
-import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
+import { enterSandbox, enteredGate, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
+import { startServices, type RunningServices } from '../session/services.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from '../session/prepare.js';
 
@@ -151,6 +152,48 @@ export class Attempt {
       code: undefined,
     }));
     if ('problem' in command) return this.spawnFailed(command.problem, command.code);
+    const services = await this.startServices();
+    try {
+      return await this.runAgent(command);
+    } finally {
+      await services?.stop();
+    }
+  }
+
+  /** Its services (`environment.services`), started beside the agent in its sandbox. */
+  private async startServices(): Promise<RunningServices | undefined> {
+    const { prepared, files, sessionId } = this.init;
+    const { services } = prepared.work.environment;
+    if (this.reviewing || services.length === 0) return undefined;
+    const { sandbox } = prepared.work;
+    return startServices(services, {
+      sessionId,
+      cwd: prepared.settings.workDir,
+      env: prepared.env,
+      logFile: files.services,
+      killGraceMs: this.ctx.workspace.config.run.killGrace * 1000,
+      enter:
+        sandbox.kind === 'none'
+          ? undefined
+          : (command) =>
+              enteredGate(
+                enterSandbox(this.ctx, {
+                  sandbox,
+                  argv: { file: command[0] ?? '', args: command.slice(1) },
+                  env: prepared.env,
+                  workDir: prepared.settings.workDir,
+                  worktree: prepared.checkout?.worktree,
+                  onRefused: (refusal) => this.egressRefused(refusal, 'gate'),
+                }),
+              ),
+    });
+  }
+
+  /** The agent's session, then its work checked (committed, gated): how the attempt ended. */
+  private async runAgent(
+    command: Sandboxed,
+  ): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
+    const { prepared, files } = this.init;
     const spawned = await spawnAgent({
       argv: command.argv,
       cwd: prepared.settings.workDir,

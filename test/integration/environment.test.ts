@@ -280,4 +280,38 @@ s.on('error',(e)=>{console.error(e.code);process.exit(1);});`;
       server.close();
     }
   });
+
+  it('keeps a service running beside the session and its gates, stopped and reaped with the attempt', async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const pidFile = path.join(ledgers, 'service.pid');
+    // A database stand-in on the item's second port; it ignores SIGTERM, so only a reaping ends it.
+    const service = `process.on('SIGTERM',()=>{});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(process.pid));
+require('net').createServer((s)=>s.end('db')).listen(Number(process.env.RALPH_PORT)+1,'127.0.0.1',()=>console.log('db up'));`;
+    // Waits for the service, then asks it.
+    const gate = `const net=require('net');let tries=0;(function ask(){const s=net.connect(Number(process.env.RALPH_PORT)+1,'127.0.0.1');let b='';
+s.on('data',(c)=>b+=c);s.on('end',()=>process.exit(b==='db'?0:1));s.on('error',()=>{if(++tries>200)process.exit(1);setTimeout(ask,25);});})();`;
+    const { root } = await project({
+      environment: { services: [{ name: 'db', command: node(service) }] },
+      gates: [{ name: 'asks the db', command: node(gate), timeout: 30 }],
+      run: {
+        killGrace: '0.3s',
+        failureBackoffCap: 0,
+        maxConsecutiveFailures: 0,
+        pollInterval: 0.2,
+      },
+    });
+    await ralph(root, ['add', 'With a db', '--id', 'db', '--body', '#behave: work commit=1']);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'db')).toMatchObject({ status: 'done', attempts: 1 });
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    const [session] = readSessions(root);
+    const log = fs.readFileSync(
+      path.join(root, 'docs', 'sessions', `${String(session?.sessionId)}-services.log`),
+      'utf8',
+    );
+    expect(log).toContain('db up');
+    expect(log).toContain('[service "db" ended: SIGKILL]');
+  });
 });
