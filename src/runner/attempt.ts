@@ -146,7 +146,6 @@ export class Attempt {
     await this.announceCheckout();
     await this.writePrompt();
     await this.writeCurrent();
-    const { prepared, files } = this.init;
     const command = await this.sandboxed().catch((error: unknown) => ({
       problem: `the sandbox could not be made: ${error instanceof Error ? error.message : String(error)}`,
       code: undefined,

@@ -81,7 +81,7 @@ export async function startServices(
         resolve();
       });
     });
-    running.push({ child, exited, close: entered.close });
+    running.push({ child, exited, close: () => entered.close() });
   }
   return {
     async stop() {
@@ -100,7 +100,7 @@ export async function startServices(
           ]).then(() => reapSession(child.pid, marker, request.killGraceMs)),
         ),
       );
-      await Promise.all(running.map(({ close }) => close()));
+      await Promise.all(running.map((service) => service.close()));
     },
   };
 }
