@@ -49,6 +49,12 @@ export class Setups implements Stage {
     const { ctx } = this;
     const width = Math.max(1, ctx.workspace.config.run.workers);
     while (!ctx.stopped()) {
+      // A paused night runs nothing, setups included.
+      if ((await ctx.pauseReason()) !== undefined) {
+        if (over()) return;
+        await pace.untilChanged();
+        continue;
+      }
       const begun = this.looks.begin();
       const waiting = await ctx.persistently('reading the items waiting for their setup', () =>
         ctx.queue.preparing(),
