@@ -17,6 +17,9 @@ export function workspace(command, config = {}) {
   current.clis.claude.command = command;
   // Rows measure ralph without its sandbox unless they ask for it (the sandbox has a row).
   current.sandbox = { ...current.sandbox, kind: 'none' };
+  // The project the agents work in, unless the row names its own: never the workspace.
+  fs.mkdirSync(path.join(root, 'project'));
+  current.defaults = { ...current.defaults, workDir: 'project' };
   for (const [key, value] of Object.entries(config)) current[key] = { ...current[key], ...value };
   fs.writeFileSync(file, JSON.stringify(current, null, 2));
   return root;
