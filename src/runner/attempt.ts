@@ -38,8 +38,8 @@ import {
 } from './item-steps.js';
 import { checkWork, type WorkChecked } from '../session/work-check.js';
 import { persistently } from './persist.js';
-import { enterSandbox, enteredGate, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
-import { startServices, type RunningServices } from '../session/services.js';
+import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
+import { startSessionServices } from '../session/services.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from '../session/prepare.js';
 
@@ -151,41 +151,17 @@ export class Attempt {
       code: undefined,
     }));
     if ('problem' in command) return this.spawnFailed(command.problem, command.code);
-    const services = await this.startServices();
+    // A reviewer's session reads the work: nothing of the item's runs beside it.
+    const services = this.reviewing
+      ? undefined
+      : await startSessionServices(this.ctx, this.init, (refusal) =>
+          this.egressRefused(refusal, 'gate'),
+        );
     try {
       return await this.runAgent(command);
     } finally {
       await services?.stop();
     }
-  }
-
-  /** Its services (`environment.services`), started beside the agent in its sandbox. */
-  private async startServices(): Promise<RunningServices | undefined> {
-    const { prepared, files, sessionId } = this.init;
-    const { services } = prepared.work.environment;
-    if (this.reviewing || services.length === 0) return undefined;
-    const { sandbox } = prepared.work;
-    return startServices(services, {
-      sessionId,
-      cwd: prepared.settings.workDir,
-      env: prepared.env,
-      logFile: files.services,
-      killGraceMs: this.ctx.workspace.config.run.killGrace * 1000,
-      enter:
-        sandbox.kind === 'none'
-          ? undefined
-          : (command) =>
-              enteredGate(
-                enterSandbox(this.ctx, {
-                  sandbox,
-                  argv: { file: command[0] ?? '', args: command.slice(1) },
-                  env: prepared.env,
-                  workDir: prepared.settings.workDir,
-                  worktree: prepared.checkout?.worktree,
-                  onRefused: (refusal) => this.egressRefused(refusal, 'gate'),
-                }),
-              ),
-    });
   }
 
   /** The agent's session, then its work checked (committed, gated): how the attempt ended. */

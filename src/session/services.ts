@@ -2,7 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { SESSION_MARKER } from '../agent/env.js';
 import { reapSession } from '../agent/process.js';
+import type { SessionFiles } from '../archive/paths.js';
 import type { Service } from '../environment/config-schema.js';
+import { enterSandbox, enteredGate, type SandboxHost } from '../sandbox/entry.js';
+import type { EgressRefusal } from '../sandbox/proxy.js';
+import type { PreparedSession } from './prepare.js';
 
 /** What runs a service in the session's sandbox: its command and environment there. */
 export type EnterService = (
@@ -23,7 +27,7 @@ export interface RunningServices {
  * in `logFile`. They run through the agent's session and its gates, and are stopped and reaped
  * with it: nothing of them outlives the attempt.
  */
-export async function startServices(
+async function startServices(
   services: readonly Service[],
   request: {
     sessionId: string;
@@ -103,4 +107,40 @@ export async function startServices(
       await Promise.all(running.map((service) => service.close()));
     },
   };
+}
+
+/**
+ * The session's services (`environment.services`), started beside its agent in its work dir and
+ * its sandbox; undefined when it has none.
+ */
+export async function startSessionServices(
+  host: SandboxHost,
+  session: { prepared: PreparedSession; files: SessionFiles; sessionId: string },
+  onRefused: (refusal: EgressRefusal) => void,
+): Promise<RunningServices | undefined> {
+  const { prepared, files, sessionId } = session;
+  const { services } = prepared.work.environment;
+  if (services.length === 0) return undefined;
+  const { sandbox } = prepared.work;
+  return startServices(services, {
+    sessionId,
+    cwd: prepared.settings.workDir,
+    env: prepared.env,
+    logFile: files.services,
+    killGraceMs: host.workspace.config.run.killGrace * 1000,
+    enter:
+      sandbox.kind === 'none'
+        ? undefined
+        : (command) =>
+            enteredGate(
+              enterSandbox(host, {
+                sandbox,
+                argv: { file: command[0] ?? '', args: command.slice(1) },
+                env: prepared.env,
+                workDir: prepared.settings.workDir,
+                worktree: prepared.checkout?.worktree,
+                onRefused,
+              }),
+            ),
+  });
 }
