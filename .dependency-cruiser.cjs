@@ -124,6 +124,14 @@ const MAY_IMPORT = {
 
 const folders = Object.keys(MAY_IMPORT);
 
+/**
+ * A room's module another room may use beside its settings: a session reads whether its
+ * worktree's lockfiles still match the dependency tree it holds.
+ */
+const PORTS_INTO_ROOMS = {
+  session: ['^src/environment/tree-keys[.]ts$'],
+};
+
 /** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
@@ -176,7 +184,7 @@ module.exports = {
       to: {
         path: `^src/(${folders.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
         // The schema of a room's settings is public: config/ composes them, others read types.
-        pathNot: ROOM_SETTINGS,
+        pathNot: [ROOM_SETTINGS, ...(PORTS_INTO_ROOMS[folder] ?? [])],
       },
     })),
     {

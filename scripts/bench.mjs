@@ -21,6 +21,7 @@ import { workerFigures } from './bench/workers.mjs';
 import { cliFigures } from './bench/clis.mjs';
 import { fleetClaims } from './bench/fleet.mjs';
 import { landingFigures } from './bench/landing.mjs';
+import { environmentFigures } from './bench/environment.mjs';
 import { sandboxCost } from './bench/sandbox.mjs';
 import { firstRequestFigures } from './bench/first-request.mjs';
 import { reapScan } from './bench/reap.mjs';
@@ -49,6 +50,7 @@ const size = quick
       clis: { items: 5, runs: 1 },
       fleet: { items: 100_000, claims: 400, fileClaims: 8 },
       landing: { branches: 20, runs: 3 },
+      environment: { items: 3, runs: 2 },
       sandbox: { items: 20, runs: 3 },
       reap: { scans: 50, runs: 3 },
       review: { items: 10, runs: 3 },
@@ -71,6 +73,7 @@ const size = quick
       clis: { items: 10, runs: 3 },
       fleet: { items: 100_000, claims: 2000, fileClaims: 24 },
       landing: { branches: 20, runs: 7 },
+      environment: { items: 4, runs: 5 },
       sandbox: { items: 40, runs: 5 },
       reap: { scans: 200, runs: 5 },
       review: { items: 20, runs: 5 },
@@ -90,6 +93,7 @@ const benches = [
   ['clis', () => cliFigures(size.clis)],
   ['fleet', () => fleetClaims(size.fleet)],
   ['landing', () => landingFigures(size.landing)],
+  ['environment', () => environmentFigures(size.environment)],
   ['sandbox', () => sandboxCost(size.sandbox)],
   ['first-request', () => firstRequestFigures()],
   ['review', () => reviewFigures(size.review)],

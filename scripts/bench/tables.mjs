@@ -11,6 +11,8 @@ const GROUPS = {
   clis: "The agent CLIs: each CLI's real binary against a fake model API (`scripts/bench/fixtures/model-apis.mjs`), items through `ralph run --drain` against the command ralph ran for the first item, run as many times by a bare loop, both in a home the CLI has run in once already. The figure is the whole run's ratio; the detail gives what ralph adds to each item (its work before the spawn and after the exit, medians over the items), the CLI's run under ralph beside the bare run's, and the start and end ralph pays once a night.",
   workers:
     'Workers and git mode: items of an agent that takes 500 ms, each in a work dir of its own, with 1, 2 and 4 workers; and items of an instant agent in one repository with git mode on and off.',
+  environment:
+    "A worktree's dependencies: a project with real registry dependencies and a lockfile (eslint, vitest, dependency-cruiser and what they need, installed offline from the npm cache). A new worktree ready as ralph's setup stage makes it (git's `worktree add`, then its own copy of the tree built once for the lockfile) against a cold `npm ci --offline` in a new worktree of the same project and against a bare `worktree add`, in the same run; the other ways of giving the tree (a copy when it is needed, hard links, a symlink) timed beside it on the same tree.",
   sandbox:
     "The sandbox: items of an instant agent through `ralph run --drain` in bubblewrap (ralph's egress proxy on, as by default) against the same items without it.",
   'first-request':

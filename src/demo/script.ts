@@ -19,7 +19,7 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 /**
  * The demo project: a tiny library whose test fails, and one dependency its test needs (a
  * package of the project's own, so the night stays offline), which a fresh worktree lacks until
- * the demo's setup (`npm ci`) installs it.
+ * it gets its copy of the tree the demo's `npm ci` built once.
  */
 export const PROJECT_FILES: Record<string, string> = {
   'package.json': json({

@@ -27,6 +27,30 @@ const ServiceSchema = z
 
 export type Service = z.output<typeof ServiceSchema>;
 
+/** A dependency tree its lockfiles decide, built once and given to every worktree. */
+const DependencyTreeSchema = z.strictObject({
+  lockfiles: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe(
+      'The files, relative to the work dir, whose contents decide the tree (e.g. `["package-lock.json"]`): a worktree whose lockfiles differ gets a tree of its own.',
+    ),
+  paths: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe(
+      'What the install makes, relative to the work dir (e.g. `["node_modules"]`): copied into each worktree, never committed (ralph has the repository ignore them).',
+    ),
+  install: z
+    .array(GateSchema)
+    .min(1)
+    .describe(
+      'The commands that build the tree in a worktree that has none (e.g. `[["npm", "ci"]]`), run as setup is: with the network and the secrets named for setup.',
+    ),
+});
+
+export type DependencyTree = z.output<typeof DependencyTreeSchema>;
+
 /**
  * What makes a new worktree ready before its first session (`setup`) and a kept one before a
  * later one (`maintenance`): commands run by the setup stage, with network and the secrets named
@@ -45,6 +69,12 @@ export const EnvironmentSchema = z.strictObject({
     .default([])
     .describe(
       'Commands run in a kept worktree before a later session (a retry, a change asked for, a landing\'s round), e.g. `["npm", "install"]`.',
+    ),
+  dependencies: z
+    .array(DependencyTreeSchema)
+    .default([])
+    .describe(
+      "Dependency trees shared between worktrees: each built once for its lockfiles' contents (by its install commands, in the first worktree that needs it), then copied into every worktree with the same lockfiles, before the setup commands run. A lockfile an item changes gets it a tree of its own before its next session.",
     ),
   worktreeInclude: z
     .boolean()

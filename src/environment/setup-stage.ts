@@ -7,6 +7,7 @@ import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import { StageLooks } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import { dependencyStore, refillSpares, type GivenTree } from './dependencies.js';
 import { makeReady } from './make-ready.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -79,6 +80,7 @@ export class Setups implements Stage {
     const log = sessionFiles(ctx.workspace.paths.sessions, item.sessions.at(-1) ?? item.id).setup;
     const started = ctx.clock.now();
     let failure: string | undefined;
+    let trees: GivenTree[] = [];
     try {
       const work = await ctx.workOf(item);
       const worktree = itemWorktree(ctx.workspace.paths, item.id);
@@ -111,6 +113,9 @@ export class Setups implements Stage {
       });
       if (readied.copied.length > 0)
         ctx.events.info('worktree_included', { item: item.id, files: readied.copied.length });
+      for (const tree of readied.trees)
+        ctx.events.info('dependencies_given', { item: item.id, ...tree });
+      ({ trees } = readied);
       failure = readied.failure;
     } catch (error) {
       failure = ctx.redactor.redact(
@@ -128,10 +133,24 @@ export class Setups implements Stage {
         durationMs: now - started,
         log,
       });
-      return this.apply(item, { kind: 'environment_ready', log, now });
+      const applied = await this.apply(item, { kind: 'environment_ready', log, now });
+      // The item is on its way: the next worktree's copy is made now, off its way.
+      await this.refill(trees);
+      return applied;
     }
     ctx.events.error('environment_failed', { item: item.id, wanted, failure, log });
     return this.apply(item, { kind: 'environment_failed', failure, log, now });
+  }
+
+  private async refill(trees: readonly GivenTree[]): Promise<void> {
+    const store = dependencyStore(this.ctx.workspace.paths.worktrees);
+    for (const tree of trees.filter((given) => given.given !== 'held'))
+      await refillSpares(store, tree.key, tree.paths).catch((error: unknown) =>
+        this.ctx.events.warn('dependencies_spare_failed', {
+          key: tree.key,
+          error: messageOf(error),
+        }),
+      );
   }
 
   private async apply(

@@ -176,6 +176,13 @@ export interface RunnerEvents {
   environment_started: { item: string; wanted: string; worktree: string; commands: number };
   /** Files of the repository's \`.worktreeinclude\` copied into a new worktree. */
   worktree_included: { item: string; files: number };
+  /**
+   * A dependency tree given to an item's worktree (\`given\`: held already, a spare moved in,
+   * copied, or built by its install commands), \`key\` naming its lockfiles' contents.
+   */
+  dependencies_given: { item: string; key: string; paths: string[]; given: string };
+  /** A spare copy of a tree could not be made: the next worktree's is copied when it needs it. */
+  dependencies_spare_failed: { key: string; error: string };
   environment_ready: { item: string; wanted: string; durationMs: number; log: string };
   environment_failed: { item: string; wanted: string; failure: string; log: string };
   /** Landing: an item's branch is being merged onto its target and checked there. */

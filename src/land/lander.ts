@@ -454,7 +454,12 @@ export class Lander implements Stage {
     const { ctx } = this;
     const wanted = this.readied.has(worktree) ? 'maintenance' : 'setup';
     const { environment } = work;
-    if (wanted === 'maintenance' && environment.maintenance.length === 0) return;
+    if (
+      wanted === 'maintenance' &&
+      environment.maintenance.length === 0 &&
+      environment.dependencies.length === 0
+    )
+      return;
     const session = item.sessions.at(-1) ?? item.id;
     const readied = await makeReady(ctx, {
       itemId: item.id,

@@ -195,7 +195,7 @@ export async function prepareSession(
   const { workspace, item, identity } = request;
   // A worktree not ready goes to the setup stage first: no session is paid for in it.
   if (checkout !== undefined && request.mode !== 'plan') {
-    const wanted = await environmentWanted(item, checkout, work.environment);
+    const wanted = await environmentWanted(item, checkout, settings.workDir, work.environment);
     if (wanted !== undefined) return { wanted };
   }
   const body = await readBody(item, workspace.root);

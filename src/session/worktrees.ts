@@ -60,7 +60,10 @@ export async function tidyWorktree(
  */
 export async function tidyWorktrees(ctx: WorktreeHost, items: readonly Item[]): Promise<void> {
   const root = ctx.workspace.paths.worktrees;
-  const names = await fsp.readdir(root).catch(() => [] as string[]);
+  // A dot name is none of an item's: the shared dependency trees (.dependencies).
+  const names = (await fsp.readdir(root).catch(() => [] as string[])).filter(
+    (name) => !name.startsWith('.'),
+  );
   const byId = new Map(items.map((item) => [item.id, item]));
   const repos = new Set<string>();
   for (const name of names) {

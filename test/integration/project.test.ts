@@ -22,6 +22,7 @@ async function ralphIn(cwd: string, args: string[]) {
 const config = (root: string) =>
   JSON.parse(fs.readFileSync(path.join(root, 'ralph.config.json'), 'utf8')) as {
     defaults: { workDir?: string };
+    environment: { dependencies: unknown[] };
   };
 
 describe('the project', () => {
@@ -41,10 +42,22 @@ describe('the project', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`--project nowhere: ${path.join(dir, 'nowhere')} is not`);
 
+    // Its lockfile found: node_modules is built once by npm ci and copied into each worktree.
+    fs.writeFileSync(path.join(app, 'package-lock.json'), '{}\n');
     const named = await ralphIn(dir, ['init', 'night', '--project', 'app']);
     expect(named.code).toBe(0);
     expect(named.stdout).toContain(`Project: ${app}, the agents' work dir`);
+    expect(named.stdout).toContain(
+      'Dependencies: node_modules of package-lock.json, built once by `npm ci`',
+    );
     expect(config(path.join(dir, 'night')).defaults.workDir).toBe(app);
+    expect(config(path.join(dir, 'night')).environment.dependencies).toMatchObject([
+      {
+        lockfiles: ['package-lock.json'],
+        paths: ['node_modules'],
+        install: [{ command: ['npm', 'ci'] }],
+      },
+    ]);
     expect((await ralph(path.join(dir, 'night'), ['doctor'])).stdout).toMatch(
       new RegExp(`ok +project +${app}`),
     );

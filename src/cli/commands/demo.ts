@@ -115,10 +115,17 @@ function writeDemoConfig(root: string, pace: string): void {
       claude: { command: [process.execPath, DEMO_AGENT, '--demo-pace', pace] },
     },
     git: { ...section('git'), enabled: true },
-    // Each worktree's dependency installed before its first session, as a real night's would be.
+    // Each worktree's dependencies before its first session, as a real night's: installed once
+    // for the lockfile, then a copy of that tree for each worktree.
     environment: {
       ...section('environment'),
-      setup: [['npm', 'ci', '--offline', '--no-audit', '--no-fund']],
+      dependencies: [
+        {
+          lockfiles: ['package-lock.json'],
+          paths: ['node_modules'],
+          install: [['npm', 'ci', '--offline', '--no-audit', '--no-fund']],
+        },
+      ],
     },
     land: { ...section('land'), enabled: true },
     // A failed gate goes back to its agent in seconds, not the minute a real night waits.

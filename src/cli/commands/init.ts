@@ -1,5 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { dependenciesOf } from '../../environment/detect.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { CONFIG_FILE } from '../../config/config-file.js';
 import { workspacePaths } from '../../config/workspace.js';
@@ -100,9 +101,11 @@ export async function initCommand(
   const project = await projectOf(options.project, dir, options.here);
   const root = workspaceDir(dir, options.here, project);
   const probe = await probeSandbox(bubblewrapOf(env));
+  const dependencies = project === undefined ? [] : await dependenciesOf(project.dir);
   const config = ConfigSchema.parse({
     sandbox: { kind: probe.ok ? 'bwrap' : 'none' },
     ...(project === undefined ? {} : { defaults: { workDir: project.dir } }),
+    environment: { dependencies },
   });
   const paths = workspacePaths(root, config);
   const created: string[] = [];
@@ -133,6 +136,11 @@ export async function initCommand(
   for (const entry of created) output.out(`  created ${entry}`);
   for (const entry of kept) output.out(`  kept    ${entry} (already there)`);
   output.out(projectLine(project, created.includes(CONFIG_FILE)));
+  if (created.includes(CONFIG_FILE))
+    for (const tree of dependencies)
+      output.out(
+        `Dependencies: ${tree.paths.join(', ')} of ${tree.lockfiles.join(', ')}, built once by \`${tree.install.map((c) => c.join(' ')).join('; ')}\` and copied into each worktree (environment.dependencies)`,
+      );
   if (created.includes(CONFIG_FILE))
     output.out(
       probe.ok

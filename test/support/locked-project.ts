@@ -1,0 +1,1 @@
+export { lockedDependencies, writeLockedProject } from '../../scripts/locked-project.mjs';
