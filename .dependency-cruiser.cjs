@@ -125,11 +125,11 @@ const MAY_IMPORT = {
 const folders = Object.keys(MAY_IMPORT);
 
 /**
- * A room's module another room may use beside its settings: a session reads whether its
- * worktree's lockfiles still match the dependency tree it holds.
+ * A room's module another room may use beside its settings: a session reads the repository's
+ * own environment and whether its worktree's lockfiles still match the tree it holds.
  */
 const PORTS_INTO_ROOMS = {
-  session: ['^src/environment/tree-keys[.]ts$'],
+  session: ['^src/environment/(tree-keys|repository)[.]ts$'],
 };
 
 /** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */
@@ -143,7 +143,7 @@ const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment'
  */
 const PORTS_BETWEEN_ROOMS = {
   sources: ['^src/forge/(forge|open)[.]ts$'],
-  land: ['^src/environment/(make-ready|config-schema)[.]ts$'],
+  land: ['^src/environment/(make-ready|repository|config-schema)[.]ts$'],
 };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES =

@@ -119,7 +119,7 @@ export async function environmentFigures({ items, runs }) {
   const ratio = ready / m.npmCi;
   const of = (ms) => `${ms.toFixed(0)} ms (${(ms / m.npmCi).toFixed(2)}x)`;
   return {
-    name: `a new worktree ready with its dependencies (${packages} packages)`,
+    name: `a new worktree ready with its dependencies (${packages} lockfile entries)`,
     value: ratio,
     unit: 'x a cold npm ci',
     measure: 'ratio',

@@ -71,6 +71,7 @@ const HEADLINES = [
   'workers speed-up (2 workers, 20 items of 500 ms)',
   'git mode cost (40 items of an instant agent)',
   "landing (20 branches that do not conflict, an instant land gate; the lander's time)",
+  'a new worktree ready with its dependencies (231 lockfile entries)',
   "sandbox: bwrap's cost (40 items)",
 ];
 

@@ -478,6 +478,38 @@ function controlCommands(program: commander.Command, app: App): void {
       app.done(await doctorCommand(app.root(), app.output, app.env, options));
     });
 
+  const service = program
+    .command('service')
+    .description(
+      "run the workspace's ralph run as a systemd service: install, status, logs, uninstall",
+    );
+  const scoped = (command: commander.Command) =>
+    command
+      .option('--system', "a system unit (/etc/systemd/system) instead of the person's own")
+      .option('--as <user>', 'with --system: the user ralph runs as (never root)');
+  scoped(
+    service
+      .command('install')
+      .description(
+        'write the unit (ralph run, restarted after a failure, logged to the journal), enable and start it',
+      )
+      .option('--no-start', 'enable it without starting it now'),
+  ).action(async (options: { system?: boolean; as?: string; start?: boolean }) => {
+    const { serviceInstallCommand } = await import('./commands/service.js');
+    app.done(await serviceInstallCommand(app.root(), options, app.output, app.env));
+  });
+  for (const [action, description] of [
+    ['status', "systemd's status of the workspace's unit"],
+    ['logs', "the unit's last 200 lines in the journal"],
+    ['uninstall', 'stop and disable the unit, and remove its file'],
+  ] as const)
+    scoped(service.command(action).description(description)).action(
+      async (options: { system?: boolean; as?: string }) => {
+        const { serviceCommand } = await import('./commands/service.js');
+        app.done(await serviceCommand(app.root(), action, options, app.output, app.env));
+      },
+    );
+
   program
     .command('pause [reason...]')
     .description('pause the night: stop the running agents and start nothing until resumed')

@@ -72,6 +72,12 @@ export const RunSchema = z.strictObject({
     .describe(
       'Items run at once (`--workers`); without git mode only items with different work dirs.',
     ),
+  keepAwake: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Hold a sleep inhibitor (systemd-inhibit) while any session runs, released when none does (idle, paused, waiting for a window): the machine does not suspend under an agent. Where there is none, the run says so at its start.',
+    ),
   reserve: z
     .number()
     .min(0)

@@ -9,6 +9,7 @@ import { StageLooks } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 import { dependencyStore, refillSpares, type GivenTree } from './dependencies.js';
 import { makeReady } from './make-ready.js';
+import { withRepositoryEnvironment } from './repository.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -86,7 +87,8 @@ export class Setups implements Stage {
       const worktree = itemWorktree(ctx.workspace.paths, item.id);
       const repo = await repositoryRoot(work.workDir);
       if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
-      const commands = wanted === 'setup' ? work.environment.setup : work.environment.maintenance;
+      const environment = await withRepositoryEnvironment(work.environment, repo);
+      const commands = wanted === 'setup' ? environment.setup : environment.maintenance;
       ctx.events.info('environment_started', {
         item: item.id,
         wanted,
@@ -96,7 +98,7 @@ export class Setups implements Stage {
       const readied = await makeReady(ctx, {
         itemId: item.id,
         wanted,
-        environment: work.environment,
+        environment,
         sandbox: work.sandbox,
         repo,
         worktree,

@@ -176,6 +176,8 @@ export interface RunnerEvents {
   environment_started: { item: string; wanted: string; worktree: string; commands: number };
   /** Files of the repository's \`.worktreeinclude\` copied into a new worktree. */
   worktree_included: { item: string; files: number };
+  /** The machine cannot be kept awake while agents work (\`run.keepAwake\`): why. */
+  awake_unavailable: { problem: string };
   /**
    * A dependency tree given to an item's worktree (\`given\`: held already, a spare moved in,
    * copied, or built by its install commands), \`key\` naming its lockfiles' contents.

@@ -12,6 +12,7 @@ import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemWork, StageContext } from '../stage/context.js';
 import { makeReady } from '../environment/make-ready.js';
+import { withRepositoryEnvironment } from '../environment/repository.js';
 import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
@@ -453,7 +454,7 @@ export class Lander implements Stage {
   ): Promise<void> {
     const { ctx } = this;
     const wanted = this.readied.has(worktree) ? 'maintenance' : 'setup';
-    const { environment } = work;
+    const environment = await withRepositoryEnvironment(work.environment, repo);
     if (
       wanted === 'maintenance' &&
       environment.maintenance.length === 0 &&

@@ -151,6 +151,7 @@ export class Attempt {
       code: undefined,
     }));
     if ('problem' in command) return this.spawnFailed(command.problem, command.code);
+    const awake = this.ctx.awake.hold();
     // A reviewer's session reads the work: nothing of the item's runs beside it.
     const services = this.reviewing
       ? undefined
@@ -160,7 +161,11 @@ export class Attempt {
     try {
       return await this.runAgent(command);
     } finally {
-      await services?.stop();
+      try {
+        await services?.stop();
+      } finally {
+        awake();
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Slots } from '../session/slots.js';
+import type { Awake } from './awake.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
@@ -53,6 +54,8 @@ export interface RunnerContext {
   workDirsInUse: Set<string>;
   /** The blocks of ports of the items running now (`environment.ports`). */
   slots: Slots;
+  /** The machine kept awake while sessions run (`run.keepAwake`). */
+  awake: Awake;
   /** Posts a message through the notifications' outbox (started with the runner). */
   post: Post;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */

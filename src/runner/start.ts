@@ -1,4 +1,5 @@
 import { Slots } from '../session/slots.js';
+import { Awake } from './awake.js';
 import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
@@ -119,6 +120,9 @@ function contextOf(
     slots: new Slots(
       workspace.config.environment.ports.base,
       workspace.config.environment.ports.size,
+    ),
+    awake: Awake.start(workspace.config.run.keepAwake, options.env, (problem) =>
+      events.warn('awake_unavailable', { problem }),
     ),
     post: notifications.post,
     cliHolds: new CliHolds((holds) => {
@@ -335,6 +339,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       if (unrunnable.length > 0) events.warn('items_cannot_run', { items: unrunnable });
       return { ...result, unrunnable };
     } finally {
+      ctx.awake.close();
       const lasting = ctx.cliHolds.lasting(clock.now());
       await ctx.controlFiles.writeHolds(heldClis(lasting)).catch(() => undefined);
       await notifications.stop();

@@ -1,5 +1,6 @@
 import { slotVariables, type Slot } from './slots.js';
 import { environmentWanted, type EnvironmentWanted } from './environment.js';
+import { withRepositoryEnvironment } from '../environment/repository.js';
 import { undeliveredMessages } from '../queue/transitions.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -195,7 +196,14 @@ export async function prepareSession(
   const { workspace, item, identity } = request;
   // A worktree not ready goes to the setup stage first: no session is paid for in it.
   if (checkout !== undefined && request.mode !== 'plan') {
-    const wanted = await environmentWanted(item, checkout, settings.workDir, work.environment);
+    // A repository whose own environment file cannot be read is the setup stage's to report.
+    const environment = await withRepositoryEnvironment(work.environment, checkout.repo).catch(
+      () => undefined,
+    );
+    const wanted =
+      environment === undefined
+        ? 'setup'
+        : await environmentWanted(item, checkout, settings.workDir, environment);
     if (wanted !== undefined) return { wanted };
   }
   const body = await readBody(item, workspace.root);

@@ -191,3 +191,21 @@ export async function withRunning(
 export function newestFirst(entries: readonly IndexEntry[], since?: number): IndexEntry[] {
   return entries.filter((e) => since === undefined || Date.parse(e.startedAt) >= since).reverse();
 }
+
+/**
+ * The log of the setup (or maintenance) that made the item's worktree ready before the session,
+ * if one ran: it is kept beside the files of the session before it (the item's first setup,
+ * beside none, under the item's id).
+ */
+export async function setupLogBefore(
+  workspace: Workspace,
+  env: Readonly<Record<string, string | undefined>>,
+  record: { sessionId: string; itemId: string },
+): Promise<string | undefined> {
+  const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
+  const sessions = items.find((i) => i.id === record.itemId)?.sessions ?? [];
+  const at = sessions.indexOf(record.sessionId);
+  const before = at > 0 ? sessions[at - 1] : record.itemId;
+  const file = sessionFiles(workspace.paths.sessions, before ?? record.itemId).setup;
+  return (await pathExists(file)) ? file : undefined;
+}

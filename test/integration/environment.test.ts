@@ -97,6 +97,10 @@ describe('an environment per worktree', () => {
     expect(fs.existsSync(path.join(repo, 'notes.txt'))).toBe(true);
     const show = await ralph(root, ['show', 'a']);
     expect(show.stdout).toMatch(/Environment: +ready/);
+    // Its session's transcript begins with the setup that made its worktree ready.
+    const logs = await ralph(root, ['logs', 'a']);
+    expect(logs.stdout).toContain(`── its worktree was made ready first (${root}`);
+    expect(logs.stdout).toContain('[.worktreeinclude: 1 copied: .env]');
   });
 
   it('that fails parks its item with the command and its output, no attempt spent, and resume tries again', async () => {
@@ -188,6 +192,64 @@ describe('an environment per worktree', () => {
       { name: 'npm ci', command: ['npm', 'ci'], timeout: 600 },
       { name: 'make deps', command: ['make', 'deps'], timeout: 600 },
     ]);
+  });
+
+  it("is read from the repository's own .ralph/environment.json as committed, never a worktree's copy, and names no secret", async () => {
+    const ledgers = await tempDir('ralph-ledgers-');
+    const setupLedger = path.join(ledgers, 'setup');
+    const maintenanceLedger = path.join(ledgers, 'maintenance');
+    const gateLedger = path.join(ledgers, 'gate');
+    const { root, repo } = await project({
+      run: {
+        retryBackoffCap: 0,
+        failureBackoffCap: 0,
+        maxConsecutiveFailures: 0,
+        pollInterval: 0.2,
+      },
+      // Fails the first time only: the item's second attempt reuses its worktree.
+      gates: [
+        node(
+          ledger(
+            gateLedger,
+            "'gate'",
+            `if(require('fs').readFileSync(${JSON.stringify(gateLedger)},'utf8').split('\\n').length<3)process.exit(1)`,
+          ),
+        ),
+      ],
+    });
+    const file = path.join(repo, '.ralph', 'environment.json');
+    fs.mkdirSync(path.dirname(file));
+    const commit = (environment: unknown) => {
+      fs.writeFileSync(file, JSON.stringify(environment));
+      git(repo, 'add', '.ralph');
+      git(repo, 'commit', '-q', '-m', 'environment');
+    };
+    // A repository cannot choose which of the runner's secrets its setup gets.
+    commit({ secrets: ['ANTHROPIC_API_KEY'] });
+    const refused = await ralph(root, ['doctor', '--setup']);
+    expect(refused.stdout).toMatch(/FAIL +setup/);
+    expect(refused.stdout).toContain(`${file} (as committed at HEAD) is invalid`);
+    expect(refused.stdout).toContain('unknown key "secrets"');
+    commit({
+      setup: [node(ledger(setupLedger, "'repository setup'"))],
+      maintenance: [node(ledger(maintenanceLedger, "'repository maintenance'"))],
+    });
+    // What the checkout holds uncommitted is not what the repository says.
+    fs.writeFileSync(file, '{"setup": [["false"]]}');
+    // The agent spoils its branch's copy: the maintenance after it still runs the committed one.
+    await ralph(root, [
+      'add',
+      'Spoil',
+      '--id',
+      'spoil',
+      '--body',
+      '#behave: work file=.ralph/environment.json commit=1',
+    ]);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(item(root, 'spoil')).toMatchObject({ status: 'done', attempts: 2 });
+    expect(lines(setupLedger)).toEqual(['repository setup']);
+    expect(lines(maintenanceLedger)).toEqual(['repository maintenance']);
   });
 
   it('gives each running item ports of its own: two gates serve on RALPH_PORT at once without a clash', async () => {

@@ -1,3 +1,4 @@
+import { Awake } from '../../src/runner/awake.js';
 import { Slots } from '../../src/session/slots.js';
 import { CliHolds } from '../../src/agent/cli-holds.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';
@@ -52,6 +53,7 @@ export async function stageContextFor(
     leases: new Map(),
     workDirsInUse: new Set(),
     slots: new Slots(41_000, 10),
+    awake: Awake.start(false, {}, () => undefined),
     cliHolds: new CliHolds(() => undefined),
     lockLost: () => undefined,
     onWedged: () => {

@@ -5,6 +5,7 @@ import { redactorFor } from '../../agent/redaction.js';
 import { resolveSandbox } from '../../agent/settings.js';
 import type { Workspace } from '../../config/workspace.js';
 import { makeReady } from '../../environment/make-ready.js';
+import { withRepositoryEnvironment } from '../../environment/repository.js';
 import { git } from '../../git/git.js';
 import { removeWorktree, repositoryRoot } from '../../git/worktree.js';
 import { EgressProxy } from '../../sandbox/proxy.js';
@@ -20,7 +21,6 @@ export async function checkSetup(
   parentEnv: Readonly<Record<string, string | undefined>>,
 ): Promise<Check> {
   const { config } = workspace;
-  const environment = config.environment;
   const named = config.defaults.workDir;
   const workDir = named === undefined ? undefined : path.resolve(workspace.root, named);
   const repo = workDir === undefined ? undefined : await repositoryRoot(workDir);
@@ -30,6 +30,16 @@ export async function checkSetup(
       name: 'setup',
       detail: `a setup runs in a worktree of the project's repository, and "defaults.workDir" ${named ?? '(none)'} is in none`,
     };
+  let environment;
+  try {
+    environment = await withRepositoryEnvironment(config.environment, repo);
+  } catch (error) {
+    return {
+      verdict: 'FAIL',
+      name: 'setup',
+      detail: error instanceof Error ? error.message : String(error),
+    };
+  }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'ralph-doctor-setup-'));
   const worktree = path.join(dir, 'worktree');
   const logFile = path.join(dir, 'setup.log');
@@ -53,11 +63,14 @@ export async function checkSetup(
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const copied = readied.copied.length === 0 ? '' : `, copied ${readied.copied.join(', ')}`;
+    const trees = readied.trees
+      .map((tree) => `, ${tree.paths.join(', ')} ${tree.given} (tree ${tree.key})`)
+      .join('');
     return readied.failure === undefined
       ? {
           verdict: 'ok',
           name: 'setup',
-          detail: `${environment.setup.length} command(s) ran in a throw-away worktree of ${repo} in ${seconds} s${copied}`,
+          detail: `${environment.setup.length} command(s) ran in a throw-away worktree of ${repo} in ${seconds} s${copied}${trees}`,
         }
       : { verdict: 'FAIL', name: 'setup', detail: readied.failure };
   } catch (error) {

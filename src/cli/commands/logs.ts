@@ -15,6 +15,7 @@ import {
   readRecord,
   sessionDecoder,
   sessionMayGrow,
+  setupLogBefore,
 } from '../../workspace/sessions.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { SessionRecord } from '../../archive/record.js';
@@ -72,6 +73,16 @@ export async function logsCommand(
           `── message from ${m.from} at ${m.at}${m.live === true ? ' (while it ran)' : ''}: ${m.text}`,
         ),
       );
+    const setup = await setupLogBefore(workspace, env, header);
+    if (setup !== undefined) {
+      const tail = await readTail(setup, SETUP_TAIL);
+      output.out(`── its worktree was made ready first (${setup})${tail.cut ? ', its end:' : ':'}`);
+      for (const line of tail.text
+        .trimEnd()
+        .split('\n')
+        .slice(tail.cut ? 1 : 0))
+        output.out(redactor.redact(`   ${line}`));
+    }
   }
   try {
     drain();
@@ -116,6 +127,8 @@ export async function logsCommand(
 }
 
 const STDERR_TAIL = 1024;
+/** Of a setup's log: enough for its commands and the end of an install's output. */
+const SETUP_TAIL = 2048;
 const STDERR_LINES = 5;
 
 /** Who ran the session: ralph's ids, which the agent's own stream does not know. */
