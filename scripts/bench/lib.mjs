@@ -17,6 +17,9 @@ export function workspace(command, config = {}) {
   current.clis.claude.command = command;
   // Rows measure ralph without its sandbox unless they ask for it (the sandbox has a row).
   current.sandbox = { ...current.sandbox, kind: 'none' };
+  // The rows measure items, not the night's start: its login check (a CLI's status command, a
+  // request to its API) and its sleep inhibitor are paid once a night, not once an item.
+  current.run = { ...current.run, checkLogins: false, keepAwake: false };
   // The project the agents work in, unless the row names its own: never the workspace.
   fs.mkdirSync(path.join(root, 'project'));
   current.defaults = { ...current.defaults, workDir: 'project' };

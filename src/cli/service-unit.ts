@@ -33,6 +33,9 @@ const NOT_RESTARTED = [
   ExitCode.paused,
 ] as const;
 
+/** The optional file of variables the unit gives the runner, in the workspace. */
+export const SERVICE_ENV_FILE = 'service.env';
+
 /** The unit's name: one per workspace, readable, and the same each time for the same root. */
 export function unitName(root: string): string {
   const slug = path
@@ -72,6 +75,8 @@ export function unitText(request: UnitRequest): string {
     ...(scope.kind === 'system' && scope.user !== undefined ? [`User=${scope.user}`] : []),
     `WorkingDirectory=${root}`,
     `Environment=${quoted(`PATH=${request.path}`)}`,
+    // The runner's keys and settings (ANTHROPIC_API_KEY, CLAUDE_CONFIG_DIR): not the shell's.
+    `EnvironmentFile=-${path.join(root, SERVICE_ENV_FILE)}`,
     `ExecStart=${[request.node, request.bin, '-C', root, 'run'].map(quoted).join(' ')}`,
     'Restart=on-failure',
     'RestartSec=30',

@@ -72,6 +72,12 @@ export const RunSchema = z.strictObject({
     .describe(
       'Items run at once (`--workers`); without git mode only items with different work dirs.',
     ),
+  checkLogins: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Ask each CLI the queue will run on whether it can log in before the first item, spending no token (an API key shown to its API, else the CLI's own status command): one that cannot is held for the run, and the night is paused when it is some item's only CLI.",
+    ),
   keepAwake: z
     .boolean()
     .default(true)

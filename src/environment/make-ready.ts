@@ -7,7 +7,7 @@ import { runGates } from '../gates/gates.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Redactor } from '../lib/redact.js';
 import type { EnvironmentKind } from '../queue/item.js';
-import { enterSandbox, enteredGate, type SandboxHost } from '../sandbox/entry.js';
+import { gateEntry, type SandboxHost } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { Gate } from '../gates/config-schema.js';
 import type { EnvironmentConfig } from './config-schema.js';
@@ -101,20 +101,13 @@ export async function makeReady(host: ReadyHost, request: ReadyRequest): Promise
       maxOutputBytes: SETUP_OUTPUT_CAP,
       signal: request.signal,
       kind,
-      enter:
-        sandbox.kind === 'none'
-          ? undefined
-          : (command) =>
-              enteredGate(
-                enterSandbox(host, {
-                  sandbox,
-                  argv: { file: command[0] ?? '', args: command.slice(1) },
-                  env,
-                  workDir: request.workDir,
-                  worktree: request.worktree,
-                  onRefused: request.onRefused,
-                }),
-              ),
+      enter: gateEntry(host, {
+        sandbox,
+        env,
+        workDir: request.workDir,
+        worktree: request.worktree,
+        onRefused: request.onRefused,
+      }),
     });
   const trees: GivenTree[] = [];
   let run: { failure?: string; stopped: boolean } = { stopped: false };

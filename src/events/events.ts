@@ -176,6 +176,10 @@ export interface RunnerEvents {
   environment_started: { item: string; wanted: string; worktree: string; commands: number };
   /** Files of the repository's \`.worktreeinclude\` copied into a new worktree. */
   worktree_included: { item: string; files: number };
+  /** A CLI the night runs on surely cannot log in (checked at the start): held for the run. */
+  login_failed: { cli: string; problem: string; items: string[] };
+  /** A CLI whose login could not be seen (no status command, no credential found): a doubt. */
+  login_unready: { cli: string; problem: string };
   /** The machine cannot be kept awake while agents work (\`run.keepAwake\`): why. */
   awake_unavailable: { problem: string };
   /**

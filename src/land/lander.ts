@@ -6,7 +6,7 @@ import { sessionFiles } from '../archive/paths.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
 import { maintainRepository, moveTarget } from './git-land.js';
 import { landItem, type LandJob, type Landing } from './landing.js';
-import { enterSandbox, enteredGate } from '../sandbox/entry.js';
+import { gateEntry } from '../sandbox/entry.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
@@ -525,26 +525,14 @@ export class Lander implements Stage {
         onStart: (gate) =>
           ctx.events.info('land_gate_started', { item: item.id, target: land.target, gate }),
         // The item's sandbox holds its land gates too, on the lander's worktree.
-        enter:
-          sandbox.kind === 'none'
-            ? undefined
-            : (command) =>
-                enteredGate(
-                  enterSandbox(ctx, {
-                    sandbox,
-                    argv: { file: command[0] ?? '', args: command.slice(1) },
-                    env,
-                    workDir: path.join(worktree, path.relative(repo, work.workDir)),
-                    worktree,
-                    onRefused: (refusal) =>
-                      ctx.events.warn('egress_blocked', {
-                        item: item.id,
-                        session,
-                        by: 'gate',
-                        ...refusal,
-                      }),
-                  }),
-                ),
+        enter: gateEntry(ctx, {
+          sandbox,
+          env,
+          workDir: path.join(worktree, path.relative(repo, work.workDir)),
+          worktree,
+          onRefused: (refusal) =>
+            ctx.events.warn('egress_blocked', { item: item.id, session, by: 'gate', ...refusal }),
+        }),
       },
     };
   }

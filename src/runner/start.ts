@@ -5,7 +5,10 @@ import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import { CliHolds, heldClis, keptHolds } from '../agent/cli-holds.js';
-import { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
+import { clisInUse, fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
+import { buildAgentEnv } from '../agent/env.js';
+import { cliNamed, commandOf } from '../agent/clis/index.js';
+import { loginProblem } from '../agent/login.js';
 import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
@@ -197,6 +200,48 @@ async function checkFallbacks(ctx: RunnerContext, items: readonly Item[]): Promi
 }
 
 /**
+ * Each CLI the night will run on, asked now whether it can log in (no token spent): one that
+ * surely cannot is held for the run (its items fall back), and when it is some item's only CLI
+ * the night is paused with the reason, before any session is paid for. A doubt is said.
+ */
+async function checkLogins(ctx: RunnerContext, items: readonly Item[]): Promise<void> {
+  const { workspace, events } = ctx;
+  if (!workspace.config.run.checkLogins) return;
+  for (const use of await clisInUse(workspace, items, ctx.files)) {
+    const cli = cliNamed(use.cli);
+    const { env } = buildAgentEnv(ctx.parentEnv, {
+      deny: workspace.config.env.deny,
+      allow: workspace.config.env.allow,
+      credentials: cli.credentials,
+      session: {
+        sessionId: 'login-check',
+        itemId: '',
+        iteration: 0,
+        interruptFile: workspace.paths.interruptFile,
+      },
+    });
+    const found = await loginProblem(
+      cli,
+      commandOf(workspace.config, use.cli),
+      env,
+      ctx.clock.now(),
+    );
+    if (found === undefined) continue;
+    if (!found.sure) {
+      if (use.onlyFor.length > 0)
+        events.warn('login_unready', { cli: use.cli, problem: found.problem });
+      continue;
+    }
+    events.error('login_failed', { cli: use.cli, problem: found.problem, items: use.onlyFor });
+    ctx.cliHolds.hold(use.cli, { until: Infinity, reason: found.problem, kind: 'credentials' });
+    if (use.onlyFor.length > 0)
+      await ctx.controlFiles.pause(
+        `${found.problem}; ${use.onlyFor.length === 1 ? `item ${use.onlyFor[0]} runs` : `items ${use.onlyFor.join(', ')} run`} on ${use.cli} alone: log it in, then run "ralph resume"`,
+      );
+  }
+}
+
+/**
  * Runs `work` as a runner that starts no night: under the workspace lock (so never beside a
  * runner), with the log written, after what a dead runner left is settled.
  */
@@ -310,6 +355,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
       );
       if (!loop.once && loop.workers > 1) warnIfSerial(ctx, recovered, loop.workers);
       await checkFallbacks(ctx, recovered);
+      await checkLogins(ctx, recovered);
       const budget = await startRun(paths.budget, {
         now: clock.now(),
         maxIterations: loop.maxIterations,

@@ -145,8 +145,23 @@ export async function interruptStandIn(
   return { file: paths.interruptFile, standIn: path.join(standIns, `${sessionId}-interrupt.txt`) };
 }
 
+/**
+ * How the commands of an item's sandbox that are not its agent (its gates, setup commands and
+ * services) enter it: each in a sandbox of its own; none without one.
+ */
+export function gateEntry(
+  host: SandboxHost,
+  request: Omit<SandboxRequest, 'argv' | 'cli'>,
+): ((command: readonly string[]) => Promise<EnteredGate | { problem: string }>) | undefined {
+  if (request.sandbox.kind === 'none') return undefined;
+  return (command) =>
+    enteredGate(
+      enterSandbox(host, { ...request, argv: { file: command[0] ?? '', args: command.slice(1) } }),
+    );
+}
+
 /** A gate's command in its sandbox, as the gates run it (or why it cannot be: never a throw). */
-export async function enteredGate(
+async function enteredGate(
   entering: Promise<Sandboxed | { problem: string }>,
 ): Promise<EnteredGate | { problem: string }> {
   const entered = await entering.catch((error: unknown) => ({

@@ -37,6 +37,38 @@ export async function fallbackClisInUse(
   return [...found].map(([cli, namedFor]) => ({ cli, namedFor }));
 }
 
+/** A CLI the unfinished items will run on: who names it, and the items it alone can run. */
+export interface CliInUse {
+  cli: CliName;
+  namedFor: string;
+  /** The items whose own CLI it is, with no other to fall back on. */
+  onlyFor: string[];
+}
+
+/** The CLIs the unfinished items run on (their own, as their settings resolve) and fall back on. */
+export async function clisInUse(
+  workspace: Workspace,
+  items: readonly Item[],
+  cache: FileCache,
+): Promise<CliInUse[]> {
+  const found = new Map<CliName, CliInUse>();
+  const use = (cli: CliName, namedFor: string) => {
+    const known = found.get(cli) ?? { cli, namedFor, onlyFor: [] };
+    found.set(cli, known);
+    return known;
+  };
+  for (const item of items) {
+    if (statusIs(item.status, 'finished')) continue;
+    const resolved = await resolveSession({ workspace, item, cache });
+    if ('reason' in resolved) continue;
+    const own = use(resolved.settings.cli, `item ${item.id}`);
+    if (resolved.fallback.clis.length === 0) own.onlyFor.push(item.id);
+  }
+  for (const { cli, namedFor } of await fallbackClisInUse(workspace, items, cache))
+    use(cli, namedFor);
+  return [...found.values()];
+}
+
 /**
  * Why a fallback CLI could not take over at 3 a.m.: not installed or unable to run in ralph's
  * sandbox (a refusal), or no login seen.

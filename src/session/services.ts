@@ -4,7 +4,7 @@ import { SESSION_MARKER } from '../agent/env.js';
 import { reapSession } from '../agent/process.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { Service } from '../environment/config-schema.js';
-import { enterSandbox, enteredGate, type SandboxHost } from '../sandbox/entry.js';
+import { gateEntry, type SandboxHost } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
 
@@ -128,19 +128,12 @@ export async function startSessionServices(
     env: prepared.env,
     logFile: files.services,
     killGraceMs: host.workspace.config.run.killGrace * 1000,
-    enter:
-      sandbox.kind === 'none'
-        ? undefined
-        : (command) =>
-            enteredGate(
-              enterSandbox(host, {
-                sandbox,
-                argv: { file: command[0] ?? '', args: command.slice(1) },
-                env: prepared.env,
-                workDir: prepared.settings.workDir,
-                worktree: prepared.checkout?.worktree,
-                onRefused,
-              }),
-            ),
+    enter: gateEntry(host, {
+      sandbox,
+      env: prepared.env,
+      workDir: prepared.settings.workDir,
+      worktree: prepared.checkout?.worktree,
+      onRefused,
+    }),
   });
 }

@@ -8,7 +8,7 @@ import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { SessionHost } from './host.js';
 import type { PreparedSession } from './prepare.js';
-import { enterSandbox, enteredGate } from '../sandbox/entry.js';
+import { gateEntry } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 
 /** What became of a session's work: its outcome after the gates, and what the record shows. */
@@ -87,20 +87,13 @@ async function gate(
     killGraceMs: ctx.workspace.config.run.killGrace * 1000,
     maxOutputBytes: GATE_OUTPUT_CAP,
     signal,
-    enter:
-      prepared.work.sandbox.kind === 'none'
-        ? undefined
-        : (command) =>
-            enteredGate(
-              enterSandbox(ctx, {
-                sandbox: prepared.work.sandbox,
-                argv: { file: command[0] ?? '', args: command.slice(1) },
-                env: prepared.env,
-                workDir: prepared.settings.workDir,
-                worktree: prepared.checkout?.worktree,
-                onRefused: session.onEgressRefused,
-              }),
-            ),
+    enter: gateEntry(ctx, {
+      sandbox: prepared.work.sandbox,
+      env: prepared.env,
+      workDir: prepared.settings.workDir,
+      worktree: prepared.checkout?.worktree,
+      onRefused: session.onEgressRefused,
+    }),
     onStart: (g) => {
       session.onGate(g.name);
       ctx.events.info('gate_started', { item: item.id, session: sessionId, gate: g.name });

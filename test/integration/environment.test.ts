@@ -35,6 +35,24 @@ async function project(config: Record<string, unknown>, land = false) {
   return { ...made, ledgers: await tempDir('ralph-ledgers-') };
 }
 
+/** A run that tries a failed item again at once. */
+const RETRY_AT_ONCE = {
+  retryBackoffCap: 0,
+  failureBackoffCap: 0,
+  maxConsecutiveFailures: 0,
+  pollInterval: 0.2,
+};
+
+/** A gate that fails the first time it runs only, counting its runs in `gateLedger`. */
+const failsOnce = (gateLedger: string) =>
+  node(
+    ledger(
+      gateLedger,
+      "'gate'",
+      `if(require('fs').readFileSync(${JSON.stringify(gateLedger)},'utf8').split('\\n').length<3)process.exit(1)`,
+    ),
+  );
+
 const lines = (file: string) =>
   fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
 
@@ -154,22 +172,9 @@ describe('an environment per worktree', () => {
         setup: [node(ledger(setupLedger, "'setup'"))],
         maintenance: [node(ledger(maintenanceLedger, "'maintenance'"))],
       },
-      run: {
-        retryBackoffCap: 0,
-        failureBackoffCap: 0,
-        maxConsecutiveFailures: 0,
-        pollInterval: 0.2,
-      },
+      run: RETRY_AT_ONCE,
       // Fails the first time only: the item's second attempt reuses its worktree.
-      gates: [
-        node(
-          ledger(
-            gateLedger,
-            "'gate'",
-            `if(require('fs').readFileSync(${JSON.stringify(gateLedger)},'utf8').split('\\n').length<3)process.exit(1)`,
-          ),
-        ),
-      ],
+      gates: [failsOnce(gateLedger)],
     });
     await ralph(root, ['add', 'Twice', '--id', 'twice', '--body', '#behave: work commit=1']);
     const run = await ralph(root, ['run', '--drain']);
@@ -200,22 +205,9 @@ describe('an environment per worktree', () => {
     const maintenanceLedger = path.join(ledgers, 'maintenance');
     const gateLedger = path.join(ledgers, 'gate');
     const { root, repo } = await project({
-      run: {
-        retryBackoffCap: 0,
-        failureBackoffCap: 0,
-        maxConsecutiveFailures: 0,
-        pollInterval: 0.2,
-      },
+      run: RETRY_AT_ONCE,
       // Fails the first time only: the item's second attempt reuses its worktree.
-      gates: [
-        node(
-          ledger(
-            gateLedger,
-            "'gate'",
-            `if(require('fs').readFileSync(${JSON.stringify(gateLedger)},'utf8').split('\\n').length<3)process.exit(1)`,
-          ),
-        ),
-      ],
+      gates: [failsOnce(gateLedger)],
     });
     const file = path.join(repo, '.ralph', 'environment.json');
     fs.mkdirSync(path.dirname(file));

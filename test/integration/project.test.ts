@@ -22,7 +22,7 @@ async function ralphIn(cwd: string, args: string[]) {
 const config = (root: string) =>
   JSON.parse(fs.readFileSync(path.join(root, 'ralph.config.json'), 'utf8')) as {
     defaults: { workDir?: string };
-    environment: { dependencies: unknown[] };
+    environment: { dependencies: unknown[]; allowHosts: string[] };
   };
 
 describe('the project', () => {
@@ -57,6 +57,10 @@ describe('the project', () => {
         paths: ['node_modules'],
         install: [{ command: ['npm', 'ci'] }],
       },
+    ]);
+    // Under the sandbox its install reaches the registry; the agent does not.
+    expect(config(path.join(dir, 'night')).environment.allowHosts).toEqual([
+      'registry.npmjs.org:443',
     ]);
     expect((await ralph(path.join(dir, 'night'), ['doctor'])).stdout).toMatch(
       new RegExp(`ok +project +${app}`),

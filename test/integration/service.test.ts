@@ -59,6 +59,7 @@ describe('ralph as a service', () => {
     expect(unit).toContain(`ExecStart="${process.execPath}" "`);
     expect(unit).toContain(`"-C" "${root}" "run"`);
     expect(unit).toContain('Restart=on-failure');
+    expect(unit).toContain(`EnvironmentFile=-${path.join(root, 'service.env')}`);
     // Not restarted after a usage error, a held workspace, state to look at, or a pause.
     expect(unit).toContain('RestartPreventExitStatus=2 3 4 6');
     expect(unit).toContain('KillSignal=SIGTERM');

@@ -80,6 +80,7 @@ export function systemText(request: RecordedRequest): string {
  */
 export async function startFakeAnthropic(
   respond: (request: RecordedRequest, index: number) => Reply,
+  options: { refusedKey?: string } = {},
 ): Promise<FakeAnthropic> {
   const requests: RecordedRequest[] = [];
   const open = new Set<http.ServerResponse>();
@@ -96,6 +97,17 @@ export async function startFakeAnthropic(
         body: text === '' ? {} : (JSON.parse(text) as RecordedRequest['body']),
       };
       requests.push(recorded);
+      // A key the API does not know: every request refused, as the real API does.
+      if (options.refusedKey !== undefined && req.headers['x-api-key'] === options.refusedKey) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          }),
+        );
+        return;
+      }
       if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');

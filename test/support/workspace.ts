@@ -61,8 +61,8 @@ export async function makeWorkspace(
   // The project the agents work on, unless the test names its own: never the workspace.
   await fsp.mkdir(path.join(root, 'project'), { recursive: true });
   current.defaults = { ...(current.defaults as object), workDir: 'project' };
-  // The machine's sleep inhibitor is asked for by the test of it alone.
-  current.run = { ...(current.run as object), keepAwake: false };
+  // The machine's sleep inhibitor and the CLIs' logins are asked for by the tests of them alone.
+  current.run = { ...(current.run as object), keepAwake: false, checkLogins: false };
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(config)) {
     const base = current[key];

@@ -98,6 +98,30 @@ function leanTools(s: Invocation['settings'], allowed: readonly string[]): strin
   return [...names];
 }
 
+/**
+ * What `claude auth status` (JSON) says of its login: none, or one that has expired. Output it
+ * cannot read tells nothing (an older CLI): no problem is made of it.
+ */
+export function claudeAuthVerdict(
+  ran: { code: number | null; stdout: string },
+  now: number,
+): string | undefined {
+  let status: { loggedIn?: unknown; loginExpiresAt?: unknown };
+  try {
+    status = JSON.parse(ran.stdout) as typeof status;
+  } catch {
+    return undefined;
+  }
+  if (status.loggedIn === false)
+    return 'claude auth status: not logged in (run "claude" once to log in, or set ANTHROPIC_API_KEY)';
+  const expires = status.loginExpiresAt;
+  const at =
+    typeof expires === 'number' ? expires : typeof expires === 'string' ? Date.parse(expires) : NaN;
+  if (Number.isFinite(at) && at <= now)
+    return `claude auth status: its login expired at ${new Date(at).toISOString()} (run "claude" to log in again)`;
+  return undefined;
+}
+
 /** Claude Code: every limit and tool rule is a flag of its own. */
 export const claude: AgentCli = {
   name: 'claude',
@@ -116,6 +140,16 @@ export const claude: AgentCli = {
   // The suite pins 2.1.330.
   tested: { major: 2, minor: 1 },
   login: { file: '.claude/.credentials.json', how: 'run "claude" once to log in' },
+  loginCheck: {
+    status: { args: ['auth', 'status'], verdict: claudeAuthVerdict },
+    keyProbe: (env) =>
+      env.ANTHROPIC_API_KEY === undefined || env.ANTHROPIC_API_KEY === ''
+        ? undefined
+        : {
+            url: `${(env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/models?limit=1`,
+            headers: { 'x-api-key': env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' },
+          },
+  },
   sandbox: {
     state: (env, home) =>
       env.CLAUDE_CONFIG_DIR === undefined

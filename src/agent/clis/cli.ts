@@ -101,8 +101,27 @@ export interface AgentCli {
   tested: { major: number; minor: number };
   /** Where a logged-in CLI keeps its credentials (under HOME), and how one logs in. */
   login: { file: string; how: string };
+  /** How to tell, before a night and without a token spent, whether it can log in. */
+  loginCheck?: LoginCheck;
   /** What the CLI needs inside ralph's sandbox. */
   sandbox: SandboxNeeds;
+}
+
+/**
+ * A CLI's own answer to "are you logged in?", no token spent: its status command, and for an
+ * API key a request to its API that proves the key (a list of models).
+ */
+export interface LoginCheck {
+  /** The status command's arguments after the CLI's command. */
+  status?: {
+    args: readonly string[];
+    /** What it said: a problem, or undefined when logged in (or when it cannot tell). */
+    verdict(ran: { code: number | null; stdout: string }, now: number): string | undefined;
+  };
+  /** The request that proves the API key in use, when one is (undefined: none to prove). */
+  keyProbe?(
+    env: Readonly<Record<string, string>>,
+  ): { url: string; headers: Record<string, string> } | undefined;
 }
 
 /** What a CLI needs inside ralph's sandbox (`sandbox.kind: "bwrap"`). */

@@ -316,6 +316,16 @@ export const codex: AgentCli = {
   // The suite pins 0.169.0.
   tested: { major: 0, minor: 169 },
   login: { file: '.codex/auth.json', how: 'run "codex login"' },
+  // Without a key in its environment, codex's own word on its login (exit 1: none).
+  loginCheck: {
+    status: {
+      args: ['login', 'status'],
+      verdict: (ran) =>
+        ran.code === 1
+          ? `codex login status: ${ran.stdout.trim().split('\n').at(-1) || 'not logged in'} (run "codex login", or set OPENAI_API_KEY)`
+          : undefined,
+    },
+  },
   sandbox: {
     state: (env) => [codexHome(env)],
     apiHosts: (env) => apiHostOf(env.OPENAI_BASE_URL, 'api.openai.com:443', 'chatgpt.com:443'),

@@ -261,6 +261,16 @@ export const gemini: AgentCli = {
   // The suite pins 0.61.0.
   tested: { major: 0, minor: 61 },
   login: { file: '.gemini/oauth_creds.json', how: 'run "gemini" once to log in' },
+  loginCheck: {
+    keyProbe: (env) => {
+      const key = env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
+      if (key === undefined || key === '') return undefined;
+      const base = (
+        env.GOOGLE_GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com'
+      ).replace(/\/+$/, '');
+      return { url: `${base}/v1beta/models?pageSize=1`, headers: { 'x-goog-api-key': key } };
+    },
+  },
   sandbox: {
     state: (_env, home) => [path.join(home, '.gemini')],
     apiHosts: (env) =>

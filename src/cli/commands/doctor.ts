@@ -3,6 +3,7 @@ import { plural } from '../../lib/text.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { credentialsOf, which } from '../../agent/availability.js';
+import { loginProblem } from '../../agent/login.js';
 import { cliNamed, commandOf } from '../../agent/clis/index.js';
 import type { CliName } from '../../config/cli-names.js';
 import { runToEnd } from '../../agent/process.js';
@@ -70,6 +71,12 @@ async function clisInUse(
   return [...names];
 }
 
+/** The variables that are set. */
+const definedOf = (env: Readonly<Record<string, string | undefined>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+
 /** One agent CLI: found, in the version range ralph is tested with, and able to log in. */
 async function checkCli(
   workspace: Workspace,
@@ -120,12 +127,18 @@ async function checkCli(
     });
   }
   const credentials = credentialsOf(cli, env);
+  // As the run asks it before a night (run.checkLogins): the API or the CLI's own word.
+  const login = workspace.config.run.checkLogins
+    ? await loginProblem(cli, [found, ...leading], definedOf(env), Date.now())
+    : undefined;
   checks.push(
-    credentials.kind === 'variable'
-      ? { verdict: 'ok', name: 'auth', detail: `${credentials.name} is set (passed to ${name})` }
-      : credentials.kind === 'login'
-        ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${credentials.file})` }
-        : { verdict: 'FAIL', name: 'auth', detail: credentials.problem },
+    login !== undefined
+      ? { verdict: 'FAIL', name: 'auth', detail: login.problem }
+      : credentials.kind === 'variable'
+        ? { verdict: 'ok', name: 'auth', detail: `${credentials.name} is set (passed to ${name})` }
+        : credentials.kind === 'login'
+          ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${credentials.file})` }
+          : { verdict: 'FAIL', name: 'auth', detail: credentials.problem },
   );
   return checks;
 }

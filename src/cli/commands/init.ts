@@ -101,11 +101,16 @@ export async function initCommand(
   const project = await projectOf(options.project, dir, options.here);
   const root = workspaceDir(dir, options.here, project);
   const probe = await probeSandbox(bubblewrapOf(env));
-  const dependencies = project === undefined ? [] : await dependenciesOf(project.dir);
+  const found =
+    project === undefined
+      ? { dependencies: [], allowHosts: [] }
+      : await dependenciesOf(project.dir);
+  const { dependencies } = found;
   const config = ConfigSchema.parse({
     sandbox: { kind: probe.ok ? 'bwrap' : 'none' },
     ...(project === undefined ? {} : { defaults: { workDir: project.dir } }),
-    environment: { dependencies },
+    // Its registry for its installs alone: under the sandbox the agent does not reach it.
+    environment: { dependencies, allowHosts: found.allowHosts },
   });
   const paths = workspacePaths(root, config);
   const created: string[] = [];
@@ -139,7 +144,7 @@ export async function initCommand(
   if (created.includes(CONFIG_FILE))
     for (const tree of dependencies)
       output.out(
-        `Dependencies: ${tree.paths.join(', ')} of ${tree.lockfiles.join(', ')}, built once by \`${tree.install.map((c) => c.join(' ')).join('; ')}\` and copied into each worktree (environment.dependencies)`,
+        `Dependencies: ${tree.paths.join(', ')} of ${tree.lockfiles.join(', ')}, built once by \`${tree.install.map((c) => c.join(' ')).join('; ')}\` and copied into each worktree (environment.dependencies; its install may reach ${found.allowHosts.join(', ')})`,
       );
   if (created.includes(CONFIG_FILE))
     output.out(

@@ -1,0 +1,76 @@
+import os from 'node:os';
+import { runCommand } from '../lib/command.js';
+import { credentialsOf } from './availability.js';
+import type { AgentCli } from './clis/cli.js';
+
+/** How long the check may take: a status command or one request. */
+const CHECK_TIMEOUT_MS = 20_000;
+
+/** Whether a CLI can log in: `refuse` when it surely cannot, else a warning it may not. */
+export type LoginProblem = { sure: boolean; problem: string };
+
+/**
+ * Whether `cli` (run as `command`, with `env` as its sessions get it) can log in, found without a
+ * token spent: an API key it would use is shown to its API (a list of models, which costs
+ * nothing), else its own status command is asked; with neither, whether a credential can be
+ * read. Only an answer that says so is sure; a check that could not run is not.
+ */
+export async function loginProblem(
+  cli: AgentCli,
+  command: readonly string[],
+  env: Readonly<Record<string, string>>,
+  now: number,
+): Promise<LoginProblem | undefined> {
+  const credentials = credentialsOf(cli, env);
+  const check = cli.loginCheck;
+  const probe = check?.keyProbe?.(env);
+  if (probe !== undefined) return keyProblem(cli, probe);
+  if (credentials.kind === 'variable') return undefined;
+  if (check?.status !== undefined && command.length > 0) {
+    const ran = await runCommand({
+      argv: [...command, ...check.status.args],
+      cwd: os.homedir(),
+      env,
+      timeoutMs: CHECK_TIMEOUT_MS,
+      killGraceMs: 2_000,
+      maxOutputBytes: 256 * 1024,
+    });
+    if (ran.startError !== undefined || ran.timedOut) return undefined;
+    const problem = check.status.verdict({ code: ran.code, stdout: ran.stdout }, now);
+    return problem === undefined ? undefined : { sure: true, problem };
+  }
+  return credentials.kind === 'none' ? { sure: false, problem: credentials.problem } : undefined;
+}
+
+/** The key shown to the API: refused (401, 403) is sure; anything else tells nothing. */
+async function keyProblem(
+  cli: AgentCli,
+  probe: { url: string; headers: Record<string, string> },
+): Promise<LoginProblem | undefined> {
+  try {
+    const response = await fetch(probe.url, {
+      headers: probe.headers,
+      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+    });
+    const text = await response.text().catch(() => '');
+    if (response.status !== 401 && response.status !== 403) return undefined;
+    return {
+      sure: true,
+      problem: `${cli.name}: its API refused the key (HTTP ${response.status}${apiMessage(text)}) at ${new URL(probe.url).origin}`,
+    };
+  } catch {
+    // Unreachable now (offline, a proxy): the night finds out at its first session.
+    return undefined;
+  }
+}
+
+/** The error message of an API's JSON error body, if it has one. */
+function apiMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string };
+    const message = typeof body.error === 'string' ? body.error : body.error?.message;
+    return typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
+  } catch {
+    return '';
+  }
+}
