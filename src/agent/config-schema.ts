@@ -54,15 +54,16 @@ const CommandSchema = (name: string) =>
 
 /**
  * The short message every CLI but codex is started with. The item travels in ralph's prompt:
- * appended to the system prompt of claude and pi, beside this message on the others' stdin.
+ * after this message in claude's first message (its system prompt gets the part without the
+ * item's), appended to pi's system prompt, beside this message on the others' stdin.
  */
 export const DEFAULT_INITIAL_PROMPT =
-  'You are running unattended under ralph. Your work item and instructions are under "# Assignment" in ralph\'s prompt. Begin now and finish the item.';
+  'You are running unattended under ralph. Your work item and its instructions are under "# Assignment". Begin now and finish the item.';
 export const InitialPromptSchema = z
   .string()
   .min(1)
   .describe(
-    "The short message a session starts with (codex gets none); the item itself is in ralph's prompt.",
+    "The short message a session starts with (codex gets none); the item itself is in ralph's prompt (for claude, after this message).",
   );
 const ClaudeSettingsSchema = z.string().min(1).describe('Passed to claude as `--settings`.');
 

@@ -6,7 +6,10 @@ export interface SessionFiles {
   stderr: string;
   record: string;
   summary: string;
+  /** The whole prompt ralph assembled for the session. */
   prompt: string;
+  /** Its part without the item's (claude's appended system prompt, the same for every item). */
+  system: string;
   context: string;
   /** The quality gates' commands and output. */
   gates: string;
@@ -33,6 +36,7 @@ export function sessionFiles(sessionsDir: string, sessionId: string): SessionFil
     record: at('.json'),
     summary: at('-summary.md'),
     prompt: at('-prompt.md'),
+    system: at('-system.md'),
     context: at('-context.json'),
     gates: at('-gates.log'),
     setup: at('-setup.log'),

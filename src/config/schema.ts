@@ -159,7 +159,16 @@ const PathsSchema = z.strictObject({
     .string()
     .min(1)
     .default('prompts/bootstrap.md')
-    .describe("The bootstrap template every session's prompt is rendered from."),
+    .describe(
+      "The template of each session's assignment (the item's own: its task, criteria, what went wrong before), rendered into its first message.",
+    ),
+  instructions: z
+    .string()
+    .min(1)
+    .default('prompts/instructions.md')
+    .describe(
+      "The template of the standing instructions every session gets in its system prompt (how to work, when to ask a person). Item placeholders here make each item's system prompt differ, so the model API's prompt cache cannot serve it; `ralph doctor` says so. A workspace without the file has none.",
+    ),
   agents: z.string().min(1).default('agents').describe('Where the personas are.'),
   state: z
     .string()

@@ -13,6 +13,8 @@ export interface WorkspacePaths {
   root: string;
   config: string;
   bootstrap: string;
+  /** The template of the standing instructions of every session's system prompt. */
+  instructions: string;
   agents: string;
   state: string;
   sessions: string;
@@ -68,6 +70,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     root,
     config: at(CONFIG_FILE),
     bootstrap: at(config.paths.bootstrap),
+    instructions: at(config.paths.instructions),
     agents: at(config.paths.agents),
     state,
     sessions: at(config.paths.sessions),

@@ -13,6 +13,7 @@ export const RALPH_BIN = packageFile('../bin.js');
 export const DEMO_AGENT = packageFile('../demo/agent.js');
 /** The bootstrap prompt `ralph init` writes into a new workspace. */
 export const BOOTSTRAP_PROMPT = packageFile('../../prompts/bootstrap.md');
+export const INSTRUCTIONS_PROMPT = packageFile('../../prompts/instructions.md');
 /** The dashboard's built files, which `ralph serve` serves. */
 export const DASHBOARD_ASSETS = packageFile('../dashboard/');
 /** The sandbox's launcher, a plain file the build copies beside the compiled sandbox modules. */

@@ -5,11 +5,16 @@ export const MAX_BODY_CHARS = PROMPT_CAP_CHARS / 2;
 /** Each project context file is read up to this size. */
 export const CONTEXT_FILE_CAP = 4 * 1024;
 
-/** The parts of the appended system prompt, in the order they are assembled. */
+/** The parts of the prompt, in the order they are assembled. */
 export interface PromptParts {
+  /** Who the agent is and for whom: the same for every item of a night that shares settings. */
   identity: string;
+  /** Which item, session, directory and branch: the item's own, at the head of its assignment. */
+  item?: string;
   context: { name: string; text: string }[];
   persona?: { id: string; instructions: string };
+  /** The standing instructions (the workspace's instructions template, rendered). */
+  instructions?: string;
   bootstrap: string;
 }
 
@@ -19,10 +24,24 @@ export interface PromptCut {
   removedChars: number;
 }
 
-/** The assembled prompt, with the size of each section and any cuts. */
+/**
+ * The assembled prompt, with the size of each section and any cuts: whole (`text`), and in its
+ * two parts. `system` holds nothing of the item's (the same bytes for every item that shares
+ * its settings, so a model API's prompt cache serves it from the item before); `assignment`,
+ * the item's own, travels in the first message of a CLI that takes a system prompt.
+ */
 export interface AssembledPrompt {
   text: string;
-  sizes: { identity: number; context: number; persona: number; bootstrap: number; total: number };
+  system: string;
+  assignment: string;
+  sizes: {
+    identity: number;
+    context: number;
+    persona: number;
+    instructions: number;
+    bootstrap: number;
+    total: number;
+  };
   cuts: PromptCut[];
 }
 
@@ -46,19 +65,26 @@ const contextSection = (context: PromptParts['context']) =>
     : `# Project context\n\n${context.map((f) => `## ${f.name}\n\n${f.text.trim()}`).join('\n\n')}`;
 
 /**
- * Assembles the appended system prompt: base identity, project context, persona instructions,
- * the rendered bootstrap. Over the cap, the persona instructions are cut first, then the project
- * context; the identity and the bootstrap are never cut.
+ * Assembles the prompt: its system part (base identity, project context, persona instructions,
+ * standing instructions), then the item's assignment (the rendered bootstrap). Over the cap, the
+ * persona instructions are cut first, then the project context; the identity, the standing
+ * instructions and the assignment are never cut.
  */
 export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): AssembledPrompt {
   const identity = `# Identity\n\n${parts.identity.trim()}`;
-  const bootstrap = `# Assignment\n\n${parts.bootstrap.trim()}`;
+  const item = parts.item === undefined ? '' : `${parts.item.trim()}\n\n`;
+  const bootstrap = `# Assignment\n\n${item}${parts.bootstrap.trim()}`;
+  const instructions =
+    parts.instructions === undefined || parts.instructions.trim() === ''
+      ? ''
+      : `# Instructions\n\n${parts.instructions.trim()}`;
   const personaHead = parts.persona ? `# Persona: ${parts.persona.id}\n\n` : '';
   let persona = parts.persona?.instructions.trim() ?? '';
   let context = contextSection(parts.context);
   const joiners = 2 * 3;
   const cuts: PromptCut[] = [];
-  const fixed = identity.length + bootstrap.length + personaHead.length + joiners;
+  const fixed =
+    identity.length + instructions.length + bootstrap.length + personaHead.length + joiners + 2;
   let over = fixed + context.length + persona.length - cap;
   if (over > 0 && persona.length > 0) {
     const keep = Math.max(0, persona.length - over);
@@ -73,13 +99,19 @@ export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): Asse
     context = cut(context, keep, 'project context');
   }
   const personaSection = parts.persona ? `${personaHead}${persona}` : '';
-  const text = [identity, context, personaSection, bootstrap].filter((s) => s !== '').join('\n\n');
+  const system = [identity, context, personaSection, instructions]
+    .filter((s) => s !== '')
+    .join('\n\n');
+  const text = `${system}\n\n${bootstrap}`;
   return {
     text: `${text}\n`,
+    system: `${system}\n`,
+    assignment: `${bootstrap}\n`,
     sizes: {
       identity: identity.length,
       context: context.length,
       persona: personaSection.length,
+      instructions: instructions.length,
       bootstrap: bootstrap.length,
       total: text.length + 1,
     },

@@ -14,7 +14,7 @@ const WRITING_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
 
 /** The message a reviewer starts with: its task is in its prompt. */
 const REVIEWER_START =
-  'Review the change described in your system prompt, and end with the verdict it asks for.';
+  'Review the change described under "# Assignment", and end with the verdict it asks for.';
 
 /** What a reviewer's session is made from. */
 export interface ReviewerRequest {
@@ -65,11 +65,21 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
   if (refusal !== undefined) return { reason: `the reviewer: ${refusal}`, scope: 'workspace' };
   const cli = cliNamed(settings.cli);
   const { env, secrets, passedSecrets } = sessionEnv(request, cli);
+  const prompt = assemblePrompt({
+    identity: 'You are a reviewer run by ralph, an unattended runner of a queue of coding tasks.',
+    item: [
+      `Work item: ${item.id} — ${item.title}`,
+      `Working directory (read-only): ${request.workDir}`,
+    ].join('\n'),
+    context: [],
+    bootstrap: request.prompt,
+  });
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: REVIEWER_START,
     title: `Review of ${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
+    system: { file: identity.files.system, text: prompt.system, assignment: prompt.assignment },
     policyFile: identity.files.policy,
     inputFile: identity.files.input,
     sessionId: identity.sessionId,
@@ -86,15 +96,7 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     settings,
     work: { git: false, gates: [], sandbox, review: false, environment: NO_ENVIRONMENT },
     worktree: request.worktree,
-    prompt: assemblePrompt({
-      identity: [
-        'You are a reviewer run by ralph, an unattended runner of a queue of coding tasks.',
-        `Work item: ${item.id} — ${item.title}`,
-        `Working directory (read-only): ${request.workDir}`,
-      ].join('\n'),
-      context: [],
-      bootstrap: request.prompt,
-    }),
+    prompt,
     cli,
     argv: command.argv,
     cliFiles: command.files ?? [],

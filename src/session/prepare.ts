@@ -127,10 +127,32 @@ async function renderBootstrap(
   const template = await cache.read(bootstrap).catch(() => undefined);
   if (template === undefined)
     return { reason: `bootstrap template ${bootstrap} cannot be read`, scope: 'workspace' };
+  return renderTemplate(bootstrap, template, values);
+}
+
+/**
+ * The standing instructions of the workspace's system prompt, rendered (none in a workspace
+ * made before it had the file).
+ */
+async function renderInstructions(
+  workspace: Workspace,
+  cache: FileCache,
+  values: Record<string, string>,
+): Promise<string | PreparationError> {
+  const { instructions } = workspace.paths;
+  const template = await cache.read(instructions).catch(() => undefined);
+  return template === undefined ? '' : renderTemplate(instructions, template, values);
+}
+
+function renderTemplate(
+  file: string,
+  template: string,
+  values: Record<string, string>,
+): string | PreparationError {
   const rendered = render(template, values);
   if (rendered.ok) return rendered.text;
   return {
-    reason: `${bootstrap}: unknown placeholder${rendered.unknown.length > 1 ? 's' : ''} ${rendered.unknown
+    reason: `${file}: unknown placeholder${rendered.unknown.length > 1 ? 's' : ''} ${rendered.unknown
       .map((name) => `{{${name}}}`)
       .join(', ')} (built-in names, "vars" in ralph.config.json and the item's "vars" are known)`,
     scope: 'workspace',
@@ -225,22 +247,34 @@ export async function prepareSession(
             resolved.fallback.handoverChars,
           ),
         );
-  const rendered = await renderBootstrap(
-    workspace,
-    request.cache,
-    bootstrapValues(request, settings.workDir, body, checkout, handover),
-  );
+  const values = bootstrapValues(request, settings.workDir, body, checkout, handover);
+  const rendered = await renderBootstrap(workspace, request.cache, values);
   if (typeof rendered !== 'string') return rendered;
+  const instructions = await renderInstructions(workspace, request.cache, values);
+  if (typeof instructions !== 'string') return instructions;
   // Set only while the item waits to be resumed after an interruption.
   const resume = handover === undefined ? item.conversationId : undefined;
   const cli = cliNamed(settings.cli);
   const { config } = workspace;
   const { env, secrets, passedSecrets } = sessionEnv(request, cli);
+  // A template of an older release has no {{HANDOVER}}: the handover is added at its end.
+  const bootstrap =
+    handover === undefined || rendered.includes(handover)
+      ? rendered
+      : `${rendered}\n\n## Handover\n\n${handover}\n`;
+  const prompt = await promptOf(request, resolved, { bootstrap, instructions }, checkout);
+  if (prompt.sizes.total > PROMPT_CAP_CHARS) {
+    return {
+      reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
+      scope: 'item',
+    };
+  }
   const command = cli.command({
     command: commandOf(config, cli.name),
     initialPrompt: initialPromptOf(config.initialPrompt, item, resume),
     title: `${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
+    system: { file: identity.files.system, text: prompt.system, assignment: prompt.assignment },
     policyFile: identity.files.policy,
     inputFile: identity.files.input,
     sessionId: identity.sessionId,
@@ -256,18 +290,6 @@ export async function prepareSession(
   for (const gate of work.gates) {
     const problem = await gateProgramProblem(gate, settings.workDir, env.PATH);
     if (problem !== undefined) return { reason: problem, scope: 'item' };
-  }
-  // A template of an older release has no {{HANDOVER}}: the handover is added at its end.
-  const bootstrap =
-    handover === undefined || rendered.includes(handover)
-      ? rendered
-      : `${rendered}\n\n## Handover\n\n${handover}\n`;
-  const prompt = await promptOf(request, resolved, bootstrap, checkout);
-  if (prompt.sizes.total > PROMPT_CAP_CHARS) {
-    return {
-      reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
-      scope: 'item',
-    };
   }
   return {
     settings,
@@ -547,11 +569,14 @@ export function initialPromptOf(initial: string, item: Item, resume: string | un
   ].join('\n\n');
 }
 
-/** The appended system prompt: who the agent is, the project's context, the persona, the task. */
+/**
+ * The prompt: who the agent is, the project's context, the persona and the standing
+ * instructions (its system part, nothing of the item's), then the item and its assignment.
+ */
 async function promptOf(
   { workspace, item, identity, cache }: PreparationRequest,
   { persona, settings }: Resolution,
-  bootstrap: string,
+  { bootstrap, instructions }: { bootstrap: string; instructions: string },
   checkout: Checkout | undefined,
 ) {
   const context: { name: string; text: string }[] = [];
@@ -564,6 +589,8 @@ async function promptOf(
     identity: [
       'You are an autonomous coding agent run by ralph, an unattended runner of a queue of coding tasks.',
       `Workspace: ${workspace.root}`,
+    ].join('\n'),
+    item: [
       `Work item: ${item.id} — ${item.title} (attempt ${item.attempts})`,
       `Session: ${identity.sessionId}, iteration ${identity.iteration}`,
       `Working directory: ${settings.workDir}`,
@@ -572,6 +599,7 @@ async function promptOf(
     context,
     persona:
       persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
+    instructions,
     bootstrap,
   });
 }

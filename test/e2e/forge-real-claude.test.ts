@@ -4,7 +4,7 @@
 // removes the file, and the pull request is merged once green.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lastIsToolResult, systemText, type RecordedRequest } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText, type RecordedRequest } from '../support/fake-anthropic.js';
 import { brokenFileCi, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { git, makeRepo } from '../support/git.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
@@ -33,7 +33,7 @@ describe('the real claude CLI fixing a failing check', () => {
     github.checksFor = brokenFileCi(bare);
     const { root, env, api } = await realClaudeWorkspace(
       (request) => {
-        const item = /Work item: (\S+) —/.exec(systemText(request))?.[1] ?? 'unknown';
+        const item = /Work item: (\S+) —/.exec(requestText(request))?.[1] ?? 'unknown';
         const told = messagesText(request).includes('failed at');
         const command = told
           ? `rm broken-${item} && echo fixed >> ${item}.txt`

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText } from '../support/fake-anthropic.js';
 import { branches, filesAt, git, makeRepo } from '../support/git.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
@@ -14,7 +14,7 @@ describe('the real claude CLI in git mode with two workers', () => {
     const repo = await makeRepo();
     const { root, env } = await realClaudeWorkspace(
       (request) => {
-        const item = /Work item: (\S+) —/.exec(systemText(request))?.[1] ?? 'unknown';
+        const item = /Work item: (\S+) —/.exec(requestText(request))?.[1] ?? 'unknown';
         return lastIsToolResult(request)
           ? { kind: 'text', text: `Wrote ${item}.txt.` }
           : {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastIsToolResult, systemText, type RecordedRequest } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText, type RecordedRequest } from '../support/fake-anthropic.js';
 import { git, makeRepo } from '../support/git.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { ralph, readQueue } from '../support/workspace.js';
@@ -38,7 +38,7 @@ describe('the real claude CLI resolving a landing conflict', () => {
     git(repo, 'commit', '-qm', 'shared');
     const { root, env, api } = await realClaudeWorkspace(
       (request) => {
-        const item = /Work item: (\S+) —/.exec(systemText(request))?.[1] ?? 'unknown';
+        const item = /Work item: (\S+) —/.exec(requestText(request))?.[1] ?? 'unknown';
         const told = messagesText(request).includes('could not land on');
         return lastIsToolResult(request)
           ? { kind: 'text', text: `Done with ${item}.` }

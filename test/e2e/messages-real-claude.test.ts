@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { lastIsToolResult, systemText, type RecordedRequest } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText, type RecordedRequest } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { startRunner } from '../support/runner.js';
 import { eventually } from '../support/wait.js';
@@ -37,7 +37,7 @@ describe('the real claude CLI given a message', () => {
     const go = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-go-')), 'go');
     const { root, env, api } = await realClaudeWorkspace(
       (request) => {
-        const item = /Work item: (\S+) —/.exec(systemText(request))?.[1] ?? 'unknown';
+        const item = /Work item: (\S+) —/.exec(requestText(request))?.[1] ?? 'unknown';
         if (messagesText(request).includes('Stop and finish.'))
           return { kind: 'text', text: `Finishing ${item} as asked.` };
         if (item === 'job' && !lastIsToolResult(request))
@@ -70,10 +70,10 @@ describe('the real claude CLI given a message', () => {
     const heard = api.requests.find((r) => messagesText(r).includes('Stop and finish.'));
     expect(heard).toBeDefined();
     expect(lastIsToolResult(heard as RecordedRequest)).toBe(true);
-    expect(systemText(heard as RecordedRequest)).toContain('Work item: job —');
+    expect(requestText(heard as RecordedRequest)).toContain('Work item: job —');
     // The waiting item's first request carried the message sent before its start.
-    const later = api.requests.find((r) => systemText(r).includes('Work item: later —'));
-    expect(systemText(later as RecordedRequest)).toContain('Use the staging database.');
+    const later = api.requests.find((r) => requestText(r).includes('Work item: later —'));
+    expect(requestText(later as RecordedRequest)).toContain('Use the staging database.');
     const show = await ralph(root, ['show', 'job'], env);
     expect(show.stdout).toContain('(while it ran): Stop and finish.');
     expect(working()).toBe(false);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText, systemText } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { ralph, readQueue, readSessions, tempDir } from '../support/workspace.js';
 
@@ -56,11 +56,15 @@ describe('a read-only persona with the real claude CLI', () => {
     const [parked] = readQueue(root).items;
     expect(parked?.status).toBe('needs_input');
     expect(String(parked?.question)).toContain('tools refused by the permission mode: Write');
-    const system = systemText(api.requests.find((r) => r.method === 'POST')!);
+    // The persona is in the system prompt after ralph's identity; the assignment (the rendered
+    // bootstrap) is in the first message, after the system prompt.
+    const request = api.requests.find((r) => r.method === 'POST')!;
+    const system = systemText(request);
     const persona = system.indexOf('PERSONA-MARKER');
-    const bootstrap = system.indexOf('BOOTSTRAP-MARKER');
     expect(system.indexOf('# Identity')).toBeGreaterThanOrEqual(0);
     expect(persona).toBeGreaterThan(system.indexOf('# Identity'));
-    expect(bootstrap).toBeGreaterThan(persona);
+    expect(system).not.toContain('BOOTSTRAP-MARKER');
+    const text = requestText(request);
+    expect(text.indexOf('BOOTSTRAP-MARKER')).toBeGreaterThan(text.indexOf('PERSONA-MARKER'));
   });
 });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastIsToolResult, systemText } from '../support/fake-anthropic.js';
+import { lastIsToolResult, requestText, systemText } from '../support/fake-anthropic.js';
 import { closeFakeApiAfterEach, realClaudeWorkspace } from '../support/real-claude.js';
 import { ralph, readQueue, readSessions, runningRecords, tempDir } from '../support/workspace.js';
 
@@ -65,13 +65,22 @@ describe('ralph with the real claude CLI', () => {
     };
     expect(budget.totalCostUsd).toBe(cost);
 
-    // The appended system prompt reached the API with the rendered template in it.
+    // The prompt reached the API with the rendered templates in it: its part without the item's
+    // appended to the system prompt (the same bytes for every item), the assignment in the first
+    // message.
     const prompt = fs.readFileSync(sessionFile(root, id, '-prompt.md'), 'utf8');
     expect(prompt).toContain(`# Work session ${id}`);
     expect(prompt).toContain('Greet the user.');
     expect(prompt).not.toMatch(/\{\{[A-Z_]+\}\}/);
+    const system = fs.readFileSync(sessionFile(root, id, '-system.md'), 'utf8');
+    expect(system).toContain('# Instructions');
+    expect(system).not.toContain(id);
+    expect(prompt.startsWith(system.trimEnd())).toBe(true);
     const messageRequest = api.requests.find((r) => r.method === 'POST');
-    expect(systemText(messageRequest!)).toContain(prompt.trim());
+    expect(systemText(messageRequest!)).toContain(system.trim());
+    expect(requestText(messageRequest!)).toContain(
+      prompt.slice(prompt.indexOf('# Assignment')).trim(),
+    );
     for (const suffix of ['.ndjson', '.err', '.json', '-summary.md', '-prompt.md']) {
       expect(fs.existsSync(sessionFile(root, id, suffix)), suffix).toBe(true);
     }

@@ -9,6 +9,7 @@ import {
   claudeEnv,
   lastIsToolResult,
   startFakeAnthropic,
+  requestText,
   systemText,
   type FakeAnthropic,
   type RecordedRequest,
@@ -141,7 +142,7 @@ describe('a reviewer of another CLI, on the real binaries', () => {
       );
       anthropic = await startFakeAnthropic((request) => {
         if (!isReviewer(request)) return { kind: 'text', text: 'nothing to do' };
-        const dir = /Working directory \(read-only\): (\S+)/.exec(systemText(request))?.[1] ?? '.';
+        const dir = /Working directory \(read-only\): (\S+)/.exec(requestText(request))?.[1] ?? '.';
         // First it tries to write in the worktree; refused, it answers its verdict.
         return lastIsToolResult(request)
           ? { kind: 'tool_use', name: 'StructuredOutput', input: approval('hi.txt:1 says hi') }

@@ -12,6 +12,7 @@ describe('ralph init', () => {
     expect(await main(['node', 'ralph', 'init', root], first)).toBe(0);
     expect(listFiles(root)).toEqual([
       'prompts/bootstrap.md',
+      'prompts/instructions.md',
       'ralph.config.json',
       'state/.queue.json.sha1',
       'state/queue.json',

@@ -18,6 +18,7 @@ describe('ralph doctor', () => {
       'disk',
       'queue',
       'template',
+      'instructions',
       'pause',
       'runner',
       'claude',
@@ -82,6 +83,18 @@ describe('ralph doctor', () => {
     );
     expect(stdout).toMatch(/^FAIL +template +.*bootstrap\.md: unknown placeholders \{\{TYPO\}\}$/m);
     expect(stdout).toMatch(/^FAIL +auth +claude: no credentials/m);
+  });
+
+  it("says what an item's placeholder in the standing instructions costs: the prompt cache", async () => {
+    const { root, env } = await guardedWorkspace();
+    fs.appendFileSync(
+      path.join(root, 'prompts', 'instructions.md'),
+      '\nYou work on {{ITEM_TITLE}}.\n',
+    );
+    const { stdout } = await ralph(root, ['doctor'], { ...env, ...withKey });
+    expect(stdout).toMatch(
+      /^warn +instructions +.*instructions\.md uses \{\{ITEM_TITLE\}\}: each item's system prompt then differs/m,
+    );
   });
 
   it('checks every CLI the workspace uses: its default and those its items name', async () => {

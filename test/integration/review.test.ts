@@ -249,7 +249,7 @@ describe('queue maintenance', () => {
     const record = sessionOf('text');
     const { stdout } = await ralph(root, ['replay', 'text'], env);
     expect(stdout).toContain(
-      `--append-system-prompt-file ${root}/docs/sessions/${String(record.sessionId)}-prompt.md`,
+      `--append-system-prompt-file ${root}/docs/sessions/${String(record.sessionId)}-system.md`,
     );
     expect(stdout).toMatch(/--session-id [0-9a-f-]{36}/);
     expect(stdout).not.toContain(`--session-id ${String(record.sessionId)}`);

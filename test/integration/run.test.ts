@@ -72,6 +72,7 @@ describe('ralph run with a fake claude', () => {
         `${sid}-input.jsonl`,
         `${sid}-prompt.md`,
         `${sid}-summary.md`,
+        `${sid}-system.md`,
         `${sid}.err`,
         `${sid}.json`,
         `${sid}.ndjson`,

@@ -75,6 +75,21 @@ export function systemText(request: RecordedRequest): string {
 }
 
 /**
+ * What ralph told the CLI, as the request carries it: its system prompt, then its messages' text
+ * (claude's first message holds the item's assignment).
+ */
+export function requestText(request: RecordedRequest): string {
+  const messages = (request.body.messages ?? []).map((m) =>
+    typeof m.content === 'string'
+      ? m.content
+      : (m.content as { text?: unknown }[])
+          .map((c) => (typeof c.text === 'string' ? c.text : ''))
+          .join('\n'),
+  );
+  return [systemText(request), ...messages].join('\n');
+}
+
+/**
  * Starts a fake of the Messages API that the real claude CLI can be pointed at with
  * ANTHROPIC_BASE_URL. `respond` decides each reply; replies stream as SSE like the real API.
  */

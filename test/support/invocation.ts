@@ -17,6 +17,11 @@ export function invocationFor(cli: CliName, overrides: Partial<Invocation> = {})
     initialPrompt: 'Begin.',
     title: 'A task (a-task)',
     promptFile: '/ws/docs/sessions/s-prompt.md',
+    system: {
+      file: '/ws/docs/sessions/s-system.md',
+      text: '# Identity\n\nralph\n',
+      assignment: '# Assignment\n\nThe task.\n',
+    },
     policyFile: '/ws/docs/sessions/s-policy.toml',
     inputFile: '/ws/docs/sessions/s-input.jsonl',
     sessionId: '11111111-2222-4333-8444-555555555555',

@@ -22,7 +22,7 @@ describe('claudeArgv', () => {
         'stream-json',
         '--verbose',
         '--append-system-prompt-file',
-        '/ws/docs/sessions/s-prompt.md',
+        '/ws/docs/sessions/s-system.md',
         '--session-id',
         '11111111-2222-4333-8444-555555555555',
         '--max-turns',
@@ -108,13 +108,29 @@ describe('claudeArgv', () => {
     const { args } = claudeArgv(first);
     expect(args).not.toContain('--output-format text');
     expect(args.filter((a) => a === '--output-format')).toHaveLength(1);
-    const [input] = claude.command(first).files ?? [];
+    const [system, input] = claude.command(first).files ?? [];
+    // The part of the prompt without the item's is its system prompt; the item's assignment
+    // follows the first words in its first message.
+    expect(system).toEqual({
+      path: '/ws/docs/sessions/s-system.md',
+      text: '# Identity\n\nralph\n',
+    });
     expect(input?.path).toBe('/ws/docs/sessions/s-input.jsonl');
     expect(JSON.parse(input?.text ?? '')).toEqual({
       type: 'user',
-      message: { role: 'user', content: [{ type: 'text', text: '--output-format text' }] },
+      message: {
+        role: 'user',
+        content: [{ type: 'text', text: '--output-format text\n\n# Assignment\n\nThe task.\n' }],
+      },
     });
     expect(input?.text.endsWith('\n')).toBe(true);
+    // A resumed conversation holds its assignment: its first words alone.
+    const [, resumed] =
+      claude.command(invocation({ initialPrompt: 'Go on.', resume: 'c-1' })).files ?? [];
+    const line = JSON.parse(resumed?.text ?? '') as {
+      message: { content: { text: string }[] };
+    };
+    expect(line.message.content[0]?.text).toBe('Go on.');
   });
 });
 

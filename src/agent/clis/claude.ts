@@ -28,7 +28,7 @@ export function claudeArgv(invocation: Invocation): Argv {
     'stream-json',
     '--verbose',
     '--append-system-prompt-file',
-    invocation.promptFile,
+    invocation.system.file,
     ...(invocation.resume === undefined
       ? ['--session-id', invocation.sessionId]
       : ['--resume', invocation.resume]),
@@ -122,6 +122,16 @@ export function claudeAuthVerdict(
   return undefined;
 }
 
+/**
+ * Its first message: the item's assignment after the opening words, which its system prompt
+ * (the same for every item) leaves out. A resumed conversation holds its assignment already.
+ */
+function firstMessageOf(invocation: Invocation): string {
+  return invocation.resume === undefined
+    ? `${invocation.initialPrompt}\n\n${invocation.system.assignment}`
+    : invocation.initialPrompt;
+}
+
 /** Claude Code: every limit and tool rule is a flag of its own. */
 export const claude: AgentCli = {
   name: 'claude',
@@ -133,7 +143,10 @@ export const claude: AgentCli = {
   messageLine: userLine,
   command: (invocation) => ({
     argv: claudeArgv(invocation),
-    files: [{ path: invocation.inputFile, text: userLine(invocation.initialPrompt) }],
+    files: [
+      { path: invocation.system.file, text: invocation.system.text },
+      { path: invocation.inputFile, text: userLine(firstMessageOf(invocation)) },
+    ],
   }),
   decoder: claudeDecoder,
   install: 'npm install -g @anthropic-ai/claude-code',

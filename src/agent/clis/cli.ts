@@ -8,8 +8,15 @@ import type { ResolvedSettings } from '../settings.js';
 export interface Invocation {
   /** The executable and any leading arguments from the configuration. */
   command: readonly string[];
-  /** The assembled prompt (claude appends it to its system prompt; the others read it). */
+  /** The assembled prompt, whole (pi appends it to its system prompt; codex, gemini and opencode read it). */
   promptFile: string;
+  /**
+   * The prompt in its two parts, for a CLI that takes a system prompt of ralph's and a first
+   * message (claude): the part without anything of the item's, to be written to `file` and
+   * appended to its system prompt (a prompt cache serves it from the item before), and the
+   * item's assignment, for its first message.
+   */
+  system: { file: string; text: string; assignment: string };
   /** Where permission rules for the session go, for a CLI that reads them from a file. */
   policyFile: string;
   /** Where the lines of a CLI that reads its input as stream-json on stdin are kept. */

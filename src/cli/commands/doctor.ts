@@ -71,6 +71,43 @@ async function clisInUse(
   return [...names];
 }
 
+/** Placeholders whose value is the same for every item of a workspace. */
+const WORKSPACE_VARS = new Set(['INTERRUPT_FILE', 'RIG']);
+
+/**
+ * The standing instructions' template: its placeholders known, and none of an item's, which
+ * would make every item's system prompt differ and so miss the model API's prompt cache.
+ */
+async function checkInstructions(
+  file: string,
+  vars: Readonly<Record<string, string>>,
+  itemVars: Iterable<string>,
+): Promise<Check> {
+  const template = await fsp.readFile(file, 'utf8').catch(() => undefined);
+  if (template === undefined)
+    return {
+      verdict: 'ok',
+      name: 'instructions',
+      detail: `${file}: none (every session's system prompt is ralph's identity, the project's context and the persona)`,
+    };
+  const names = placeholders(template);
+  const known = new Set<string>([...BUILTIN_VARS, ...Object.keys(vars), ...itemVars]);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0)
+    return {
+      verdict: 'FAIL',
+      name: 'instructions',
+      detail: `${file}: unknown placeholders ${unknown.map((n) => `{{${n}}}`).join(', ')}`,
+    };
+  const perItem = names.filter((name) => !WORKSPACE_VARS.has(name) && !(name in vars));
+  if (perItem.length === 0) return { verdict: 'ok', name: 'instructions', detail: file };
+  return {
+    verdict: 'warn',
+    name: 'instructions',
+    detail: `${file} uses ${perItem.map((n) => `{{${n}}}`).join(', ')}: each item's system prompt then differs from there on, so the prompt cache cannot serve it from the item before (about ${Math.round(template.length / 4)} tokens of every session's first request, besides the CLI's own prompt after it); the bootstrap template (the item's assignment) is their place`,
+  };
+}
+
 /** The variables that are set. */
 const definedOf = (env: Readonly<Record<string, string | undefined>>): Record<string, string> =>
   Object.fromEntries(
@@ -265,6 +302,7 @@ async function checkWorkspace(
           },
     );
   }
+  checks.push(await checkInstructions(paths.instructions, config.vars, itemVars));
   const cache = new FileCache();
   for (const name of (await fsp.readdir(paths.agents).catch(() => [] as string[])).filter((n) =>
     /^AGENT_.+\.md$/.test(n),

@@ -16,7 +16,11 @@ import {
 } from '../../lib/fs.js';
 import { repositoryRoot } from '../../git/worktree.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import { BOOTSTRAP_PROMPT, CONFIG_JSON_SCHEMA } from '../../lib/package-files.js';
+import {
+  BOOTSTRAP_PROMPT,
+  CONFIG_JSON_SCHEMA,
+  INSTRUCTIONS_PROMPT,
+} from '../../lib/package-files.js';
 import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { InputError, isErrnoException } from '../../lib/errors.js';
 import fs from 'node:fs';
@@ -129,6 +133,7 @@ export async function initCommand(
   const files: [string, string][] = [
     [path.join(root, CONFIG_FILE), `${JSON.stringify(spelledOut, null, 2)}\n`],
     [paths.bootstrap, await fsp.readFile(BOOTSTRAP_PROMPT, 'utf8')],
+    [paths.instructions, await fsp.readFile(INSTRUCTIONS_PROMPT, 'utf8')],
     [paths.queue, queueFileText(0, [])],
   ];
   for (const [file, content] of files) {
