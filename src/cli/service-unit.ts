@@ -53,8 +53,11 @@ export function unitFile(name: string, scope: UnitScope, home: string): string {
     : path.join('/etc/systemd/system', name);
 }
 
+/** A value systemd takes as it is: a `%` would be a specifier (`%h`), so it is doubled. */
+const literal = (value: string) => value.replace(/%/g, '%%');
+
 /** A value systemd reads as one word: quoted, its quotes and backslashes escaped. */
-const quoted = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+const quoted = (value: string) => `"${literal(value).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
 /**
  * The unit: `ralph run` for the workspace, restarted after a failure (not after a clean end or a
@@ -66,17 +69,17 @@ export function unitText(request: UnitRequest): string {
   const lines = [
     '# Written by `ralph service install`; `ralph service uninstall` removes it.',
     '[Unit]',
-    `Description=ralph: the queue of the workspace ${root}`,
+    `Description=ralph: the queue of the workspace ${literal(root)}`,
     'Wants=network-online.target',
     'After=network-online.target',
     '',
     '[Service]',
     'Type=simple',
     ...(scope.kind === 'system' && scope.user !== undefined ? [`User=${scope.user}`] : []),
-    `WorkingDirectory=${root}`,
+    `WorkingDirectory=${literal(root)}`,
     `Environment=${quoted(`PATH=${request.path}`)}`,
     // The runner's keys and settings (ANTHROPIC_API_KEY, CLAUDE_CONFIG_DIR): not the shell's.
-    `EnvironmentFile=-${path.join(root, SERVICE_ENV_FILE)}`,
+    `EnvironmentFile=-${literal(path.join(root, SERVICE_ENV_FILE))}`,
     `ExecStart=${[request.node, request.bin, '-C', root, 'run'].map(quoted).join(' ')}`,
     'Restart=on-failure',
     'RestartSec=30',

@@ -107,6 +107,17 @@ describe('ralph as a service', () => {
     const rootless = await ralph(root, ['service', 'install', '--system'], env);
     expect(rootless.code).toBe(2);
     expect(rootless.stderr).toContain('never root: give --as <user>');
+    // A % in a path is doubled, or systemd would read it as a specifier.
+    expect(
+      unitText({
+        root: '/srv/100%night',
+        scope: { kind: 'user' },
+        node: '/usr/bin/node',
+        bin: '/opt/ralph/dist/bin.js',
+        path: '/usr/bin',
+        killGraceSeconds: 5,
+      }),
+    ).toContain('WorkingDirectory=/srv/100%%night');
     const system = unitText({
       root,
       scope: { kind: 'system', user: 'night' },

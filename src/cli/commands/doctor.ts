@@ -496,7 +496,7 @@ async function checkWork(
 function printChecks(output: Output, checks: readonly Check[], redact: (text: string) => string) {
   for (const check of checks)
     output.out(
-      `${check.verdict.padEnd(4)}  ${check.name.padEnd(9)} ${printable(redact(check.detail))}`,
+      `${check.verdict.padEnd(4)}  ${check.name.padEnd(12)} ${printable(redact(check.detail))}`,
     );
 }
 
