@@ -98,7 +98,7 @@ describe('the real claude CLI in the sandbox', () => {
     );
     const withPath = { ...env, PATH };
     const doctor = await ralph(root, ['doctor'], withPath);
-    expect(doctor.stdout).toMatch(/ok {4}in-sandbox claude starts in ralph's sandbox/);
+    expect(doctor.stdout).toMatch(/ok {4}in-sandbox +claude starts in ralph's sandbox/);
     const work = path.join(d, 'work');
     fs.mkdirSync(work);
     await ralph(

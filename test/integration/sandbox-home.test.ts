@@ -131,7 +131,7 @@ describe('the sandbox and HOME', () => {
     );
     const env = { [TEST_RUN_MARKER]: process.env[TEST_RUN_MARKER] ?? '' };
     const doctor = await ralph(root, ['doctor'], env);
-    expect(doctor.stdout).toMatch(/ok {4}in-sandbox claude starts in ralph's sandbox/);
+    expect(doctor.stdout).toMatch(/ok {4}in-sandbox +claude starts in ralph's sandbox/);
     await ralph(
       root,
       ['add', 'x', '--id', 'x', '--work-dir', path.join(d, 'work'), '--max-attempts', '1'],
@@ -161,7 +161,7 @@ describe('a sandbox that cannot be set up', () => {
     const doctor = await ralph(root, ['doctor'], broken);
     expect(doctor.code).not.toBe(0);
     expect(doctor.stdout).toMatch(
-      /FAIL {2}in-sandbox claude cannot start in ralph's sandbox \(.*Read-only file system/,
+      /FAIL {2}in-sandbox +claude cannot start in ralph's sandbox \(.*Read-only file system/,
     );
     await ralph(root, ['add', 'One', '--id', 'one', '--work-dir', await tempDir()], broken);
     const run = await ralph(root, ['run', '--drain'], broken);
