@@ -24,6 +24,7 @@ const FEATURES = [
   'notify',
   'stage',
   'session',
+  'decide',
 ];
 
 /**
@@ -90,6 +91,10 @@ const MAY_IMPORT = {
   ],
   // Notifications: an outbox under state/ and the channels it is delivered through.
   notify: ['lib', 'config', 'events'],
+  // The decision stage: a person's accept or reject carried out on the world with the land and
+  // forge rooms' means (a branch kept under an archive ref, a revert gated like a landing, a
+  // pull request merged or closed).
+  decide: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'land', 'forge'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],

@@ -33,6 +33,17 @@ export const IndexEntrySchema = z.looseObject({
   blockedHosts: z.array(z.string()).optional(),
   /** Git mode: the item's branch. */
   branch: z.string().optional(),
+  /** Git mode: what its branch changed since its base (the first hundred paths). */
+  changes: z
+    .object({
+      files: z.number(),
+      added: z.number(),
+      deleted: z.number(),
+      paths: z.array(z.string()),
+    })
+    .optional(),
+  /** The tool calls its CLI refused it (claude's permission denials). */
+  denials: z.number().optional(),
   /** A fleet's index: the machine that ran it, and where its archive is there. */
   host: z.string().optional(),
   archive: z.string().optional(),

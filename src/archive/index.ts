@@ -37,12 +37,32 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     role: record.role,
     persona: record.persona,
     branch: record.git?.branch,
+    changes: changesOf(record.git?.files),
+    denials:
+      record.result === undefined || record.result.permissionDenials.length === 0
+        ? undefined
+        : record.result.permissionDenials.length,
     ...(record.egressBlocked === undefined
       ? {}
       : {
           egressBlocked: record.egressBlockedCount ?? record.egressBlocked.length,
           blockedHosts: [...new Set(record.egressBlocked.map((b) => `${b.host}:${b.port}`))],
         }),
+  };
+}
+
+/** Paths of a change the index keeps: enough to rank it, small enough to list 10,000 of. */
+const INDEXED_PATHS = 100;
+
+function changesOf(
+  files: NonNullable<SessionRecord['git']>['files'],
+): IndexEntry['changes'] | undefined {
+  if (files === undefined) return undefined;
+  return {
+    files: files.length,
+    added: files.reduce((sum, f) => sum + f.added, 0),
+    deleted: files.reduce((sum, f) => sum + f.deleted, 0),
+    paths: files.slice(0, INDEXED_PATHS).map((f) => f.path),
   };
 }
 

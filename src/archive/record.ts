@@ -165,6 +165,10 @@ export const SessionRecordFields = z.looseObject({
       worktree: z.string(),
       commits: z.array(z.object({ sha: z.string(), subject: z.string() })),
       diffstat: z.string(),
+      /** The files it changed, with their lines added and deleted (the first thousand). */
+      files: z
+        .array(z.object({ path: z.string(), added: z.number(), deleted: z.number() }))
+        .optional(),
       /** Older releases pushed in the session and said so here; the item says it now. */
       pushedTo: z.string().optional(),
     })

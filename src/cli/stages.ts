@@ -1,3 +1,4 @@
+import { decisions } from '../decide/decision-stage.js';
 import { setups } from '../environment/setup-stage.js';
 import { pullRequests } from '../forge/pull-request-stage.js';
 import { lander } from '../land/lander.js';
@@ -18,4 +19,5 @@ export const STAGES: readonly StageFactory[] = [
   lander,
   pullRequests,
   writeBack,
+  decisions,
 ];

@@ -34,6 +34,8 @@ export interface WorkspacePaths {
   holds: string;
   budget: string;
   iterationLog: string;
+  /** A person's decisions on items' work, one JSON line each, written before they take effect. */
+  decisions: string;
   runnerLock: string;
   /** Where a malformed queue file is copied, beside the last valid queue, for the operator. */
   quarantine: string;
@@ -84,6 +86,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     holds: path.join(state, 'holds.json'),
     budget: path.join(state, 'budget.json'),
     iterationLog: path.join(state, 'iteration.log'),
+    decisions: path.join(state, 'decisions.jsonl'),
     runnerLock: path.join(state, 'runner.lock'),
     quarantine: path.join(state, 'quarantine'),
     outbox: path.join(state, 'outbox'),

@@ -84,6 +84,13 @@ export const RunSchema = z.strictObject({
     .describe(
       'Hold a sleep inhibitor (systemd-inhibit) while any session runs, released when none does (idle, paused, waiting for a window): the machine does not suspend under an agent. Where there is none, the run says so at its start.',
     ),
+  maxAwaitingReview: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Items waiting on a person (done and not yet accepted, a pull request ready for review, a question, a failure, a rejection that could not be carried out) past which no new item starts: work in progress sized to what a person can review. The run says why it holds. Absent: no limit.',
+    ),
   reserve: z
     .number()
     .min(0)

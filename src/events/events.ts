@@ -208,6 +208,14 @@ export interface RunnerEvents {
   };
   /** Cancelled while it landed: the target was left without it. */
   land_withdrawn: { item: string; target: string };
+  /** A person's decision on an item (`ralph accept|reject|defer`), written to the ledger. */
+  decision_taken: { item: string; decision: string; id: string; by: string; itemStatus: string };
+  /** One effect of a decision carried out (a branch kept, a revert landed, a pull request closed). */
+  decision_carried: { item: string; effect: string; detail?: string };
+  /** The world refused a decision's effect: the item is back where it was, `error` says why. */
+  decision_refused: { item: string; effect: string; error: string };
+  /** A decision's effect could not be made now (git or the forge failed): tried again at `retryAt`. */
+  decision_delayed: { item: string; effect: string; error: string; retryAt: string };
   /** A landing that could not be made (git failed): the item waits to land, tried again later. */
   land_failed: { item: string; target: string; error: string; retryAt: string };
   /** The item's branch (or the land target) pushed, its pull request opened or updated. */

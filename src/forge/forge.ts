@@ -102,6 +102,8 @@ export interface Forge {
   issues(query: IssueQuery): Promise<Issue[]>;
   /** One issue as it is now. */
   issue(number: number): Promise<Issue>;
+  /** Closes a pull request unmerged (a person rejected its work). */
+  closePullRequest(pullRequest: number): Promise<void>;
   merge(
     pullRequest: number,
     method: 'merge' | 'squash' | 'rebase',

@@ -455,6 +455,14 @@ class GitHubForge implements Forge {
     );
   }
 
+  async closePullRequest(pullRequest: number): Promise<void> {
+    await this.call(
+      `closing pull request #${pullRequest}`,
+      'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+      { pull_number: pullRequest, state: 'closed' },
+    );
+  }
+
   async merge(
     pullRequest: number,
     method: 'merge' | 'squash' | 'rebase',

@@ -1,3 +1,5 @@
+import { remoteUrl } from '../git/worktree.js';
+import type { ForgeConfig } from './config-schema.js';
 import { ForgeError, type Forge } from './forge.js';
 import { repositoryOfRemote } from './remote.js';
 
@@ -45,6 +47,30 @@ export async function openForge(access: ForgeAccess): Promise<Forge> {
     token: access.token,
     tokenEnv: access.tokenEnv,
     writeIntervalMs: access.writeInterval * 1000,
+  });
+}
+
+/**
+ * The forge of a local repository, with the workspace's `forge` settings and the token from the
+ * runner's environment: its repository is `forge.repo`, or read from the remote's URL.
+ */
+export async function forgeOfRepository(
+  forge: ForgeConfig,
+  repo: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Forge> {
+  return openForge({
+    ...forge,
+    token: env[forge.tokenEnv],
+    remoteUrl:
+      forge.repo === undefined
+        ? await remoteUrl(repo, forge.remote).catch(() => {
+            throw new ForgeError(
+              'not_found',
+              `the repository ${repo} has no remote ${forge.remote} (forge.remote)`,
+            );
+          })
+        : undefined,
   });
 }
 

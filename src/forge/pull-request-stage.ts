@@ -4,8 +4,8 @@ import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';
 import type { ForgeConfig } from './config-schema.js';
 import { ForgeError, type Forge } from './forge.js';
-import { openForge } from './open.js';
-import { remoteUrl, repositoryRoot, resolveCommit } from '../git/worktree.js';
+import { forgeOfRepository } from './open.js';
+import { repositoryRoot, resolveCommit } from '../git/worktree.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { Item } from '../queue/item.js';
 import type { ItemEvent } from '../queue/lifecycle.js';
@@ -508,19 +508,7 @@ export class PullRequestStage implements Stage {
   private async forgeOf(forge: ForgeConfig, repo: string): Promise<Forge> {
     const known = this.forges.get(repo);
     if (known !== undefined) return known;
-    const opened = await openForge({
-      ...forge,
-      token: this.ctx.parentEnv[forge.tokenEnv],
-      remoteUrl:
-        forge.repo === undefined
-          ? await remoteUrl(repo, forge.remote).catch(() => {
-              throw new ForgeError(
-                'not_found',
-                `the repository ${repo} has no remote ${forge.remote} (forge.remote)`,
-              );
-            })
-          : undefined,
-    });
+    const opened = await forgeOfRepository(forge, repo, this.ctx.parentEnv);
     this.forges.set(repo, opened);
     return opened;
   }

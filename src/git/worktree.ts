@@ -129,6 +129,40 @@ export async function diffStat(dir: string, base: string, branch: string): Promi
   return (await git(dir, ['diff', '--shortstat', `${base}...${branch}`])).trim();
 }
 
+/** One file a branch changed: lines added and deleted (none for a binary file). */
+export interface FileChange {
+  path: string;
+  added: number;
+  deleted: number;
+}
+
+/** The files the branch changed since its base, with their lines (`git diff --numstat`). */
+export async function fileChanges(
+  dir: string,
+  base: string,
+  branch: string,
+): Promise<FileChange[]> {
+  return parseNumstat(
+    await git(dir, ['diff', '--numstat', '-z', '--no-renames', `${base}...${branch}`]),
+  );
+}
+
+/** The files of `git diff --numstat -z` (no renames), in its order. */
+export function parseNumstat(out: string): FileChange[] {
+  const changes: FileChange[] = [];
+  // -z: each entry is "added\tdeleted\tpath\0", paths as they are (no quoting).
+  for (const entry of out.split('\0')) {
+    const [added, deleted, ...rest] = entry.split('\t');
+    if (added === undefined || deleted === undefined || rest.length === 0) continue;
+    changes.push({
+      path: rest.join('\t'),
+      added: Number.parseInt(added, 10) || 0,
+      deleted: Number.parseInt(deleted, 10) || 0,
+    });
+  }
+  return changes;
+}
+
 /**
  * Removes a worktree whose item is over: what was left uncommitted (a failed or cancelled
  * item's last work) is committed on its branch first, so nothing is lost with the directory.

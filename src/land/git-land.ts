@@ -32,6 +32,8 @@ const IN_PROGRESS = [
   ['rebase-merge', 'rebase'],
   ['rebase-apply', 'rebase'],
   ['CHERRY_PICK_HEAD', 'cherry-pick'],
+  ['REVERT_HEAD', 'revert'],
+  ['sequencer', 'revert'],
 ] as const;
 
 const pathIsThere = (p: string) =>
@@ -215,7 +217,7 @@ export async function worktreeClean(dir: string): Promise<boolean> {
 }
 
 /** The files a merge or rebase left in conflict. */
-async function conflicted(dir: string): Promise<string[]> {
+export async function conflicted(dir: string): Promise<string[]> {
   const out = await git(dir, ['diff', '--name-only', '--diff-filter=U']).catch(() => '');
   return out.split('\n').filter((file) => file !== '');
 }

@@ -1,25 +1,16 @@
-import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { buildAgentEnv } from '../agent/env.js';
-import { landSettingsOf } from '../agent/settings.js';
 import { sessionFiles } from '../archive/paths.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
 import { maintainRepository, moveTarget } from './git-land.js';
 import { landItem, type LandJob, type Landing } from './landing.js';
-import { gateEntry } from '../sandbox/entry.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { ItemWork, StageContext } from '../stage/context.js';
-import { makeReady } from '../environment/make-ready.js';
-import { withRepositoryEnvironment } from '../environment/repository.js';
+import type { StageContext } from '../stage/context.js';
+import { readyTargetWorktree, targetJob } from './job.js';
 import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** Bytes of one land gate's output kept in `<session>-land.log`. */
-const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
 
 /** The wait before a landing git could not make is tried again; it doubles with each failure. */
 const LAND_RETRY_BASE_MS = 60_000;
@@ -441,100 +432,34 @@ export class Lander implements Stage {
     return after;
   }
 
-  /**
-   * The landing worktree made ready for the land gates, which run the item's tests: its setup the
-   * first time this run (its `.worktreeinclude` copies, its setup commands), its maintenance each
-   * time after. A failure is thrown: the item waits to land, its agent is not blamed.
-   */
-  private async readyLanding(
-    item: Item,
-    work: ItemWork,
-    repo: string,
-    worktree: string,
-  ): Promise<void> {
-    const { ctx } = this;
-    const wanted = this.readied.has(worktree) ? 'maintenance' : 'setup';
-    const environment = await withRepositoryEnvironment(work.environment, repo);
-    if (
-      wanted === 'maintenance' &&
-      environment.maintenance.length === 0 &&
-      environment.dependencies.length === 0
-    )
-      return;
-    const session = item.sessions.at(-1) ?? item.id;
-    const readied = await makeReady(ctx, {
-      itemId: item.id,
-      wanted,
-      environment,
-      sandbox: work.sandbox,
-      repo,
-      worktree,
-      workDir: path.join(worktree, path.relative(repo, work.workDir)),
-      logFile: sessionFiles(ctx.workspace.paths.sessions, session).land,
-      signal: ctx.signal,
-      onRefused: (refusal) =>
-        ctx.events.warn('egress_blocked', { item: item.id, session, by: wanted, ...refusal }),
-    });
-    if (readied.failure !== undefined)
-      throw new Error(`the landing worktree's ${wanted} failed: ${readied.failure}`);
-    this.readied.add(worktree);
-  }
-
   /** What landing the item takes: its repository, its settings, the kept worktree, the gates. */
   private async jobOf(item: Item): Promise<LandJob> {
     const { ctx } = this;
-    const { workspace } = ctx;
     const work = await ctx.workOf(item);
-    const land = landSettingsOf(workspace.config, work.layers);
     const repo = this.repositories.get(work.workDir) ?? (await repositoryRoot(work.workDir));
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
     this.repositories.set(work.workDir, repo);
     const identity = this.identities.get(repo) ?? (await identityEnv(repo));
     this.identities.set(repo, identity);
-    const session = item.sessions.at(-1) ?? item.id;
-    const { env } = buildAgentEnv(ctx.parentEnv, {
-      deny: workspace.config.env.deny,
-      allow: workspace.config.env.allow,
-      credentials: [],
-      session: {
-        sessionId: session,
-        itemId: item.id,
-        iteration: 0,
-        interruptFile: workspace.paths.interruptFile,
+    const logFile = sessionFiles(
+      ctx.workspace.paths.sessions,
+      item.sessions.at(-1) ?? item.id,
+    ).land;
+    const job = targetJob(ctx, {
+      item,
+      work,
+      repo,
+      identity,
+      kind: 'land',
+      logFile,
+      // Its setup the first time this run, its maintenance each time after.
+      ready: async (worktree) => {
+        const wanted = this.readied.has(worktree) ? 'maintenance' : 'setup';
+        await readyTargetWorktree(ctx, { item, work, repo, worktree, wanted, logFile });
+        this.readied.add(worktree);
       },
     });
-    const key = createHash('sha256').update(`${repo}\n${land.target}`).digest('hex').slice(0, 16);
-    const worktree = path.join(workspace.paths.state, 'land', key);
-    const { sandbox } = work;
-    return {
-      item,
-      repo,
-      workDirInRepo: path.relative(repo, work.workDir),
-      land,
-      forge: work.forge,
-      worktree,
-      identity,
-      environment: () => this.readyLanding(item, work, repo, worktree),
-      inLine: async () => (await this.inLine([item.id])).has(item.id),
-      gates: {
-        env,
-        logFile: sessionFiles(workspace.paths.sessions, session).land,
-        killGraceMs: workspace.config.run.killGrace * 1000,
-        maxOutputBytes: LAND_GATE_OUTPUT_CAP,
-        signal: this.ctx.signal,
-        onStart: (gate) =>
-          ctx.events.info('land_gate_started', { item: item.id, target: land.target, gate }),
-        // The item's sandbox holds its land gates too, on the lander's worktree.
-        enter: gateEntry(ctx, {
-          sandbox,
-          env,
-          workDir: path.join(worktree, path.relative(repo, work.workDir)),
-          worktree,
-          onRefused: (refusal) =>
-            ctx.events.warn('egress_blocked', { item: item.id, session, by: 'gate', ...refusal }),
-        }),
-      },
-    };
+    return { ...job, inLine: async () => (await this.inLine([item.id])).has(item.id) };
   }
 }
 

@@ -189,12 +189,18 @@ export async function writeNewFile(file: string, data: string): Promise<void> {
 }
 
 /** Appends to a file, creating it 0600; refuses to follow a link at the path. */
-export async function appendPrivate(file: string, data: string): Promise<void> {
+export async function appendPrivate(
+  file: string,
+  data: string,
+  /** Flushed to the disk before it returns: a ledger's line outlives a crash right after. */
+  options: { sync?: boolean } = {},
+): Promise<void> {
   const flags =
     fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
   const handle = await fsp.open(file, flags, PRIVATE_FILE_MODE);
   try {
     await handle.write(data);
+    if (options.sync === true) await handle.datasync();
   } finally {
     await handle.close();
   }

@@ -14,6 +14,7 @@ import type {
 import type { SettlePolicy } from './lease.js';
 import {
   inChecksOrder,
+  inDecisionOrder,
   inLandingOrder,
   inReviewOrder,
   inSetupOrder,
@@ -87,6 +88,10 @@ export class FileQueue extends FileQueueReader implements Queue {
 
   async awaitingChecks(): Promise<Item[]> {
     return inChecksOrder(await this.list());
+  }
+
+  async deciding(): Promise<Item[]> {
+    return inDecisionOrder(await this.list());
   }
 
   async apply(id: string, event: ItemEvent, check?: ClosureCheck): Promise<Applied> {

@@ -18,6 +18,12 @@ export const ITEM_STATUSES = [
   'awaiting_checks',
   /** Its pull request passed its checks: it waits for a person to merge (or close) it. */
   'awaiting_review',
+  /**
+   * A person's decision on its work is being carried out on the world by the decision stage:
+   * its branch kept under an archive ref, a landing reverted on the target, a pull request
+   * merged or closed (`ralph accept`, `ralph reject`).
+   */
+  'deciding',
   /** Its agent asked a person something (`question`): it waits for `ralph say`. */
   'needs_input',
   /**
@@ -77,6 +83,7 @@ export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
     takesMessages: false,
     waitsOnPerson: true,
   }),
+  deciding: trait({ waitsOnWorld: true, takesMessages: false }),
   needs_input: trait({ waitsOnPerson: true }),
   parked: trait({ waitsOnPerson: true }),
   done: trait({ finished: true, satisfiesDependents: true, takesMessages: false }),

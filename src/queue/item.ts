@@ -139,6 +139,41 @@ export const ItemVerdictSchema = z.strictObject({
 
 export type ItemVerdict = z.output<typeof ItemVerdictSchema>;
 
+/** The kinds of a person's decision on an item's work (`ralph accept|reject|defer`). */
+export const DECISION_KINDS = ['accepted', 'rejected', 'deferred'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
+/** What the world is to be made to say of a decision, by the decision stage, in this order. */
+export const DECISION_EFFECTS = [
+  'keep_branch',
+  'revert',
+  'close_pull_request',
+  'merge_pull_request',
+] as const;
+export type DecisionEffect = (typeof DECISION_EFFECTS)[number];
+
+/**
+ * A person's last decision on the item's work, as the ledger (`state/decisions.jsonl`) has it:
+ * its id there, who and when, the note, and for a rejection what follows it. `effects` are
+ * what the decision stage has yet to carry out; `failure` why it could not.
+ */
+export const ItemDecisionSchema = z.strictObject({
+  id: z.string().min(1),
+  kind: z.enum(DECISION_KINDS),
+  by: z.string().min(1),
+  at: Timestamp,
+  note: z.string().optional(),
+  /** Deferred: hidden from the inbox until then. */
+  until: Timestamp.optional(),
+  /** Rejected: back in line with the note in its next prompt, or cancelled. */
+  then: z.enum(['retry', 'cancel']).optional(),
+  effects: z.array(z.enum(DECISION_EFFECTS)).optional(),
+  /** Where the item was when the decision was taken: a failed effect puts it back there. */
+  before: z.enum(ITEM_STATUSES).optional(),
+  failure: z.string().optional(),
+});
+export type ItemDecision = z.output<typeof ItemDecisionSchema>;
+
 /** What the item asks: its task, where it stands in line and what it waits for. */
 export const ItemAskSchema = z.strictObject({
   id: ItemIdSchema,
@@ -276,6 +311,8 @@ export const ItemLifeSchema = z.strictObject({
   reviewFindings: z.string().optional(),
   /** Why its work could not be reviewed yet (a reviewer that failed): it never lands unreviewed. */
   unreviewed: z.string().optional(),
+  /** A person's last decision on its work (`ralph review`). */
+  decision: ItemDecisionSchema.optional(),
   /** What its reviewers cost, counted in `costUsd` too. */
   reviewCostUsd: z.number().nonnegative().optional(),
   /**

@@ -1,5 +1,20 @@
 import { InputError } from '../lib/errors.js';
-import type { EnvironmentKind, Item, ItemVerdict, Message } from './item.js';
+import type {
+  DecisionEffect,
+  EnvironmentKind,
+  Item,
+  ItemDecision,
+  ItemVerdict,
+  Message,
+} from './item.js';
+import {
+  accepted,
+  decisionCarried,
+  decisionFailed,
+  deferred,
+  isAccepted,
+  rejected,
+} from './decisions.js';
 import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
 import { fenceReason, type Lease, type SettlePolicy } from './lease.js';
 import {
@@ -135,7 +150,17 @@ export type ItemEvent =
   /** Its push failed: the push stage tries again at `at` (`looks` failed pushes so far). */
   | { kind: 'push_deferred'; session: string; at: number; looks: number }
   /** The stage tending it looks again at `at` (`looks` since it last moved). */
-  | { kind: 'look_again'; at: number; looks: number };
+  | { kind: 'look_again'; at: number; looks: number }
+  /** A person accepted its work (`ralph accept`): it lands, its pull request is merged, or it is done. */
+  | { kind: 'accepted'; decision: ItemDecision; now: number }
+  /** A person rejected its work (`ralph reject`), with a note: taken off, then back in line or cancelled. */
+  | { kind: 'rejected'; decision: ItemDecision; now: number }
+  /** A person put off deciding on it (`ralph defer`) until `decision.until`. */
+  | { kind: 'deferred'; decision: ItemDecision; now: number }
+  /** The decision stage carried out one of its decision's effects. */
+  | { kind: 'decision_carried'; effect: DecisionEffect; now: number }
+  /** The world refused its decision's effect: back where it was, `failure` says why. */
+  | { kind: 'decision_failed'; failure: string; now: number };
 
 export type ItemEventKind = ItemEvent['kind'];
 type EventOf<K extends ItemEventKind> = Extract<ItemEvent, { kind: K }>;
@@ -167,6 +192,19 @@ const nothingToPush = (item: Item, event: { session: string }) =>
     : item.sessions.at(-1) !== event.session
       ? `a later session than ${event.session} changed its branch: that one waits to be pushed`
       : undefined;
+
+/** What a person may reject or defer: work that waits on them, or that is over. */
+const DECIDED_ON: readonly ItemStatus[] = [
+  'done',
+  'awaiting_review',
+  'awaiting_checks',
+  'reviewing',
+  'landing',
+  'needs_input',
+  'parked',
+  'failed',
+  'interrupted',
+];
 
 const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, event.lease);
 
@@ -314,7 +352,8 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
   },
   retried: {
     to: ['pending'],
-    from: ITEM_STATUSES.filter((s) => s !== 'running' && s !== 'pending'),
+    // A decision being carried out on the world ends first (`deciding`).
+    from: ITEM_STATUSES.filter((s) => s !== 'running' && s !== 'pending' && s !== 'deciding'),
     bulk: ['failed', 'cancelled', 'interrupted', 'parked'],
     refuse: (item, e) =>
       isDone(item) && e.force !== true
@@ -324,7 +363,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
   },
   cancelled: {
     to: ['cancelled'],
-    from: ITEM_STATUSES.filter((s) => s !== 'running'),
+    from: ITEM_STATUSES.filter((s) => s !== 'running' && s !== 'deciding'),
     bulk: [
       'pending',
       'preparing',
@@ -391,6 +430,45 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
         looks: e.looks,
       },
     }),
+  },
+  accepted: {
+    to: { done: ['landing'], awaiting_review: ['deciding'] },
+    from: ['done', 'awaiting_review'],
+    refuse: (item) => (isAccepted(item) ? `${item.id} was accepted already` : undefined),
+    apply: (item, e) => accepted(item, e.decision, e.now),
+  },
+  rejected: {
+    to: ['deciding', 'pending', 'cancelled'],
+    from: DECIDED_ON,
+    apply: (item, e) => rejected(item, e.decision, e.now),
+  },
+  deferred: {
+    from: DECIDED_ON,
+    apply: (item, e) => deferred(item, e.decision, e.now),
+  },
+  decision_carried: {
+    to: ['done', 'pending', 'cancelled'],
+    from: ['deciding'],
+    refuse: (item, e) =>
+      item.decision?.effects?.includes(e.effect) === true
+        ? undefined
+        : `its decision has no ${e.effect} left to carry out`,
+    apply: (item, e) => decisionCarried(item, e.effect, e.now),
+  },
+  decision_failed: {
+    to: [
+      'done',
+      'awaiting_checks',
+      'awaiting_review',
+      'failed',
+      'landing',
+      'reviewing',
+      'needs_input',
+      'parked',
+      'interrupted',
+    ],
+    from: ['deciding'],
+    apply: (item, e) => decisionFailed(item, e.failure, e.now),
   },
   look_again: {
     from: statusesWhere('waitsOnWorld'),

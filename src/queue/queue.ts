@@ -54,6 +54,8 @@ export interface Queue {
   preparing(): Promise<Item[]>;
   /** The items awaiting their pull request's checks, the longest waiting first. */
   awaitingChecks(): Promise<Item[]>;
+  /** The items whose person's decision is being carried out, the oldest decision first. */
+  deciding(): Promise<Item[]>;
   /**
    * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
    * one runner at a time: undefined when another of the fleet holds it. The workspace's runner

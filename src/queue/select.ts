@@ -121,6 +121,13 @@ export function inSetupOrder(items: readonly Item[]): Item[] {
     .sort((a, b) => compareText(a.updatedAt ?? '', b.updatedAt ?? ''));
 }
 
+/** The items whose decision is being carried out, the oldest decision first. */
+export function inDecisionOrder(items: readonly Item[]): Item[] {
+  return items
+    .filter((item) => item.status === 'deciding')
+    .sort((a, b) => compareText(a.decision?.at ?? '', b.decision?.at ?? ''));
+}
+
 /** The items awaiting their checks, the one that has waited longest (or not yet pushed) first. */
 export function inChecksOrder(items: readonly Item[]): Item[] {
   return items

@@ -8,6 +8,29 @@ import { LimitSchema } from '../config/values.js';
  */
 const DEFAULT_REVIEW_DIFF_CHARS = 40_000;
 
+/** Paths whose change a person looks at twice: schema migrations, CI, lockfiles, auth, secrets. */
+export const DEFAULT_SENSITIVE = [
+  '**/migrations/**',
+  '**/*.sql',
+  '.github/**',
+  '.gitlab-ci.yml',
+  '.circleci/**',
+  '**/Jenkinsfile',
+  '**/Dockerfile',
+  '**/package-lock.json',
+  '**/pnpm-lock.yaml',
+  '**/yarn.lock',
+  '**/uv.lock',
+  '**/poetry.lock',
+  '**/Cargo.lock',
+  '**/go.sum',
+  '**/*auth*',
+  '**/*auth*/**',
+  '**/*secret*',
+  '**/*.pem',
+  '**/.env*',
+];
+
 /**
  * Review: a reviewer (another CLI by default) approves an item's work after its gates pass and
  * before it lands or its pull request is opened; one that fails never approves.
@@ -37,6 +60,12 @@ export const ReviewSchema = z.strictObject({
     .default(2)
     .describe(
       'Reviews that ask for changes, each sending the item back to its author, before it waits for a person with the last verdict.',
+    ),
+  sensitive: z
+    .array(z.string().min(1))
+    .default(DEFAULT_SENSITIVE)
+    .describe(
+      "Globs of repository paths (picomatch, dot files matched) whose change raises an item's risk in the review inbox (`ralph review`). Default: migrations, SQL, CI files, Dockerfiles, lockfiles, auth, secrets, .env files.",
     ),
   timeout: LimitSchema.default(1800).describe("Wall-clock limit of one reviewer's session."),
   maxDiffChars: z

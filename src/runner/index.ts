@@ -9,7 +9,7 @@ export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from '../session/prepare.js';
 export { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 export {
-  landWaiting,
+  tendWaiting,
   recoverWorkspace,
   startRunner,
   type RunnerOptions,

@@ -289,20 +289,19 @@ export function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<
 }
 
 /**
- * Lands the items waiting to land, and runs no agent (`ralph land`; a running night lands them
- * itself). Returns when nothing waits to land.
+ * Runs the stages given, one after another, until none has anything left that it can move now,
+ * and runs no agent: `ralph land` lands what waits to land, `ralph reject` carries out its
+ * decision (a running night does it itself).
  */
-export function landWaiting(
+export function tendWaiting(
   options: Omit<RunnerOptions, 'loop'>,
-  lander: StageFactory,
+  stages: readonly StageFactory[],
 ): Promise<void> {
   return asQuietRunner(options, async (ctx) => {
     await recoverAfterCrash(ctx, options.control);
     const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
-    await lander(stageContextOf(ctx, options.control, NO_RUN_SPEND), () => undefined).run(
-      () => true,
-      pace,
-    );
+    const stageCtx = stageContextOf(ctx, options.control, NO_RUN_SPEND);
+    for (const stage of stages) await stage(stageCtx, () => undefined).run(() => true, pace);
   });
 }
 

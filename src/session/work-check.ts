@@ -3,7 +3,7 @@ import { reapSession } from '../agent/process.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
 import { runGates, type GateResult } from '../gates/gates.js';
-import { commitLeftovers, commitsSince, diffStat } from '../git/worktree.js';
+import { commitLeftovers, commitsSince, diffStat, fileChanges } from '../git/worktree.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { SessionHost } from './host.js';
@@ -125,6 +125,9 @@ async function gate(
   };
 }
 
+/** Files of a branch's change kept in its session's record: what a person reviews is fewer. */
+const MAX_FILES_RECORDED = 1000;
+
 async function summarize(
   ctx: SessionHost,
   item: Item,
@@ -138,6 +141,7 @@ async function summarize(
       worktree,
       commits: await commitsSince(worktree, baseCommit, branch),
       diffstat: await diffStat(worktree, baseCommit, branch),
+      files: (await fileChanges(worktree, baseCommit, branch)).slice(0, MAX_FILES_RECORDED),
     };
   } catch (error) {
     ctx.events.warn('worktree_failed', {

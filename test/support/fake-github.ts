@@ -309,7 +309,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'PATCH') {
         const pull = pulls.find((p) => p.number === Number(m?.[1]));
         if (pull === undefined) return send(404, { message: 'Not Found' });
-        Object.assign(pull, { title: body.title, body: body.body, base: body.base });
+        if (body.state === 'closed') Object.assign(pull, { state: 'closed' });
+        else Object.assign(pull, { title: body.title, body: body.body, base: body.base });
         return send(200, pullJson(pull));
       }
       if ((m = /^\/issues\/(\d+)\/labels$/.exec(rest)) && method === 'POST') {

@@ -38,8 +38,34 @@ export function itemIn(status: ItemStatus, id = 'it'): Item {
     },
     source: { kind: 'github', key: 'o/r#1', ref: 'o/r', number: 1 },
     pushTo: { remote: 'origin', looks: 0 },
+    ...(status === 'deciding'
+      ? {
+          decision: {
+            id: 'd1',
+            kind: 'rejected' as const,
+            by: 'cli',
+            at: new Date(NOW).toISOString(),
+            then: 'retry' as const,
+            effects: ['keep_branch' as const],
+            before: 'done' as const,
+          },
+        }
+      : {}),
   });
 }
+
+const DECISION = { id: 'd2', by: 'cli', at: new Date(NOW).toISOString() };
+const DECIDED_ON = [
+  'done',
+  'awaiting_review',
+  'awaiting_checks',
+  'reviewing',
+  'landing',
+  'needs_input',
+  'parked',
+  'failed',
+  'interrupted',
+] as const;
 
 interface Case {
   event: ItemEvent;
@@ -210,17 +236,47 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       now: NOW,
     },
     to: {
-      ...every(but('done', 'cancelled', 'awaiting_review'), 'same'),
+      ...every(but('done', 'cancelled', 'awaiting_review', 'deciding'), 'same'),
       needs_input: 'interrupted',
     },
   },
   retried: {
     event: { kind: 'retried', now: NOW, force: true },
-    to: every(but('running', 'pending'), 'pending'),
+    to: every(but('running', 'pending', 'deciding'), 'pending'),
   },
   cancelled: {
     event: { kind: 'cancelled', now: NOW, force: true },
-    to: every(but('running'), 'cancelled'),
+    to: every(but('running', 'deciding'), 'cancelled'),
+  },
+  accepted: {
+    event: { kind: 'accepted', decision: { ...DECISION, kind: 'accepted' }, now: NOW },
+    // The example's done item has a pull request: it is recorded, not landed.
+    to: { done: 'same', awaiting_review: 'deciding' },
+  },
+  rejected: {
+    event: {
+      kind: 'rejected',
+      decision: { ...DECISION, kind: 'rejected', then: 'retry', note: 'not this way' },
+      now: NOW,
+    },
+    // Its branch is kept under an archive ref by the decision stage first.
+    to: every(DECIDED_ON, 'deciding'),
+  },
+  deferred: {
+    event: {
+      kind: 'deferred',
+      decision: { ...DECISION, kind: 'deferred', until: new Date(NOW + 86_400_000).toISOString() },
+      now: NOW,
+    },
+    to: every(DECIDED_ON, 'same'),
+  },
+  decision_carried: {
+    event: { kind: 'decision_carried', effect: 'keep_branch', now: NOW },
+    to: { deciding: 'pending' },
+  },
+  decision_failed: {
+    event: { kind: 'decision_failed', failure: 'the revert conflicts in a.txt', now: NOW },
+    to: { deciding: 'done' },
   },
   edited: {
     event: { kind: 'edited', fields: { title: 'a new title' }, cleared: [], now: NOW },
@@ -238,7 +294,13 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   done_at_source: { event: { kind: 'done_at_source', now: NOW }, to: { pending: 'done' } },
   look_again: {
     event: { kind: 'look_again', at: NOW + 60_000, looks: 2 },
-    to: { preparing: 'same', reviewing: 'same', landing: 'same', awaiting_checks: 'same' },
+    to: {
+      preparing: 'same',
+      reviewing: 'same',
+      landing: 'same',
+      awaiting_checks: 'same',
+      deciding: 'same',
+    },
   },
   pushed: { event: { kind: 'pushed', session: 's1', now: NOW }, to: every(but('running'), 'same') },
   push_deferred: {

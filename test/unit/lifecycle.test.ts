@@ -61,6 +61,7 @@ describe('the lifecycle table', () => {
       'reviewing',
       'landing',
       'awaiting_checks',
+      'deciding',
     ]);
     expect(statusesWhere('waitsOnPerson')).toEqual(['awaiting_review', 'needs_input', 'parked']);
   });

@@ -29,6 +29,7 @@ function loopContext(): RunnerContext {
       subscribe: () => () => undefined,
       landing: () => Promise.resolve([]),
       awaitingChecks: () => Promise.resolve([]),
+      deciding: () => Promise.resolve([]),
       reviewing: () => Promise.resolve([]),
     },
     controlFiles: {

@@ -119,5 +119,5 @@ async function land(
 ): Promise<void> {
   const { runner, options } = await quietRunner(workspace, env);
   const { lander } = await import('../../land/lander.js');
-  await runner.landWaiting(options, lander);
+  await runner.tendWaiting(options, [lander]);
 }

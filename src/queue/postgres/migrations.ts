@@ -130,6 +130,13 @@ const MIGRATIONS: readonly Migration[] = [
     name: 'items whose worktree waits for its setup',
     sql: `CREATE INDEX ralph_items_preparing ON ralph_items (queue) WHERE status = 'preparing';`,
   },
+  {
+    // Items may be "deciding" (a person's decision carried out), which a ralph of schema 8 does
+    // not know: it stops claiming.
+    version: 9,
+    name: 'items whose decision is carried out',
+    sql: `CREATE INDEX ralph_items_deciding ON ralph_items (queue) WHERE status = 'deciding';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

@@ -21,7 +21,13 @@ import {
   refuseRunning,
 } from '../selection.js';
 import { statusesWhere, type ItemStatus } from '../item-status.js';
-import { inChecksOrder, inLandingOrder, inReviewOrder, inSetupOrder } from '../select.js';
+import {
+  inChecksOrder,
+  inDecisionOrder,
+  inLandingOrder,
+  inReviewOrder,
+  inSetupOrder,
+} from '../select.js';
 import {
   applyEvent,
   appliedOrThrow,
@@ -446,6 +452,10 @@ export class PgQueue implements Queue {
 
   async awaitingChecks(): Promise<Item[]> {
     return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
+  }
+
+  async deciding(): Promise<Item[]> {
+    return inDecisionOrder(await this.run((db) => this.items(db, "status = 'deciding'", [])));
   }
 
   async lockStage(stage: string): Promise<(() => Promise<void>) | undefined> {

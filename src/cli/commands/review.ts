@@ -1,0 +1,174 @@
+import os from 'node:os';
+import type { Workspace } from '../../config/workspace.js';
+import { liveRunner } from '../../control/runner-lock.js';
+import { systemClock } from '../../lib/clock.js';
+import { InputError, NotFoundError } from '../../lib/errors.js';
+import { ExitCode } from '../../lib/exit-codes.js';
+import type { DecisionKind, Item } from '../../queue/item.js';
+import { withQueue } from '../../queue/open.js';
+import { carryLedger, decide, parseUntil } from '../../workspace/decide.js';
+import { reviewInbox, type InboxRow } from '../../workspace/review-inbox.js';
+import { reviewPage } from '../../workspace/review-page.js';
+import { sessionIndex } from '../../workspace/sessions.js';
+import { openWorkspace } from '../open-workspace.js';
+import type { Output } from '../output.js';
+import { quietRunner } from '../quiet-runner.js';
+import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Who decides from this terminal. */
+export const personOfTerminal = () => `${os.userInfo().username}@${os.hostname()}`;
+
+/** The queue's items (any decision a crash kept from them applied first) and the sessions index. */
+export async function reviewState(
+  workspace: Workspace,
+  env: Env,
+): Promise<{ items: Item[]; entries: Awaited<ReturnType<typeof sessionIndex>>['entries'] }> {
+  const items = await withQueue(workspace, env, async (queue) => {
+    await carryLedger(workspace, queue);
+    return queue.list();
+  });
+  return { items, entries: (await sessionIndex(workspace, env)).entries };
+}
+
+/**
+ * `ralph review [id]`: the inbox (every item that waits on a person, most at risk first, each
+ * with the parts of its score), interactive on a terminal; with an id, the item's whole page.
+ */
+export async function reviewCommand(
+  root: string,
+  id: string | undefined,
+  options: { json?: boolean; all?: boolean; list?: boolean },
+  output: Output,
+  env: Env,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const now = systemClock.now();
+  const { items, entries } = await reviewState(workspace, env);
+  const paint = output.isTTY && env.NO_COLOR === undefined ? COLOURS : PLAIN;
+  if (id !== undefined) {
+    const item = items.find((i) => i.id === id);
+    if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
+    const page = await reviewPage(workspace, item, entries, now);
+    if (options.json === true) output.out(JSON.stringify(page, null, 2));
+    else output.out(pageLines(page, paint).join('\n'));
+    return ExitCode.ok;
+  }
+  // --all: deferred items too (as if every deferral were over).
+  const rows = reviewInbox(
+    items,
+    entries,
+    workspace.config.review.sensitive,
+    options.all === true ? Number.POSITIVE_INFINITY : now,
+  );
+  if (options.json === true) {
+    output.out(JSON.stringify(rows.map(rowJson), null, 2));
+    return ExitCode.ok;
+  }
+  if (output.isTTY && process.stdin.isTTY && options.list !== true && rows.length > 0) {
+    const { interactiveReview } = await import('../review-tui.js');
+    return interactiveReview(workspace, env, rows, entries);
+  }
+  output.out(inboxLines(rows, paint).join('\n'));
+  return ExitCode.ok;
+}
+
+/** A row as `--json` prints it: the item's id and status, not the whole item. */
+function rowJson(row: InboxRow) {
+  const { item, ...rest } = row;
+  return { id: item.id, title: item.title, status: item.status, costUsd: item.costUsd, ...rest };
+}
+
+/**
+ * `ralph accept|reject|defer <ids...>`: a person's decision on each item, written to the ledger
+ * and applied; what it does to the world (a landing, a revert, a pull request merged or closed)
+ * is carried out now when no night runs (a running night does it itself).
+ */
+export async function decideCommand(
+  root: string,
+  kind: DecisionKind,
+  ids: readonly string[],
+  options: { note?: string; cancel?: boolean; until?: string },
+  output: Output,
+  env: Env,
+): Promise<number> {
+  const workspace = await openWorkspace(root);
+  const now = systemClock.now();
+  if (ids.length === 0) throw new InputError('give the id of an item');
+  const until = options.until === undefined ? undefined : parseUntil(options.until, now);
+  if (kind === 'deferred' && until === undefined)
+    throw new InputError('a deferral needs --until (3d, 12h, or a time to come)', 'until');
+  const { entries } = await sessionIndex(workspace, env);
+  const decided = await withQueue(workspace, env, async (queue) => {
+    const made: Item[] = [];
+    for (const itemId of ids)
+      made.push(
+        (
+          await decide(
+            workspace,
+            queue,
+            {
+              itemId,
+              kind,
+              by: personOfTerminal(),
+              note: options.note,
+              then: options.cancel === true ? 'cancel' : 'retry',
+              until,
+            },
+            entries,
+            now,
+          )
+        ).item,
+      );
+    return made;
+  });
+  const after = await carryOut(workspace, env, decided);
+  for (const item of after) output.out(decidedText(kind, item));
+  return after.some((item) => item.decision?.failure !== undefined && item.status !== 'deciding')
+    ? ExitCode.itemsFailed
+    : ExitCode.ok;
+}
+
+/**
+ * What the decisions left to the world, carried out now when no night runs (the decision stage,
+ * then the lander for an accepted item put in line to land); the items as they are after.
+ */
+export async function carryOut(
+  workspace: Workspace,
+  env: Env,
+  decided: readonly Item[],
+): Promise<Item[]> {
+  const waits = decided.some((item) => item.status === 'deciding' || item.status === 'landing');
+  if (!waits || (await liveRunner(workspace.paths.runnerLock)) !== undefined) return [...decided];
+  const { runner, options } = await quietRunner(workspace, env);
+  const [{ decisions }, { lander }] = await Promise.all([
+    import('../../decide/decision-stage.js'),
+    import('../../land/lander.js'),
+  ]);
+  await runner.tendWaiting(options, [decisions, lander]);
+  const ids = new Set(decided.map((item) => item.id));
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  return items.filter((item) => ids.has(item.id));
+}
+
+/** What became of a decided item, in a line. */
+export function decidedText(kind: DecisionKind, item: Item): string {
+  const failure = item.decision?.failure;
+  if (failure !== undefined) return `${item.id}: ${kind}, but not carried out: ${failure}`;
+  if (kind === 'deferred') return `${item.id}: deferred until ${item.decision?.until ?? '?'}`;
+  switch (item.status) {
+    case 'deciding':
+      return `${item.id}: ${kind}; the running night carries it out (${(item.decision?.effects ?? []).join(', ')})`;
+    case 'landing':
+      return `${item.id}: accepted; it waits to land${item.lastError === undefined ? '' : `: ${item.lastError}`}`;
+    case 'pending':
+      return `${item.id}: rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`;
+    case 'cancelled':
+      return `${item.id}: rejected and cancelled`;
+    default:
+      return item.landedCommit !== undefined && kind === 'accepted'
+        ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`
+        : `${item.id}: ${kind} (${item.status})`;
+  }
+}

@@ -1,0 +1,207 @@
+import readline from 'node:readline';
+import type { IndexEntry } from '../archive/index-entry.js';
+import type { Workspace } from '../config/workspace.js';
+import { systemClock } from '../lib/clock.js';
+import { ExitCode } from '../lib/exit-codes.js';
+import type { DecisionKind } from '../queue/item.js';
+import { withQueue } from '../queue/open.js';
+import { decide, parseUntil } from '../workspace/decide.js';
+import { reviewInbox, type InboxRow } from '../workspace/review-inbox.js';
+import { reviewPage } from '../workspace/review-page.js';
+import { carryOut, decidedText, personOfTerminal, reviewState } from './commands/review.js';
+import { COLOURS, partsLine, pageLines } from './review-text.js';
+
+// `ralph review` on a terminal: the inbox as a list to move through with j/k, one key per
+// decision (a accept, r reject with a note, d defer), enter for the item's whole page.
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Key = readline.Key | undefined;
+
+const KEYS = 'j/k move · enter open · a accept · r reject · d defer · q quit';
+
+const { stdin, stdout } = process;
+
+/** Cuts a line to the terminal's width (the lines cut hold no escape sequences). */
+const fit = (line: string, width: number) =>
+  line.length > width ? `${line.slice(0, width - 1)}…` : line;
+
+const height = () => stdout.rows || 24;
+
+/** The inbox with the selected row's details and the last thing said, drawn whole. */
+function drawInbox(rows: readonly InboxRow[], at: number, said: string): void {
+  const width = stdout.columns || 80;
+  const listHeight = Math.max(3, height() - 9);
+  const first = Math.min(
+    Math.max(0, at - Math.floor(listHeight / 2)),
+    Math.max(0, rows.length - listHeight),
+  );
+  const lines = [
+    COLOURS.bold(`ralph review: ${rows.length} waiting on you`),
+    COLOURS.dim(KEYS),
+    '',
+  ];
+  rows.slice(first, first + listHeight).forEach((row, i) => {
+    const selected = first + i === at;
+    const line = fit(
+      `${selected ? '>' : ' '} ${String(row.score).padStart(3)}  ${row.item.id}  ${row.what}`,
+      width,
+    );
+    lines.push(selected ? `\x1b[7m${line}\x1b[0m` : line);
+  });
+  const row = rows[at];
+  lines.push('');
+  if (row === undefined) lines.push('Nothing waits on you.');
+  else
+    lines.push(
+      fit(`${row.item.id}: ${row.item.title}`, width),
+      fit(`why: ${partsLine(row)}`, width),
+      fit(`how: ${row.chain === '' ? '—' : row.chain}`, width),
+    );
+  lines.push('', fit(said, width));
+  stdout.write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
+}
+
+/** Asks for a line at the bottom of the screen, the terminal cooked meanwhile. */
+function ask(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    stdin.setRawMode(false);
+    stdout.write(`\r\n${question}`);
+    const rl = readline.createInterface({ input: stdin, output: stdout, terminal: true });
+    rl.question('', (answer) => {
+      rl.close();
+      stdin.setRawMode(true);
+      resolve(answer.trim());
+    });
+  });
+}
+
+/** Lines to scroll through (j/k, space) until q. */
+function pageView(lines: readonly string[]): Promise<void> {
+  let top = 0;
+  return new Promise<void>((resolve) => {
+    const draw = () =>
+      stdout.write(
+        `\x1b[H\x1b[2J${lines.slice(top, top + height() - 1).join('\r\n')}\r\n${COLOURS.dim('j/k scroll · space page · q back')}`,
+      );
+    const bottom = () => Math.max(0, lines.length - height() + 1);
+    const onKey = (_: string, key: Key) => {
+      const name = key?.name;
+      if (name === 'q' || name === 'escape' || (key?.ctrl === true && name === 'c')) {
+        stdin.off('keypress', onKey);
+        resolve();
+        return;
+      }
+      if (name === 'j' || name === 'down') top = Math.min(top + 1, bottom());
+      if (name === 'k' || name === 'up') top = Math.max(0, top - 1);
+      if (name === 'space') top = Math.min(top + height() - 1, bottom());
+      draw();
+    };
+    stdin.on('keypress', onKey);
+    draw();
+  });
+}
+
+/** Asks what the decision needs (a note, a date), takes it, and says what became of it. */
+async function decideOn(
+  workspace: Workspace,
+  env: Env,
+  row: InboxRow,
+  kind: DecisionKind,
+  entries: readonly IndexEntry[],
+): Promise<string> {
+  let note: string | undefined;
+  let then: 'retry' | 'cancel' = 'retry';
+  let until: number | undefined;
+  if (kind === 'rejected') {
+    note = await ask(`Reject ${row.item.id}: a note for its next attempt (empty: cancel it): `);
+    if (note === '') {
+      if ((await ask(`Cancel ${row.item.id}? [y/N] `)).toLowerCase() !== 'y')
+        return 'nothing decided';
+      then = 'cancel';
+      note = undefined;
+    }
+  }
+  if (kind === 'deferred') {
+    const answer = await ask(`Defer ${row.item.id} until (3d, 12h, a date) [1d]: `);
+    until = parseUntil(answer === '' ? '1d' : answer, systemClock.now());
+  }
+  const now = systemClock.now();
+  const asked = { itemId: row.item.id, kind, by: personOfTerminal(), note, then, until };
+  const { item } = await withQueue(workspace, env, (queue) =>
+    decide(workspace, queue, asked, entries, now),
+  );
+  const [after] = await carryOut(workspace, env, [item]);
+  return decidedText(kind, after ?? item);
+}
+
+const DECISION_KEYS: Readonly<Record<string, DecisionKind>> = {
+  a: 'accepted',
+  r: 'rejected',
+  d: 'deferred',
+};
+
+/** The interactive inbox until q: each decision taken and carried out, the list read again. */
+export async function interactiveReview(
+  workspace: Workspace,
+  env: Env,
+  initial: readonly InboxRow[],
+  initialEntries: readonly IndexEntry[],
+): Promise<number> {
+  let rows = [...initial];
+  let entries = initialEntries;
+  let at = 0;
+  let said = '';
+  readline.emitKeypressEvents(stdin);
+  stdin.setRawMode(true);
+  stdout.write('\x1b[?1049h'); // the alternate screen: the person's scrollback stays as it was
+  const refresh = async () => {
+    const state = await reviewState(workspace, env);
+    entries = state.entries;
+    rows = reviewInbox(state.items, entries, workspace.config.review.sensitive, systemClock.now());
+    at = Math.min(at, Math.max(0, rows.length - 1));
+  };
+  drawInbox(rows, at, said);
+  return new Promise<number>((resolve) => {
+    const act = (work: () => Promise<string | void>) => {
+      stdin.off('keypress', onKey);
+      void work()
+        .then(async (text) => {
+          if (typeof text === 'string') said = text;
+          await refresh();
+        })
+        .catch((error: unknown) => {
+          said = error instanceof Error ? error.message : String(error);
+        })
+        .finally(() => {
+          stdin.on('keypress', onKey);
+          drawInbox(rows, at, said);
+        });
+    };
+    const onKey = (_: string, key: Key) => {
+      const name = key?.name ?? '';
+      const row = rows[at];
+      if (name === 'q' || (key?.ctrl === true && name === 'c')) {
+        stdin.off('keypress', onKey);
+        stdin.setRawMode(false);
+        stdin.pause();
+        stdout.write('\x1b[?1049l');
+        resolve(ExitCode.ok);
+        return;
+      }
+      if (name === 'j' || name === 'down') at = Math.min(at + 1, Math.max(0, rows.length - 1));
+      if (name === 'k' || name === 'up') at = Math.max(0, at - 1);
+      const kind = DECISION_KEYS[name];
+      if (row !== undefined && kind !== undefined) {
+        said = `${kind.replace(/ed$/, 'ing')} ${row.item.id}…`;
+        act(() => decideOn(workspace, env, row, kind, entries));
+      } else if (row !== undefined && ['return', 'enter', 'o'].includes(name))
+        act(async () =>
+          pageView(
+            pageLines(await reviewPage(workspace, row.item, entries, systemClock.now()), COLOURS),
+          ),
+        );
+      drawInbox(rows, at, said);
+    };
+    stdin.on('keypress', onKey);
+  });
+}

@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import type { IndexEntry } from '../archive/index-entry.js';
+import type { Workspace } from '../config/workspace.js';
+import { parseDuration } from '../lib/duration.js';
+import { InputError } from '../lib/errors.js';
+import { appendPrivate, readIfExists } from '../lib/fs.js';
+import * as z from '../lib/zod.js';
+import { DECISION_KINDS, type DecisionKind, type Item, type ItemDecision } from '../queue/item.js';
+import { applyEvent, type ItemEvent } from '../queue/lifecycle.js';
+import type { Queue } from '../queue/queue.js';
+import { reviewInbox, riskParts } from './review-inbox.js';
+
+// A person's decisions, each written to the ledger (`state/decisions.jsonl`) before it takes
+// effect on its item: the ledger line is the decision. A decision whose event a crash kept from
+// its item is applied when the ledger is next read (`carryLedger`), and never twice: the item
+// keeps the id of the decision it went through.
+
+/** One line of the ledger. */
+export const LedgerLineSchema = z.looseObject({
+  id: z.string().min(1),
+  item: z.string().min(1),
+  decision: z.enum(DECISION_KINDS),
+  note: z.string().optional(),
+  then: z.enum(['retry', 'cancel']).optional(),
+  until: z.string().optional(),
+  by: z.string().min(1),
+  at: z.string(),
+  /** The item's status when it was decided on. */
+  status: z.string(),
+  /** Its risk score then, with the parts of it. */
+  risk: z.object({
+    score: z.number(),
+    parts: z.array(z.object({ name: z.string(), points: z.number(), why: z.string() })),
+  }),
+  /** Its reviewer's verdict then (`approve`, `request_changes`), or none. */
+  verdict: z.string().nullable(),
+  /** Set on a second line of the same id: the decision could not be applied, and why. */
+  void: z.string().optional(),
+});
+export type LedgerLine = z.output<typeof LedgerLineSchema>;
+
+/** What a person decides on one item. */
+export interface DecisionAsk {
+  itemId: string;
+  kind: DecisionKind;
+  by: string;
+  note?: string;
+  /** Rejected: back in line (the default) or cancelled. */
+  then?: 'retry' | 'cancel';
+  /** Deferred: until when. */
+  until?: number;
+}
+
+/** The ledger's lines, oldest first; lines that cannot be read are left out. */
+export async function readLedger(workspace: Workspace): Promise<LedgerLine[]> {
+  const text = (await readIfExists(workspace.paths.decisions)) ?? '';
+  const lines: LedgerLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const parsed = LedgerLineSchema.safeParse(JSON.parse(line));
+      if (parsed.success) lines.push(parsed.data);
+    } catch {
+      // A line a crash cut short: the decision it began was never applied.
+    }
+  }
+  return lines;
+}
+
+function eventOf(line: LedgerLine): ItemEvent {
+  const decision: ItemDecision = {
+    id: line.id,
+    kind: line.decision,
+    by: line.by,
+    at: line.at,
+    note: line.note,
+    then: line.then,
+    until: line.until,
+  };
+  return { kind: line.decision, decision, now: Date.parse(line.at) };
+}
+
+/**
+ * Takes a person's decision: checked against the item as it is (a refusal writes nothing),
+ * written to the ledger with the item's risk and verdict at the time, then applied to the item.
+ */
+export async function decide(
+  workspace: Workspace,
+  queue: Queue,
+  ask: DecisionAsk,
+  entries: readonly IndexEntry[],
+  now: number,
+): Promise<{ item: Item; line: LedgerLine }> {
+  await carryLedger(workspace, queue);
+  if (ask.kind === 'rejected' && ask.then !== 'cancel' && (ask.note ?? '').trim() === '')
+    throw new InputError(
+      'a rejection that puts the item back in line needs a note (--note): it is what its next attempt is told',
+      'note',
+    );
+  if (ask.kind === 'deferred' && (ask.until === undefined || ask.until <= now))
+    throw new InputError(
+      'a deferral needs a time to come (--until 2026-12-01, --until 3d)',
+      'until',
+    );
+  const item = (await queue.list()).find((i) => i.id === ask.itemId);
+  if (item === undefined)
+    throw new InputError(`no item ${JSON.stringify(ask.itemId)} in the queue`);
+  const line = lineOf(workspace, item, ask, entries, now);
+  const event = eventOf(line);
+  const dry = applyEvent(item, event);
+  if (dry.kind === 'refused')
+    throw new InputError(`${ask.itemId} cannot be ${ask.kind}: ${dry.reason}`);
+  await appendPrivate(workspace.paths.decisions, `${JSON.stringify(line)}\n`, { sync: true });
+  const applied = await queue.apply(item.id, event);
+  if (applied.kind === 'refused') {
+    // The item changed between the check and the write: the line is voided, said once.
+    await appendPrivate(
+      workspace.paths.decisions,
+      `${JSON.stringify({ ...line, void: applied.reason })}\n`,
+      { sync: true },
+    );
+    throw new InputError(`${ask.itemId} cannot be ${ask.kind}: ${applied.reason}`);
+  }
+  return { item: applied.item, line };
+}
+
+/** The ledger line of a decision: who, when, and the item's risk and verdict at the time. */
+function lineOf(
+  workspace: Workspace,
+  item: Item,
+  ask: DecisionAsk,
+  entries: readonly IndexEntry[],
+  now: number,
+): LedgerLine {
+  const sensitive = workspace.config.review.sensitive;
+  const row = reviewInbox([item], entries, sensitive, Number.NEGATIVE_INFINITY)[0];
+  const parts = row?.parts ?? riskParts(item, [], undefined, []);
+  return {
+    id: `${new Date(now).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+    item: item.id,
+    decision: ask.kind,
+    ...(ask.note === undefined || ask.note.trim() === '' ? {} : { note: ask.note.trim() }),
+    ...(ask.kind === 'rejected' ? { then: ask.then ?? 'retry' } : {}),
+    ...(ask.until === undefined ? {} : { until: new Date(ask.until).toISOString() }),
+    by: ask.by,
+    at: new Date(now).toISOString(),
+    status: item.status,
+    risk: { score: parts.reduce((sum, p) => sum + p.points, 0), parts },
+    verdict: item.verdict?.overall ?? null,
+  };
+}
+
+/**
+ * Applies the ledger's decisions a crash kept from their items: for each item, its last
+ * decision that is neither voided nor the one the item already went through. Each is applied
+ * once (the item then holds its id); one the item's status no longer allows is voided.
+ */
+export async function carryLedger(workspace: Workspace, queue: Queue): Promise<string[]> {
+  const lines = await readLedger(workspace);
+  if (lines.length === 0) return [];
+  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
+  const last = new Map<string, LedgerLine>();
+  for (const line of lines) if (line.void === undefined) last.set(line.item, line);
+  const items = new Map((await queue.list()).map((item) => [item.id, item]));
+  const carried: string[] = [];
+  for (const line of last.values()) {
+    if (voided.has(line.id)) continue;
+    const item = items.get(line.item);
+    if (item === undefined || item.decision?.id === line.id) continue;
+    // The item went through a later decision (taken where the ledger was not written).
+    if (item.decision !== undefined && item.decision.at > line.at) continue;
+    const applied = await queue.apply(line.item, eventOf(line));
+    if (applied.kind === 'applied') carried.push(line.id);
+    else
+      await appendPrivate(
+        workspace.paths.decisions,
+        `${JSON.stringify({ ...line, void: applied.reason })}\n`,
+        { sync: true },
+      );
+  }
+  return carried;
+}
+
+/** How far ahead a deferral may reach: further is a typo, not a plan. */
+const MAX_DEFER_MS = 366 * 24 * 3600 * 1000;
+
+/** Reads `--until`: a duration from now (`3d`, `12h`) or a time to come. */
+export function parseUntil(text: string, now: number): number {
+  const seconds = parseDuration(text);
+  const time = seconds !== undefined ? now + seconds * 1000 : Date.parse(text);
+  if (Number.isNaN(time) || time <= now || time - now > MAX_DEFER_MS)
+    throw new InputError(
+      `--until: expected a duration (3d, 12h) or a time within a year to come, got ${JSON.stringify(text)}`,
+      'until',
+    );
+  return time;
+}

@@ -1,0 +1,272 @@
+import picomatch from 'picomatch';
+import type { IndexEntry } from '../archive/index-entry.js';
+import { waitOf, waitsOnPerson, type PersonWait } from '../queue/decisions.js';
+import type { Item } from '../queue/item.js';
+import { compareText, formatUsd, plural } from '../lib/text.js';
+
+// The morning's inbox: every item that waits on a person, ranked by a risk score computed from
+// the item's structure alone (what it changed and where, how hard it was to get there, what its
+// reviewer said, what it cost), each part of the score shown with why.
+
+/** One part of an item's risk score: its name, its points, and what earned them. */
+export interface RiskPart {
+  name: string;
+  points: number;
+  why: string;
+}
+
+/** What an item's branch changed, from its last session's record. */
+export interface Changes {
+  files: number;
+  added: number;
+  deleted: number;
+  paths: readonly string[];
+}
+
+/** One row of the inbox. */
+export interface InboxRow {
+  item: Item;
+  /** What the person is asked: to decide on done work, to answer, to look at a failure. */
+  waits: PersonWait;
+  score: number;
+  parts: RiskPart[];
+  /** What happened, in one line. */
+  what: string;
+  /** How it came to be, oldest first (`gate failed → done → land conflict`). */
+  chain: string;
+  /** Git mode: what its branch changed (none: not in git mode, or not recorded). */
+  changes?: Changes;
+  /** The paths of its change the configuration marks sensitive. */
+  sensitive: string[];
+}
+
+/** The weights of the score's parts: a failure or a question outranks any size of change. */
+const WEIGHT = {
+  failed: 40,
+  question: 35,
+  decisionFailed: 40,
+  unreviewed: 20,
+  changesRequested: 20,
+  failedCriterion: 8,
+  sensitiveFile: 12,
+  sensitiveCap: 36,
+  filePoint: 1,
+  fileCap: 15,
+  linesPer: 40,
+  linesCap: 15,
+  denial: 4,
+  denialCap: 16,
+  gateRetry: 5,
+  landRound: 6,
+  checkRound: 5,
+  costPerUsd: 2,
+  costCap: 10,
+  noChanges: 10,
+} as const;
+
+/** Builds the inbox: the items waiting on a person at `now`, most at risk first. */
+export function reviewInbox(
+  items: readonly Item[],
+  entries: readonly IndexEntry[],
+  sensitive: readonly string[],
+  now: number,
+): InboxRow[] {
+  const waiting = items.filter((item) => waitsOnPerson(item, now));
+  const ids = new Set(waiting.map((item) => item.id));
+  const sessions = new Map<string, IndexEntry[]>();
+  for (const entry of entries) {
+    if (!ids.has(entry.itemId)) continue;
+    const list = sessions.get(entry.itemId) ?? [];
+    list.push(entry);
+    sessions.set(entry.itemId, list);
+  }
+  const isSensitive = picomatch([...sensitive], { dot: true });
+  return waiting
+    .map((item) => rowOf(item, sessions.get(item.id) ?? [], isSensitive))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        compareText(
+          a.item.finishedAt ?? a.item.updatedAt ?? '',
+          b.item.finishedAt ?? b.item.updatedAt ?? '',
+        ) ||
+        compareText(a.item.id, b.item.id),
+    );
+}
+
+function rowOf(
+  item: Item,
+  entries: readonly IndexEntry[],
+  isSensitive: (path: string) => boolean,
+): InboxRow {
+  const work = entries.filter((e) => e.role !== 'reviewer');
+  const last = work.at(-1);
+  const changes = last?.changes;
+  const sensitive = (changes?.paths ?? []).filter((path) => isSensitive(path));
+  const parts = riskParts(item, work, changes, sensitive);
+  return {
+    item,
+    waits: waitOf(item) ?? 'decide',
+    score: parts.reduce((sum, part) => sum + part.points, 0),
+    parts,
+    what: whatHappened(item, changes),
+    chain: causeChain(item, entries),
+    changes,
+    sensitive,
+  };
+}
+
+/** The parts of an item's risk score, each with its points and why. */
+export function riskParts(
+  item: Item,
+  work: readonly IndexEntry[],
+  changes: Changes | undefined,
+  sensitive: readonly string[],
+): RiskPart[] {
+  const parts: RiskPart[] = [];
+  const add = (name: string, points: number, why: string) => {
+    const rounded = Math.round(points);
+    if (rounded > 0) parts.push({ name, points: rounded, why });
+  };
+  if (item.decision?.failure !== undefined)
+    add(
+      'decision',
+      WEIGHT.decisionFailed,
+      `its ${item.decision.kind} decision could not be carried out`,
+    );
+  if (item.status === 'failed' || item.status === 'parked')
+    add('status', WEIGHT.failed, item.status === 'failed' ? 'it failed' : 'it was parked');
+  if (item.status === 'needs_input') add('status', WEIGHT.question, 'its agent asks a question');
+  if (item.unreviewed !== undefined)
+    add('review', WEIGHT.unreviewed, 'its reviewer failed: unreviewed');
+  const verdict = item.verdict;
+  if (verdict?.overall === 'request_changes')
+    add('review', WEIGHT.changesRequested, 'its reviewer asked for changes');
+  const failedCriteria = verdict?.criteria.filter((c) => c.verdict !== 'PASS').length ?? 0;
+  add(
+    'criteria',
+    failedCriteria * WEIGHT.failedCriterion,
+    `${plural(failedCriteria, 'criterion', 'criteria')} not shown to hold`,
+  );
+  add(
+    'sensitive',
+    Math.min(WEIGHT.sensitiveCap, sensitive.length * WEIGHT.sensitiveFile),
+    `${plural(sensitive.length, 'sensitive path')}: ${sensitive.slice(0, 3).join(', ')}${sensitive.length > 3 ? ', …' : ''}`,
+  );
+  if (changes !== undefined) {
+    add(
+      'files',
+      Math.min(WEIGHT.fileCap, changes.files * WEIGHT.filePoint),
+      plural(changes.files, 'file'),
+    );
+    const lines = changes.added + changes.deleted;
+    add(
+      'lines',
+      Math.min(WEIGHT.linesCap, lines / WEIGHT.linesPer),
+      `${plural(lines, 'line')} (+${changes.added} −${changes.deleted})`,
+    );
+    if (changes.files === 0 && item.status === 'done')
+      add('no changes', WEIGHT.noChanges, 'done, yet its branch changed nothing');
+  }
+  const denials = work.reduce((sum, e) => sum + (e.denials ?? 0), 0);
+  add(
+    'denials',
+    Math.min(WEIGHT.denialCap, denials * WEIGHT.denial),
+    `${plural(denials, 'tool call')} refused`,
+  );
+  const gateFailures = work.filter((e) => e.outcome === 'gate_failed').length;
+  add(
+    'gate retries',
+    gateFailures * WEIGHT.gateRetry,
+    `${plural(gateFailures, 'failed gate')} before`,
+  );
+  add(
+    'landing',
+    (item.landRounds ?? 0) * WEIGHT.landRound,
+    `${plural(item.landRounds ?? 0, 'landing')} refused`,
+  );
+  add(
+    'checks',
+    (item.checkRounds ?? 0) * WEIGHT.checkRound,
+    `${plural(item.checkRounds ?? 0, 'round')} of failed checks`,
+  );
+  add(
+    'cost',
+    Math.min(WEIGHT.costCap, item.costUsd * WEIGHT.costPerUsd),
+    `cost $${formatUsd(item.costUsd)}`,
+  );
+  return parts.sort((a, b) => b.points - a.points);
+}
+
+/** What happened to the item, in one line, a change of nothing said plainly. */
+function whatHappened(item: Item, changes: Changes | undefined): string {
+  const size =
+    changes === undefined
+      ? ''
+      : changes.files === 0
+        ? ', no changes'
+        : `, ${plural(changes.files, 'file')} +${changes.added} −${changes.deleted}`;
+  const failure = item.decision?.failure;
+  if (failure !== undefined)
+    return `${item.decision?.kind} but not carried out: ${firstLine(failure)}`;
+  switch (item.status) {
+    case 'needs_input':
+      return `asks: ${firstLine(item.question ?? '')}`;
+    case 'failed':
+      return `failed after ${plural(item.attempts, 'attempt')}: ${firstLine(item.lastError ?? item.lastOutcome ?? '')}`;
+    case 'parked':
+      return `parked: ${firstLine(item.lastError ?? item.environment?.failure ?? 'a person stopped it')}`;
+    case 'reviewing':
+      return `unreviewed: ${firstLine(item.unreviewed ?? '')}`;
+    case 'landing':
+      return `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`;
+    case 'awaiting_review':
+      return `pull request #${item.pullRequest?.number ?? '?'} ready for review${size}`;
+    default:
+      return item.landedCommit !== undefined
+        ? `done, landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)}${size}`
+        : item.branch !== undefined
+          ? `done, not landed (branch ${item.branch})${size}`
+          : `done${size}`;
+  }
+}
+
+/** Short words for a session's outcome in a cause chain. */
+const OUTCOME_WORDS: Readonly<Record<string, string>> = {
+  success: 'done',
+  gate_failed: 'gate failed',
+  needs_input: 'asked',
+  timeout: 'timed out',
+  idle_timeout: 'went quiet',
+  budget_exceeded: 'over budget',
+  rate_limited: 'rate limited',
+  interrupted: 'interrupted',
+};
+
+/** How the item came to where it is: its sessions' outcomes, then its landings' and reviews'. */
+export function causeChain(item: Item, entries: readonly IndexEntry[]): string {
+  const steps = entries.map((e) =>
+    e.role === 'reviewer'
+      ? e.outcome === 'success'
+        ? 'reviewed'
+        : 'review failed'
+      : (OUTCOME_WORDS[e.outcome] ?? e.outcome.replaceAll('_', ' ')),
+  );
+  if ((item.landRounds ?? 0) > 0) steps.push(`landing refused ×${item.landRounds}`);
+  if (item.lastOutcome === 'land_conflict') steps.push('conflict');
+  if (item.verdict?.overall === 'request_changes') steps.push('changes asked');
+  const compact: string[] = [];
+  let count = 0;
+  steps.forEach((step, i) => {
+    count++;
+    if (steps[i + 1] === step) return;
+    compact.push(count > 1 ? `${step} ×${count}` : step);
+    count = 0;
+  });
+  return compact.join(' → ');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
