@@ -33,6 +33,7 @@ export const post = <T>(path: string, body: unknown = {}) => call<T>('POST', pat
 export const remove = <T>(path: string) => call<T>('DELETE', path);
 
 export type {
+  Decided,
   Diff,
   Health,
   HealthSession as RunningSession,
@@ -42,6 +43,9 @@ export type {
   Night,
   Report,
   ReportGroup,
+  Review,
+  ReviewPage,
+  ReviewRow,
   SessionEntry,
   SessionEvents,
   SessionRecordAnswer as SessionRecord,

@@ -8,6 +8,7 @@ import { Board } from './views/board.js';
 import { ItemPage } from './views/item.js';
 import { Live } from './views/live.js';
 import { ReportView } from './views/report.js';
+import { ReviewInbox, ReviewItem } from './views/review.js';
 import { Session } from './views/session.js';
 import { Sessions } from './views/sessions.js';
 
@@ -83,6 +84,7 @@ function Header() {
       </div>
       <nav>
         <a href="#/">Queue</a>
+        <a href="#/review">Review</a>
         <a href="#/live">Live</a>
         <a href="#/sessions">Sessions</a>
         <a href="#/report">Report</a>
@@ -145,11 +147,16 @@ function App() {
   const hash = useHash();
   const session = /^#\/sessions\/([0-9a-f-]{36})$/.exec(hash)?.[1];
   const item = /^#\/items\/([A-Za-z0-9._-]+)$/.exec(hash)?.[1];
+  const reviewed = /^#\/review\/([A-Za-z0-9._-]+)$/.exec(hash)?.[1];
   const view =
     session !== undefined ? (
       <Session id={session} />
     ) : item !== undefined ? (
       <ItemPage id={item} />
+    ) : reviewed !== undefined ? (
+      <ReviewItem id={reviewed} />
+    ) : hash === '#/review' ? (
+      <ReviewInbox />
     ) : hash === '#/live' ? (
       <Live />
     ) : hash === '#/sessions' ? (

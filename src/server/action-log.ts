@@ -6,7 +6,17 @@ import { RunEvents, logFile } from '../runner/index.js';
 
 /** What a person may change over HTTP. */
 export type HttpAction =
-  'add' | 'retry' | 'cancel' | 'stop' | 'say' | 'remove' | 'pause' | 'resume';
+  | 'add'
+  | 'retry'
+  | 'cancel'
+  | 'stop'
+  | 'say'
+  | 'remove'
+  | 'pause'
+  | 'resume'
+  | 'accept'
+  | 'reject'
+  | 'defer';
 
 /** Writes one change made over HTTP to the runner's log, with the address that made it. */
 export type ActionLog = (c: Context, action: HttpAction, items?: readonly string[]) => void;

@@ -46,6 +46,14 @@ export type ResumeResult = z.output<typeof answers.ResumeAnswer>;
 export type ItemsChanged = z.output<typeof answers.ItemsChangedAnswer>;
 export type ItemsRemoved = z.output<typeof answers.ItemsRemovedAnswer>;
 
+/** `GET /review`: the items waiting on a person, most at risk first. */
+export type Review = z.output<typeof answers.ReviewAnswer>;
+export type ReviewRow = Review['items'][number];
+/** `GET /items/:id/review`: everything needed to decide on one item. */
+export type ReviewPage = z.output<typeof answers.ReviewPageAnswer>;
+/** `POST /items/:id/accept|reject|defer`. */
+export type Decided = z.output<typeof answers.DecidedAnswer>;
+
 /** `POST /items/:id/messages`: what became of a message to an item's agent. */
 export type MessageSaid = z.output<typeof answers.MessageSaidAnswer>;
 

@@ -9,6 +9,9 @@ import {
   ForceQuery,
   StopQuery,
   MessageRequest,
+  RejectRequest,
+  DeferRequest,
+  ReviewQuery,
   ReportQuery,
   SessionEventsQuery,
   SessionParams,
@@ -16,6 +19,9 @@ import {
 } from './schemas.js';
 import {
   DiffAnswer,
+  DecidedAnswer,
+  ReviewAnswer,
+  ReviewPageAnswer,
   ErrorAnswer,
   HealthAnswer,
   ItemAnswer,
@@ -109,6 +115,48 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       summary: "the item's branch against its base (git mode), as ralph diff",
       params: ItemParams,
       answer: DiffAnswer,
+    },
+  },
+  '/review': {
+    get: {
+      summary:
+        "the morning's inbox: every item that waits on a person, most at risk first, each with the parts of its risk score, as ralph review",
+      query: ReviewQuery,
+      answer: ReviewAnswer,
+    },
+  },
+  '/items/{id}/review': {
+    get: {
+      summary:
+        'everything needed to decide on one item: task, criteria and verdicts, the diff by file, the failing gate, the findings, the last words, cost, the decisions it allows',
+      params: ItemParams,
+      answer: ReviewPageAnswer,
+    },
+  },
+  '/items/{id}/accept': {
+    post: {
+      summary:
+        "accept the item's work, as ralph accept: it lands, its pull request is merged, or it is recorded",
+      params: ItemParams,
+      body: EmptyBody,
+      answer: DecidedAnswer,
+    },
+  },
+  '/items/{id}/reject': {
+    post: {
+      summary:
+        "reject the item's work with a note, as ralph reject: its branch kept, a landing reverted, its pull request closed, then back in line with the note (or cancelled)",
+      params: ItemParams,
+      body: RejectRequest,
+      answer: DecidedAnswer,
+    },
+  },
+  '/items/{id}/defer': {
+    post: {
+      summary: 'hide the item from the inbox until a time, as ralph defer',
+      params: ItemParams,
+      body: DeferRequest,
+      answer: DecidedAnswer,
     },
   },
   '/items/{id}/retry': {

@@ -163,6 +163,94 @@ export const MessageSaidAnswer = z.strictObject({
   text: z.string(),
 });
 
+const RiskPartAnswer = z.strictObject({ name: z.string(), points: z.number(), why: z.string() });
+
+const InboxRowFields = {
+  waits: z.enum(['decide', 'answer', 'failure']),
+  score: z.number(),
+  parts: z.array(RiskPartAnswer),
+  /** What happened, in one line, and how it came to be (`gate failed → done`). */
+  what: z.string(),
+  chain: z.string(),
+  changes: z
+    .strictObject({
+      files: z.number(),
+      added: z.number(),
+      deleted: z.number(),
+      paths: z.array(z.string()),
+    })
+    .optional(),
+  sensitive: z.array(z.string()),
+};
+
+/** `GET /review`: every item that waits on a person, most at risk first, as `ralph review`. */
+export const ReviewAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      status: z.string(),
+      costUsd: usd,
+      /** The decisions the item allows now. */
+      decisions: z.array(z.enum(['accept', 'reject', 'defer'])),
+      ...InboxRowFields,
+    }),
+  ),
+});
+
+/** `GET /items/:id/review`: everything needed to decide on one item, as `ralph review <id>`. */
+export const ReviewPageAnswer = z.strictObject({
+  item: ItemSchema,
+  row: z.strictObject({ ...InboxRowFields, item: ItemSchema }).optional(),
+  task: z.string(),
+  criteria: z.array(
+    z.strictObject({
+      text: z.string(),
+      verdict: z.string().optional(),
+      evidence: z.string().optional(),
+    }),
+  ),
+  gateFailure: z.string().optional(),
+  landFailure: z.string().optional(),
+  checksFailure: z.string().optional(),
+  findings: z.array(
+    z.strictObject({ severity: z.string(), place: z.string(), finding: z.string() }),
+  ),
+  verdict: z
+    .strictObject({ overall: z.string(), summary: z.string().optional(), cli: z.string() })
+    .optional(),
+  finalMessage: z.string().optional(),
+  costUsd: usd,
+  durationMs: z.number(),
+  sessions: z.number(),
+  diff: z
+    .strictObject({
+      files: z.array(
+        z.strictObject({
+          path: z.string(),
+          added: z.number(),
+          deleted: z.number(),
+          text: z.string().optional(),
+          cut: z.boolean().optional(),
+        }),
+      ),
+      landed: z.boolean(),
+      error: z.string().optional(),
+    })
+    .optional(),
+  decisions: z.array(z.enum(['accept', 'reject', 'defer'])),
+});
+
+/** `POST /items/:id/accept`, `/reject`, `/defer`: the decision, and what became of the item. */
+export const DecidedAnswer = z.strictObject({
+  item: z.string(),
+  decision: z.enum(['accepted', 'rejected', 'deferred']),
+  /** Its line in `state/decisions.jsonl`. */
+  id: z.string(),
+  status: z.string(),
+  text: z.string(),
+});
+
 /** `DELETE /items/:id`. */
 export const ItemsRemovedAnswer = z.strictObject({
   items: z.array(z.string()),

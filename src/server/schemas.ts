@@ -73,6 +73,18 @@ export const StopQuery = z.object({ cancel: flag, requeue: flag });
 /** `POST /items/:id/messages`: a message to the item's agent (its length is checked with the item). */
 export const MessageRequest = z.strictObject({ text: z.string() });
 
+/** `POST /items/:id/reject`: the note its next attempt is told, or cancel it. */
+export const RejectRequest = z.strictObject({
+  note: z.string().optional(),
+  cancel: z.boolean().optional(),
+});
+
+/** `POST /items/:id/defer`: until when (`3d`, `12h`, or a time). */
+export const DeferRequest = z.strictObject({ until: z.string().min(1) });
+
+/** `GET /review`: `all=1`: deferred items too. */
+export const ReviewQuery = z.object({ all: flag });
+
 /** Session ids are UUIDs ralph made; anything else never names a file. */
 export const SessionIdSchema = z
   .string()

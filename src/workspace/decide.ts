@@ -195,3 +195,24 @@ export function parseUntil(text: string, now: number): number {
     );
   return time;
 }
+
+/** What became of a decided item, in a line. */
+export function decidedText(kind: DecisionKind, item: Item, runnerLive = true): string {
+  const failure = item.decision?.failure;
+  if (failure !== undefined) return `${item.id}: ${kind}, but not carried out: ${failure}`;
+  if (kind === 'deferred') return `${item.id}: deferred until ${item.decision?.until ?? '?'}`;
+  switch (item.status) {
+    case 'deciding':
+      return `${item.id}: ${kind}; ${runnerLive ? 'the running night' : 'the next ralph run'} carries it out (${(item.decision?.effects ?? []).join(', ')})`;
+    case 'landing':
+      return `${item.id}: accepted; it waits to land${runnerLive ? '' : ' (the next ralph run lands it)'}${item.lastError === undefined ? '' : `: ${item.lastError}`}`;
+    case 'pending':
+      return `${item.id}: rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`;
+    case 'cancelled':
+      return `${item.id}: rejected and cancelled`;
+    default:
+      return item.landedCommit !== undefined && kind === 'accepted'
+        ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`
+        : `${item.id}: ${kind} (${item.status})`;
+  }
+}

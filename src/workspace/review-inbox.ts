@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import type { IndexEntry } from '../archive/index-entry.js';
 import { waitOf, waitsOnPerson, type PersonWait } from '../queue/decisions.js';
 import type { Item } from '../queue/item.js';
-import { compareText, formatUsd, plural } from '../lib/text.js';
+import { compareText, plural } from '../lib/text.js';
 
 // The morning's inbox: every item that waits on a person, ranked by a risk score computed from
 // the item's structure alone (what it changed and where, how hard it was to get there, what its
@@ -20,7 +20,7 @@ export interface Changes {
   files: number;
   added: number;
   deleted: number;
-  paths: readonly string[];
+  paths: string[];
 }
 
 /** One row of the inbox. */
@@ -193,7 +193,7 @@ export function riskParts(
   add(
     'cost',
     Math.min(WEIGHT.costCap, item.costUsd * WEIGHT.costPerUsd),
-    `cost $${formatUsd(item.costUsd)}`,
+    `cost $${item.costUsd.toFixed(2)}`,
   );
   return parts.sort((a, b) => b.points - a.points);
 }

@@ -6,7 +6,7 @@ import { InputError, NotFoundError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { DecisionKind, Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
-import { carryLedger, decide, parseUntil } from '../../workspace/decide.js';
+import { carryLedger, decide, decidedText, parseUntil } from '../../workspace/decide.js';
 import { reviewInbox, type InboxRow } from '../../workspace/review-inbox.js';
 import { reviewPage } from '../../workspace/review-page.js';
 import { sessionIndex } from '../../workspace/sessions.js';
@@ -150,25 +150,4 @@ export async function carryOut(
   const ids = new Set(decided.map((item) => item.id));
   const items = await withQueue(workspace, env, (queue) => queue.list());
   return items.filter((item) => ids.has(item.id));
-}
-
-/** What became of a decided item, in a line. */
-export function decidedText(kind: DecisionKind, item: Item): string {
-  const failure = item.decision?.failure;
-  if (failure !== undefined) return `${item.id}: ${kind}, but not carried out: ${failure}`;
-  if (kind === 'deferred') return `${item.id}: deferred until ${item.decision?.until ?? '?'}`;
-  switch (item.status) {
-    case 'deciding':
-      return `${item.id}: ${kind}; the running night carries it out (${(item.decision?.effects ?? []).join(', ')})`;
-    case 'landing':
-      return `${item.id}: accepted; it waits to land${item.lastError === undefined ? '' : `: ${item.lastError}`}`;
-    case 'pending':
-      return `${item.id}: rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`;
-    case 'cancelled':
-      return `${item.id}: rejected and cancelled`;
-    default:
-      return item.landedCommit !== undefined && kind === 'accepted'
-        ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`
-        : `${item.id}: ${kind} (${item.status})`;
-  }
 }

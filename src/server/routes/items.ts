@@ -75,7 +75,7 @@ function listed(item: Item, waiting: string | undefined): ListedItem {
 const MAX_DIFF_CHARS = 512 * 1024;
 
 /** The id of a route's item, checked. */
-function idOf(params: unknown): string {
+export function idOf(params: unknown): string {
   const parsed = ItemParams.safeParse(params);
   if (!parsed.success) throw new InputError(formatIssues('the item id', parsed.error), 'id');
   return parsed.data.id;

@@ -1,0 +1,176 @@
+// The Review view in a real headless Chromium: a night of 200 items waiting on a person, most at
+// risk first, driven from the keyboard (j/k, enter, a, r with a note, d), at a desktop's and a
+// phone's width; an item's review page with its diff by file. Screenshots go to
+// test-artifacts/dashboard/.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeReviewNight } from '../../scripts/review-night.mjs';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
+import { landingWorkspace } from '../support/landing.js';
+import { startServe, stopServers, type Served } from '../support/serve.js';
+import { ralph, readQueue } from '../support/workspace.js';
+
+let browser: Browser;
+let page: Page;
+let served: Served;
+let root: string;
+
+const ledger = () =>
+  fs
+    .readFileSync(path.join(root, 'state', 'decisions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** Waits until the element `id` has the keyboard's focus, as the box a key opened gives it. */
+const focused = (id: string) =>
+  expect.poll(() => page.evaluate<string | undefined>('document.activeElement?.id')).toBe(id);
+
+/** The index of the inbox's selected row. */
+const selectedRow = () =>
+  page
+    .locator('#review .inbox-row')
+    .evaluateAll((rows) => rows.findIndex((row) => row.classList.contains('selected')));
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  ({ root } = await landingWorkspace({ enabled: false }));
+  writeReviewNight(root, { items: 198 });
+  const queue = readQueue(root).items;
+  // Two real items of git mode after the made-up night: their pages have a diff to show.
+  for (const id of ['real-a', 'real-b'])
+    await ralph(root, [
+      'add',
+      `Real ${id}`,
+      '--id',
+      id,
+      '--base',
+      'main',
+      '--body',
+      `#behave: land file=${id}.txt`,
+    ]);
+  const run = await ralph(root, ['run', '--drain']);
+  expect(run.code, run.stderr).toBe(0);
+  expect(queue).toHaveLength(198);
+  served = await startServe(root);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(served.openUrl);
+  // The token's redirect lands on the board first; the Review view is a hash away.
+  await page.locator('#night').waitFor();
+  await page.evaluate("location.hash = '#/review'");
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServers();
+});
+
+describe('the Review view', () => {
+  it('lists the 200 items waiting, most at risk first, each with the parts of its score', async () => {
+    await page.locator('#review .inbox-row').first().waitFor();
+    expect(await page.locator('#review h2').textContent()).toBe(
+      '200 waiting on you, most at risk first',
+    );
+    expect(await page.locator('#review .inbox-row').count()).toBe(200);
+    const scores = await page.locator('#review .inbox-row .risk').allTextContents();
+    expect(scores.map(Number)).toEqual([...scores.map(Number)].sort((a, b) => b - a));
+    const first = (await page.locator('#review .inbox-row').first().textContent()) ?? '';
+    expect(first).toMatch(/status \+40|decision|asks|failed after/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-1440.png') });
+  });
+
+  it('goes through the inbox from the keyboard: j/k, enter, a, r with a note, d', async () => {
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    expect(await page.locator('#review-1').getAttribute('class')).toContain('selected');
+    // Accept the real item that waits: it is found by its row, moved to with j.
+    const ids = await page.locator('#review .inbox-row .inbox-main a').allTextContents();
+    const target = ids.indexOf('real-a');
+    await page.keyboard.press('k');
+    for (let i = 0; i < target; i++) await page.keyboard.press('j');
+    await page.keyboard.press('a');
+    await page.locator('#review-said').waitFor();
+    expect(await page.locator('#review-said').textContent()).toMatch(/^real-a: accepted/);
+    await page.locator('#review h2', { hasText: '199 waiting' }).waitFor();
+    // Back to the top, the most at risk: reject it with a note typed into the box r opens.
+    const at = await selectedRow();
+    for (let i = 0; i < at; i++) await page.keyboard.press('k');
+    expect(await selectedRow()).toBe(0);
+    const rejected =
+      (await page.locator('#review .inbox-row.selected .inbox-main a').textContent()) ?? '';
+    await page.keyboard.press('r');
+    await focused('reject-note');
+    await page.keyboard.type('The export drops the header row');
+    await page.keyboard.press('Enter');
+    await page.locator('#review h2', { hasText: '198 waiting' }).waitFor();
+    // Defer the next one by a day.
+    const deferred =
+      (await page.locator('#review .inbox-row.selected .inbox-main a').textContent()) ?? '';
+    await page.keyboard.press('d');
+    await focused('defer-until');
+    await page.keyboard.press('Enter');
+    await page.locator('#review h2', { hasText: '197 waiting' }).waitFor();
+    expect(ledger().map((l) => [l.item, l.decision, l.note])).toEqual([
+      ['real-a', 'accepted', undefined],
+      [rejected, 'rejected', 'The export drops the header row'],
+      [deferred, 'deferred', undefined],
+    ]);
+    expect(ledger()[0]?.by).toMatch(/^dashboard \(127\.0\.0\.1/);
+    // The top item asked a question: rejected with a note, it is back in line with it.
+    const queued = readQueue(root).items.find((i) => i.id === rejected);
+    expect(queued).toMatchObject({ status: 'pending', decision: { kind: 'rejected' } });
+    const messages = (queued?.messages ?? []) as { text: string }[];
+    expect(messages.at(-1)?.text).toContain('The export drops the header row');
+  });
+
+  it("opens an item's page with enter: the diff by file, the decisions it allows", async () => {
+    const ids = await page.locator('#review .inbox-row .inbox-main a').allTextContents();
+    const target = ids.indexOf('real-b');
+    const selected = await page
+      .locator('#review .inbox-row')
+      .evaluateAll((rows) => rows.findIndex((row) => row.classList.contains('selected')));
+    const key = target > selected ? 'j' : 'k';
+    for (let i = 0; i < Math.abs(target - selected); i++) await page.keyboard.press(key);
+    await page.keyboard.press('Enter');
+    await page.locator('#review-page').waitFor();
+    expect(await page.locator('#review-page h2').textContent()).toContain('real-b: Real real-b');
+    expect(await page.locator('#review-page .file-diff summary').textContent()).toContain(
+      'real-b.txt',
+    );
+    expect(await page.locator('#review-page .file-diff div.add').allTextContents()).toContain(
+      '+line of real-b',
+    );
+    expect(await page.locator('#review-page button').allTextContents()).toEqual([
+      'Accept',
+      'Reject',
+      'Defer',
+    ]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-item-1440.png'), fullPage: true });
+  });
+
+  it("fits a phone's width, its decisions a tap each", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${served.base}/#/review`);
+    await page.locator('#review .inbox-row').first().waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
+    );
+    const box = await page
+      .locator('#review .inbox-row')
+      .first()
+      .locator('button', { hasText: 'Accept' })
+      .boundingBox();
+    expect(box?.height ?? 0).toBeGreaterThanOrEqual(40);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-390.png') });
+    await page.goto(`${served.base}/#/review/real-b`);
+    await page.locator('#review-page').waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'review-item-390.png'), fullPage: true });
+  });
+});
