@@ -228,6 +228,60 @@ function queueCommands(program: commander.Command, app: App): void {
 }
 
 /** The commands that act on items already queued. */
+/** The morning's decisions on a night's work: the inbox, accept, reject, defer. */
+function decisionCommands(program: commander.Command, app: App): void {
+  program
+    .command('review [id]')
+    .description(
+      "the morning's inbox: every item that waits on you, most at risk first, each with the parts of its risk score (keys on a terminal: j/k, enter, a accept, r reject, d defer); with an id, everything needed to decide on that item",
+    )
+    .option('--json', 'print JSON')
+    .option('--all', 'deferred items too')
+    .option('--list', 'print the inbox, never the interactive view')
+    .action(
+      async (
+        id: string | undefined,
+        options: { json?: boolean; all?: boolean; list?: boolean },
+      ) => {
+        const { reviewCommand } = await import('./commands/review.js');
+        app.done(await reviewCommand(app.root(), id, options, app.output, app.env));
+      },
+    );
+
+  program
+    .command('accept <ids...>')
+    .description(
+      "accept items' work: a done item of git mode lands, a pull request waiting for you is merged, anything else is recorded (state/decisions.jsonl)",
+    )
+    .action(async (ids: string[]) => {
+      const { decideCommand } = await import('./commands/review.js');
+      app.done(await decideCommand(app.root(), 'accepted', ids, {}, app.output, app.env));
+    });
+
+  program
+    .command('reject <ids...>')
+    .description(
+      "reject items' work with a note: the branch kept under refs/ralph/rejected/, a landing taken off its target by a revert commit (gated like a landing, never a force push), its pull request closed; then back in line with the note in its next prompt, or cancelled",
+    )
+    .option('--note <text>', "what was wrong: the next attempt's prompt holds it")
+    .option('--cancel', 'cancel the item instead of putting it back in line')
+    .action(async (ids: string[], options: { note?: string; cancel?: boolean }) => {
+      const { decideCommand } = await import('./commands/review.js');
+      app.done(await decideCommand(app.root(), 'rejected', ids, options, app.output, app.env));
+    });
+
+  program
+    .command('defer <ids...>')
+    .description(
+      'hide items from the review inbox until a time (recorded in state/decisions.jsonl)',
+    )
+    .requiredOption('--until <when>', 'a duration from now (3d, 12h) or a time')
+    .action(async (ids: string[], options: { until: string }) => {
+      const { decideCommand } = await import('./commands/review.js');
+      app.done(await decideCommand(app.root(), 'deferred', ids, options, app.output, app.env));
+    });
+}
+
 function itemCommands(program: commander.Command, app: App): void {
   program
     .command('retry [ids...]')
@@ -284,57 +338,6 @@ function itemCommands(program: commander.Command, app: App): void {
     .action(async (ids: string[], options: { dryRun?: boolean }) => {
       const { landCommand } = await import('./commands/land.js');
       app.done(await landCommand(app.root(), ids, options, app.output, app.env));
-    });
-
-  program
-    .command('review [id]')
-    .description(
-      "the morning's inbox: every item that waits on you, most at risk first, each with the parts of its risk score (keys on a terminal: j/k, enter, a accept, r reject, d defer); with an id, everything needed to decide on that item",
-    )
-    .option('--json', 'print JSON')
-    .option('--all', 'deferred items too')
-    .option('--list', 'print the inbox, never the interactive view')
-    .action(
-      async (
-        id: string | undefined,
-        options: { json?: boolean; all?: boolean; list?: boolean },
-      ) => {
-        const { reviewCommand } = await import('./commands/review.js');
-        app.done(await reviewCommand(app.root(), id, options, app.output, app.env));
-      },
-    );
-
-  program
-    .command('accept <ids...>')
-    .description(
-      "accept items' work: a done item of git mode lands, a pull request waiting for you is merged, anything else is recorded (state/decisions.jsonl)",
-    )
-    .action(async (ids: string[]) => {
-      const { decideCommand } = await import('./commands/review.js');
-      app.done(await decideCommand(app.root(), 'accepted', ids, {}, app.output, app.env));
-    });
-
-  program
-    .command('reject <ids...>')
-    .description(
-      "reject items' work with a note: the branch kept under refs/ralph/rejected/, a landing taken off its target by a revert commit (gated like a landing, never a force push), its pull request closed; then back in line with the note in its next prompt, or cancelled",
-    )
-    .option('--note <text>', "what was wrong: the next attempt's prompt holds it")
-    .option('--cancel', 'cancel the item instead of putting it back in line')
-    .action(async (ids: string[], options: { note?: string; cancel?: boolean }) => {
-      const { decideCommand } = await import('./commands/review.js');
-      app.done(await decideCommand(app.root(), 'rejected', ids, options, app.output, app.env));
-    });
-
-  program
-    .command('defer <ids...>')
-    .description(
-      'hide items from the review inbox until a time (recorded in state/decisions.jsonl)',
-    )
-    .requiredOption('--until <when>', 'a duration from now (3d, 12h) or a time')
-    .action(async (ids: string[], options: { until: string }) => {
-      const { decideCommand } = await import('./commands/review.js');
-      app.done(await decideCommand(app.root(), 'deferred', ids, options, app.output, app.env));
     });
 
   program
@@ -596,7 +599,14 @@ export function defineProgram(program: commander.Command, app: App): commander.C
       'the workspace (default: the nearest at or above the current directory)',
     )
     .showHelpAfterError("(run 'ralph help <command>' for its options)");
-  for (const define of [queueCommands, itemCommands, runCommands, reviewCommands, controlCommands])
+  for (const define of [
+    queueCommands,
+    itemCommands,
+    decisionCommands,
+    runCommands,
+    reviewCommands,
+    controlCommands,
+  ])
     define(program, app);
   addExamples(program);
   return program;

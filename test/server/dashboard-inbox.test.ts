@@ -29,10 +29,12 @@ const focused = (id: string) =>
   expect.poll(() => page.evaluate<string | undefined>('document.activeElement?.id')).toBe(id);
 
 /** The index of the inbox's selected row. */
-const selectedRow = () =>
-  page
-    .locator('#review .inbox-row')
-    .evaluateAll((rows) => rows.findIndex((row) => row.classList.contains('selected')));
+async function selectedRow(): Promise<number> {
+  const ids = await page.locator('#review .inbox-row .inbox-main a').allTextContents();
+  return ids.indexOf(
+    (await page.locator('#review .inbox-row.selected .inbox-main a').textContent()) ?? '',
+  );
+}
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -130,9 +132,7 @@ describe('the Review view', () => {
   it("opens an item's page with enter: the diff by file, the decisions it allows", async () => {
     const ids = await page.locator('#review .inbox-row .inbox-main a').allTextContents();
     const target = ids.indexOf('real-b');
-    const selected = await page
-      .locator('#review .inbox-row')
-      .evaluateAll((rows) => rows.findIndex((row) => row.classList.contains('selected')));
+    const selected = await selectedRow();
     const key = target > selected ? 'j' : 'k';
     for (let i = 0; i < Math.abs(target - selected); i++) await page.keyboard.press(key);
     await page.keyboard.press('Enter');

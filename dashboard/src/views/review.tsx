@@ -190,53 +190,71 @@ export function ReviewInbox() {
       )}
       <ol class="inbox">
         {rows.map((row, i) => (
-          <li
+          <InboxRowView
             key={row.id}
-            id={`review-${i}`}
-            class={`inbox-row${i === at ? ' selected' : ''}`}
-            onClick={() => setAt(i)}
-          >
-            <span class={`risk ${level(row.score)}`} title="risk score">
-              {row.score}
-            </span>
-            <div class="inbox-main">
-              <div>
-                <a href={`#/review/${row.id}`}>{row.id}</a> <span>{row.title}</span>
-              </div>
-              <div class={row.waits === 'decide' ? '' : 'bad'}>{row.what}</div>
-              <div class="parts">
-                {row.parts.map((p) => (
-                  <span class="part" key={p.name} title={p.why}>
-                    {p.name} +{p.points} <span class="dim">{p.why}</span>
-                  </span>
-                ))}
-              </div>
-              {row.chain !== '' && <div class="dim chain">{row.chain}</div>}
-            </div>
-            {!readOnly && (
-              <div class="row-actions">
-                {row.waits === 'answer' && (
-                  <a class="button" href={`#/items/${row.id}`}>
-                    Answer
-                  </a>
-                )}
-                {row.decisions.includes('accept') && (
-                  <button onClick={() => void decide(row, 'accept')}>Accept</button>
-                )}
-                {row.decisions.includes('reject') && (
-                  <button onClick={() => setAsking({ kind: 'reject', id: row.id })}>Reject</button>
-                )}
-                {row.decisions.includes('defer') && (
-                  <button class="link" onClick={() => setAsking({ kind: 'defer', id: row.id })}>
-                    Defer
-                  </button>
-                )}
-              </div>
-            )}
-          </li>
+            row={row}
+            index={i}
+            selected={i === at}
+            readOnly={readOnly}
+            onSelect={() => setAt(i)}
+            onAccept={() => void decide(row, 'accept')}
+            onAsk={(kind) => setAsking({ kind, id: row.id })}
+          />
         ))}
       </ol>
     </section>
+  );
+}
+
+/** One row of the inbox: the score, what happened, the score's parts, how, the decisions. */
+function InboxRowView(props: {
+  row: ReviewRow;
+  index: number;
+  selected: boolean;
+  readOnly: boolean;
+  onSelect: () => void;
+  onAccept: () => void;
+  onAsk: (kind: 'reject' | 'defer') => void;
+}) {
+  const { row, index, selected, readOnly, onSelect, onAccept, onAsk } = props;
+  return (
+    <li id={`review-${index}`} class={`inbox-row${selected ? ' selected' : ''}`} onClick={onSelect}>
+      <span class={`risk ${level(row.score)}`} title="risk score">
+        {row.score}
+      </span>
+      <div class="inbox-main">
+        <div>
+          <a href={`#/review/${row.id}`}>{row.id}</a> <span>{row.title}</span>
+        </div>
+        <div class={row.waits === 'decide' ? '' : 'bad'}>{row.what}</div>
+        <div class="parts">
+          {row.parts.map((p) => (
+            <span class="part" key={p.name} title={p.why}>
+              {p.name} +{p.points} <span class="dim">{p.why}</span>
+            </span>
+          ))}
+        </div>
+        {row.chain !== '' && <div class="dim chain">{row.chain}</div>}
+      </div>
+      {!readOnly && (
+        <div class="row-actions">
+          {row.waits === 'answer' && (
+            <a class="button" href={`#/items/${row.id}`}>
+              Answer
+            </a>
+          )}
+          {row.decisions.includes('accept') && <button onClick={onAccept}>Accept</button>}
+          {row.decisions.includes('reject') && (
+            <button onClick={() => onAsk('reject')}>Reject</button>
+          )}
+          {row.decisions.includes('defer') && (
+            <button class="link" onClick={() => onAsk('defer')}>
+              Defer
+            </button>
+          )}
+        </div>
+      )}
+    </li>
   );
 }
 
