@@ -86,7 +86,8 @@ describe('a decision on a landed item', () => {
     expect(git(repo, 'branch', '--list', 'ralph/a')).toBe('');
     expect(item(root, 'a')).toMatchObject({ status: 'pending', attempts: 0 });
     expect(item(root, 'a').landedCommit).toBeUndefined();
-    // Its next session starts afresh and is told why.
+    // Its next session starts afresh and is told why (and, this time, writes another file).
+    await ralph(root, ['edit', 'a', '--body', '#behave: land file=a2.txt']);
     const again = await ralph(root, ['run', '--drain']);
     expect(again.code, again.stderr).toBe(0);
     const sessions = item(root, 'a').sessions as string[];
@@ -98,7 +99,7 @@ describe('a decision on a landed item', () => {
     expect(prompt).toContain('use the fixture instead');
     expect(prompt).toContain(ref);
     expect(item(root, 'a')).toMatchObject({ status: 'done', landedOn: TARGET });
-    expect(filesOn(repo)).toContain('a.txt');
+    expect(filesOn(repo)).toContain('a2.txt');
   });
 
   it('a revert that breaks a land gate leaves the target as it was and the item done, the failure said', async () => {

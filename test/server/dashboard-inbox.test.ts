@@ -162,7 +162,7 @@ describe('the Review view', () => {
     const box = await page
       .locator('#review .inbox-row')
       .first()
-      .locator('button', { hasText: 'Accept' })
+      .locator('button', { hasText: 'Reject' })
       .boundingBox();
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(40);
     await page.screenshot({ path: path.join(ARTIFACTS, 'review-390.png') });
