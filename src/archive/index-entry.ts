@@ -42,6 +42,8 @@ export const IndexEntrySchema = z.looseObject({
       paths: z.array(z.string()),
     })
     .optional(),
+  /** It ended asking a person something: no success, its item waits for an answer. */
+  asked: z.boolean().optional(),
   /** The tool calls its CLI refused it (claude's permission denials). */
   denials: z.number().optional(),
   /** A fleet's index: the machine that ran it, and where its archive is there. */

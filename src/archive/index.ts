@@ -38,6 +38,7 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     persona: record.persona,
     branch: record.git?.branch,
     changes: changesOf(record.git?.files),
+    asked: record.asked,
     denials:
       record.result === undefined || record.result.permissionDenials.length === 0
         ? undefined

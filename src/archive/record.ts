@@ -141,6 +141,8 @@ export const SessionRecordFields = z.looseObject({
       }),
     )
     .optional(),
+  /** It ended asking a person something: its item waits for an answer (`needs_input`). */
+  asked: z.boolean().optional(),
   /** The agent's last words (the end of its last message): why it stopped, in its own terms. */
   lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */

@@ -8,7 +8,10 @@ import type { SessionRecord } from './record.js';
 export interface ReportGroup {
   key: string;
   sessions: number;
-  done: number;
+  /** Sessions that ended in a success (not those that ended asking a person). */
+  succeeded: number;
+  /** Sessions that ended asking a person something: their item waits for an answer. */
+  asked: number;
   /** Sessions that failed whose item ended in a success later: retried, not failures. */
   retried: number;
   failed: number;
@@ -79,7 +82,8 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
       g = {
         key,
         sessions: 0,
-        done: 0,
+        succeeded: 0,
+        asked: 0,
         retried: 0,
         failed: 0,
         interrupted: 0,
@@ -95,7 +99,8 @@ function group(entries: readonly IndexEntry[], keyOf: (e: IndexEntry) => string)
     g.costUsd = addUsd(g.costUsd, e.costUsd);
     if (e.costEstimated === true) g.costEstimated = true;
     g.seconds += (e.durationMs ?? 0) / 1000;
-    if (SUCCESS.has(e.outcome)) g.done++;
+    if (SUCCESS.has(e.outcome) && e.asked === true) g.asked++;
+    else if (SUCCESS.has(e.outcome)) g.succeeded++;
     else if (INTERRUPTED.has(e.outcome)) g.interrupted++;
     else if (retried.has(e)) g.retried++;
     else {
@@ -385,7 +390,10 @@ export interface NightSummary {
   /** When its last session ended. */
   lastEndedAt?: string;
   sessions: number;
-  /** Items done, items failed for good, and failed sessions of items done later. */
+  /**
+   * Items, not sessions: those whose last session of the night succeeded, those whose last one
+   * failed for good; and the failed sessions of items that succeeded later.
+   */
   done: number;
   failed: number;
   retried: number;
@@ -395,6 +403,26 @@ export interface NightSummary {
   budgetLeftUsd?: number;
   /** The sessions that failed and were not retried into a success, newest first. */
   failures: ReportGroup['failures'];
+}
+
+/** The items of `entries` by the outcome of each one's last session (its reviewers' aside). */
+export function itemOutcomes(entries: readonly IndexEntry[]): {
+  items: number;
+  done: number;
+  asked: number;
+  failed: number;
+  interrupted: number;
+} {
+  const last = new Map<string, IndexEntry>();
+  for (const e of entries) if (e.role !== 'reviewer') last.set(e.itemId, e);
+  const counts = { items: last.size, done: 0, asked: 0, failed: 0, interrupted: 0 };
+  for (const e of last.values()) {
+    if (SUCCESS.has(e.outcome) && e.asked === true) counts.asked++;
+    else if (SUCCESS.has(e.outcome)) counts.done++;
+    else if (INTERRUPTED.has(e.outcome)) counts.interrupted++;
+    else counts.failed++;
+  }
+  return counts;
 }
 
 /** The night of the run that started at `run.startedAt`: its sessions since then. */
@@ -415,6 +443,7 @@ export function nightOf(
   const start = Date.parse(run.startedAt);
   const night = entries.filter((e) => Date.parse(e.startedAt) >= start);
   const [all] = group(night, () => 'night');
+  const items = itemOutcomes(night);
   const ends = night
     .map((e) => e.endedAt)
     .filter((t) => t !== undefined)
@@ -423,8 +452,8 @@ export function nightOf(
     startedAt: run.startedAt,
     lastEndedAt: ends.at(-1),
     sessions: all?.sessions ?? 0,
-    done: all?.done ?? 0,
-    failed: all?.failed ?? 0,
+    done: items.done,
+    failed: items.failed,
     retried: all?.retried ?? 0,
     costUsd: run.costUsd,
     costEstimated: all?.costEstimated ?? false,

@@ -629,6 +629,8 @@ export class Attempt {
     else if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
     // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
     else await ctx.controlFiles.clearStopRequest(item.id);
+    // A session that ended asking a person is no success of the night's: its record says so.
+    if (settled?.status === 'needs_input') this.record = { ...this.record, asked: true };
     const extras = {
       lastText: end.summary.lastText,
       context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,

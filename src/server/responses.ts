@@ -288,7 +288,9 @@ const OpeningAnswer = z.strictObject({
 const ReportGroupAnswer = z.strictObject({
   key: z.string(),
   sessions: z.number(),
-  done: z.number(),
+  /** Sessions that succeeded, and those that ended asking a person (no success). */
+  succeeded: z.number(),
+  asked: z.number(),
   retried: z.number(),
   failed: z.number(),
   interrupted: z.number(),

@@ -34,6 +34,8 @@ export const LedgerLineSchema = z.looseObject({
   }),
   /** Its reviewer's verdict then (`approve`, `request_changes`), or none. */
   verdict: z.string().nullable(),
+  /** When its work was done (the item's `finishedAt` then): the wait for the decision starts. */
+  doneAt: z.string().optional(),
   /** Set on a second line of the same id: the decision could not be applied, and why. */
   void: z.string().optional(),
 });
@@ -147,6 +149,74 @@ function lineOf(
     status: item.status,
     risk: { score: parts.reduce((sum, p) => sum + p.points, 0), parts },
     verdict: item.verdict?.overall ?? null,
+    ...(item.finishedAt === undefined ? {} : { doneAt: item.finishedAt }),
+  };
+}
+
+/** What the person's decisions of a span came to: their pace, and how the reviewer agreed. */
+export interface DecisionReport {
+  decisions: number;
+  accepted: number;
+  rejected: number;
+  deferred: number;
+  /** Decisions by day (UTC), oldest first. */
+  byDay: { day: string; decisions: number }[];
+  /** The median wait from an item's work done to the person's decision on it. */
+  medianWaitMs?: number;
+  /**
+   * Accepts and rejects of items a reviewer had given a verdict on: how often the verdict agreed
+   * (approve and accept, changes and reject), and of its approvals, how many the person accepted
+   * (its precision as a reviewer).
+   */
+  reviewed?: { decisions: number; agreed: number; approvals: number; approvalsAccepted: number };
+}
+
+/** The report of the ledger's decisions since `since` (voided ones left out); none: undefined. */
+export function decisionReport(
+  lines: readonly LedgerLine[],
+  since: number | undefined,
+): DecisionReport | undefined {
+  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
+  const taken = lines.filter(
+    (l) =>
+      l.void === undefined &&
+      !voided.has(l.id) &&
+      (since === undefined || Date.parse(l.at) >= since),
+  );
+  if (taken.length === 0) return undefined;
+  const count = (kind: DecisionKind) => taken.filter((l) => l.decision === kind).length;
+  const days = new Map<string, number>();
+  for (const line of taken)
+    days.set(line.at.slice(0, 10), (days.get(line.at.slice(0, 10)) ?? 0) + 1);
+  const waits = taken
+    .filter((l) => l.doneAt !== undefined && l.decision !== 'deferred')
+    .map((l) => Date.parse(l.at) - Date.parse(l.doneAt ?? ''))
+    .filter((ms) => Number.isFinite(ms) && ms >= 0)
+    .sort((a, b) => a - b);
+  const judged = taken.filter((l) => l.verdict !== null && l.decision !== 'deferred');
+  const approvals = judged.filter((l) => l.verdict === 'approve');
+  return {
+    decisions: taken.length,
+    accepted: count('accepted'),
+    rejected: count('rejected'),
+    deferred: count('deferred'),
+    byDay: [...days.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, decisions]) => ({ day, decisions })),
+    medianWaitMs: waits.length === 0 ? undefined : waits[Math.floor((waits.length - 1) / 2)],
+    reviewed:
+      judged.length === 0
+        ? undefined
+        : {
+            decisions: judged.length,
+            agreed: judged.filter(
+              (l) =>
+                (l.verdict === 'approve' && l.decision === 'accepted') ||
+                (l.verdict === 'request_changes' && l.decision === 'rejected'),
+            ).length,
+            approvals: approvals.length,
+            approvalsAccepted: approvals.filter((l) => l.decision === 'accepted').length,
+          },
   };
 }
 

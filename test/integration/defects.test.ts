@@ -463,11 +463,17 @@ describe('messages a person reads', () => {
     );
     expect((await run(root, env, { drain: true })).code).toBe(0);
     const report = JSON.parse((await ralph(root, ['report', '--json'], env)).stdout) as {
-      byItem: { key: string; done: number; retried: number; failed: number; failures: unknown[] }[];
+      byItem: {
+        key: string;
+        succeeded: number;
+        retried: number;
+        failed: number;
+        failures: unknown[];
+      }[];
     };
     expect(report.byItem[0]).toMatchObject({
       key: 't',
-      done: 1,
+      succeeded: 1,
       retried: 1,
       failed: 0,
       failures: [],

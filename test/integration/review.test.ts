@@ -212,7 +212,7 @@ describe('ralph sessions, show and report', () => {
     expect(report.byDay.reduce((n, g) => n + g.sessions, 0)).toBe(total);
     expect(report.byItem.find((g) => g.key === 'text')).toMatchObject({
       sessions: 1,
-      done: 1,
+      succeeded: 1,
       failed: 0,
     });
     expect(report.byItem.find((g) => g.key === 'max-turns')).toMatchObject({
@@ -221,7 +221,7 @@ describe('ralph sessions, show and report', () => {
     });
     const text = (await ralph(root, ['report'])).stdout;
     expect(text).toMatch(
-      /^DAY\s+SESSIONS\s+DONE\s+RETRIED\s+FAILED\s+INTERRUPTED\s+COST\s+BEFORE WORK\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/,
+      /^DAY\s+SESSIONS\s+SUCCEEDED\s+ASKED\s+RETRIED\s+FAILED\s+INTERRUPTED\s+COST\s+BEFORE WORK\s+TIME\n\d{4}-\d\d-\d\d\s+\d+/m,
     );
     expect(text).toMatch(
       /Failures:\n[\s\S]*max-turns [0-9a-f-]{36}: max_turns — reached the turn limit/,

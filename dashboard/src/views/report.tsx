@@ -28,7 +28,7 @@ function Chart({ days }: { days: ReportGroup[] }) {
         const x = i * step + (step - bar) / 2;
         let top = HEIGHT;
         const parts: [string, number][] = [
-          ['ok', d.done],
+          ['ok', d.succeeded],
           ['bad', d.failed],
           ['warn', d.interrupted],
         ];
@@ -91,7 +91,8 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
         <tr>
           <th>{title}</th>
           <th class="wide">sessions</th>
-          <th>done</th>
+          <th title="sessions that succeeded">succeeded</th>
+          <th class="wide" title="sessions that ended asking a person">asked</th>
           <th class="wide">retried</th>
           <th>failed</th>
           <th class="wide">interrupted</th>
@@ -107,7 +108,8 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
           <tr key={g.key}>
             <td>{g.key}</td>
             <td class="wide">{g.sessions}</td>
-            <td>{g.done}</td>
+            <td>{g.succeeded}</td>
+            <td class="wide">{g.asked}</td>
             <td class="wide">{g.retried}</td>
             <td>{g.failed}</td>
             <td class="wide">{g.interrupted}</td>

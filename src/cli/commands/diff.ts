@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { git } from '../../git/git.js';
+import { git, gitSucceeds } from '../../git/git.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { itemBranch } from '../../workspace/branches.js';
 import { openWorkspace } from '../open-workspace.js';
@@ -19,7 +19,14 @@ export async function diffCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
-  const { repo, base, tip } = await itemBranch(workspace, id, env);
+  const { repo, base, tip, landed } = await itemBranch(workspace, id, env);
+  // An empty diff is said, never shown as nothing at all.
+  if (await gitSucceeds(repo, ['diff', '--quiet', `${base}...${tip}`, '--'])) {
+    output.out(
+      `${id}: no changes: ${landed ? 'its landing brought nothing onto the target' : 'its branch changed nothing since its base'}`,
+    );
+    return ExitCode.ok;
+  }
   const args = ['diff', ...(options.stat === true ? ['--stat'] : []), `${base}...${tip}`, '--'];
   if (!output.isTTY) {
     output.raw(Buffer.from(await git(repo, args)));

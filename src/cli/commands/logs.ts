@@ -1,3 +1,4 @@
+import { failingGateOutput } from '../gate-output.js';
 import { fallbackLines, sandboxLines } from '../../archive/report.js';
 import fs from 'node:fs';
 import { plural } from '../../lib/text.js';
@@ -120,7 +121,8 @@ export async function logsCommand(
     const stderr = await readTail(files.stderr, STDERR_TAIL);
     const grows =
       record?.outcome === undefined && (await sessionMayGrow(workspace, found.sessionId));
-    for (const line of verdict(record, grows, stderr.text, colour))
+    const gateOutput = record === undefined ? [] : await failingGateOutput(record, files.gates);
+    for (const line of verdict(record, grows, stderr.text, colour, gateOutput))
       output.out(redactor.redact(line));
   }
   return ExitCode.ok;
@@ -147,6 +149,8 @@ function verdict(
   grows: boolean,
   stderr: string,
   colour: boolean,
+  /** The end of the failing gate's output. */
+  gateOutput: readonly string[],
 ): string[] {
   const style = colour ? COLOURS : PLAIN;
   if (record === undefined || record.outcome === undefined)
@@ -173,11 +177,12 @@ function verdict(
   for (const gate of record.gates ?? []) {
     const line = `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gateVerdict(gate)})`;
     lines.push(gate.passed ? line : style.red(line));
+    if (!gate.passed) lines.push(...gateOutput.map((l) => `    ${l}`));
   }
   if (record.git !== undefined)
     lines.push(
       style.dim(
-        `  branch ${record.git.branch}: ${plural(record.git.commits.length, 'commit')} since ${record.git.base.slice(0, 12)}${record.git.diffstat === '' ? '' : `, ${record.git.diffstat}`}`,
+        `  branch ${record.git.branch}: ${plural(record.git.commits.length, 'commit')} since ${record.git.base.slice(0, 12)}${record.git.diffstat === '' ? ', no changes' : `, ${record.git.diffstat}`}`,
       ),
     );
   if (stderr.trim() !== '') {

@@ -24,6 +24,9 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
 import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.js';
+import { decisionReport, readLedger, type DecisionReport } from '../../workspace/decide.js';
+import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
+import type { Item } from '../../queue/item.js';
 
 /** What the landings came to, and what a landed change cost. */
 function landingLines(landing: LandingReport): string[] {
@@ -106,6 +109,44 @@ function notificationLines(report: NotificationsReport): string[] {
   ];
 }
 
+/** The items worked on in the span, by where each stands now (an item, not a session, each). */
+function itemCounts(items: readonly Item[], worked: ReadonlySet<string>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const now = Date.now();
+  for (const item of items.filter((i) => worked.has(i.id))) {
+    const key =
+      item.status === 'done' && isAccepted(item)
+        ? 'accepted'
+        : waitsOnPerson(item, now)
+          ? 'waiting on you'
+          : item.status === 'done' && item.landedCommit !== undefined
+            ? 'landed'
+            : item.status;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+function itemsLine(items: readonly Item[], worked: ReadonlySet<string>): string {
+  const counts = Object.entries(itemCounts(items, worked)).sort(([, a], [, b]) => b - a);
+  const total = counts.reduce((sum, [, n]) => sum + n, 0);
+  return `Items: ${total} worked on${total === 0 ? '' : `: ${counts.map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ')}`}`;
+}
+
+/** The person's decisions: their pace, the wait for them, and how the reviewer agreed. */
+function decisionLines(report: DecisionReport): string[] {
+  const days = report.byDay.length;
+  const reviewed = report.reviewed;
+  return [
+    `Decisions: ${report.decisions} (${report.accepted} accepted, ${report.rejected} rejected, ${report.deferred} deferred), ${(report.decisions / Math.max(1, days)).toFixed(1)} a day over ${plural(days, 'day')}${report.medianWaitMs === undefined ? '' : `; median wait from done to decision ${formatDuration(Math.round(report.medianWaitMs / 1000))}`}`,
+    ...(reviewed === undefined
+      ? []
+      : [
+          `  the reviewer agreed with you on ${reviewed.agreed} of ${reviewed.decisions}; of its ${plural(reviewed.approvals, 'approval')}, you accepted ${reviewed.approvalsAccepted}${reviewed.approvals === 0 ? '' : ` (precision ${(reviewed.approvalsAccepted / reviewed.approvals).toFixed(2)})`}`,
+        ]),
+  ];
+}
+
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
   root: string,
@@ -125,6 +166,7 @@ export async function reportCommand(
   const egress = egressReport(entries);
   const imported = importedReport(items, new Set(entries.map((e) => e.itemId)));
   const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
+  const decisions = decisionReport(await readLedger(workspace), since);
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -141,6 +183,8 @@ export async function reportCommand(
           egress,
           imported,
           notifications,
+          items: itemCounts(items, new Set(entries.map((e) => e.itemId))),
+          decisions,
         },
         null,
         2,
@@ -156,7 +200,8 @@ export async function reportCommand(
     const rows = groups.map((g) => [
       g.key,
       String(g.sessions),
-      String(g.done),
+      String(g.succeeded),
+      String(g.asked),
       String(g.retried),
       String(g.failed),
       String(g.interrupted),
@@ -168,7 +213,8 @@ export async function reportCommand(
       [
         title,
         'SESSIONS',
-        'DONE',
+        'SUCCEEDED',
+        'ASKED',
         'RETRIED',
         'FAILED',
         'INTERRUPTED',
@@ -183,6 +229,10 @@ export async function reportCommand(
   const failures = byItem.flatMap((g) => g.failures);
   output.out(
     [
+      itemsLine(items, new Set(entries.map((e) => e.itemId))),
+      ...(decisions === undefined ? [] : decisionLines(decisions)),
+      '',
+      'Sessions:',
       ...table('DAY', byDay),
       ...(opening === undefined ? [] : [openingLine(opening)]),
       '',

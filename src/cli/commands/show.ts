@@ -15,6 +15,7 @@ import { redactorFor } from '../../agent/redaction.js';
 import { plural } from '../../lib/text.js';
 import { formatCost } from '../../lib/usd.js';
 import { openSession } from '../session-lookup.js';
+import { failingGateOutput } from '../gate-output.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { Workspace } from '../../config/workspace.js';
@@ -30,7 +31,7 @@ function workLines(record: SessionRecord): string[] {
   if (git !== undefined) {
     lines.push(
       `Branch:   ${git.branch} from ${git.base.slice(0, 12)}${git.pushedTo ? `, pushed to ${git.pushedTo}` : ''}`,
-      `Changes:  ${git.diffstat === '' ? 'none' : git.diffstat}`,
+      `Changes:  ${git.diffstat === '' ? 'none: the branch changed nothing' : git.diffstat}`,
       `Commits:  ${git.commits.length === 0 ? 'none' : ''}`,
       ...git.commits.map((c) => `  ${c.sha.slice(0, 12)} ${c.subject}`),
     );
@@ -214,6 +215,9 @@ export async function showCommand(
     ),
     ...sandboxLines(record),
     ...workLines(record),
+    ...(await failingGateOutput(record, files.gates)).map((line, i) =>
+      i === 0 ? `Failing gate's output (the end):\n  ${line}` : `  ${line}`,
+    ),
     ...(await itemLines(workspace, env, sessionId, record)),
     '',
     'Command (secrets masked):',
