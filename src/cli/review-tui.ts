@@ -66,10 +66,12 @@ function drawInbox(rows: readonly InboxRow[], at: number, said: string): void {
 function ask(question: string): Promise<string> {
   return new Promise((resolve) => {
     stdin.setRawMode(false);
-    stdout.write(`\r\n${question}`);
+    stdout.write('\r\n');
     const rl = readline.createInterface({ input: stdin, output: stdout, terminal: true });
-    rl.question('', (answer) => {
+    rl.question(question, (answer) => {
       rl.close();
+      // Closing a readline pauses its input: the keys go on coming.
+      stdin.resume();
       stdin.setRawMode(true);
       resolve(answer.trim());
     });
@@ -193,9 +195,13 @@ export async function interactiveReview(
       if (name === 'k' || name === 'up') at = Math.max(0, at - 1);
       const kind = DECISION_KEYS[name];
       if (row !== undefined && kind !== undefined) {
+        // Drawn before the decision asks its question below the list.
         said = `${kind.replace(/ed$/, 'ing')} ${row.item.id}…`;
+        drawInbox(rows, at, said);
         act(() => decideOn(workspace, env, row, kind, entries));
-      } else if (row !== undefined && ['return', 'enter', 'o'].includes(name))
+        return;
+      }
+      if (row !== undefined && ['return', 'enter', 'o'].includes(name))
         act(async () =>
           pageView(
             pageLines(await reviewPage(workspace, row.item, entries, systemClock.now()), COLOURS),
