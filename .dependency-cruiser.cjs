@@ -141,7 +141,7 @@ const PORTS_INTO_ROOMS = {
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
 /** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment'];
+const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment', 'decide'];
 /**
  * What one stage room may use of another's: sources use the forge's issues port; the lander
  * makes its worktree ready for its land gates as the setup stage makes an item's.
@@ -149,10 +149,13 @@ const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment'
 const PORTS_BETWEEN_ROOMS = {
   sources: ['^src/forge/(forge|open)[.]ts$'],
   land: ['^src/environment/(make-ready|repository|config-schema)[.]ts$'],
+  // A person's decision carried out with the lander's means (a gated revert in a kept worktree)
+  // and the forge's (a pull request merged or closed).
+  decide: ['^src/land/(job|revert)[.]ts$', '^src/forge/(forge|open)[.]ts$'],
 };
 /** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES =
-  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage|environment/setup-stage)[.]ts$';
+  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage|environment/setup-stage|decide/decision-stage)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

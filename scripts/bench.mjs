@@ -26,6 +26,7 @@ import { sandboxCost } from './bench/sandbox.mjs';
 import { firstRequestFigures } from './bench/first-request.mjs';
 import { reapScan } from './bench/reap.mjs';
 import { reviewFigures } from './bench/review.mjs';
+import { inboxAtScale } from './bench/inbox.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -54,6 +55,7 @@ const size = quick
       sandbox: { items: 20, runs: 3 },
       reap: { scans: 50, runs: 3 },
       review: { items: 10, runs: 3 },
+      inbox: { sessions: 10_000, runs: 5 },
     }
   : {
       loop: { items: 200, runs: 3 },
@@ -77,6 +79,7 @@ const size = quick
       sandbox: { items: 40, runs: 5 },
       reap: { scans: 200, runs: 5 },
       review: { items: 20, runs: 5 },
+      inbox: { sessions: 10_000, runs: 9 },
     };
 
 const benches = [
@@ -97,6 +100,7 @@ const benches = [
   ['sandbox', () => sandboxCost(size.sandbox)],
   ['first-request', () => firstRequestFigures()],
   ['review', () => reviewFigures(size.review)],
+  ['inbox', () => inboxAtScale(size.inbox)],
 ];
 
 const rows = [];

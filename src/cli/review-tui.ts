@@ -9,7 +9,7 @@ import { decide, parseUntil } from '../workspace/decide.js';
 import { reviewInbox, type InboxRow } from '../workspace/review-inbox.js';
 import { reviewPage } from '../workspace/review-page.js';
 import { decidedText } from '../workspace/decide.js';
-import { carryOut, personOfTerminal, reviewState } from './commands/review.js';
+import { carryOut, personOfTerminal, reviewState } from './review-state.js';
 import { COLOURS, partsLine, pageLines } from './review-text.js';
 
 // `ralph review` on a terminal: the inbox as a list to move through with j/k, one key per

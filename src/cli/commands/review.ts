@@ -1,36 +1,18 @@
-import os from 'node:os';
-import type { Workspace } from '../../config/workspace.js';
-import { liveRunner } from '../../control/runner-lock.js';
 import { systemClock } from '../../lib/clock.js';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import type { DecisionKind, Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
-import { carryLedger, decide, decidedText, parseUntil } from '../../workspace/decide.js';
+import { decide, decidedText, parseUntil } from '../../workspace/decide.js';
 import { reviewInbox, type InboxRow } from '../../workspace/review-inbox.js';
 import { reviewPage } from '../../workspace/review-page.js';
 import { sessionIndex } from '../../workspace/sessions.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
-import { quietRunner } from '../quiet-runner.js';
+import { carryOut, personOfTerminal, reviewState } from '../review-state.js';
 import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** Who decides from this terminal. */
-export const personOfTerminal = () => `${os.userInfo().username}@${os.hostname()}`;
-
-/** The queue's items (any decision a crash kept from them applied first) and the sessions index. */
-export async function reviewState(
-  workspace: Workspace,
-  env: Env,
-): Promise<{ items: Item[]; entries: Awaited<ReturnType<typeof sessionIndex>>['entries'] }> {
-  const items = await withQueue(workspace, env, async (queue) => {
-    await carryLedger(workspace, queue);
-    return queue.list();
-  });
-  return { items, entries: (await sessionIndex(workspace, env)).entries };
-}
 
 /**
  * `ralph review [id]`: the inbox (every item that waits on a person, most at risk first, each
@@ -128,26 +110,4 @@ export async function decideCommand(
   return after.some((item) => item.decision?.failure !== undefined && item.status !== 'deciding')
     ? ExitCode.itemsFailed
     : ExitCode.ok;
-}
-
-/**
- * What the decisions left to the world, carried out now when no night runs (the decision stage,
- * then the lander for an accepted item put in line to land); the items as they are after.
- */
-export async function carryOut(
-  workspace: Workspace,
-  env: Env,
-  decided: readonly Item[],
-): Promise<Item[]> {
-  const waits = decided.some((item) => item.status === 'deciding' || item.status === 'landing');
-  if (!waits || (await liveRunner(workspace.paths.runnerLock)) !== undefined) return [...decided];
-  const { runner, options } = await quietRunner(workspace, env);
-  const [{ decisions }, { lander }] = await Promise.all([
-    import('../../decide/decision-stage.js'),
-    import('../../land/lander.js'),
-  ]);
-  await runner.tendWaiting(options, [decisions, lander]);
-  const ids = new Set(decided.map((item) => item.id));
-  const items = await withQueue(workspace, env, (queue) => queue.list());
-  return items.filter((item) => ids.has(item.id));
 }
