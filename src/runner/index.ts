@@ -7,7 +7,7 @@ export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
 export { prepareSession } from '../session/prepare.js';
-export { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
+export { clisInUse, fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 export {
   tendWaiting,
   recoverWorkspace,

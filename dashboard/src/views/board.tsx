@@ -13,6 +13,7 @@ const COLUMNS = [
   'landing',
   'awaiting_checks',
   'awaiting_review',
+  'deciding',
   'needs_input',
   'parked',
   'interrupted',
@@ -27,6 +28,7 @@ const OCCASIONAL = new Set<string>([
   'landing',
   'awaiting_checks',
   'awaiting_review',
+  'deciding',
   'needs_input',
   'parked',
 ]);

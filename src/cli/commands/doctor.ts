@@ -28,7 +28,11 @@ import { checkRunnable } from '../../workspace/admission.js';
 import { flagOf } from '../item-flags.js';
 import { liveRunner } from '../../control/runner-lock.js';
 import { readBudget } from '../../control/budget.js';
-import { fallbackClisInUse, fallbackProblem } from '../../runner/index.js';
+import {
+  clisInUse as itemClisInUse,
+  fallbackClisInUse,
+  fallbackProblem,
+} from '../../runner/index.js';
 import { placeholders } from '../../template/render.js';
 import type { Output } from '../output.js';
 import { redactorFor } from '../../agent/redaction.js';
@@ -63,12 +67,9 @@ async function clisInUse(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<CliName[]> {
-  const names = new Set<CliName>([workspace.config.defaults.cli]);
   const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
-  for (const item of items)
-    if (item.cli !== undefined && !['done', 'cancelled'].includes(item.status)) names.add(item.cli);
-  for (const { cli } of await fallbackClisInUse(workspace, items, new FileCache())) names.add(cli);
-  return [...names];
+  const used = await itemClisInUse(workspace, items, new FileCache());
+  return [...new Set([workspace.config.defaults.cli, ...used.map(({ cli }) => cli)])];
 }
 
 /** Placeholders whose value is the same for every item of a workspace. */

@@ -16,6 +16,7 @@ const OCCASIONAL = new Set([
   'landing',
   'awaiting_checks',
   'awaiting_review',
+  'deciding',
   'needs_input',
   'parked',
 ]);
