@@ -629,8 +629,7 @@ export class Attempt {
     else if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
     // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
     else await ctx.controlFiles.clearStopRequest(item.id);
-    // A session that ended asking a person is no success of the night's: its record says so.
-    if (settled?.status === 'needs_input') this.record = { ...this.record, asked: true };
+    this.record = askedIn(this.record, settled);
     const extras = {
       lastText: end.summary.lastText,
       context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
@@ -739,4 +738,9 @@ export class Attempt {
 function given(item: Item) {
   const messages = undeliveredMessages(item).map(({ from, at, text }) => ({ from, at, text }));
   return messages.length === 0 ? undefined : messages;
+}
+
+/** A session that ended asking a person is no success of the night's: its record says so. */
+function askedIn(record: SessionRecord, settled: Item | undefined): SessionRecord {
+  return settled?.status === 'needs_input' ? { ...record, asked: true } : record;
 }
