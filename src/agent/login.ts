@@ -42,7 +42,7 @@ export async function loginProblem(
   return credentials.kind === 'none' ? { sure: false, problem: credentials.problem } : undefined;
 }
 
-/** The key shown to the API: refused (401, 403) is sure; anything else tells nothing. */
+/** The key shown to the API: refused (401, 403, an invalid key's 400) is sure; else nothing. */
 async function keyProblem(
   cli: AgentCli,
   probe: { url: string; headers: Record<string, string> },
@@ -53,7 +53,12 @@ async function keyProblem(
       signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
     });
     const text = await response.text().catch(() => '');
-    if (response.status !== 401 && response.status !== 403) return undefined;
+    // Google's API answers a bad key with 400 and API_KEY_INVALID; the others with 401 or 403.
+    const refused =
+      response.status === 401 ||
+      response.status === 403 ||
+      (response.status === 400 && /API_KEY_INVALID|API key not valid/.test(text));
+    if (!refused) return undefined;
     return {
       sure: true,
       problem: `${cli.name}: its API refused the key (HTTP ${response.status}${apiMessage(text)}) at ${new URL(probe.url).origin}`,

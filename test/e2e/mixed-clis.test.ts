@@ -104,8 +104,10 @@ describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
     // 1000 input and 100 output tokens at $2 and $8 per million.
     expect(sessions).toMatch(/by-flag .* ~\$0\.0028 +codex$/m);
     const report = await ralph(root, ['report', '--json'], env);
-    const { byCli } = JSON.parse(report.stdout) as { byCli: { key: string; done: number }[] };
-    expect(byCli.map((g) => [g.key, g.done])).toEqual([
+    const { byCli } = JSON.parse(report.stdout) as {
+      byCli: { key: string; succeeded: number }[];
+    };
+    expect(byCli.map((g) => [g.key, g.succeeded])).toEqual([
       ['claude', 1],
       ['codex', 2],
       ['gemini', 1],

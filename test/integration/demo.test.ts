@@ -100,7 +100,7 @@ describe('ralph demo', () => {
     const report = await ralph(root, ['report']);
     expect(report.stdout).toMatch(/Landing: 5 landed, 0 waiting to land, 0 not landed/);
     expect(report.stdout).toMatch(/Reviews: 2 reviews: 1 approved, 1 change request, 0 unreviewed/);
-    expect(report.stdout).toMatch(/fix-add\s+2\s+1\s+1\s+0\s+0\s+\$0\.0000/);
+    expect(report.stdout).toMatch(/fix-add\s+2\s+1\s+0\s+1\s+0\s+0\s+\$0\.0000/);
 
     // An answer alone cannot allow a tool: say refuses it, and says what the item needs.
     const answer = ['say', 'changelog', 'You may write CHANGELOG.md now'];

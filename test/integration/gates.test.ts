@@ -111,7 +111,7 @@ describe('quality gates', () => {
       /FAILED\s+build \(exit 1/,
     );
     // The failed attempt of an item done later is counted as retried, not as a failure.
-    expect((await ralph(root, ['report'], env)).stdout).toMatch(/^fixit\s+2\s+1\s+1\s+0\s/m);
+    expect((await ralph(root, ['report'], env)).stdout).toMatch(/^fixit\s+2\s+1\s+0\s+1\s+0\s/m);
     const logs = await ralph(root, ['logs', String(first?.sessionId)], env);
     expect(logs.stdout).toContain('gate build: FAILED (exit 1');
   });

@@ -196,7 +196,8 @@ describe('ralph sessions, show and report', () => {
     const Group = z.object({
       key: z.string(),
       sessions: z.number(),
-      done: z.number(),
+      succeeded: z.number(),
+      asked: z.number(),
       failed: z.number(),
       interrupted: z.number(),
       costUsd: z.number(),

@@ -93,7 +93,7 @@ describe('the dashboard laid out', () => {
     await tab.goto(`${served.base}/#/report`);
     await tab.locator('table.report').first().waitFor();
     const report = await tab.locator('table.report thead th:visible').allTextContents();
-    expect(report).toEqual(expect.arrayContaining(['done', 'failed', 'cost']));
+    expect(report).toEqual(expect.arrayContaining(['succeeded', 'failed', 'cost']));
     expect(await rightmost(tab, 'table.report td:visible')).toBeLessThanOrEqual(390);
     await tab.screenshot({ path: path.join(ARTIFACTS, 'report-390.png') });
   });

@@ -13,6 +13,8 @@ export interface GeminiRequest {
 export interface FakeGemini {
   url: string;
   requests: GeminiRequest[];
+  /** The keys of each list of models asked for (a login check's). */
+  modelLists: string[];
   close(): Promise<void>;
 }
 
@@ -41,8 +43,12 @@ const USAGE = {
  */
 export async function startFakeGemini(
   respond: (request: GeminiRequest, index: number) => Reply,
+  /** A key the API refuses, as Google's does: HTTP 400, API_KEY_INVALID. */
+  options: { refusedKey?: string } = {},
 ): Promise<FakeGemini> {
   const requests: GeminiRequest[] = [];
+  /** The list of models asked for (a login check's), each with the key it carried. */
+  const modelLists: string[] = [];
   const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -66,6 +72,20 @@ export async function startFakeGemini(
         return;
       }
       if (url.includes(':countTokens')) return json(200, { totalTokens: 10 });
+      if (url.startsWith('/v1beta/models?')) {
+        const key = String(req.headers['x-goog-api-key'] ?? '');
+        modelLists.push(key);
+        if (key === options.refusedKey)
+          return json(400, {
+            error: {
+              code: 400,
+              message: 'API key not valid. Please pass a valid API key.',
+              status: 'INVALID_ARGUMENT',
+              details: [{ reason: 'API_KEY_INVALID' }],
+            },
+          });
+        return json(200, { models: [{ name: 'models/gemini-2.5-flash' }] });
+      }
       if (!url.includes(':streamGenerateContent')) return json(404, { error: { code: 404 } });
       const text = Buffer.concat(chunks).toString('utf8');
       const request: GeminiRequest = {
@@ -115,6 +135,7 @@ export async function startFakeGemini(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    modelLists,
     close: async () => {
       for (const res of open) res.destroy();
       server.closeAllConnections();
