@@ -92,7 +92,9 @@ function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
           <th>{title}</th>
           <th class="wide">sessions</th>
           <th title="sessions that succeeded">succeeded</th>
-          <th class="wide" title="sessions that ended asking a person">asked</th>
+          <th class="wide" title="sessions that ended asking a person">
+            asked
+          </th>
           <th class="wide">retried</th>
           <th>failed</th>
           <th class="wide">interrupted</th>
