@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { LandSettings } from '../agent/settings.js';
-import { runGates, type GateResult, type GatesRequest } from '../gates/gates.js';
+import { runGates, type GateResult, type GatesRequest, type GatesRun } from '../gates/gates.js';
 import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
@@ -176,12 +176,7 @@ export async function landItem(job: LandJob): Promise<Landing> {
   if (merged.kind === 'conflict')
     return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
   if (merged.commit === onto) return asFound();
-  if (land.gates.length > 0) await job.environment?.();
-  const gated = await runGates(land.gates, {
-    ...job.gates,
-    cwd: path.join(job.worktree, job.workDirInRepo),
-    onStart: (gate) => job.gates.onStart?.(gate.name),
-  });
+  const gated = await runLandGates(job);
   if (gated.stopped) return { kind: 'stopped' };
   if (gated.failure !== undefined)
     return {
@@ -219,6 +214,21 @@ export async function landItem(job: LandJob): Promise<Landing> {
     return { kind: 'moved', where: 'remote' };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
   return moved ? made : { kind: 'moved', where: 'here' };
+}
+
+/**
+ * The land gates on the tree the kept worktree holds (a merge, a revert), the worktree made ready
+ * for them first, each in the item's sandbox.
+ */
+export async function runLandGates(
+  job: Pick<LandJob, 'land' | 'environment' | 'gates' | 'worktree' | 'workDirInRepo'>,
+): Promise<GatesRun> {
+  if (job.land.gates.length > 0) await job.environment?.();
+  return runGates(job.land.gates, {
+    ...job.gates,
+    cwd: path.join(job.worktree, job.workDirInRepo),
+    onStart: (gate) => job.gates.onStart?.(gate.name),
+  });
 }
 
 /** A conflict, as the agent is told it: the files, the target's commits, what to do. */

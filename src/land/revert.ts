@@ -1,7 +1,5 @@
-import path from 'node:path';
 import { git, GitError } from '../git/git.js';
-import { runGates } from '../gates/gates.js';
-import type { LandJob } from './landing.js';
+import { runLandGates, type LandJob } from './landing.js';
 import {
   conflicted,
   landingWorktree,
@@ -81,12 +79,7 @@ export async function revertLanding(job: RevertJob): Promise<Revert> {
   await git(job.worktree, ['commit', '--no-verify', '--quiet', '-m', message], env);
   await git(job.worktree, ['revert', '--quit']).catch(() => undefined);
   const commit = (await git(job.worktree, ['rev-parse', 'HEAD'])).trim();
-  if (land.gates.length > 0) await job.environment?.();
-  const gated = await runGates(land.gates, {
-    ...job.gates,
-    cwd: path.join(job.worktree, job.workDirInRepo),
-    onStart: (gate) => job.gates.onStart?.(gate.name),
-  });
+  const gated = await runLandGates(job);
   if (gated.stopped) return { kind: 'stopped' };
   if (gated.failure !== undefined)
     return {

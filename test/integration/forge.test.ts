@@ -9,12 +9,13 @@ import { runCommand } from '../../src/cli/commands/run.js';
 import { PullRequestStage } from '../../src/forge/pull-request-stage.js';
 import { fakeTime } from '../support/fake-time.js';
 import { pacedBy, stageContextFor } from '../support/stage-context.js';
-import { git, makeRepoWithRemote } from '../support/git.js';
+import { git } from '../support/git.js';
 import { captureOutput } from '../support/output.js';
 import { startRunner } from '../support/runner.js';
 import { waitUntil } from '../support/wait.js';
-import { brokenFileCi, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue, tempDir } from '../support/workspace.js';
+import { brokenFileCi, type FakeGitHub } from '../support/fake-github.js';
+import { forgeWorkspace } from '../support/forge.js';
+import { ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const TOKEN = 'test-token-0123456789';
 const env = { GITHUB_TOKEN: TOKEN };
@@ -25,30 +26,14 @@ afterEach(async () => {
   fake = undefined;
 });
 
-/** A repository with `main`, its bare remote `origin`, and the fake GitHub in front of it. */
+/** The forge's workspace (`forgeWorkspace`), its fake GitHub closed after the test. */
 async function forgeSetup(
   forge: Record<string, unknown> = {},
   config: Record<string, unknown> = {},
 ) {
-  const { repo, bare } = await makeRepoWithRemote();
-  fake = await startFakeGitHub({ bare });
-  fake.checksFor = brokenFileCi(bare);
-  const root = await makeWorkspace({
-    clis: { claude: { command: [FAKE_CLAUDE] } },
-    defaults: { workDir: repo },
-    git: { enabled: true },
-    forge: {
-      kind: 'github',
-      apiUrl: fake.url,
-      repo: 'acme/app',
-      checks: { poll: 0.05 },
-      writeInterval: 0.01,
-      ...forge,
-    },
-    run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
-    ...config,
-  });
-  return { repo, bare, root, github: fake };
+  const setup = await forgeWorkspace(forge, config);
+  fake = setup.github;
+  return setup;
 }
 
 const item = (root: string, id: string) =>

@@ -5,11 +5,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { brokenFileCi, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { git, makeRepoWithRemote } from '../support/git.js';
-import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { forgeWorkspace } from '../support/forge.js';
+import { git } from '../support/git.js';
+import { TARGET, addFileItems, item, landingWorkspace } from '../support/landing.js';
 import { waitUntil } from '../support/wait.js';
-import { FAKE_CLAUDE, RALPH_BIN, makeWorkspace, ralph, tempDir } from '../support/workspace.js';
+import { RALPH_BIN, ralph, tempDir } from '../support/workspace.js';
 
 const ledger = (root: string) =>
   fs
@@ -28,17 +29,7 @@ const reverts = (repo: string) =>
 
 async function landedPair(land: Record<string, unknown> = {}) {
   const workspace = await landingWorkspace(land);
-  for (const id of ['a', 'b'])
-    await ralph(workspace.root, [
-      'add',
-      `Item ${id}`,
-      '--id',
-      id,
-      '--base',
-      'main',
-      '--body',
-      `#behave: land file=${id}.txt`,
-    ]);
+  await addFileItems(workspace.root, ['a', 'b']);
   const run = await ralph(workspace.root, ['run', '--drain']);
   expect(run.code, run.stderr).toBe(0);
   return workspace;
@@ -232,17 +223,7 @@ describe('a decision on a done item that has not landed', () => {
         },
       },
     );
-    for (const id of ['a', 'b'])
-      await ralph(root, [
-        'add',
-        `Item ${id}`,
-        '--id',
-        id,
-        '--base',
-        'main',
-        '--body',
-        `#behave: land file=${id}.txt`,
-      ]);
+    await addFileItems(root, ['a', 'b']);
     const run = await ralph(root, ['run', '--drain']);
     expect(run.stdout + run.stderr).toContain('1 item waits on a person (run.maxAwaitingReview 1)');
     expect(item(root, 'b')).toMatchObject({ status: 'pending', attempts: 0 });
@@ -255,27 +236,14 @@ describe('a decision on a done item that has not landed', () => {
 
 describe('a decision on a pull request waiting for a person', () => {
   async function pullRequestReady(id: string) {
-    const { repo, bare } = await makeRepoWithRemote();
-    github = await startFakeGitHub({ bare });
-    github.checksFor = brokenFileCi(bare);
-    const root = await makeWorkspace({
-      clis: { claude: { command: [FAKE_CLAUDE] } },
-      defaults: { workDir: repo },
-      git: { enabled: true },
-      forge: {
-        kind: 'github',
-        apiUrl: github.url,
-        repo: 'acme/app',
-        checks: { poll: 0.05 },
-        writeInterval: 0.01,
-      },
-      run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, pollInterval: 0.2 },
-    });
+    const setup = await forgeWorkspace();
+    ({ github } = setup);
+    const { root } = setup;
     await ralph(root, ['add', `Item ${id}`, '--id', id, '--body', '#behave: ci']);
     const run = await ralph(root, ['run', '--drain'], { GITHUB_TOKEN: 'test-token-0123456789' });
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, id)).toMatchObject({ status: 'awaiting_review' });
-    return { root, github };
+    return { root, github: setup.github };
   }
 
   it('accepted: the pull request is merged on the forge', async () => {

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { item, landingWorkspace } from '../support/landing.js';
+import { addFileItems, item, landingWorkspace } from '../support/landing.js';
 import { eventually } from '../support/wait.js';
 import { RALPH_BIN, ralph } from '../support/workspace.js';
 
@@ -28,17 +28,7 @@ afterEach(() => {
 describe('ralph review on a terminal', () => {
   it('goes through the inbox with one key per decision', async () => {
     const { root } = await landingWorkspace({ enabled: false });
-    for (const id of ['first', 'second', 'third'])
-      await ralph(root, [
-        'add',
-        `Item ${id}`,
-        '--id',
-        id,
-        '--base',
-        'main',
-        '--body',
-        `#behave: land file=${id}.txt`,
-      ]);
+    await addFileItems(root, ['first', 'second', 'third']);
     expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
     const command = `env PATH=${shellWord(process.env.PATH ?? '')} ${shellWord(process.execPath)} ${shellWord(RALPH_BIN)} -C ${shellWord(root)} review; echo REVIEW-ENDED; sleep 600`;
     tmux('new-session', '-d', '-s', tmuxSession, '-x', '120', '-y', '30', command);

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReviewNight } from '../../scripts/review-night.mjs';
 import { ARTIFACTS, launchChromium } from '../support/browser.js';
-import { landingWorkspace } from '../support/landing.js';
+import { addFileItems, landingWorkspace } from '../support/landing.js';
 import { startServe, stopServers, type Served } from '../support/serve.js';
 import { ralph, readQueue } from '../support/workspace.js';
 
@@ -42,17 +42,7 @@ beforeAll(async () => {
   writeReviewNight(root, { items: 198 });
   const queue = readQueue(root).items;
   // Two real items of git mode after the made-up night: their pages have a diff to show.
-  for (const id of ['real-a', 'real-b'])
-    await ralph(root, [
-      'add',
-      `Real ${id}`,
-      '--id',
-      id,
-      '--base',
-      'main',
-      '--body',
-      `#behave: land file=${id}.txt`,
-    ]);
+  await addFileItems(root, ['real-a', 'real-b'], (id) => `Real ${id}`);
   const run = await ralph(root, ['run', '--drain']);
   expect(run.code, run.stderr).toBe(0);
   expect(queue).toHaveLength(198);

@@ -1,5 +1,5 @@
 import { makeRepo } from './git.js';
-import { FAKE_CLAUDE, makeWorkspace, readQueue } from './workspace.js';
+import { FAKE_CLAUDE, makeWorkspace, ralph, readQueue } from './workspace.js';
 
 /** The default landing target. */
 export const TARGET = 'ralph/landed';
@@ -24,3 +24,22 @@ export async function landingWorkspace(land: Record<string, unknown> = {}, confi
 /** An item as the workspace's queue file has it now. */
 export const item = (root: string, id: string) =>
   readQueue(root).items.find((i) => i.id === id) as Record<string, unknown>;
+
+/** Queues an item for each id, from main, whose agent writes a file of its own (`<id>.txt`). */
+export async function addFileItems(
+  root: string,
+  ids: readonly string[],
+  title = (id: string) => `Item ${id}`,
+): Promise<void> {
+  for (const id of ids)
+    await ralph(root, [
+      'add',
+      title(id),
+      '--id',
+      id,
+      '--base',
+      'main',
+      '--body',
+      `#behave: land file=${id}.txt`,
+    ]);
+}

@@ -111,12 +111,34 @@ function AskBox({
   );
 }
 
+/** The box a decision asks its note or date in, and the line that says what became of it. */
+function useDecisions(load: () => void) {
+  const [asking, setAsking] = useState<Asking>();
+  const [said, setSaid] = useState<string>();
+  const askBox = asking !== undefined && (
+    <AskBox
+      asking={asking}
+      onDone={(text) => {
+        setAsking(undefined);
+        if (text !== undefined) {
+          setSaid(text);
+          load();
+        }
+      }}
+    />
+  );
+  const saidLine = said !== undefined && (
+    <div class="said" id="review-said">
+      {said}
+    </div>
+  );
+  return { asking, setAsking, setSaid, askBox, saidLine };
+}
+
 /** The inbox: one row an item, its score's parts, how it came to be, and its decisions. */
 export function ReviewInbox() {
   const [rows, setRows] = useState<ReviewRow[]>();
   const [at, setAt] = useState(0);
-  const [asking, setAsking] = useState<Asking>();
-  const [said, setSaid] = useState<string>();
   const { health } = useLive();
   const readOnly = health?.readOnly === true;
   const load = () =>
@@ -128,6 +150,7 @@ export function ReviewInbox() {
       (e: unknown) => setSaid(String(e)),
     );
   useEffect(load, []);
+  const { asking, setAsking, setSaid, askBox, saidLine } = useDecisions(load);
   const decide = async (row: ReviewRow, path: 'accept') => {
     setSaid(await send(row.id, path));
     load();
@@ -171,23 +194,8 @@ export function ReviewInbox() {
           : `${rows.length} waiting on you, most at risk first`}
       </h2>
       <p class="dim keys">j/k move · enter open · a accept · r reject · d defer</p>
-      {said !== undefined && (
-        <div class="said" id="review-said">
-          {said}
-        </div>
-      )}
-      {asking !== undefined && (
-        <AskBox
-          asking={asking}
-          onDone={(text) => {
-            setAsking(undefined);
-            if (text !== undefined) {
-              setSaid(text);
-              load();
-            }
-          }}
-        />
-      )}
+      {saidLine}
+      {askBox}
       <ol class="inbox">
         {rows.map((row, i) => (
           <InboxRowView
@@ -203,6 +211,19 @@ export function ReviewInbox() {
         ))}
       </ol>
     </section>
+  );
+}
+
+/** The parts of a risk score, each with what earned it. */
+function Parts({ parts }: { parts: ReviewRow['parts'] }) {
+  return (
+    <div class="parts">
+      {parts.map((p) => (
+        <span class="part" key={p.name}>
+          {p.name} +{p.points} <span class="dim">{p.why}</span>
+        </span>
+      ))}
+    </div>
   );
 }
 
@@ -227,13 +248,7 @@ function InboxRowView(props: {
           <a href={`#/review/${row.id}`}>{row.id}</a> <span>{row.title}</span>
         </div>
         <div class={row.waits === 'decide' ? '' : 'bad'}>{row.what}</div>
-        <div class="parts">
-          {row.parts.map((p) => (
-            <span class="part" key={p.name} title={p.why}>
-              {p.name} +{p.points} <span class="dim">{p.why}</span>
-            </span>
-          ))}
-        </div>
+        <Parts parts={row.parts} />
         {row.chain !== '' && <div class="dim chain">{row.chain}</div>}
       </div>
       {!readOnly && (
@@ -274,14 +289,13 @@ const lineClass = (line: string) =>
 export function ReviewItem({ id }: { id: string }) {
   const [page, setPage] = useState<ReviewPage>();
   const [error, setError] = useState<string>();
-  const [asking, setAsking] = useState<Asking>();
-  const [said, setSaid] = useState<string>();
   const { health } = useLive();
   const load = () =>
     void get<ReviewPage>(`/items/${encodeURIComponent(id)}/review`).then(setPage, (e: unknown) =>
       setError(e instanceof ApiError ? e.message : String(e)),
     );
   useEffect(load, [id]);
+  const { setAsking, setSaid, askBox, saidLine } = useDecisions(load);
   if (error !== undefined) return <div class="error-box">{error}</div>;
   if (page === undefined) return <p class="dim">loading…</p>;
   const { item, row } = page;
@@ -305,20 +319,8 @@ export function ReviewItem({ id }: { id: string }) {
         {row !== undefined && <div>{row.what}</div>}
         {row !== undefined && row.chain !== '' && <div class="dim">{row.chain}</div>}
       </div>
-      {row !== undefined && (
-        <div class="parts">
-          {row.parts.map((p) => (
-            <span class="part" key={p.name}>
-              {p.name} +{p.points} <span class="dim">{p.why}</span>
-            </span>
-          ))}
-        </div>
-      )}
-      {said !== undefined && (
-        <div class="said" id="review-said">
-          {said}
-        </div>
-      )}
+      {row !== undefined && <Parts parts={row.parts} />}
+      {saidLine}
       <div class="row-actions page-actions">
         {can('accept') && (
           <button
@@ -340,18 +342,7 @@ export function ReviewItem({ id }: { id: string }) {
           </button>
         )}
       </div>
-      {asking !== undefined && (
-        <AskBox
-          asking={asking}
-          onDone={(text) => {
-            setAsking(undefined);
-            if (text !== undefined) {
-              setSaid(text);
-              load();
-            }
-          }}
-        />
-      )}
+      {askBox}
       <WhatItDid page={page} />
       <Changes page={page} />
     </section>
