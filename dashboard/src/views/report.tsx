@@ -202,7 +202,7 @@ export function ReportView() {
             </div>
           )}
           <p class="legend">
-            <span class="ok">■ done</span> <span class="bad">■ failed</span>{' '}
+            <span class="ok">■ sessions succeeded</span> <span class="bad">■ failed</span>{' '}
             <span class="warn">■ interrupted</span> <span class="cost">● cost</span>
           </p>
           <Table title="day" groups={report.byDay} />
