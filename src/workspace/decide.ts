@@ -8,7 +8,7 @@ import * as z from '../lib/zod.js';
 import { DECISION_KINDS, type DecisionKind, type Item, type ItemDecision } from '../queue/item.js';
 import { applyEvent, type ItemEvent } from '../queue/lifecycle.js';
 import type { Queue } from '../queue/queue.js';
-import { reviewInbox, riskParts } from './review-inbox.js';
+import { inboxRow } from './review-inbox.js';
 
 // A person's decisions, each written to the ledger (`state/decisions.jsonl`) before it takes
 // effect on its item: the ledger line is the decision. A decision whose event a crash kept from
@@ -134,9 +134,7 @@ function lineOf(
   entries: readonly IndexEntry[],
   now: number,
 ): LedgerLine {
-  const sensitive = workspace.config.review.sensitive;
-  const row = reviewInbox([item], entries, sensitive, Number.NEGATIVE_INFINITY)[0];
-  const parts = row?.parts ?? riskParts(item, [], undefined, []);
+  const { parts } = inboxRow(item, entries, workspace.config.review.sensitive);
   return {
     id: `${new Date(now).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
     item: item.id,

@@ -94,6 +94,20 @@ export function reviewInbox(
     );
 }
 
+/** An item's row whether it waits on a person or not (what a decision records of it). */
+export function inboxRow(
+  item: Item,
+  entries: readonly IndexEntry[],
+  sensitive: readonly string[],
+): InboxRow {
+  const isSensitive = picomatch([...sensitive], { dot: true });
+  return rowOf(
+    item,
+    entries.filter((e) => e.itemId === item.id),
+    isSensitive,
+  );
+}
+
 function rowOf(
   item: Item,
   entries: readonly IndexEntry[],
@@ -117,7 +131,7 @@ function rowOf(
 }
 
 /** The parts of an item's risk score, each with its points and why. */
-export function riskParts(
+function riskParts(
   item: Item,
   work: readonly IndexEntry[],
   changes: Changes | undefined,
