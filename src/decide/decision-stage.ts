@@ -99,7 +99,15 @@ class Decisions implements Stage {
   private async carry(item: Item): Promise<void> {
     const { ctx } = this;
     const effect = item.decision?.effects?.[0];
-    if (effect === undefined) return;
+    if (effect === undefined) {
+      // Left deciding with nothing to carry out (an item edited by hand): back where it was.
+      const failure = 'its decision had nothing left to carry out';
+      const applied = await ctx.persistently(`recording the decision on ${item.id}`, () =>
+        ctx.queue.apply(item.id, { kind: 'decision_failed', failure, now: ctx.clock.now() }),
+      );
+      this.onMoved(applied.kind === 'applied' ? applied.item : undefined);
+      return;
+    }
     let carried: Carried;
     try {
       carried = await this.effect(item, effect);
