@@ -25,6 +25,7 @@ const FEATURES = [
   'stage',
   'session',
   'decide',
+  'forecast',
 ];
 
 /**
@@ -37,9 +38,12 @@ const MAY_IMPORT = {
   config: ['lib'],
   stream: ['lib'],
   // What a run says as it goes (typed events) and what it did: every room above may tell them.
-  events: ['lib', 'stream'],
+  events: ['lib', 'stream', 'forecast'],
   template: ['lib'],
   queue: ['lib', 'config'],
+  // The night plan: likely cost, time and success from the archive's history, the usage
+  // windows' room, and the order that fits the most work in before a window runs out.
+  forecast: ['lib', 'queue', 'archive'],
   persona: ['lib', 'config'],
   prompt: ['lib', 'config', 'queue'],
   archive: ['lib', 'stream'],

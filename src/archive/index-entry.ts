@@ -1,5 +1,5 @@
 import * as z from '../lib/zod.js';
-import { SessionTokensSchema } from './record.js';
+import { SessionTokensSchema, UsageWindowsSchema } from './record.js';
 
 /** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
 export const IndexEntrySchema = z.looseObject({
@@ -26,6 +26,10 @@ export const IndexEntrySchema = z.looseObject({
   /** Run on a fallback: the CLI it stood in for. */
   fallbackFrom: z.string().optional(),
   persona: z.string().optional(),
+  /** The model its CLI reported. */
+  model: z.string().optional(),
+  /** Its subscription's usage windows as last reported (claude's `rate_limit_event`). */
+  windows: UsageWindowsSchema.optional(),
   /** `reviewer`: it reviewed its item's work (absent: it did the work). */
   role: z.literal('reviewer').optional(),
   /** The sandbox's refusals: how many, and the distinct `host:port`s refused (first hundred). */

@@ -36,6 +36,8 @@ export function indexEntryOf(record: SessionRecord): IndexEntry {
     fallbackFrom: record.fallback?.cli,
     role: record.role,
     persona: record.persona,
+    model: record.model,
+    windows: record.usageWindows,
     branch: record.git?.branch,
     changes: changesOf(record.git?.files),
     asked: record.asked,

@@ -45,7 +45,6 @@ const Heartbeat = z.object({
   stderrBytes: z.number(),
 });
 
-/** The session record: `state/running/<id>.json` while it runs, then the archive's `<id>.json`. */
 /** Tokens a session spent, in ralph's names for every CLI. */
 export const SessionTokensSchema = z.object({
   input: z.number().nonnegative(),
@@ -56,6 +55,13 @@ export const SessionTokensSchema = z.object({
 
 export type SessionTokens = z.output<typeof SessionTokensSchema>;
 
+/** A subscription's usage windows by kind: the share used (0–1) and the reset (epoch seconds). */
+export const UsageWindowsSchema = z.record(
+  z.string(),
+  z.object({ utilization: z.number().min(0), resetsAt: z.number().optional() }),
+);
+
+/** The session record: `state/running/<id>.json` while it runs, then the archive's `<id>.json`. */
 export const SessionRecordFields = z.looseObject({
   sessionId: z.string(),
   itemId: z.string(),
@@ -143,6 +149,8 @@ export const SessionRecordFields = z.looseObject({
     .optional(),
   /** It ended asking a person something: its item waits for an answer (`needs_input`). */
   asked: z.boolean().optional(),
+  /** Its subscription's usage windows as last reported, by kind (`five_hour`, `seven_day`). */
+  usageWindows: UsageWindowsSchema.optional(),
   /** The agent's last words (the end of its last message): why it stopped, in its own terms. */
   lastText: z.string().optional(),
   /** The session's tokens, whichever CLI counted them and however it names them. */

@@ -246,6 +246,7 @@ export function endedSession(record: SessionRecord, ending: Ending): SessionReco
     lastText: lastWords(summary.lastText),
     tokens,
     opening: sessionOpening(summary, tokens, ending.progress.cost),
+    usageWindows: summary.usageWindows,
     streamIssues: summary.issues,
     killedProcesses: ending.killedProcesses,
   };
@@ -282,6 +283,7 @@ export function orphanedSession(
     lastText: lastWords(summary.lastText) ?? record.lastText,
     tokens,
     opening: sessionOpening(summary, tokens, cost),
+    usageWindows: summary.usageWindows ?? record.usageWindows,
     killedProcesses: found.killedProcesses,
     conversationId: record.conversationId ?? summary.conversationId,
     streamIssues: summary.issues,

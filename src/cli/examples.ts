@@ -40,6 +40,7 @@ export const EXAMPLES: Readonly<Record<string, string>> = {
   show: 'ralph show fix-login',
   diff: 'ralph diff fix-login --stat',
   report: 'ralph report --since 7d',
+  plan: 'ralph plan --until 07:00',
   replay: 'ralph replay fix-login',
   agents: 'ralph agents',
   'agents show': 'ralph agents show reviewer',

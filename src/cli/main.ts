@@ -391,6 +391,22 @@ function runCommands(program: commander.Command, app: App): void {
       const { runCommand } = await import('./commands/run.js');
       app.done(await runCommand(app.root(), options, app.output, app.env));
     });
+
+  program
+    .command('plan')
+    .description(
+      "tonight's forecast: each item's likely cost and time from the archive, the usage windows' room, the order",
+    )
+    .option('--workers <n>', 'items run at once (default: run.workers, 1)')
+    .option('--until <time>', 'no new item after this time (HH:MM local, or ISO)')
+    .option('--max-cost <usd>', "the run's cost cap (default: run.maxCostUsd)")
+    .option('--json', 'print the whole plan as JSON')
+    .action(
+      async (options: { workers?: string; until?: string; maxCost?: string; json?: boolean }) => {
+        const { planCommand } = await import('./commands/plan.js');
+        app.done(await planCommand(app.root(), options, app.output, app.env));
+      },
+    );
 }
 
 /** The commands that read what the night left: sessions, transcripts, reports, personas. */

@@ -2,10 +2,12 @@ import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import type { EventName, RunnerEvent } from '../runner/index.js';
 import type { Output } from './output.js';
+import { planSummaryLines } from './plan-text.js';
 
 /** Events a person sees on a terminal besides every warning and error. */
 const SHOWN: ReadonlySet<EventName> = new Set([
   'run_started',
+  'night_planned',
   'session_started',
   'session_ended',
   'item_rejected',
@@ -58,6 +60,9 @@ function describe(event: RunnerEvent): string {
       break;
     case 'idle':
       detail = `waiting for ${event.waitingFor}`;
+      break;
+    case 'night_planned':
+      detail = `\n${planSummaryLines(event, event).join('\n')}`;
       break;
     case 'gate_ended':
       detail = `${event.item}: ${event.gate} ${event.passed ? 'passed' : 'FAILED'}${event.timedOut ? ' (timed out)' : event.passed ? '' : ` (exit ${String(event.exitCode)})`}`;

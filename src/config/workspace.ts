@@ -33,6 +33,8 @@ export interface WorkspacePaths {
   /** The agent CLIs the runner holds back (a usage limit, the reserve), while it holds any. */
   holds: string;
   budget: string;
+  /** The night plan made as the last run started: `ralph report` holds the night to it. */
+  plan: string;
   iterationLog: string;
   /** A person's decisions on items' work, one JSON line each, written before they take effect. */
   decisions: string;
@@ -85,6 +87,7 @@ export function workspacePaths(root: string, config: Config): WorkspacePaths {
     waiting: path.join(state, 'waiting.json'),
     holds: path.join(state, 'holds.json'),
     budget: path.join(state, 'budget.json'),
+    plan: path.join(state, 'plan.json'),
     iterationLog: path.join(state, 'iteration.log'),
     decisions: path.join(state, 'decisions.jsonl'),
     runnerLock: path.join(state, 'runner.lock'),

@@ -1,6 +1,7 @@
 import type { StreamIssue } from '../stream/events.js';
 import type { Redactor } from '../lib/redact.js';
 import type { LoopResult } from './run-result.js';
+import type { PlanSummary } from '../forecast/night-plan.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';
@@ -23,6 +24,10 @@ export interface RunnerEvents {
     workers: number;
   };
   run_finished: LoopResult & { stoppedBy?: string };
+  /** The night's plan as the run starts (`ralph plan`, in brief). */
+  night_planned: PlanSummary & { workers: number; reserve: number };
+  /** The night could not be planned: it runs in the queue's order. */
+  plan_failed: { error: string };
   /** `cost`: the run's or the fleet's cost cap, not a deadline or a window. */
   run_limit_reached: { reason: string; cost?: boolean };
   yolo: { message: string };

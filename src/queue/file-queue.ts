@@ -129,9 +129,9 @@ export class FileQueue extends FileQueueReader implements Queue {
     return Promise.resolve(() => Promise.resolve());
   }
 
-  claim({ sessionId, now, busy }: ClaimRequest): Promise<Claim> {
+  claim({ sessionId, now, busy, pace }: ClaimRequest): Promise<Claim> {
     return this.store.update<Claim>((items) => {
-      const next = selectNext(items, now, busy);
+      const next = selectNext(items, now, busy, pace);
       if (next === undefined) {
         const wakeAt = nextWakeTime(items, now);
         const retryAt = nextWakeTime(items, now, { retriesOnly: true });

@@ -210,6 +210,11 @@ export interface ClaimRequest {
   busy: (item: Item) => boolean;
   /** Attempts of an item that sets none (an item whose lease expired may have used its last). */
   maxAttempts: number;
+  /**
+   * The night plan's pacing: item ids in the order to start them among items of one priority
+   * (those it does not name come after). Absent: the queue's own order.
+   */
+  pace?: readonly string[];
 }
 
 /** The claimed item, or when something becomes runnable if nothing is now. */

@@ -25,21 +25,24 @@ export function blockedReason(
 
 /**
  * The next item to run: interrupted items first (they go back to the front), then highest
- * priority, then oldest. Items with unmet dependencies or a time still to come are skipped,
- * and those `skip` names.
+ * priority, then as the night's pacing orders them, then oldest. Items with unmet dependencies
+ * or a time still to come are skipped, and those `skip` names.
  */
 export function selectNext(
   items: readonly Item[],
   now: number,
   /** Items passed over now (their work dir is in use by another worker's item). */
   skip: (item: Item) => boolean = () => false,
+  /** The pacing's order of item ids (items it does not name come after, oldest first). */
+  pace: readonly string[] = [],
 ): Item | undefined {
   const byId = new Map(items.map((item) => [item.id, item]));
+  const rank = new Map(pace.map((id, index) => [id, index]));
   let best: Item | undefined;
   let bestIndex = -1;
   items.forEach((item, index) => {
     if (blockedReason(item, byId, now) !== undefined || skip(item)) return;
-    if (best === undefined || compare(item, index, best, bestIndex) < 0) {
+    if (best === undefined || compare(item, index, best, bestIndex, rank) < 0) {
       best = item;
       bestIndex = index;
     }
@@ -47,10 +50,26 @@ export function selectNext(
   return best;
 }
 
-function compare(a: Item, aIndex: number, b: Item, bIndex: number): number {
+/** Items in the order they would be selected, were they all runnable. */
+export function inSelectionOrder(items: readonly Item[]): Item[] {
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => compare(a.item, a.index, b.item, b.index))
+    .map(({ item }) => item);
+}
+
+function compare(
+  a: Item,
+  aIndex: number,
+  b: Item,
+  bIndex: number,
+  pace: ReadonlyMap<string, number> = new Map(),
+): number {
   const interrupted = Number(b.status === 'interrupted') - Number(a.status === 'interrupted');
   if (interrupted !== 0) return interrupted;
   if (a.priority !== b.priority) return b.priority - a.priority;
+  const paced = (pace.get(a.id) ?? Infinity) - (pace.get(b.id) ?? Infinity);
+  if (paced !== 0 && !Number.isNaN(paced)) return paced;
   const aCreated = a.createdAt === undefined ? 0 : Date.parse(a.createdAt);
   const bCreated = b.createdAt === undefined ? 0 : Date.parse(b.createdAt);
   if (aCreated !== bCreated) return aCreated - bCreated;

@@ -1,5 +1,6 @@
 import type { Slots } from '../session/slots.js';
 import type { Awake } from './awake.js';
+import type { Pacing } from './pacing.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';
@@ -56,6 +57,8 @@ export interface RunnerContext {
   slots: Slots;
   /** The machine kept awake while sessions run (`run.keepAwake`). */
   awake: Awake;
+  /** The night plan, and the order it starts items in while a usage window limits it. */
+  pacing: Pacing;
   /** Posts a message through the notifications' outbox (started with the runner). */
   post: Post;
   /** The agent CLIs held back by a usage limit: their items fall back or wait. */

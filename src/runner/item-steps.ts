@@ -33,6 +33,7 @@ export async function claimNext(
       now,
       busy: (item) => ctx.workDirsInUse.has(dirOf(item)),
       maxAttempts: config.defaults.maxAttempts,
+      pace: ctx.pacing.pace,
     }),
   );
   if (claimed.expired !== undefined && claimed.expired.length > 0)

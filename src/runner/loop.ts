@@ -447,6 +447,7 @@ class Night {
     if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
     this.keepReserve(turn);
+    if (turn.usageWindow !== undefined) await ctx.pacing.refresh(ctx);
     // An item that may run on another CLI goes on there: its own CLI is held, not the night.
     if ('pauseReason' in outcome) {
       if (turn.canFallBack)

@@ -38,6 +38,7 @@ import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { Wait } from './wait.js';
+import { Pacing } from './pacing.js';
 
 /** Everything a runner needs from whoever starts it (the CLI, the server, a test). */
 export interface RunnerOptions {
@@ -128,6 +129,7 @@ function contextOf(
       events.warn('awake_unavailable', { problem }),
     ),
     post: notifications.post,
+    pacing: new Pacing(),
     cliHolds: new CliHolds((holds) => {
       // Said in status while they last; a failed write only costs status its line.
       controlFiles.writeHolds(heldClis(holds)).catch(() => undefined);
@@ -367,6 +369,11 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         drain: loop.drain,
         maxIterations: loop.maxIterations,
         workers: loop.once ? 1 : loop.workers,
+      });
+      await ctx.pacing.start(ctx, {
+        workers: loop.once ? 1 : loop.workers,
+        deadline: loop.limits.deadline,
+        maxCostUsd: loop.limits.maxCostUsd,
       });
       const stopUpkeep = await keepUp(ctx, loop.once ? 1 : loop.workers);
       const result = await asRunnerOf(workspace.root, () =>

@@ -1,6 +1,8 @@
 import { IndexEntrySchema } from '../archive/index-entry.js';
 import { SessionRecordFields } from '../archive/record.js';
 import * as z from '../lib/zod.js';
+import { PlanSummarySchema } from '../forecast/plan-schema.js';
+import { PlanOutcomeSchema } from '../forecast/plan-outcome.js';
 import { ItemSchema } from '../queue/item.js';
 
 // What every route answers with: described by GET /openapi.json, the types the dashboard
@@ -404,6 +406,13 @@ export const NightAnswer = z.strictObject({
   failures: z.array(Failure.extend({ lastWords: z.string().optional() })),
   landing: LandingReportAnswer.optional(),
   pullRequests: PullRequestsAnswer.optional(),
+  /** The plan this run started with (`ralph plan`), and how the night has gone against it. */
+  plan: z
+    .strictObject({
+      summary: PlanSummarySchema,
+      outcome: PlanOutcomeSchema,
+    })
+    .optional(),
 });
 
 /** `GET /log`: the runner's latest log entries, each with its time, level and event. */

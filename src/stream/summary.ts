@@ -4,6 +4,12 @@ import type { ParsedLine } from './parser.js';
 import type { PermissionDenial, ResultInfo, TokenUsage } from './events.js';
 
 /** A running account of a session's stream, small enough to write into the heartbeat. */
+/** How much of a subscription's usage window is used (0–1), and when it resets (epoch seconds). */
+export interface UsageWindow {
+  utilization: number;
+  resetsAt?: number;
+}
+
 export interface StreamSummary {
   events: number;
   assistantMessages: number;
@@ -21,6 +27,8 @@ export interface StreamSummary {
   rateLimit?: { status: string; resetsAt?: number; rateLimitType?: string };
   /** The last report of how much of its usage window the subscription has used. */
   usageWindow?: { utilization: number; resetsAt?: number; rateLimitType?: string };
+  /** The last report of each window (`five_hour`, `seven_day`, …): what the night plan reads. */
+  usageWindows?: Record<string, UsageWindow>;
   permissionDenials: PermissionDenial[];
   issues: Record<string, number>;
   result?: ResultInfo;
@@ -169,12 +177,17 @@ function foldRateLimit(
   summary: StreamSummary,
   parsed: Extract<ParsedLine, { kind: 'rate_limit' }>,
 ): void {
-  if (parsed.utilization !== undefined)
+  if (parsed.utilization !== undefined) {
     summary.usageWindow = {
       utilization: parsed.utilization,
       resetsAt: parsed.resetsAt,
       rateLimitType: parsed.rateLimitType,
     };
+    (summary.usageWindows ??= {})[parsed.rateLimitType ?? 'usage'] = {
+      utilization: parsed.utilization,
+      resetsAt: parsed.resetsAt,
+    };
+  }
   if (parsed.status !== 'allowed' && parsed.status !== 'allowed_warning')
     summary.rateLimit = {
       status: parsed.status,

@@ -321,6 +321,15 @@ describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 
         ['spends', 'done'],
         ['waits', 'pending'],
       ]);
+      // The window the real claude reported is archived with its session, for the night plan.
+      const index = fs
+        .readFileSync(path.join(root, 'docs', 'sessions', 'index.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { windows?: unknown });
+      expect(index[0]?.windows).toEqual({
+        seven_day: { utilization: 0.85, resetsAt: WEEKLY_RESET_S },
+      });
     } finally {
       runner.child.kill('SIGTERM');
       await runner.exited;

@@ -55,7 +55,12 @@ describe('a run meant to end, when the night is paused', () => {
     expect(code).toBe(6);
     expect(stderr).toContain('the night is paused: deploy freeze');
     // The typed events a subscriber sees, in order, on the injected clock.
-    expect(events.map((e) => e.event)).toEqual(['run_started', 'paused', 'run_finished']);
+    expect(events.map((e) => e.event)).toEqual([
+      'run_started',
+      'night_planned',
+      'paused',
+      'run_finished',
+    ]);
     const paused = events.find((e) => e.event === 'paused');
     expect(paused?.event === 'paused' && paused.reason).toBe('deploy freeze');
     expect(events.every((e) => e.time === new Date(START).toISOString())).toBe(true);

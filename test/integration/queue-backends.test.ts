@@ -98,6 +98,43 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
     expect(order).toEqual(['back', 'old-high', 'new-high', 'same-1', 'same-2', 'old-low']);
   });
 
+  it("orders items of one priority as the night plan's pacing says, never over priority or an interrupted item", async () => {
+    const { queue } = await backendQueue(backend);
+    const at = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
+    await queue.importItems([
+      item('first-in', { createdAt: at(50) }),
+      item('likely', { createdAt: at(40), workDir: '/likely' }),
+      item('unnamed', { createdAt: at(30) }),
+      item('urgent', { priority: 5, createdAt: at(10) }),
+      item('back', { status: 'interrupted', createdAt: at(0) }),
+    ]);
+    const pace = ['likely', 'first-in', 'urgent', 'back'];
+    const claimPaced = (busy: (i: Item) => boolean) =>
+      queue.claim({ sessionId: crypto.randomUUID(), now: NOW, busy, maxAttempts: 3, pace });
+    const order: string[] = [];
+    for (;;) {
+      const claim = await claimPaced(() => false);
+      if (claim.item === undefined || order.length === 2) {
+        if (claim.item !== undefined) order.push(claim.item.id);
+        break;
+      }
+      order.push(claim.item.id);
+    }
+    expect(order).toEqual(['back', 'urgent', 'likely']);
+    // With a work dir busy here, the paced claim passes it over and keeps the pacing's order.
+    await queue.importItems([item('likely-2', { createdAt: at(60), workDir: '/likely' })]);
+    const paced = ['likely-2', 'unnamed', 'first-in'];
+    const passing = await queue.claim({
+      sessionId: crypto.randomUUID(),
+      now: NOW,
+      busy: (i) => i.workDir === '/likely',
+      maxAttempts: 3,
+      pace: paced,
+    });
+    expect(passing.item?.id).toBe('unnamed');
+    expect((await claimPaced(() => false)).item?.id).toBe('first-in');
+  });
+
   it('counts the attempt at the claim and says how many others wait', async () => {
     const { queue } = await backendQueue(backend);
     await queue.importItems([item('a'), item('b'), item('c')]);

@@ -60,7 +60,7 @@ describe('ralph run with a fake claude', () => {
         .split('\n')
         .map((l) => (JSON.parse(l) as { event: string }).event)
         .filter((event) => event !== 'awake_unavailable'),
-    ).toEqual(['run_started', 'session_started', 'session_ended', 'run_finished']);
+    ).toEqual(['run_started', 'night_planned', 'session_started', 'session_ended', 'run_finished']);
     expect(readQueue(dir).items[0]).toMatchObject({ id: id.trim(), status: 'done', attempts: 1 });
     // The agent worked in the project, not in the workspace.
     const call = JSON.parse(fs.readFileSync(calls, 'utf8').split('\n')[0]!) as { cwd: string };
@@ -85,6 +85,7 @@ describe('ralph run with a fake claude', () => {
       '.queue.json.sha1',
       'budget.json',
       'iteration.log',
+      'plan.json',
       'queue.json',
       'runner.lock',
     ]);

@@ -82,6 +82,15 @@ describe('the morning view', () => {
     expect(night).toMatch(/2 done · 1 failed/);
     expect(night).toMatch(/of \$5\.00 \(\$4\.\d\d left\)/);
     expect(night).toMatch(/broken gate_failed: Done,_but_see_the_gate transcript/);
+    // The plan the run started with, against the night: with no history yet each item is
+    // planned at its caps ($5), so the run's cost cap of $5 leaves two for the morning.
+    const plan = (await page.locator('#night-plan').textContent()) ?? '';
+    expect(plan).toMatch(
+      /^Plan 1 item, likely \$5\.00, done about \d\d:\d\d:\d\d · 2 left for the morning/,
+    );
+    expect(plan).toMatch(
+      /So far: 1 of 1 planned ran, 1 succeeded, \$0\.03 of \$5\.00 spent · 2 unplanned$/,
+    );
     // The failed card says why in the agent's words, and links to its transcript.
     const broken = page.locator('.card[data-item="broken"]');
     expect(await broken.locator('.note.why').textContent()).toBe('Done,_but_see_the_gate');

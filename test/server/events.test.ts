@@ -66,6 +66,7 @@ describe('GET /events', () => {
       .map((e) => (e.event === 'runner' ? String(e.data.event) : `stream:${String(e.data.kind)}`));
     expect(sequence).toEqual([
       'run_started',
+      'night_planned',
       'session_started',
       'stream:init',
       'stream:assistant',

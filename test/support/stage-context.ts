@@ -1,4 +1,5 @@
 import { Awake } from '../../src/runner/awake.js';
+import { Pacing } from '../../src/runner/pacing.js';
 import { Slots } from '../../src/session/slots.js';
 import { CliHolds } from '../../src/agent/cli-holds.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';
@@ -54,6 +55,7 @@ export async function stageContextFor(
     workDirsInUse: new Set(),
     slots: new Slots(41_000, 10),
     awake: Awake.start(false, {}, () => undefined),
+    pacing: new Pacing(),
     cliHolds: new CliHolds(() => undefined),
     lockLost: () => undefined,
     onWedged: () => {

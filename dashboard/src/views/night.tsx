@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Night } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
-import { money, when } from '../format.js';
+import { clock, money, when } from '../format.js';
 import { useLive } from '../live.js';
 import { LandingSummary } from './landing-summary.js';
 import { PullRequestsSummary } from './pull-requests.js';
@@ -35,6 +35,7 @@ export function NightSummary({ night }: { night: Night | undefined }) {
           ? ''
           : ` of ${money(night.maxCostUsd)} (${money(night.budgetLeftUsd)} left)`}
       </div>
+      {night.plan && <PlanSummary plan={night.plan} />}
       <LandingSummary landing={night.landing} />
       <PullRequestsSummary pulls={night.pullRequests} />
       {night.failures.length > 0 && (
@@ -47,6 +48,35 @@ export function NightSummary({ night }: { night: Night | undefined }) {
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+/**
+ * The plan the run started with (`ralph plan`): what it expected of the night and of each
+ * usage window, and how the night has gone against it so far.
+ */
+function PlanSummary({ plan }: { plan: NonNullable<Night['plan']> }) {
+  const { summary, outcome } = plan;
+  const so = outcome.outcome;
+  return (
+    <div class="night-plan" id="night-plan">
+      <b>Plan</b> {plural(summary.items, 'item')}, likely {money(summary.costUsd)}
+      {summary.endsAt ? `, done about ${clock(summary.endsAt)}` : ''}
+      {summary.left > 0 ? ` · ${summary.left} left for the morning` : ''}
+      {summary.windows.map((w) => (
+        <span key={`${w.cli} ${w.kind}`}>
+          {' '}
+          · {w.cli} {w.kind.replace('_', '-')} window {Math.round(w.utilization * 100)}% used
+          {w.runsOutAt ? `, runs out about ${clock(w.runsOutAt)}` : ''}
+        </span>
+      ))}
+      <div class="plan-outcome">
+        So far: {so.plannedRan} of {outcome.planned.items} planned ran, {so.plannedSucceeded}{' '}
+        succeeded, {money(so.costUsd)} of {money(outcome.planned.costUsd)} spent
+        {so.items > so.plannedRan ? ` · ${so.items - so.plannedRan} unplanned` : ''}
+        {so.inPlanOrder ? '' : " · not in the plan's order"}
+      </div>
     </div>
   );
 }

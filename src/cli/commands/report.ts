@@ -27,6 +27,28 @@ import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.
 import { decisionReport, readLedger, type DecisionReport } from '../../workspace/decide.js';
 import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
 import type { Item } from '../../queue/item.js';
+import { lastPlanOutcome, type PlanOutcome } from '../../forecast/plan-outcome.js';
+import { clockTime } from '../plan-text.js';
+
+/** The connections the sandbox refused, by host. */
+function egressLines(egress: NonNullable<ReturnType<typeof egressReport>>): string[] {
+  return [
+    `Refused by the sandbox: ${egress.refused} connection${egress.refused === 1 ? '' : 's'}`,
+    ...egress.hosts.map((h) => `  ${h.host} (${h.sessions} session${h.sessions === 1 ? '' : 's'})`),
+  ];
+}
+
+/** The last run's plan against what its night did. */
+function planOutcomeLines({ madeAt, planned, outcome }: PlanOutcome): string[] {
+  const ratio = planned.costUsd > 0 ? ` (${(outcome.costUsd / planned.costUsd).toFixed(2)}x)` : '';
+  return [
+    `Plan of the run started ${clockTime(madeAt)} against its night:`,
+    `  items: ${planned.items} planned${planned.left > 0 ? ` (${planned.left} left for the morning)` : ''}; ${outcome.plannedRan} of them ran, ${outcome.plannedSucceeded} succeeded; ${outcome.items - outcome.plannedRan} ran unplanned`,
+    `  cost: $${planned.costUsd.toFixed(2)} planned, $${outcome.costUsd.toFixed(2)} spent${ratio}`,
+    `  end: ${planned.endsAt === undefined ? 'none planned' : `planned about ${clockTime(planned.endsAt)}`}, ${outcome.endedAt === undefined ? 'no session ended' : `the last session ended ${clockTime(outcome.endedAt)}`}`,
+    `  order: ${outcome.inPlanOrder ? "the planned items started in the plan's order" : "the planned items did not start in the plan's order (a window, a retry or new items changed it)"}`,
+  ];
+}
 
 /** What the landings came to, and what a landed change cost. */
 function landingLines(landing: LandingReport): string[] {
@@ -164,9 +186,11 @@ export async function reportCommand(
   const pullRequests = pullRequestsReport(entries, items);
   const reviews = reviewReport(entries, items);
   const egress = egressReport(entries);
-  const imported = importedReport(items, new Set(entries.map((e) => e.itemId)));
+  const worked = new Set(entries.map((e) => e.itemId));
+  const imported = importedReport(items, worked);
   const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
   const decisions = decisionReport(await readLedger(workspace), since);
+  const plan = (await lastPlanOutcome(workspace.paths.plan, entries))?.outcome;
   if (options.json) {
     output.out(
       JSON.stringify(
@@ -183,8 +207,9 @@ export async function reportCommand(
           egress,
           imported,
           notifications,
-          items: itemCounts(items, new Set(entries.map((e) => e.itemId))),
+          items: itemCounts(items, worked),
           decisions,
+          plan,
         },
         null,
         2,
@@ -229,8 +254,9 @@ export async function reportCommand(
   const failures = byItem.flatMap((g) => g.failures);
   output.out(
     [
-      itemsLine(items, new Set(entries.map((e) => e.itemId))),
+      itemsLine(items, worked),
       ...(decisions === undefined ? [] : decisionLines(decisions)),
+      ...(plan === undefined ? [] : planOutcomeLines(plan)),
       '',
       'Sessions:',
       ...table('DAY', byDay),
@@ -245,15 +271,7 @@ export async function reportCommand(
       ...(reviews === undefined ? [] : ['', ...reviewLines(reviews)]),
       ...(imported === undefined ? [] : ['', ...importedLines(imported)]),
       ...(notifications === undefined ? [] : ['', ...notificationLines(notifications)]),
-      ...(egress === undefined
-        ? []
-        : [
-            '',
-            `Refused by the sandbox: ${egress.refused} connection${egress.refused === 1 ? '' : 's'}`,
-            ...egress.hosts.map(
-              (h) => `  ${h.host} (${h.sessions} session${h.sessions === 1 ? '' : 's'})`,
-            ),
-          ]),
+      ...(egress === undefined ? [] : ['', ...egressLines(egress)]),
       ...(failures.length === 0
         ? []
         : [

@@ -80,11 +80,12 @@ const SATISFYING = statusesWhere('satisfiesDependents')
 
 /**
  * The claim: the first runnable row, locked and changed as `claim` changes an item, passing
- * over the work dirs in `$8` when `passingOver` (a rare second try). The usual claim has no
- * array parameter: with one, Postgres cannot estimate a generic plan and plans the statement
- * anew on every claim, which cost three times the claim itself.
+ * over the work dirs in `$8` when `passingOver` (a rare second try), and ordered among items
+ * of one priority by the night plan's pacing (the ids in the last parameter) when `paced`.
+ * The usual claim has no array parameter: with one, Postgres cannot estimate a generic plan
+ * and plans the statement anew on every claim, which cost three times the claim itself.
  */
-const claimStatement = (passingOver: boolean) => `
+const claimStatement = ({ passingOver, paced }: { passingOver: boolean; paced: boolean }) => `
   WITH next AS (
     SELECT queue, id, status AS before_status, doc->>'startedAt' AS before_started,
            doc->>'updatedAt' AS before_updated, doc->>'retryAfter' AS before_retry
@@ -98,7 +99,9 @@ const claimStatement = (passingOver: boolean) => `
         WHERE NOT EXISTS (
           SELECT 1 FROM ralph_items x
           WHERE x.queue = i.queue AND x.id = d.id AND x.status IN (${SATISFYING})))
-    ORDER BY (status = 'interrupted') DESC, priority DESC, created_at, seq
+    ORDER BY (status = 'interrupted') DESC, priority DESC,
+      ${paced ? `array_position($${passingOver ? 9 : 8}::text[], id) NULLS LAST,` : ''}
+      created_at, seq
     LIMIT 1
     FOR UPDATE SKIP LOCKED)
   UPDATE ralph_items t SET
@@ -116,8 +119,26 @@ const claimStatement = (passingOver: boolean) => `
   RETURNING t.doc, next.before_status, next.before_started, next.before_updated, next.before_retry`;
 
 /** Exported for the test that holds Postgres to one plan of it. */
-export const CLAIM = claimStatement(false);
-const CLAIM_PASSING_OVER = claimStatement(true);
+export const CLAIM = claimStatement({ passingOver: false, paced: false });
+const CLAIM_PASSING_OVER = claimStatement({ passingOver: true, paced: false });
+const CLAIM_PACED = claimStatement({ passingOver: false, paced: true });
+const CLAIM_PACED_PASSING_OVER = claimStatement({ passingOver: true, paced: true });
+
+/** The claim's statement for what it passes over and how it is paced. */
+function claimQuery(
+  values: unknown[],
+  passedOver: readonly string[],
+  pace: readonly string[] | undefined,
+): pg.QueryConfig {
+  const paced = pace !== undefined && pace.length > 0;
+  if (passedOver.length === 0 && !paced)
+    // Prepared once per connection: planning it cost more than running it.
+    return { name: 'ralph_claim', text: CLAIM, values };
+  if (!paced) return { text: CLAIM_PASSING_OVER, values: [...values, passedOver] };
+  return passedOver.length === 0
+    ? { text: CLAIM_PACED, values: [...values, pace] }
+    : { text: CLAIM_PACED_PASSING_OVER, values: [...values, passedOver, pace] };
+}
 
 /** A claimed row, with what the claim changed of it (the rest of the item it left as it was). */
 interface ClaimedRow {
@@ -406,10 +427,7 @@ export class PgQueue implements Queue {
         new Date(request.now).toISOString(),
       ];
       const { rows } = await this.run((db) =>
-        passedOver.length === 0
-          ? // Prepared once per connection: planning it cost more than running it.
-            db.query<ClaimedRow>({ name: 'ralph_claim', text: CLAIM, values })
-          : db.query<ClaimedRow>(CLAIM_PASSING_OVER, [...values, passedOver]),
+        db.query<ClaimedRow>(claimQuery(values, passedOver, request.pace)),
       );
       const row = rows[0];
       if (row === undefined) return undefined;

@@ -11,6 +11,7 @@ import {
   reportOf,
 } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
+import { lastPlanOutcome } from '../../forecast/plan-outcome.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
 import { gatherStatus } from '../../workspace/status.js';
@@ -51,6 +52,39 @@ const LOG_TAIL_BYTES = 64 * 1024;
 /** Failures the night's summary names (the report has them all). */
 const MAX_FAILURES_SHOWN = 20;
 
+/** `GET /night`: the last run at a glance. */
+async function nightAnswer(ctx: ServerContext): Promise<Night> {
+  const { paths } = ctx.workspace;
+  const { run } = await readBudget(paths.budget);
+  const { entries } = await indexOf(ctx);
+  const night = nightOf(entries, run);
+  const ofRun =
+    run === undefined
+      ? undefined
+      : entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt));
+  const items = ofRun === undefined ? [] : await ctx.queue.list();
+  const landing = ofRun === undefined ? undefined : landingReport(ofRun, items);
+  const pullRequests = ofRun === undefined ? undefined : pullRequestsReport(ofRun, items);
+  const failures = await Promise.all(
+    night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
+      const record = await readRecord(ctx.workspace, f.sessionId).catch(() => undefined);
+      return { ...f, lastWords: record?.lastText ?? record?.result?.text };
+    }),
+  );
+  // The plan of this run, not an older one's.
+  const planned =
+    ofRun === undefined ? undefined : await lastPlanOutcome(paths.plan, ofRun, run?.startedAt);
+  const plan =
+    planned === undefined ? undefined : { summary: planned.plan.summary, outcome: planned.outcome };
+  return ctx.redactor.redactValue({
+    ...night,
+    failures,
+    landing,
+    pullRequests,
+    plan,
+  } satisfies Night);
+}
+
 /** `/health`, `/events`, `/report`, `/night` and the pause and resume controls. */
 export function nightRoutes(ctx: ServerContext): Hono {
   const app = new Hono();
@@ -83,28 +117,8 @@ export function nightRoutes(ctx: ServerContext): Hono {
   });
 
   // The night at a glance: the last run's span, outcomes, spend and failures (with the agent's
-  // last words), for the top of the dashboard in the morning.
-  app.get('/night', async (c) => {
-    const { run } = await readBudget(paths.budget);
-    const { entries } = await indexOf(ctx);
-    const night = nightOf(entries, run);
-    const ofRun =
-      run === undefined
-        ? undefined
-        : entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt));
-    const items = ofRun === undefined ? [] : await ctx.queue.list();
-    const landing = ofRun === undefined ? undefined : landingReport(ofRun, items);
-    const pullRequests = ofRun === undefined ? undefined : pullRequestsReport(ofRun, items);
-    const failures = await Promise.all(
-      night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
-        const record = await readRecord(ctx.workspace, f.sessionId).catch(() => undefined);
-        return { ...f, lastWords: record?.lastText ?? record?.result?.text };
-      }),
-    );
-    return c.json(
-      ctx.redactor.redactValue({ ...night, failures, landing, pullRequests } satisfies Night),
-    );
-  });
+  // last words), and the plan it started with, for the top of the dashboard in the morning.
+  app.get('/night', async (c) => c.json(await nightAnswer(ctx)));
 
   // The runner's latest log entries (its waits, backoffs, refusals), for the Live view of a
   // page opened after they were said.

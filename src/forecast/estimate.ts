@@ -1,0 +1,64 @@
+import type { IndexEntry } from '../archive/index-entry.js';
+
+/** What decides an item's likely cost and time: who runs it, on what, within which caps. */
+export interface Profile {
+  persona?: string;
+  cli: string;
+  /** The model its settings name (absent: the CLI's own, and any past model counts). */
+  model?: string;
+  /** Its caps, the forecast where there is no history. */
+  maxBudgetUsd: number;
+  timeoutSeconds: number;
+}
+
+/** A session's likely cost, time and chance of success, and what they rest on. */
+export interface Estimate {
+  costUsd: number;
+  seconds: number;
+  /** The chance it succeeds (0–1): succeeded past sessions, one of each added for humility. */
+  chance: number;
+  basis: { kind: 'history'; sessions: number; succeeded: number } | { kind: 'caps' };
+}
+
+/** Past sessions of similar work: the same persona, CLI and model. */
+export class History {
+  private readonly sessions: readonly IndexEntry[];
+
+  constructor(entries: readonly IndexEntry[]) {
+    // A reviewer's session is no work of its item; one still running has no figures yet.
+    this.sessions = entries.filter((e) => e.role === undefined && e.endedAt !== undefined);
+  }
+
+  /** The medians of the similar sessions; the profile's caps where there are none. */
+  estimate(profile: Profile): Estimate {
+    const similar = this.sessions.filter(
+      (e) =>
+        e.cli === profile.cli &&
+        (e.persona ?? '') === (profile.persona ?? '') &&
+        (profile.model === undefined || e.model === profile.model),
+    );
+    if (similar.length === 0)
+      return {
+        costUsd: profile.maxBudgetUsd,
+        seconds: profile.timeoutSeconds,
+        chance: 0.5,
+        basis: { kind: 'caps' },
+      };
+    const succeeded = similar.filter((e) => e.outcome === 'success' && e.asked !== true).length;
+    return {
+      costUsd: median(similar.map((e) => e.costUsd)),
+      seconds: Math.round(median(similar.map((e) => e.durationMs ?? 0)) / 1000),
+      chance: (succeeded + 1) / (similar.length + 2),
+      basis: { kind: 'history', sessions: similar.length, succeeded },
+    };
+  }
+}
+
+/** The middle value (the mean of the two middle ones of an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}

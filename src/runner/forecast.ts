@@ -1,0 +1,56 @@
+import { readIndex } from '../archive/index.js';
+import type { Workspace } from '../config/workspace.js';
+import { History, type Profile } from '../forecast/estimate.js';
+import { planNight, type NightPlan } from '../forecast/night-plan.js';
+import { windowsOf } from '../forecast/windows.js';
+import { FileCache } from '../lib/file-cache.js';
+import { statusIs } from '../queue/item-status.js';
+import type { Item } from '../queue/item.js';
+import { resolveSession } from '../session/prepare.js';
+
+/** What the plan is made for: the queue as it stands, the run's workers and deadline. */
+export interface ForecastRequest {
+  workspace: Workspace;
+  items: readonly Item[];
+  workers: number;
+  now: number;
+  deadline?: number;
+  maxCostUsd?: number;
+  cache?: FileCache;
+}
+
+/** The night's plan from the queue, each item's settings and the archive's history. */
+export async function forecastNight(request: ForecastRequest): Promise<NightPlan> {
+  const { workspace, items, now } = request;
+  const { entries } = await readIndex(workspace.paths.sessions);
+  const cache = request.cache ?? new FileCache();
+  const profiles = new Map<string, Profile | { refused: string }>();
+  for (const item of items) {
+    if (!statusIs(item.status, 'runnable')) continue;
+    const resolved = await resolveSession({ workspace, item, cache });
+    profiles.set(
+      item.id,
+      'reason' in resolved
+        ? { refused: resolved.reason }
+        : {
+            persona: resolved.persona?.id,
+            cli: resolved.settings.cli,
+            model: resolved.settings.model,
+            maxBudgetUsd: resolved.settings.maxBudgetUsd,
+            timeoutSeconds: resolved.settings.timeoutSeconds,
+          },
+    );
+  }
+  return planNight({
+    items,
+    profiles,
+    history: new History(entries),
+    windows: windowsOf(entries, now),
+    reserve: workspace.config.run.reserve,
+    workers: request.workers,
+    now,
+    deadline: request.deadline,
+    maxCostUsd: request.maxCostUsd,
+    maxLimitWaitMs: workspace.config.run.maxLimitWait * 1000,
+  });
+}
