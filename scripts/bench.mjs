@@ -27,6 +27,7 @@ import { firstRequestFigures } from './bench/first-request.mjs';
 import { reapScan } from './bench/reap.mjs';
 import { reviewFigures } from './bench/review.mjs';
 import { inboxAtScale } from './bench/inbox.mjs';
+import { cachePrefixFigures } from './bench/cache-prefix.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -99,6 +100,7 @@ const benches = [
   ['environment', () => environmentFigures(size.environment)],
   ['sandbox', () => sandboxCost(size.sandbox)],
   ['first-request', () => firstRequestFigures()],
+  ['cache-prefix', () => cachePrefixFigures()],
   ['review', () => reviewFigures(size.review)],
   ['inbox', () => inboxAtScale(size.inbox)],
 ];

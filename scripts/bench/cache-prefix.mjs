@@ -1,4 +1,4 @@
-// Row (measured alone for now: `node scripts/bench/cache-prefix.mjs`): how much of an item's
+// Row (`node scripts/bench.mjs --only cache-prefix`, or this file alone): how much of an item's
 // first request the model API's prompt cache can serve from the item before it. The real claude
 // against the fake model API, two items of one night in a row (git mode: each in a worktree of
 // its own); the second item's first request is set against the first item's in the cache's

@@ -17,6 +17,8 @@ const GROUPS = {
     "The sandbox: items of an instant agent through `ralph run --drain` in bubblewrap (ralph's egress proxy on, as by default) against the same items without it.",
   'first-request':
     "What a session sends before it works: each CLI's real binary against the fake model API, the size of its first request (the first to carry the task and the tools) for the same task run bare, as ralph's session of an item, and with `lean` (see below).",
+  'cache-prefix':
+    "The prompt cache across items: the real claude against the fake model API, two items of one night in a row, each in a worktree of its own; the second item's first request set against the first item's in the cache's order (tools, system blocks, then the first message's blocks), up to the last cache breakpoint claude sets: the share of those bytes that is the same as the first's from the start (see [the cacheable prefix](#the-cacheable-prefix-across-items)).",
   landing:
     "Landing: 20 branches that do not conflict, an instant land gate (`true`) checking each merge, landed by `ralph land` and timed as a night's lander lands them (from its first landing's start to its last landing recorded, in its log: a night starts once, not once a landing), against a loop doing the same by hand in a worktree of the same repository (`git merge --no-ff`, then the gate), in the same run. The detail gives the whole `ralph land` command beside it (node's start, loading ralph, validating the configuration and queue the benchmark wrote by hand), and the loop checking the worktree after each gate as the lander does.",
   fleet:

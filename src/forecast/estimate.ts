@@ -22,20 +22,39 @@ export interface Estimate {
 
 /** Past sessions of similar work: the same persona, CLI and model. */
 export class History {
-  private readonly sessions: readonly IndexEntry[];
+  /** The sessions of each CLI and persona. */
+  private readonly byWho = new Map<string, IndexEntry[]>();
+  /** Estimates made, by profile: a plan asks for the same ones again and again. */
+  private readonly made = new Map<string, Estimate>();
 
   constructor(entries: readonly IndexEntry[]) {
-    // A reviewer's session is no work of its item; one still running has no figures yet.
-    this.sessions = entries.filter((e) => e.role === undefined && e.endedAt !== undefined);
+    for (const entry of entries) {
+      // A reviewer's session is no work of its item; one still running has no figures yet.
+      if (entry.role !== undefined || entry.endedAt === undefined) continue;
+      const key = `${entry.cli}\n${entry.persona ?? ''}`;
+      const sessions = this.byWho.get(key) ?? [];
+      sessions.push(entry);
+      this.byWho.set(key, sessions);
+    }
   }
 
   /** The medians of the similar sessions; the profile's caps where there are none. */
   estimate(profile: Profile): Estimate {
-    const similar = this.sessions.filter(
-      (e) =>
-        e.cli === profile.cli &&
-        (e.persona ?? '') === (profile.persona ?? '') &&
-        (profile.model === undefined || e.model === profile.model),
+    const key = JSON.stringify([
+      profile.cli,
+      profile.persona,
+      profile.model,
+      profile.maxBudgetUsd,
+      profile.timeoutSeconds,
+    ]);
+    const made = this.made.get(key) ?? this.compute(profile);
+    this.made.set(key, made);
+    return made;
+  }
+
+  private compute(profile: Profile): Estimate {
+    const similar = (this.byWho.get(`${profile.cli}\n${profile.persona ?? ''}`) ?? []).filter(
+      (e) => profile.model === undefined || e.model === profile.model,
     );
     if (similar.length === 0)
       return {

@@ -5,7 +5,7 @@ import type { Item } from '../queue/item.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { inSelectionOrder } from '../queue/select.js';
 import type { Estimate, History, Profile } from './estimate.js';
-import { fitsIn, paceOrder, type Candidate } from './pace.js';
+import { fitsIn, nextPaced, type Candidate } from './pace.js';
 import { headroomUsd, windowLengthMs, type WindowReport } from './windows.js';
 
 /** What the plan is made from: the queue, each item's profile, the archive's history. */
@@ -116,7 +116,7 @@ export function planNight(input: PlanInput): NightPlan {
     const free = workerFree[worker] ?? input.now;
     const { ready, later } = readyAt(simulated, byId, ends, free);
     const candidates = candidatesOf(ready, input, refused);
-    const next = paceOrder(candidates, roomOf(windows))[0];
+    const next = nextPaced(candidates, roomOf(windows));
     if (next === undefined) {
       // Nothing can start when this worker is free: it waits for the next dependency to end.
       if (later === undefined) break;

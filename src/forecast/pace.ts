@@ -31,6 +31,23 @@ export function paceOrder(
   return order;
 }
 
+/** The first of `paceOrder`, found in one pass: what a night starts next. */
+export function nextPaced(
+  candidates: readonly Candidate[],
+  room: ReadonlyMap<string, number>,
+): Candidate | undefined {
+  const tier = tiersOf(candidates)[0] ?? [];
+  if (fitsInOrder(tier, new Map(room))) return tier[0];
+  let best: Candidate | undefined;
+  for (const candidate of tier)
+    if (
+      fits(room, candidate) &&
+      (best === undefined || candidate.estimate.chance > best.estimate.chance)
+    )
+      best = candidate;
+  return best ?? tier[0];
+}
+
 /** Consecutive runs of one standing (interrupted first, then by priority). */
 function tiersOf(candidates: readonly Candidate[]): Candidate[][] {
   const tiers: Candidate[][] = [];

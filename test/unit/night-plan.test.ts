@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { IndexEntry } from '../../src/archive/index-entry.js';
 import { History, median, type Profile } from '../../src/forecast/estimate.js';
 import { planNight, planSummary, type PlanInput } from '../../src/forecast/night-plan.js';
-import { paceOrder, type Candidate } from '../../src/forecast/pace.js';
+import { nextPaced, paceOrder, type Candidate } from '../../src/forecast/pace.js';
 import { windowsOf } from '../../src/forecast/windows.js';
 import type { Item } from '../../src/queue/item.js';
 import { queueItem } from '../support/items.js';
@@ -251,6 +251,9 @@ describe('pacing', () => {
     expect(
       paceOrder([candidate('urgent', 0.3, 0.1, 5), ...tier], room).map((c) => c.item.id),
     ).toEqual(['urgent', 'likely', 'cheap-unlikely', 'costly']);
+    // What a night starts next, found in one pass, is the order's first.
+    expect(nextPaced(tier, room)?.item.id).toBe('likely');
+    expect(nextPaced([candidate('urgent', 3, 0.1, 5), ...tier], room)?.item.id).toBe('urgent');
     // Urgent work dearer than the room still goes first, and leaves no room to pace by.
     expect(
       paceOrder([candidate('urgent', 3, 0.1, 5), ...tier], room).map((c) => c.item.id),
