@@ -35,6 +35,8 @@ function windowLine(
     return `${head}; what a session uses of it is not known yet (no two reports of it archived): nothing is held back for it`;
   const kept =
     reserve === undefined ? 'under run.reserve' : `keeping ${percent(reserve)} (run.reserve)`;
+  if (window.runsOutAt !== undefined && window.itemsBefore === 0)
+    return `${head}; no room left ${kept}: nothing starts on ${window.cli} before it resets`;
   const room = `room for ${dollars(window.headroomUsd)} of work ${kept}`;
   return window.runsOutAt === undefined
     ? `${head}; ${room}: enough for the night`

@@ -7,6 +7,7 @@ import { planNight, planSummary, type PlanInput } from '../../src/forecast/night
 import { nextPaced, paceOrder, type Candidate } from '../../src/forecast/pace.js';
 import { windowsOf } from '../../src/forecast/windows.js';
 import type { Item } from '../../src/queue/item.js';
+import { clockTime, planSummaryLines } from '../../src/cli/plan-text.js';
 import { queueItem } from '../support/items.js';
 
 const NOW = Date.parse('2026-11-29T22:00:00Z');
@@ -266,5 +267,21 @@ describe('pacing', () => {
       new Map([['codex', 0]]),
     );
     expect(order.map((c) => c.item.id)).toEqual(['a', 'b']);
+  });
+});
+
+describe('the plan in words', () => {
+  it('says when a window has no room left under the reserve, and what is left', () => {
+    const plan = planNight(input(night(), { reserve: 0.4, maxLimitWaitMs: HOUR }));
+    const lines = planSummaryLines(planSummary(plan), { workers: 1, reserve: 0.4, now: NOW });
+    expect(lines[0]).toMatch(/^Plan: 0 items tonight, likely \$0\.00 \(1 worker\)$/);
+    expect(lines).toContain(
+      '  claude five_hour: 60% used, resets ' +
+        clockTime(RESET_S * 1000, NOW) +
+        '; no room left keeping 40% (run.reserve): nothing starts on claude before it resets',
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^Left for the morning: 4 items \(likely \$4\.00\)/),
+    );
   });
 });
