@@ -11,7 +11,7 @@ import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { runIteration, type IterationResult } from './iteration.js';
-import { pauseForOperator, persistently } from './persist.js';
+import { pauseForOperator, persistently, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { CliName } from '../config/cli-names.js';
 import type { CliHold } from '../agent/cli-holds.js';
@@ -447,7 +447,8 @@ class Night {
     if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
     this.keepReserve(turn);
-    if (turn.usageWindow !== undefined) await ctx.pacing.refresh(ctx);
+    if (turn.usageWindow !== undefined)
+      await underWatchdog(ctx, 'planning the night', ctx.pacing.refresh(ctx));
     // An item that may run on another CLI goes on there: its own CLI is held, not the night.
     if ('pauseReason' in outcome) {
       if (turn.canFallBack)

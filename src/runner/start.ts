@@ -370,11 +370,15 @@ export async function startRunner(options: RunnerOptions): Promise<RunnerResult>
         maxIterations: loop.maxIterations,
         workers: loop.once ? 1 : loop.workers,
       });
-      await ctx.pacing.start(ctx, {
-        workers: loop.once ? 1 : loop.workers,
-        deadline: loop.limits.deadline,
-        maxCostUsd: loop.limits.maxCostUsd,
-      });
+      await underWatchdog(
+        ctx,
+        'planning the night',
+        ctx.pacing.start(ctx, {
+          workers: loop.once ? 1 : loop.workers,
+          deadline: loop.limits.deadline,
+          maxCostUsd: loop.limits.maxCostUsd,
+        }),
+      );
       const stopUpkeep = await keepUp(ctx, loop.once ? 1 : loop.workers);
       const result = await asRunnerOf(workspace.root, () =>
         runLoop(ctx, loop, options.control, budget.iterations + 1),

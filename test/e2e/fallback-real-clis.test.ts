@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readIndex } from '../../src/archive/index.js';
 import {
   claudeEnv,
   startFakeAnthropic,
@@ -322,12 +323,8 @@ describe('a fallback CLI when a usage limit holds the item’s own', { timeout: 
         ['waits', 'pending'],
       ]);
       // The window the real claude reported is archived with its session, for the night plan.
-      const index = fs
-        .readFileSync(path.join(root, 'docs', 'sessions', 'index.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { windows?: unknown });
-      expect(index[0]?.windows).toEqual({
+      const { entries } = await readIndex(path.join(root, 'docs', 'sessions'));
+      expect(entries[0]?.windows).toEqual({
         seven_day: { utilization: 0.85, resetsAt: WEEKLY_RESET_S },
       });
     } finally {

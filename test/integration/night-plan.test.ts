@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IndexEntry } from '../../src/archive/index-entry.js';
+import { readIndex } from '../../src/archive/index.js';
 import { guardedWorkspace } from '../support/guarded.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
@@ -140,12 +141,8 @@ describe('the night plan', () => {
       ['u2', 'pending'],
     ]);
     // The session's window is archived with it, for the next night's plan.
-    const index = fs
-      .readFileSync(path.join(root, 'docs', 'sessions', 'index.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as IndexEntry);
-    expect(index.at(-1)?.windows).toEqual({ five_hour: { utilization: 0.8, resetsAt: resetS } });
+    const { entries } = await readIndex(path.join(root, 'docs', 'sessions'));
+    expect(entries.at(-1)?.windows).toEqual({ five_hour: { utilization: 0.8, resetsAt: resetS } });
 
     const report = await ralph(root, ['report'], env);
     expect(report.stdout).toMatch(
