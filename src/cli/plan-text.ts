@@ -1,6 +1,7 @@
 import type { NightPlan, PlanSummary } from '../forecast/night-plan.js';
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
+import { PLAN_LIMIT } from '../forecast/night-plan.js';
 import { renderTable } from './table.js';
 
 /** A time as a person reads it on this machine: `HH:MM`, with its date when not today. */
@@ -73,6 +74,10 @@ export function planSummaryLines(
   if (summary.left > 0)
     lines.push(
       `Left for the morning: ${plural(summary.left, 'item')} (likely ${dollars(summary.leftCostUsd)}): a window runs out under run.reserve, or the deadline or the cost cap comes first`,
+    );
+  if (summary.beyond !== undefined)
+    lines.push(
+      `Beyond the plan: ${plural(summary.beyond, 'more runnable item')}, after the first ${PLAN_LIMIT.toLocaleString('en')} in the queue's order`,
     );
   if (summary.paced)
     lines.push(

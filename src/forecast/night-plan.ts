@@ -8,9 +8,17 @@ import type { Estimate, History, Profile } from './estimate.js';
 import { fitsIn, nextPaced, type Candidate } from './pace.js';
 import { headroomUsd, windowLengthMs, type WindowReport } from './windows.js';
 
+/**
+ * The runnable items a plan takes, the first in the queue's order: the night is simulated item
+ * by item against the whole queue, and a fleet's queue of 100,000 would take minutes.
+ */
+export const PLAN_LIMIT = 2_000;
+
 /** What the plan is made from: the queue, each item's profile, the archive's history. */
 export interface PlanInput {
   items: readonly Item[];
+  /** Runnable items past those given, which the plan leaves out. */
+  beyond?: number;
   /** Each runnable item's profile, or why it would be refused. */
   profiles: ReadonlyMap<string, Profile | { refused: string }>;
   history: History;
@@ -77,6 +85,8 @@ export interface NightPlan {
   likely: { items: number; costUsd: number; endsAt?: number };
   /** What it leaves for the morning. */
   left: { items: number; costUsd: number };
+  /** Runnable items past those the plan takes (`PLAN_LIMIT`). */
+  beyond: number;
   refused: { id: string; reason: string }[];
   unrunnable: { id: string; reason: string }[];
 }
@@ -306,6 +316,7 @@ function summarise(
       endsAt: tonight.length === 0 ? undefined : Math.max(...tonight.map((p) => p.endsAt)),
     },
     left: { items: left.length, costUsd: sum(left) },
+    beyond: input.beyond ?? 0,
     refused,
     unrunnable,
   };
@@ -342,6 +353,7 @@ export function planSummary(plan: NightPlan): PlanSummary {
     endsAt: isoOf(plan.likely.endsAt),
     left: plan.left.items,
     leftCostUsd: plan.left.costUsd,
+    ...(plan.beyond > 0 ? { beyond: plan.beyond } : {}),
     groups: plan.groups.map((g) => ({
       persona: g.persona,
       cli: g.cli,

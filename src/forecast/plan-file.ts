@@ -1,6 +1,8 @@
 import fsp from 'node:fs/promises';
 import { writeJsonAtomically } from '../lib/fs.js';
+import type { IndexEntry } from '../archive/index-entry.js';
 import { planSummary, type NightPlan } from './night-plan.js';
+import { planOutcome, type PlanOutcome } from './plan-outcome.js';
 import { PlanFileSchema, type PlanFile } from './plan-schema.js';
 
 /** The plan as the file keeps it. */
@@ -28,4 +30,19 @@ export async function readPlanFile(file: string): Promise<PlanFile | undefined> 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The plan in `file` against the sessions given; undefined without a plan, or with one made
+ * before `since` (an older run's).
+ */
+export async function lastPlanOutcome(
+  file: string,
+  entries: readonly IndexEntry[],
+  since?: string,
+): Promise<{ plan: PlanFile; outcome: PlanOutcome } | undefined> {
+  const plan = await readPlanFile(file);
+  if (plan === undefined) return undefined;
+  if (since !== undefined && Date.parse(plan.madeAt) < Date.parse(since)) return undefined;
+  return { plan, outcome: planOutcome(plan, entries) };
 }

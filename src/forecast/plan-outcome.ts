@@ -1,6 +1,5 @@
 import type { IndexEntry } from '../archive/index-entry.js';
 import * as z from '../lib/zod.js';
-import { readPlanFile } from './plan-file.js';
 import type { PlanFile } from './plan-schema.js';
 
 /** The last run's plan against what its night did (`ralph report`, the dashboard's night). */
@@ -64,19 +63,4 @@ export function planOutcome(plan: PlanFile, entries: readonly IndexEntry[]): Pla
       inPlanOrder: startedPlanned.every((id, index) => planOrder[index] === id),
     },
   };
-}
-
-/**
- * The plan in `file` against the sessions given; undefined without a plan, or with one made
- * before `since` (an older run's).
- */
-export async function lastPlanOutcome(
-  file: string,
-  entries: readonly IndexEntry[],
-  since?: string,
-): Promise<{ plan: PlanFile; outcome: PlanOutcome } | undefined> {
-  const plan = await readPlanFile(file);
-  if (plan === undefined) return undefined;
-  if (since !== undefined && Date.parse(plan.madeAt) < Date.parse(since)) return undefined;
-  return { plan, outcome: planOutcome(plan, entries) };
 }

@@ -7,6 +7,8 @@ export const PlanSummarySchema = z.object({
   endsAt: z.string().optional(),
   left: z.number(),
   leftCostUsd: z.number(),
+  /** Runnable items past those the plan takes. */
+  beyond: z.number().optional(),
   groups: z.array(
     z.object({
       persona: z.string().optional(),

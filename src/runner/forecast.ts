@@ -1,11 +1,12 @@
 import { readIndex } from '../archive/index.js';
 import type { Workspace } from '../config/workspace.js';
 import { History, type Profile } from '../forecast/estimate.js';
-import { planNight, type NightPlan } from '../forecast/night-plan.js';
+import { PLAN_LIMIT, planNight, type NightPlan } from '../forecast/night-plan.js';
 import { windowsOf } from '../forecast/windows.js';
 import { FileCache } from '../lib/file-cache.js';
 import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
+import { inSelectionOrder } from '../queue/select.js';
 import { resolveSession } from '../session/prepare.js';
 
 /** What the plan is made for: the queue as it stands, the run's workers and deadline. */
@@ -24,9 +25,10 @@ export async function forecastNight(request: ForecastRequest): Promise<NightPlan
   const { workspace, items, now } = request;
   const { entries } = await readIndex(workspace.paths.sessions);
   const cache = request.cache ?? new FileCache();
+  const runnable = inSelectionOrder(items.filter((item) => statusIs(item.status, 'runnable')));
+  const taken = new Set(runnable.slice(0, PLAN_LIMIT).map((item) => item.id));
   const profiles = new Map<string, Profile | { refused: string }>();
-  for (const item of items) {
-    if (!statusIs(item.status, 'runnable')) continue;
+  for (const item of runnable.slice(0, PLAN_LIMIT)) {
     const resolved = await resolveSession({ workspace, item, cache });
     profiles.set(
       item.id,
@@ -42,7 +44,8 @@ export async function forecastNight(request: ForecastRequest): Promise<NightPlan
     );
   }
   return planNight({
-    items,
+    items: items.filter((item) => !statusIs(item.status, 'runnable') || taken.has(item.id)),
+    beyond: runnable.length - taken.size,
     profiles,
     history: new History(entries),
     windows: windowsOf(entries, now),

@@ -448,7 +448,7 @@ class Night {
     else this.retrying.delete(turn.itemId);
     this.keepReserve(turn);
     if (turn.usageWindow !== undefined)
-      await underWatchdog(ctx, 'planning the night', ctx.pacing.refresh(ctx));
+      await underWatchdog(ctx, 'planning the night', ctx.pacing.refresh(ctx, result.costUsd));
     // An item that may run on another CLI goes on there: its own CLI is held, not the night.
     if ('pauseReason' in outcome) {
       if (turn.canFallBack)

@@ -40,7 +40,7 @@ export class Pacing {
   /** The night's plan as the run starts: said in the log and kept for the morning. */
   async start(ctx: PlanSource, night: Night): Promise<void> {
     this.night = night;
-    const plan = await this.plan(ctx);
+    const plan = await this.plan(ctx, night);
     if (plan === undefined) return;
     ctx.events.info('night_planned', {
       ...planSummary(plan),
@@ -55,12 +55,16 @@ export class Pacing {
   }
 
   /** A window reported: the order made again from the queue and the archive as they are. */
-  async refresh(ctx: PlanSource): Promise<void> {
-    if (this.night !== undefined) await this.plan(ctx);
+  async refresh(ctx: PlanSource, spentUsd: number): Promise<void> {
+    const { night } = this;
+    if (night === undefined) return;
+    // What is left of the run's cost cap is what the rest of the night may spend.
+    const maxCostUsd =
+      night.maxCostUsd === undefined ? undefined : Math.max(0, night.maxCostUsd - spentUsd);
+    await this.plan(ctx, { ...night, maxCostUsd });
   }
 
-  private async plan(ctx: PlanSource): Promise<NightPlan | undefined> {
-    const night = this.night ?? { workers: 1 };
+  private async plan(ctx: PlanSource, night: Night): Promise<NightPlan | undefined> {
     try {
       const plan = await forecastNight({
         workspace: ctx.workspace,

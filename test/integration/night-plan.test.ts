@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IndexEntry } from '../../src/archive/index-entry.js';
 import { readIndex } from '../../src/archive/index.js';
+import { PLAN_LIMIT } from '../../src/forecast/night-plan.js';
 import { guardedWorkspace } from '../support/guarded.js';
 import { ralph, readQueue, readSessions } from '../support/workspace.js';
 
@@ -154,5 +155,32 @@ describe('the night plan', () => {
       plan: { outcome: { inPlanOrder: boolean; plannedSucceeded: number } };
     };
     expect(reportJson.plan.outcome).toMatchObject({ inPlanOrder: true, plannedSucceeded: 2 });
+  });
+});
+
+describe('a queue past what a plan takes', () => {
+  it(`plans the first ${PLAN_LIMIT} runnable items in the queue's order and says how many more wait`, async () => {
+    const { root, env } = await guardedWorkspace();
+    const at = Date.parse('2026-11-29T20:00:00Z');
+    const items = Array.from({ length: PLAN_LIMIT + 3 }, (_, i) => ({
+      id: `bulk-${i}`,
+      title: `Bulk ${i}`,
+      status: 'pending',
+      attempts: 0,
+      sessions: [],
+      createdAt: new Date(at + i).toISOString(),
+    }));
+    fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify({ version: 1, items }));
+    const json = JSON.parse((await ralph(root, ['plan', '--json'], env)).stdout) as {
+      summary: { beyond?: number };
+      items: { id: string }[];
+    };
+    expect(json.summary.beyond).toBe(3);
+    expect(json.items).toHaveLength(PLAN_LIMIT);
+    expect(json.items.at(-1)?.id).toBe(`bulk-${PLAN_LIMIT - 1}`);
+    const text = await ralph(root, ['plan'], env);
+    expect(text.stdout).toContain(
+      `Beyond the plan: 3 more runnable items, after the first ${PLAN_LIMIT.toLocaleString('en')} in the queue's order`,
+    );
   });
 });

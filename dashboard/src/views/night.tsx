@@ -64,6 +64,7 @@ function PlanSummary({ plan }: { plan: NonNullable<Night['plan']> }) {
       <b>Plan</b> {plural(summary.items, 'item')}, likely {money(summary.costUsd)}
       {summary.endsAt ? `, done about ${clock(summary.endsAt)}` : ''}
       {summary.left > 0 ? ` · ${summary.left} left for the morning` : ''}
+      {summary.beyond ? ` · ${summary.beyond} more beyond the plan` : ''}
       {summary.windows.map((w) => (
         <span key={`${w.cli} ${w.kind}`}>
           {' '}

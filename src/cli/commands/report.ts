@@ -27,7 +27,8 @@ import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.
 import { decisionReport, readLedger, type DecisionReport } from '../../workspace/decide.js';
 import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
 import type { Item } from '../../queue/item.js';
-import { lastPlanOutcome, type PlanOutcome } from '../../forecast/plan-outcome.js';
+import { lastPlanOutcome } from '../../forecast/plan-file.js';
+import type { PlanOutcome } from '../../forecast/plan-outcome.js';
 import { clockTime } from '../plan-text.js';
 
 /** The connections the sandbox refused, by host. */

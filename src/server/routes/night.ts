@@ -11,7 +11,7 @@ import {
   reportOf,
 } from '../../archive/report.js';
 import { ControlFiles } from '../../control/files.js';
-import { lastPlanOutcome } from '../../forecast/plan-outcome.js';
+import { lastPlanOutcome } from '../../forecast/plan-file.js';
 import { readTail } from '../../lib/fs.js';
 import { VERSION } from '../../lib/version.js';
 import { gatherStatus } from '../../workspace/status.js';
