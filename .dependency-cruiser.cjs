@@ -42,8 +42,9 @@ const MAY_IMPORT = {
   template: ['lib'],
   queue: ['lib', 'config'],
   // The night plan: likely cost, time and success from the archive's history, the usage
-  // windows' room, and the order that fits the most work in before a window runs out.
-  forecast: ['lib', 'queue', 'archive'],
+  // windows' room, and the order that fits the most work in before a window runs out; made
+  // from the queue and each item's settings as its session would resolve them.
+  forecast: ['lib', 'config', 'queue', 'archive', 'session', 'events'],
   persona: ['lib', 'config'],
   prompt: ['lib', 'config', 'queue'],
   archive: ['lib', 'stream'],

@@ -1,6 +1,6 @@
 import type { Slots } from '../session/slots.js';
 import type { Awake } from './awake.js';
-import type { Pacing } from './pacing.js';
+import type { Pacing } from '../forecast/pacing.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';
 import type { Workspace } from '../config/workspace.js';

@@ -6,7 +6,6 @@ export { RunEvents, type RunnerEvent, type EventName } from '../events/events.js
 export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
 export { planRun, type Plan, type PlannedItem } from './plan.js';
-export { forecastNight } from './forecast.js';
 export { prepareSession } from '../session/prepare.js';
 export { clisInUse, fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 export {

@@ -38,7 +38,7 @@ import { underWatchdog } from './persist.js';
 import { recoverAfterCrash } from './recover.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { Wait } from './wait.js';
-import { Pacing } from './pacing.js';
+import { Pacing } from '../forecast/pacing.js';
 
 /** Everything a runner needs from whoever starts it (the CLI, the server, a test). */
 export interface RunnerOptions {

@@ -1,5 +1,5 @@
 import { Awake } from '../../src/runner/awake.js';
-import { Pacing } from '../../src/runner/pacing.js';
+import { Pacing } from '../../src/forecast/pacing.js';
 import { Slots } from '../../src/session/slots.js';
 import { CliHolds } from '../../src/agent/cli-holds.js';
 import { openWorkspace } from '../../src/cli/open-workspace.js';

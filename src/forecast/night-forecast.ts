@@ -1,8 +1,8 @@
 import { readIndex } from '../archive/index.js';
 import type { Workspace } from '../config/workspace.js';
-import { History, type Profile } from '../forecast/estimate.js';
-import { PLAN_LIMIT, planNight, type NightPlan } from '../forecast/night-plan.js';
-import { windowsOf } from '../forecast/windows.js';
+import { History, type Profile } from './estimate.js';
+import { PLAN_LIMIT, planNight, type NightPlan } from './night-plan.js';
+import { windowsOf } from './windows.js';
 import { FileCache } from '../lib/file-cache.js';
 import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';

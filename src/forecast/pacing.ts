@@ -1,5 +1,5 @@
-import { isPaced, planSummary, type NightPlan } from '../forecast/night-plan.js';
-import { writePlanFile } from '../forecast/plan-file.js';
+import { isPaced, planSummary, type NightPlan } from './night-plan.js';
+import { writePlanFile } from './plan-file.js';
 import type { Workspace } from '../config/workspace.js';
 import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
@@ -21,7 +21,7 @@ interface PlanSource {
   files: FileCache;
   events: RunEvents;
 }
-import { forecastNight } from './forecast.js';
+import { forecastNight } from './night-forecast.js';
 
 /**
  * The night's pacing: the plan made as the run starts (said, and kept in `state/plan.json` for
