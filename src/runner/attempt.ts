@@ -79,6 +79,11 @@ export interface AttemptInit {
   prepared: PreparedSession;
   /** Other items waiting, for "item N of M". */
   queued: number;
+  /**
+   * Told the session's cost as soon as it is known, before its item moves on: a stage that
+   * takes the item next (a reviewer) is paid for from what the run has left after it.
+   */
+  spent: (costUsd: number) => void;
 }
 
 /**
@@ -561,6 +566,7 @@ export class Attempt {
     const { outcome } = checked;
     const cost = this.cost(end.summary);
     const costUsd = cost?.usd ?? 0;
+    this.init.spent(costUsd);
     this.record = {
       ...this.record,
       gate: undefined,

@@ -38,6 +38,8 @@ export async function runIteration(
   iterationNumber: () => number,
   control: StopControl,
   budgetLeftUsd?: number,
+  /** Told a session's cost before its item is settled (the run's cost, as stages see it). */
+  spent: (costUsd: number) => void = () => undefined,
 ): Promise<IterationResult> {
   const sessionId = randomUUID();
   const { item, queued, wakeAt, retryAt, workDir } = await claimNext(ctx, control, sessionId);
@@ -48,7 +50,7 @@ export async function runIteration(
     return await prepareAndRun(
       ctx,
       control,
-      { item, iteration, sessionId, queued, workDir, slot },
+      { item, iteration, sessionId, queued, workDir, slot, spent },
       budgetLeftUsd,
     );
   } finally {
@@ -67,6 +69,7 @@ async function prepareAndRun(
     queued?: number;
     workDir?: string;
     slot?: Slot;
+    spent: (costUsd: number) => void;
   },
   budgetLeftUsd: number | undefined,
 ): Promise<IterationResult> {
@@ -110,6 +113,7 @@ async function prepareAndRun(
     files,
     prepared,
     queued: queued ?? 0,
+    spent: claim.spent,
   });
   return attempt.run();
 }

@@ -188,6 +188,9 @@ class Night {
           () => firstIteration + this.claimed++,
           this.control,
           next.budgetLeftUsd,
+          (costUsd) => {
+            this.result.costUsd = addUsd(this.result.costUsd, costUsd);
+          },
         );
       } finally {
         this.active--;
@@ -438,7 +441,6 @@ class Night {
     this.idle = false;
     this.lookedIdle = false;
     result.sessions++;
-    result.costUsd = addUsd(result.costUsd, turn.costUsd);
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
     else if (turn.itemStatus === 'failed') result.failed++;

@@ -56,6 +56,7 @@ export async function runReviewer(
     files,
     prepared,
     queued: 0,
+    spent: (costUsd) => spend.spent(costUsd),
   }).run();
   if (ran.kind !== 'ran')
     return {
@@ -66,7 +67,6 @@ export async function runReviewer(
       finalText: '',
       costUsd: 0,
     };
-  spend.spent(ran.costUsd);
   return {
     sessionId,
     // A tool refused it (a write) is read-only doing its work: its answer is read all the same.
