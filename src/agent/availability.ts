@@ -3,23 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentCli } from './clis/cli.js';
 
-/** Where a command name resolves on PATH, like the shell would (without running a shell). */
-export function which(command: string, envPath: string | undefined): string | undefined {
-  const isExecutable = (file: string) => {
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      return fs.statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes('/')) return isExecutable(command) ? path.resolve(command) : undefined;
-  for (const dir of (envPath ?? '').split(':')) {
-    if (dir !== '' && isExecutable(path.join(dir, command))) return path.join(dir, command);
-  }
-  return undefined;
-}
-
 /** How a CLI would log in: a variable of its credentials, or the login file it keeps. */
 export type Credentials =
   | { kind: 'variable'; name: string }

@@ -16,7 +16,7 @@ export function clockTime(at: string | number, now = Date.now()): string {
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 /** A forecast's dollars: cents are precision enough for a guess. */
-const dollars = (usd: number) => `$${usd.toFixed(2)}`;
+export const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 
 /** Where a group's figures come from, in words. */
 function basisText(group: PlanSummary['groups'][number]): string {

@@ -92,7 +92,10 @@ export interface NightPlan {
 }
 
 interface WindowState {
+  /** The window as the plan reports it (its room as of now). */
   plan: WindowPlan;
+  /** Its room in the simulation: the report's, then a whole window's after each reset. */
+  headroom?: number;
   spent: number;
   resetsAt?: number;
   /** Just reset: its first item starts whatever it costs (one dearer than a window would wait forever). */
@@ -108,12 +111,16 @@ interface WindowState {
 export function planNight(input: PlanInput): NightPlan {
   const simulated = input.items.map((item) => ({ ...item }));
   const byId = new Map(simulated.map((item) => [item.id, item]));
-  const windows = input.windows.map<WindowState>((report) => ({
-    plan: { ...report, headroomUsd: headroomUsd(report, input.reserve), itemsBefore: 0 },
-    spent: 0,
-    resetsAt: report.resetsAt,
-    fresh: false,
-  }));
+  const windows = input.windows.map<WindowState>((report) => {
+    const headroom = headroomUsd(report, input.reserve);
+    return {
+      plan: { ...report, headroomUsd: headroom, itemsBefore: 0 },
+      headroom,
+      spent: 0,
+      resetsAt: report.resetsAt,
+      fresh: false,
+    };
+  });
   const workerFree = Array.from({ length: Math.max(1, input.workers) }, () => input.now);
   // When each item planned tonight ends: what depends on it starts no sooner.
   const ends = new Map<string, number>();
@@ -192,10 +199,9 @@ function candidatesOf(
 function roomOf(windows: readonly WindowState[]): Map<string, number> {
   const room = new Map<string, number>();
   for (const window of windows) {
-    const { headroomUsd: headroom, cli } = window.plan;
-    if (headroom === undefined) continue;
-    const left = Math.max(0, headroom - window.spent);
-    room.set(cli, Math.min(room.get(cli) ?? Infinity, left));
+    if (window.headroom === undefined) continue;
+    const left = Math.max(0, window.headroom - window.spent);
+    room.set(window.plan.cli, Math.min(room.get(window.plan.cli) ?? Infinity, left));
   }
   return room;
 }
@@ -230,9 +236,9 @@ function planItem(
       endsAt: startsAt,
       left: "the run's cost cap (--max-cost) comes first",
     };
-  const own = windows.filter((w) => w.plan.cli === cli && w.plan.headroomUsd !== undefined);
+  const own = windows.filter((w) => w.plan.cli === cli && w.headroom !== undefined);
   const binding = own.filter(
-    (w) => !w.fresh && !fitsIn(w.spent + estimate.costUsd, w.plan.headroomUsd as number),
+    (w) => !w.fresh && !fitsIn(w.spent + estimate.costUsd, w.headroom as number),
   );
   let afterReset: PlannedItem['afterReset'];
   if (binding.length > 0) {
@@ -274,10 +280,7 @@ function resetWindow(window: WindowState, at: number, reserve: number): void {
   window.spent = 0;
   window.fresh = true;
   window.resetsAt = length === undefined ? undefined : at + length;
-  window.plan = {
-    ...window.plan,
-    headroomUsd: headroomUsd({ ...window.plan, utilization: 0 }, reserve),
-  };
+  window.headroom = headroomUsd({ ...window.plan, utilization: 0 }, reserve);
 }
 
 function summarise(
@@ -306,10 +309,7 @@ function summarise(
     deadline: input.deadline,
     items: planned,
     groups: groupsOf(planned),
-    windows: windows.map((w) => ({
-      ...w.plan,
-      headroomUsd: headroomUsd(w.plan, input.reserve),
-    })),
+    windows: windows.map((w) => w.plan),
     likely: {
       items: tonight.length,
       costUsd: sum(tonight),

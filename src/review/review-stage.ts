@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { which } from '../agent/availability.js';
+import { which } from '../lib/which.js';
 import { commandOf } from '../agent/clis/index.js';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';

@@ -1,5 +1,5 @@
 import type { Slots } from '../session/slots.js';
-import type { Awake } from './awake.js';
+import type { Awake } from '../control/awake.js';
 import type { Pacing } from '../forecast/pacing.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
 import type { ControlFiles } from '../control/files.js';

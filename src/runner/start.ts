@@ -1,14 +1,12 @@
 import { Slots } from '../session/slots.js';
-import { Awake } from './awake.js';
+import { Awake } from '../control/awake.js';
 import path from 'node:path';
 import { redactorFor } from '../agent/redaction.js';
 import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import { CliHolds, heldClis, keptHolds } from '../agent/cli-holds.js';
-import { clisInUse, fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
-import { buildAgentEnv } from '../agent/env.js';
-import { cliNamed, commandOf } from '../agent/clis/index.js';
-import { loginProblem } from '../agent/login.js';
+import { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
+import { checkLogins } from '../session/logins.js';
 import { asRunnerOf } from '../git/git.js';
 import type { Clock } from '../lib/clock.js';
 import { FileCache } from '../lib/file-cache.js';
@@ -198,48 +196,6 @@ async function checkFallbacks(ctx: RunnerContext, items: readonly Item[]): Promi
       throw new RalphError(found.problem, ExitCode.agentUnavailable);
     }
     ctx.events.warn('fallback_unready', { cli: fallback.cli, problem: found.problem });
-  }
-}
-
-/**
- * Each CLI the night will run on, asked now whether it can log in (no token spent): one that
- * surely cannot is held for the run (its items fall back), and when it is some item's only CLI
- * the night is paused with the reason, before any session is paid for. A doubt is said.
- */
-async function checkLogins(ctx: RunnerContext, items: readonly Item[]): Promise<void> {
-  const { workspace, events } = ctx;
-  if (!workspace.config.run.checkLogins) return;
-  for (const use of await clisInUse(workspace, items, ctx.files)) {
-    const cli = cliNamed(use.cli);
-    const { env } = buildAgentEnv(ctx.parentEnv, {
-      deny: workspace.config.env.deny,
-      allow: workspace.config.env.allow,
-      credentials: cli.credentials,
-      session: {
-        sessionId: 'login-check',
-        itemId: '',
-        iteration: 0,
-        interruptFile: workspace.paths.interruptFile,
-      },
-    });
-    const found = await loginProblem(
-      cli,
-      commandOf(workspace.config, use.cli),
-      env,
-      ctx.clock.now(),
-    );
-    if (found === undefined) continue;
-    if (!found.sure) {
-      if (use.onlyFor.length > 0)
-        events.warn('login_unready', { cli: use.cli, problem: found.problem });
-      continue;
-    }
-    events.error('login_failed', { cli: use.cli, problem: found.problem, items: use.onlyFor });
-    ctx.cliHolds.hold(use.cli, { until: Infinity, reason: found.problem, kind: 'credentials' });
-    if (use.onlyFor.length > 0)
-      await ctx.controlFiles.pause(
-        `${found.problem}; ${use.onlyFor.length === 1 ? `item ${use.onlyFor[0]} runs` : `items ${use.onlyFor.join(', ')} run`} on ${use.cli} alone: log it in, then run "ralph resume"`,
-      );
   }
 }
 

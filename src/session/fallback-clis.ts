@@ -1,4 +1,5 @@
-import { credentialsOf, which } from '../agent/availability.js';
+import { credentialsOf } from '../agent/availability.js';
+import { which } from '../lib/which.js';
 import { resolveSandbox, resolveSettings } from '../agent/settings.js';
 import { cliNamed, commandOf, missingHint } from '../agent/clis/index.js';
 import type { CliName } from '../config/cli-names.js';

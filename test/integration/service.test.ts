@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { Awake } from '../../src/runner/awake.js';
+import { Awake } from '../../src/control/awake.js';
 import { unitText } from '../../src/cli/service-unit.js';
 import { FAKE_CLAUDE, makeWorkspace, ralph, tempDir } from '../support/workspace.js';
 

@@ -1,4 +1,4 @@
-import { Awake } from '../../src/runner/awake.js';
+import { Awake } from '../../src/control/awake.js';
 import { Pacing } from '../../src/forecast/pacing.js';
 import { Slots } from '../../src/session/slots.js';
 import { CliHolds } from '../../src/agent/cli-holds.js';

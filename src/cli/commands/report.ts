@@ -29,7 +29,7 @@ import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
 import type { Item } from '../../queue/item.js';
 import { lastPlanOutcome } from '../../forecast/plan-file.js';
 import type { PlanOutcome } from '../../forecast/plan-outcome.js';
-import { clockTime } from '../plan-text.js';
+import { clockTime, dollars } from '../plan-text.js';
 
 /** The connections the sandbox refused, by host. */
 function egressLines(egress: NonNullable<ReturnType<typeof egressReport>>): string[] {
@@ -45,7 +45,7 @@ function planOutcomeLines({ madeAt, planned, outcome }: PlanOutcome): string[] {
   return [
     `Plan of the run started ${clockTime(madeAt)} against its night:`,
     `  items: ${planned.items} planned${planned.left > 0 ? ` (${planned.left} left for the morning)` : ''}; ${outcome.plannedRan} of them ran, ${outcome.plannedSucceeded} succeeded; ${outcome.items - outcome.plannedRan} ran unplanned`,
-    `  cost: $${planned.costUsd.toFixed(2)} planned, $${outcome.costUsd.toFixed(2)} spent${ratio}`,
+    `  cost: ${dollars(planned.costUsd)} planned, ${dollars(outcome.costUsd)} spent${ratio}`,
     `  end: ${planned.endsAt === undefined ? 'none planned' : `planned about ${clockTime(planned.endsAt)}`}, ${outcome.endedAt === undefined ? 'no session ended' : `the last session ended ${clockTime(outcome.endedAt)}`}`,
     `  order: ${outcome.inPlanOrder ? "the planned items started in the plan's order" : "the planned items did not start in the plan's order (a window, a retry or new items changed it)"}`,
   ];

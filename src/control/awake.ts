@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { which } from '../agent/availability.js';
+import { which } from '../lib/which.js';
 
 /** What the machine is asked: no suspend and no idle sleep while an agent works. */
 const INHIBIT = [
