@@ -6,6 +6,11 @@ export interface LoopResult {
   succeeded: number;
   failed: number;
   rejected: number;
+  /**
+   * Items whose work passed its gates and waits unreviewed (its reviewer failed): they wait for
+   * a reviewer again, or a person; no failure of the run's.
+   */
+  unreviewed: number;
   /** Items whose last session of this run failed by their own fault and that wait for a retry. */
   awaitingRetry: number;
   /** Sessions by outcome (`success`, `gate_failed`, `no_result`, …). */

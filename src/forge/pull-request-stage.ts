@@ -256,6 +256,12 @@ export class PullRequestStage implements Stage {
     const sha = await resolveCommit(repo, head).catch(() => {
       throw new ForgeError('refused', `the branch ${head} of item ${item.id} is not in ${repo}`);
     });
+    // Only the commit ralph recorded (gated, and reviewed when review is on) is pushed as the work.
+    if (kind === 'item' && item.head !== undefined && sha !== item.head)
+      throw new ForgeError(
+        'refused',
+        `the branch ${head} of item ${item.id} was moved to ${sha.slice(0, 12)} since ralph recorded ${item.head.slice(0, 12)} (the commit gated and reviewed): it was not pushed`,
+      );
     // The item's own branch may replace what ralph last pushed there (the forge's update of
     // it, say); the shared land target is never pushed by force.
     const lease = kind === 'item' && item.pullRequest?.head === head ? item.checksHead : undefined;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { LandSettings } from '../agent/settings.js';
 import { runGates, type GateResult, type GatesRequest, type GatesRun } from '../gates/gates.js';
+import { resolveCommit } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
@@ -121,6 +122,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
   const { branch, baseCommit } = item;
   if (session === undefined || branch === undefined || baseCommit === undefined)
     throw new Error(`item ${item.id} has no branch and session to land`);
+  // What lands is the commit ralph recorded (gated, and reviewed when review is on), never the
+  // branch as another's hand may have left it: a branch moved since is not landed at all.
+  const work = item.head ?? branch;
+  if (item.head !== undefined) {
+    const tip = await resolveCommit(repo, branch).catch(() => undefined);
+    if (tip !== item.head)
+      return { kind: 'refused', refusal: branchMoved(branch, item.head, tip), gates: [] };
+  }
   const synced =
     land.push === undefined
       ? { onto: job.targetAt ?? (await targetCommit(repo, land.target)), remote: undefined }
@@ -160,14 +169,14 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // make an empty commit of it, so they ask first.
   if (
     land.method !== 'merge' &&
-    ((await containedIn(repo, branch, onto)) ||
+    ((await containedIn(repo, work, onto)) ||
       (await landedCommit(repo, land.target, baseCommit, session)) !== undefined)
   )
     return asFound();
   if (job.worktreeAt !== onto) await landingWorktree(repo, job.worktree, onto);
   const merged = await mergeBranch(job.worktree, {
     method: land.method,
-    branch,
+    branch: work,
     onto,
     message: `ralph: land ${item.title} (${item.id})`,
     session,
@@ -229,6 +238,23 @@ export async function runLandGates(
     cwd: path.join(job.worktree, job.workDirInRepo),
     onStart: (gate) => job.gates.onStart?.(gate.name),
   });
+}
+
+/**
+ * A branch whose tip is not the commit ralph recorded: something other than its session moved
+ * it (another agent's git in a shared repository, a person). It waits for a person.
+ */
+export function branchMoved(
+  branch: string,
+  recorded: string,
+  tip: string | undefined,
+): LandRefusal {
+  const where = tip === undefined ? 'was deleted' : `was moved to ${tip.slice(0, 12)}`;
+  return {
+    outcome: 'branch_moved',
+    error: `its branch ${branch} ${where} since ralph recorded ${recorded.slice(0, 12)} (the commit gated and reviewed): nothing was landed`,
+    failure: `Your branch \`${branch}\` ${where} by something other than your session; ralph recorded ${recorded} as your work.`,
+  };
 }
 
 /** A conflict, as the agent is told it: the files, the target's commits, what to do. */

@@ -232,6 +232,27 @@ export const ItemSettingsSchema = z.strictObject({
 
 export type ItemSettings = z.output<typeof ItemSettingsSchema>;
 
+const SETTINGS_KEYS = Object.keys(ItemSettingsSchema.shape);
+
+/**
+ * The item's own settings as the schema reads them (a gate given as bare words made whole), or
+ * why they cannot be used: whatever path stored the item, its settings are read so before a
+ * session, a dry run or a check uses them, and an item that fails is the item's fault alone.
+ */
+export function itemSettingsOf(item: Item): { settings: ItemSettings } | { problem: string } {
+  const own = Object.fromEntries(
+    Object.entries(item).filter(
+      ([key, value]) => value !== undefined && SETTINGS_KEYS.includes(key),
+    ),
+  );
+  const parsed = ItemSettingsSchema.safeParse(own);
+  if (parsed.success) return { settings: parsed.data };
+  const issue = parsed.error.issues[0];
+  return {
+    problem: `its settings cannot be used: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+  };
+}
+
 /** What the setup stage runs: a new worktree's setup, or a kept one's maintenance. */
 export const ENVIRONMENT_KINDS = ['setup', 'maintenance'] as const;
 export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
@@ -255,6 +276,12 @@ export const ItemLifeSchema = z.strictObject({
   /** Git mode: the item's branch and the commit it was made from. */
   branch: z.string().optional(),
   baseCommit: z.string().optional(),
+  /**
+   * The commit of its branch ralph recorded when its last successful session ended (after its
+   * leftovers were committed and its gates passed): what is reviewed, landed, pushed and merged.
+   * The branch's ref alone is not trusted: any process in a worktree of the repository can move it.
+   */
+  head: z.string().optional(),
   /** The failing gate's command and the end of its output, for the next attempt's prompt. */
   gateFailure: z.string().optional(),
   /** Landings that failed (a conflict, a land gate) since the item last landed. */

@@ -218,6 +218,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
       'failed',
       'interrupted',
       'needs_input',
+      'parked',
       'reviewing',
       'landing',
       'awaiting_checks',
@@ -280,7 +281,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => environmentFailed(item, e.failure, e.log, e.now),
   },
   review_approved: {
-    to: ['landing', 'awaiting_checks', 'done', 'pending'],
+    to: ['landing', 'awaiting_checks', 'done', 'pending', 'needs_input'],
     from: ['reviewing'],
     apply: (item, e) =>
       reviewApproved(
@@ -305,7 +306,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => landed(item, e.landing, e.now),
   },
   landing_refused: {
-    to: ['pending', 'failed'],
+    to: ['pending', 'failed', 'needs_input'],
     from: ['landing'],
     apply: (item, e) => landRefused(item, e.refusal, e.maxRounds, e.now),
   },

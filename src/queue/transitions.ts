@@ -34,6 +34,8 @@ export type Settlement =
       review?: boolean;
       /** The agent ended asking a person this: the item waits for an answer (`ralph say`). */
       question?: string;
+      /** The commit its branch was left at (git mode): what is gated, reviewed and landed. */
+      head?: string;
     }
   /** A failure that spends the attempt; retried with backoff while attempts remain. */
   | {
@@ -47,7 +49,13 @@ export type Settlement =
       gateFailure?: string;
     }
   /** Stopped before it could run (bad template, missing persona): the attempt is given back. */
-  | { kind: 'rejected'; error: string; outcome: string }
+  | {
+      kind: 'rejected';
+      error: string;
+      outcome: string;
+      /** Its settings cannot be used: parked for a person to fix, not failed. */
+      park?: boolean;
+    }
   /** Interrupted by a person or the runner's pause: back to the front, attempt given back. */
   | { kind: 'interrupted'; reason: string; costUsd: number; conversationId?: string }
   /** Not the item's fault (runner stopped, usage limit): pending again, attempt given back. */
@@ -103,6 +111,7 @@ export function settle(
         reviewFindings: undefined,
         finishedAt: iso(now),
         conversationId: undefined,
+        head: settlement.head ?? item.head,
       };
       // The conversation is kept: a landing or a check that fails hands the item back to it,
       // and an answer goes on in it.
@@ -158,11 +167,11 @@ export function settle(
     case 'rejected':
       return {
         ...base,
-        status: 'failed',
+        status: settlement.park === true ? 'parked' : 'failed',
         attempts: Math.max(0, item.attempts - 1),
         lastError: settlement.error,
         lastOutcome: settlement.outcome,
-        finishedAt: iso(now),
+        finishedAt: settlement.park === true ? item.finishedAt : iso(now),
       };
     case 'interrupted':
       return {
@@ -212,13 +221,26 @@ function withVerdict(item: Item, verdict: ItemVerdict, now: number): Item {
   };
 }
 
-/** A reviewer approved the item's work: on to landing, its pull request, or done. */
+/**
+ * A reviewer approved the item's work: on to landing, its pull request, or done. An approval
+ * that shows a criterion neither to pass nor to fail verified nothing of it: the item waits
+ * for a person.
+ */
 export function reviewApproved(
   item: Item,
   verdict: ItemVerdict,
   next: { land?: boolean; checks?: boolean },
   now: number,
 ): Item {
+  const unverified = verdict.criteria.filter((c) => c.verdict !== 'PASS').map((c) => c.id);
+  if (unverified.length > 0)
+    return {
+      ...withVerdict(item, verdict, now),
+      status: 'needs_input',
+      lastOutcome: 'approved_unverified',
+      lastError: `the reviewer approved without showing criterion ${unverified.join(', ')} to hold`,
+      question: `The reviewer approved, but showed criterion ${unverified.join(', ')} neither to hold nor to fail (UNKNOWN): nothing lands unverified. Check it yourself: answer with \`ralph say\` to send it back to its agent, or retry or cancel it.`,
+    };
   const approved = {
     ...withVerdict(item, verdict, now),
     lastError: undefined,
@@ -419,7 +441,8 @@ export function landed(
 
 /** Why a landing failed: the outcome when it is the last round, and what the agent is told. */
 export interface LandRefusal {
-  outcome: 'land_conflict' | 'land_gate_failed';
+  /** `branch_moved`: its branch is not at the commit ralph recorded; a person looks first. */
+  outcome: 'land_conflict' | 'land_gate_failed' | 'branch_moved';
   /** One line: the item's `lastError`. */
   error: string;
   /** For the next attempt's prompt: the conflicting files and the target's commits, or the gate. */
@@ -437,6 +460,15 @@ export function landRefused(
   maxRounds: number,
   now: number,
 ): Item {
+  if (refusal.outcome === 'branch_moved')
+    return {
+      ...item,
+      status: 'needs_input',
+      updatedAt: iso(now),
+      lastError: refusal.error,
+      lastOutcome: refusal.outcome,
+      question: `${refusal.error}. Look at the branch: \`ralph retry\` runs the item afresh, \`ralph cancel\` drops it.`,
+    };
   const rounds = (item.landRounds ?? 0) + 1;
   const base = {
     ...item,

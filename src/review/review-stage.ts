@@ -59,7 +59,10 @@ export class Reviews implements Stage {
     this.looks.changed();
   }
 
-  get stuck(): number {
+  /** An item whose review failed is unreviewed, not failed: it waits for a reviewer again. */
+  readonly stuck = 0;
+
+  get unreviewed(): number {
     return this.unmoved.count;
   }
 
@@ -121,9 +124,10 @@ export class Reviews implements Stage {
       });
       // Stopped with the run: it waits for the next one, nothing held against it.
       if (!end.ok && ctx.stopped()) return undefined;
-      if (!end.ok) return await this.unreviewed(item, cli, `${end.outcome}: ${end.message}`, end);
+      if (!end.ok)
+        return await this.leaveUnreviewed(item, cli, `${end.outcome}: ${end.message}`, end);
       const read = readVerdict(end.finalText, item.criteria ?? []);
-      if (read.kind === 'invalid') return await this.unreviewed(item, cli, read.reason, end);
+      if (read.kind === 'invalid') return await this.leaveUnreviewed(item, cli, read.reason, end);
       return await this.record(item, work, {
         ...stored(read.verdict),
         cli,
@@ -134,7 +138,7 @@ export class Reviews implements Stage {
       });
     } catch (error) {
       // Not the reviewer's answer (its worktree gone, git failing): unreviewed all the same.
-      return this.unreviewed(item, cli ?? 'none', messageOf(error));
+      return this.leaveUnreviewed(item, cli ?? 'none', messageOf(error));
     }
   }
 
@@ -163,9 +167,11 @@ export class Reviews implements Stage {
       throw new Error('it has no branch to review');
     const worktree = itemWorktree(workspace.paths, item.id);
     const last = await lastSession(workspace.paths.sessions, item);
-    // The commit its author's session left its branch at (ralph committed what it left), else
-    // the branch's as git has it now: the verdict is of that commit's diff.
+    // The commit ralph recorded as its work (its author's session left the branch there), else
+    // the branch's as git has it now: the verdict is of that commit's diff, and only that
+    // commit lands as approved.
     const head =
+      item.head ??
       last?.git?.commits.at(-1)?.sha ??
       (await git(repo, ['rev-parse', '--verify', `${item.branch}^{commit}`])).trim();
     const diff = await git(repo, ['diff', '--no-color', `${item.baseCommit}...${head}`]);
@@ -233,7 +239,7 @@ export class Reviews implements Stage {
    * No valid verdict: the item stays unreviewed (never approved), its next look (with a backoff
    * that grows with each failure) stored with it, so that a restart waits as this run would.
    */
-  private async unreviewed(
+  private async leaveUnreviewed(
     item: Item,
     cli: string,
     why: string,

@@ -7,6 +7,7 @@ import { supervise, type SupervisedEnd, type Supervision } from '../agent/superv
 import type { PreservedContext } from '../archive/finish.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
+import type { Settlement } from '../queue/transitions.js';
 import {
   endedSession,
   runningSession,
@@ -596,13 +597,16 @@ export class Attempt {
           control,
           item,
           steered(
-            settlementFor(
-              outcome,
-              costUsd,
-              end.summary.conversationId,
-              checked.gateFailure,
-              prepared.resume,
-              prepared.fallback.clis.length > 0,
+            withHead(
+              settlementFor(
+                outcome,
+                costUsd,
+                end.summary.conversationId,
+                checked.gateFailure,
+                prepared.resume,
+                prepared.fallback.clis.length > 0,
+              ),
+              checked.git,
             ),
             {
               question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
@@ -734,11 +738,22 @@ export class Attempt {
       assistantMessages: end.summary.assistantMessages,
       toolCalls: end.summary.toolCalls,
       lastTool: end.summary.lastTool,
-      lastText: end.summary.lastText,
+      lastText: end.summary.lastText?.slice(-PRESERVED_TEXT_CHARS),
       costUsd,
     };
   }
 }
+
+/** A success's settlement with the commit its session left the branch at (git mode). */
+function withHead(settlement: Settlement, work: SessionRecord['git']): Settlement {
+  const head = work?.commits.at(-1)?.sha;
+  return settlement.kind === 'succeeded' && head !== undefined
+    ? { ...settlement, head }
+    : settlement;
+}
+
+/** Characters of the agent's last message a preserved context keeps: its gist, not a verdict. */
+const PRESERVED_TEXT_CHARS = 2000;
 
 /** The messages a session is given: those its item had, given to no session before, at claim. */
 function given(item: Item) {

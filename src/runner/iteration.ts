@@ -142,7 +142,12 @@ async function refuse(
     await pauseForOperator(ctx, control, `ralph: ${reason}; fix it, then run "ralph resume"`);
     return { kind: 'workspace_fault', itemId: item.id, reason };
   }
-  await settleItem(ctx, control, item, { kind: 'rejected', error: reason, outcome: 'rejected' });
+  await settleItem(ctx, control, item, {
+    kind: 'rejected',
+    error: reason,
+    outcome: 'rejected',
+    park: error.park,
+  });
   ctx.events.error('item_rejected', { item: item.id, reason });
   return { kind: 'rejected', itemId: item.id, reason };
 }

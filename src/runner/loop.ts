@@ -55,6 +55,7 @@ class Night {
     succeeded: 0,
     failed: 0,
     rejected: 0,
+    unreviewed: 0,
     awaitingRetry: 0,
     outcomes: {},
     costUsd: 0,
@@ -141,8 +142,10 @@ class Night {
     await Promise.all(
       this.stages.map(async (stage) => {
         await stage.run(workersDone, pace);
-        // An item a stage could not move on (a git error landing it) did not get done.
+        // An item a stage could not move on (a git error landing it) did not get done; one left
+        // unreviewed waits for a reviewer again, or a person.
         this.result.failed += stage.stuck;
+        this.result.unreviewed += stage.unreviewed ?? 0;
       }),
     );
     await Promise.all(this.tidying);

@@ -33,7 +33,7 @@ export function stageContextOf(
       if ('reason' in resolved) throw new Error(resolved.reason);
       return {
         workDir: resolved.settings.workDir,
-        layers: resolved.persona === undefined ? [item] : [resolved.persona.settings, item],
+        layers: resolved.layers,
         sandbox: resolved.work.sandbox,
         environment: resolved.work.environment,
         land: resolved.work.land !== undefined,

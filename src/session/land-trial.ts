@@ -23,8 +23,7 @@ export async function trialLand(
       results.push({ id: item.id, kind: 'error', error: resolved.reason });
       continue;
     }
-    const layers = resolved.persona === undefined ? [item] : [resolved.persona.settings, item];
-    const land = landSettingsOf(workspace.config, layers);
+    const land = landSettingsOf(workspace.config, resolved.layers);
     const repo = await repositoryRoot(resolved.settings.workDir);
     if (repo === undefined || item.branch === undefined) {
       results.push({ id: item.id, kind: 'error', error: 'it has no branch in a repository' });

@@ -5,4 +5,9 @@
 export interface PreparationError {
   reason: string;
   scope: 'item' | 'workspace';
+  /**
+   * The item's settings cannot be used (stored by some path unchecked): it is parked for a
+   * person to fix (`ralph edit`, then `ralph resume`), its attempt given back.
+   */
+  park?: boolean;
 }

@@ -1,4 +1,5 @@
 import { NO_ENVIRONMENT } from '../environment/config-schema.js';
+import type { AgentCli } from '../agent/clis/cli.js';
 import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
 import { resolveSettings, type ResolvedSettings, type SandboxSettings } from '../agent/settings.js';
 import type { CliName } from '../config/cli-names.js';
@@ -11,6 +12,18 @@ import { sessionEnv, type PreparedSession, type SessionIdentity } from './prepar
 /** What a reviewer may use: reading, never writing. */
 const READING_TOOLS = ['Read', 'Glob', 'Grep'];
 const WRITING_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
+
+/**
+ * The writing tools a reviewer is refused that its CLI has: a rule for a tool it lacks (pi and
+ * opencode have no notebook tool) is one it cannot hold, and nothing to refuse.
+ */
+function refusable(cli: AgentCli, settings: ResolvedSettings): string[] {
+  return WRITING_TOOLS.filter(
+    (rule) =>
+      cli.refusals({ ...settings, tools: undefined, allowedTools: [], disallowedTools: [rule] }, {})
+        .length === 0,
+  );
+}
 
 /** The message a reviewer starts with: its task is in its prompt. */
 const REVIEWER_START =
@@ -45,8 +58,10 @@ export interface ReviewerRequest {
 export function prepareReviewer(request: ReviewerRequest): PreparedSession | PreparationError {
   const { workspace, item, identity, sandbox } = request;
   const { config } = workspace;
+  const base = resolveSettings(config.defaults, [], (p) => p);
+  const cli = cliNamed(request.cli);
   const settings: ResolvedSettings = {
-    ...resolveSettings(config.defaults, [], (p) => p),
+    ...base,
     cli: request.cli,
     model: request.model,
     workDir: request.workDir,
@@ -55,7 +70,7 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     // sent in every request.
     tools: READING_TOOLS,
     allowedTools: READING_TOOLS,
-    disallowedTools: WRITING_TOOLS,
+    disallowedTools: refusable(cli, base),
     permissionMode: sandbox.kind === 'none' ? 'plan' : 'dontAsk',
     lean: false,
   };
@@ -63,7 +78,6 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
   const refusal = cliRefusal(settings, [], sandbox);
   if (refusal !== undefined) return { reason: `the reviewer: ${refusal}`, scope: 'workspace' };
-  const cli = cliNamed(settings.cli);
   const { env, secrets, passedSecrets } = sessionEnv(request, cli);
   const prompt = assemblePrompt({
     identity: 'You are a reviewer run by ralph, an unattended runner of a queue of coding tasks.',

@@ -32,7 +32,7 @@ import { checkoutFor, type CheckoutStep } from './checkout.js';
 import type { Checkout } from '../git/worktree.js';
 import { workDirProblem, type Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
-import type { Item } from '../queue/item.js';
+import { itemSettingsOf, type Item } from '../queue/item.js';
 import type { PreparationError } from './preparation-error.js';
 import { taskText } from '../prompt/task-text.js';
 import { render } from '../template/render.js';
@@ -425,7 +425,9 @@ export async function resolveSession(
       };
     }
   }
-  const layers = persona === undefined ? [item] : [persona.settings, item];
+  const own = itemSettingsOf(item);
+  if ('problem' in own) return { reason: own.problem, scope: 'item', park: true };
+  const layers = persona === undefined ? [own.settings] : [persona.settings, own.settings];
   const settings = resolveSettings(config.defaults, layers, (p) => path.resolve(workspace.root, p));
   if (settings.permissionMode === 'bypassPermissions' && !config.yolo) {
     return {

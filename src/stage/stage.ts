@@ -31,6 +31,8 @@ export interface Stage {
   run(over: () => boolean, pace: StagePace): Promise<void>;
   /** Items it could not move on this run, which still wait: each a failure of the run's. */
   readonly stuck: number;
+  /** Items whose work waits unreviewed (the review stage's): no failure, but not done either. */
+  readonly unreviewed?: number;
 }
 
 /**

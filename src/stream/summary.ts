@@ -103,7 +103,12 @@ export function emptySummary(): StreamSummary {
   };
 }
 
-const LAST_TEXT_CHARS = 300;
+/**
+ * The agent's last message is kept whole up to this (its tail beyond it): a reviewer's verdict
+ * of several kilobytes is read from it when the CLI's result line carries no text (codex,
+ * gemini, opencode, pi). A message is kept, not written on every heartbeat.
+ */
+const LAST_TEXT_CHARS = 256 * 1024;
 const DISABLED_TOOL = /No such tool available: ([A-Za-z0-9_]+(?:__[A-Za-z0-9_-]+)*)/;
 
 /** Folds one parsed line into the summary (mutates it: this runs on every line). */
@@ -128,7 +133,7 @@ export function applyToSummary(summary: StreamSummary, parsed: ParsedLine, now: 
       const lastTool = parsed.toolUses.at(-1);
       if (lastTool !== undefined) summary.lastTool = lastTool.name;
       const text = parsed.texts.join('\n').trim();
-      if (text !== '') summary.lastText = text.slice(0, LAST_TEXT_CHARS);
+      if (text !== '') summary.lastText = text.slice(-LAST_TEXT_CHARS);
       break;
     }
     case 'result':

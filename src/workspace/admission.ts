@@ -15,7 +15,7 @@ import { personaFile } from '../persona/file.js';
 import { parsePersona } from '../persona/persona.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import { dependencyProblem } from '../queue/dependencies.js';
-import { ItemSchema, MAX_TITLE_CHARS, type Item } from '../queue/item.js';
+import { ItemSchema, MAX_TITLE_CHARS, itemSettingsOf, type Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 
 /**
@@ -168,7 +168,9 @@ export async function checkRunnable(
       `${names('id')} ${item.id}: git mode would work on branch ralph/${item.id}, which git refuses (no "..", no "." or ".lock" at the end); choose another id`,
       names('id'),
     );
-  const layers: SessionSettings[] = [item];
+  const own = itemSettingsOf(item);
+  if ('problem' in own) throw new InputError(own.problem);
+  const layers: SessionSettings[] = [own.settings];
   if (item.agent !== undefined) {
     const file = personaFile(workspace.paths.agents, item.agent);
     const text = await fsp.readFile(file, 'utf8').catch(() => undefined);

@@ -278,6 +278,8 @@ export function decidedText(kind: DecisionKind, item: Item, runnerLive = true): 
       return `${item.id}: rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`;
     case 'cancelled':
       return `${item.id}: rejected and cancelled`;
+    case 'needs_input':
+      return `${item.id}: ${kind}, but it waits for you: ${item.lastError ?? item.question ?? ''}`;
     default:
       return item.landedCommit !== undefined && kind === 'accepted'
         ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`

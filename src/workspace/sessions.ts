@@ -111,13 +111,15 @@ export async function findSession(
 }
 
 /**
- * The entry a reference names: a full session id, an item id (its latest session) or a unique
+ * The entry a reference names: a full session id, an item id (its author's latest session) or a unique
  * prefix of at least 4 characters of a session id.
  */
 function resolveSession(entries: readonly IndexEntry[], ref: string): IndexEntry | undefined {
   const exact = entries.find((e) => e.sessionId === ref);
   if (exact !== undefined) return exact;
-  const latest = entries.filter((e) => e.itemId === ref).at(-1);
+  // An item's latest session of its author's: a reviewer's is shown from the author's page.
+  const ofItem = entries.filter((e) => e.itemId === ref);
+  const latest = ofItem.filter((e) => e.role !== 'reviewer').at(-1) ?? ofItem.at(-1);
   if (latest !== undefined) return latest;
   if (ref.length < 4) return undefined;
   const matches = [...new Set(entries.filter((e) => e.sessionId.startsWith(ref)))];

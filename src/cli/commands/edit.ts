@@ -1,6 +1,7 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { appliedOrThrow, applyEvent } from '../../queue/lifecycle.js';
+import type { Item } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { refuseRunning } from '../../queue/selection.js';
 import { checkDependencies, checkRunnable } from '../../workspace/admission.js';
@@ -33,16 +34,19 @@ export async function editCommand(
     throw new InputError(
       'nothing to change: give the flags of the fields to change (ralph help edit)',
     );
-  const event = { kind: 'edited', fields, cleared, now: Date.now() } as const;
+  const now = Date.now();
   const edited = await withQueue(workspace, env, async (queue) => {
     const current = (await queue.list()).find((item) => item.id === id);
     if (current === undefined) throw new InputError(`no item ${JSON.stringify(id)} in the queue`);
     refuseRunning(current);
     const next = validateItem(
-      appliedOrThrow(applyEvent(current, event)),
+      appliedOrThrow(applyEvent(current, { kind: 'edited', fields, cleared, now })),
       `item ${JSON.stringify(id)}`,
     );
     await checkRunnable(workspace, next, flagOf, env.PATH);
+    // The fields stored as the schema reads them (a gate's words as `{name, command, timeout}`),
+    // as `ralph add` stores them: the queue's own writes are not validated again when read.
+    const event = { kind: 'edited', fields: validFields(next, fields), cleared, now } as const;
     const applied = await queue.apply(id, event, (changed, closure) => {
       validateItem(changed, `item ${JSON.stringify(id)}`);
       checkDependencies(changed, closure, flagOf);
@@ -52,4 +56,10 @@ export async function editCommand(
   });
   output.out(`${edited.id}: edited (${[...Object.keys(fields), ...cleared].join(', ')})`);
   return ExitCode.ok;
+}
+
+/** The edited fields as the validated item holds them. */
+function validFields(item: Item, fields: Partial<Item>): Partial<Item> {
+  const all = item as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(fields).map((key) => [key, all[key]]));
 }

@@ -32,13 +32,19 @@ function notLanded(item: Item | undefined): string {
     : `${item.status}${why}`;
 }
 
-/** The items `ids` names, or every done item of git mode that has not landed. */
+/**
+ * The items `ids` names, or every done item of git mode that has not landed, less those added
+ * with `--no-land`: an item's own "no" holds unless a person names it.
+ */
 function chosen(items: readonly Item[], ids: readonly string[]): Item[] {
   if (ids.length === 0)
     return items.filter(
       (item) =>
         item.status === 'landing' ||
-        (item.status === 'done' && item.branch !== undefined && item.landedCommit === undefined),
+        (item.status === 'done' &&
+          item.branch !== undefined &&
+          item.landedCommit === undefined &&
+          item.land?.enabled !== false),
     );
   const byId = new Map(items.map((item) => [item.id, item]));
   return ids.map((id) => {

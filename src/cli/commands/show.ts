@@ -81,6 +81,12 @@ async function itemLines(
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
   return [
+    ...(item.status === 'needs_input' && item.question !== undefined
+      ? [`Waits:    for you: ${item.question}`]
+      : []),
+    ...(item.head === undefined
+      ? []
+      : [`Work:     ${item.head.slice(0, 12)} (the commit ralph recorded of its branch)`]),
     ...environmentLines(item),
     ...criteriaLines(item),
     ...reviewLines(item),
