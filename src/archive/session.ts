@@ -227,9 +227,12 @@ function agentResult(
       toolName: d.toolName,
       toolUseId: d.toolUseId,
     })),
-    text: result.text,
+    text: result.text?.slice(0, RESULT_TEXT_CHARS),
   };
 }
+
+/** Characters of the agent's result a record keeps (the stream keeps it whole). */
+const RESULT_TEXT_CHARS = 4096;
 
 /** The agent has exited: completing, then the final state with everything it left. */
 export function endedSession(record: SessionRecord, ending: Ending): SessionRecord {

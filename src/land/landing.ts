@@ -126,7 +126,10 @@ export async function landItem(job: LandJob): Promise<Landing> {
   // branch as another's hand may have left it: a branch moved since is not landed at all.
   const work = item.head ?? branch;
   if (item.head !== undefined) {
-    const tip = await resolveCommit(repo, branch).catch(() => undefined);
+    // A branch that is gone cannot be landed (tried again later); one moved is a person's to see.
+    const tip = await resolveCommit(repo, branch).catch(() => {
+      throw new Error(`its branch ${branch} is not in ${repo}`);
+    });
     if (tip !== item.head)
       return { kind: 'refused', refusal: branchMoved(branch, item.head, tip), gates: [] };
   }
@@ -244,12 +247,8 @@ export async function runLandGates(
  * A branch whose tip is not the commit ralph recorded: something other than its session moved
  * it (another agent's git in a shared repository, a person). It waits for a person.
  */
-export function branchMoved(
-  branch: string,
-  recorded: string,
-  tip: string | undefined,
-): LandRefusal {
-  const where = tip === undefined ? 'was deleted' : `was moved to ${tip.slice(0, 12)}`;
+export function branchMoved(branch: string, recorded: string, tip: string): LandRefusal {
+  const where = `was moved to ${tip.slice(0, 12)}`;
   return {
     outcome: 'branch_moved',
     error: `its branch ${branch} ${where} since ralph recorded ${recorded.slice(0, 12)} (the commit gated and reviewed): nothing was landed`,

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../lib/abort-wait.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { serialized } from '../lib/serialized.js';
 import { DeliveryError } from './channels.js';
@@ -132,10 +133,7 @@ export class Postman {
 
   private async attempt(entry: OutboxEntry, delivery: Delivery): Promise<void> {
     const { options } = this;
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(options.tryTimeoutMs),
-      this.stopping.signal,
-    ]);
+    const { signal, release } = timeoutSignal(this.stopping.signal, options.tryTimeoutMs);
     delivery.attempts++;
     try {
       await options.deliver(delivery.target, entry.message, entry.id, signal);
@@ -151,6 +149,8 @@ export class Postman {
         const asked = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
         delivery.nextAt = iso(options.now() + Math.max(backoff, Math.min(asked, BACKOFF_CAP_MS)));
       }
+    } finally {
+      release();
     }
     // Recorded as soon as it is made: a crash can repeat this one try at most, never the rest.
     await options.outbox.put(entry);

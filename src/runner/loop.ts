@@ -1,3 +1,4 @@
+import { untilAbortedOr } from '../lib/abort-wait.js';
 import { addUsd } from '../lib/usd.js';
 import type { Outcome } from '../agent/outcome.js';
 import { workspaceLowOnSpace } from '../config/workspace.js';
@@ -162,15 +163,10 @@ class Night {
    * the loop's wait, whose clock may be a test's.
    */
   private untilChanged(): Promise<void> {
-    const signal = AbortSignal.any([
-      this.control.signal,
-      this.changed.signal,
-      AbortSignal.timeout(this.ctx.workspace.config.run.pollInterval * 1000),
-    ]);
-    return new Promise((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    return untilAbortedOr(
+      [this.control.signal, this.changed.signal],
+      this.ctx.workspace.config.run.pollInterval * 1000,
+    );
   }
 
   /**

@@ -15,7 +15,11 @@ import {
   type RecordedRequest,
 } from '../support/fake-anthropic.js';
 import { lastToolOutput, startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
+import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { git, makeRepo } from '../support/git.js';
+import { GEMINI_TEST_KEY, geminiCommand, geminiHome } from '../support/real-gemini.js';
+import { REAL_OPENCODE, opencodeEnv } from '../support/real-opencode.js';
+import { REAL_PI, piEnv } from '../support/real-pi.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import {
   REAL_CLAUDE,
@@ -28,9 +32,12 @@ import {
 
 let anthropic: FakeAnthropic | undefined;
 let openai: FakeOpenAi | undefined;
+let gemini: FakeGemini | undefined;
 afterEach(async () => {
   await anthropic?.close();
   await openai?.close();
+  await gemini?.close();
+  gemini = undefined;
 });
 
 const TARGET = 'ralph/landed';
@@ -179,6 +186,90 @@ describe('a reviewer of another CLI, on the real binaries', () => {
         'hi.txt',
       ]);
       expect(fs.existsSync(path.join(root, 'worktrees', 'hi', 'reviewer.txt'))).toBe(false);
+    },
+  );
+});
+
+/** A verdict of several kilobytes: its criterion shown to hold, twenty findings with evidence. */
+function longVerdict(): Record<string, unknown> {
+  return {
+    criteria: [
+      { id: 1, verdict: 'PASS', evidence: 'greet.txt:1 says hello, read in the worktree' },
+    ],
+    findings: Array.from({ length: 20 }, (_, i) => ({
+      severity: 'minor',
+      place: `greet.txt:${i + 1}`,
+      finding: `Finding ${i + 1}: the line could say more; ${'the evidence, read in the worktree. '.repeat(5)}`,
+    })),
+    overall: 'approve',
+    summary: 'It does what the task asks; the minor findings are the author’s to weigh.',
+  };
+}
+
+const verdictAnswer = () =>
+  `I read the diff and the worktree.\n\n\`\`\`json\n${JSON.stringify(longVerdict(), null, 2)}\n\`\`\``;
+
+describe('every CLI as the reviewer, on its real binary', () => {
+  it.each(['claude', 'codex', 'gemini', 'opencode', 'pi'] as const)(
+    '%s reviews the branch claude wrote: a verdict of several kilobytes read whole, the change landed',
+    async (reviewer) => {
+      expect(verdictAnswer().length).toBeGreaterThan(4000);
+      anthropic = await startFakeAnthropic((request) => {
+        if (isReviewer(request))
+          return { kind: 'tool_use', name: 'StructuredOutput', input: longVerdict() };
+        return lastIsToolResult(request)
+          ? { kind: 'text', text: 'Wrote greet.txt.' }
+          : {
+              kind: 'tool_use',
+              name: 'Bash',
+              input: { command: 'echo hello > greet.txt', description: 'write it' },
+            };
+      });
+      openai = await startFakeOpenAi(() => ({ kind: 'text', text: verdictAnswer() }));
+      gemini = await startFakeGemini(() => ({ kind: 'text', text: verdictAnswer() }));
+      const repo = await makeRepo();
+      const root = await makeWorkspace({
+        clis: {
+          claude: { command: [REAL_CLAUDE] },
+          codex: { command: codexCommand(openai) },
+          gemini: { command: geminiCommand() },
+          opencode: { command: [REAL_OPENCODE] },
+          pi: { command: [REAL_PI] },
+        },
+        defaults: { cli: 'claude', workDir: repo, allowedTools: ['Bash', 'Read'] },
+        git: { enabled: true },
+        land: { enabled: true },
+        review: { enabled: true, cli: reviewer },
+        run: { failureBackoffCap: 0, maxConsecutiveFailures: 0 },
+        sandbox: { kind: 'none' },
+      });
+      // One HOME holds what each CLI reads there (gemini's and pi's settings).
+      const home = reviewer === 'gemini' ? await geminiHome() : await tempDir('ralph-home-');
+      const own =
+        reviewer === 'pi'
+          ? await piEnv(openai)
+          : reviewer === 'opencode'
+            ? await opencodeEnv(openai)
+            : reviewer === 'gemini'
+              ? { GEMINI_API_KEY: GEMINI_TEST_KEY, GOOGLE_GEMINI_BASE_URL: gemini.url }
+              : { OPENAI_API_KEY: OPENAI_TEST_KEY };
+      const env = { ...own, ...claudeEnv(anthropic, 'HOME' in own ? own.HOME : home) };
+      await ralph(
+        root,
+        ['add', 'Greet', '--id', 'greet', '--criterion', 'greet.txt says hello'],
+        env,
+      );
+      const run = await ralph(root, ['run', '--drain'], env);
+      expect(run.code, run.stderr).toBe(0);
+      const [item] = readQueue(root).items;
+      expect(item, JSON.stringify(item)).toMatchObject({
+        status: 'done',
+        landedOn: TARGET,
+        verdict: { overall: 'approve', cli: reviewer },
+      });
+      expect((item?.verdict as { findings: unknown[] }).findings).toHaveLength(20);
+      expect(git(repo, 'show', `${TARGET}:greet.txt`)).toBe('hello');
+      expect(reviewerRecord(root)).toMatchObject({ cli: reviewer });
     },
   );
 });

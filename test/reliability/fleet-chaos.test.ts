@@ -117,7 +117,7 @@ async function keepRunning(
   workspaces: { root: string; env: Record<string, string> }[],
   done: () => Promise<boolean>,
   options: { kills: number; during?: () => Promise<void> },
-): Promise<{ kills: number; exits: string[] }> {
+): Promise<{ kills: number; exits: string[]; hung: string[] }> {
   const runners: (RunnerProcess | undefined)[] = workspaces.map(() => undefined);
   const exits: string[] = [];
   let kills = 0;
@@ -150,10 +150,26 @@ async function keepRunning(
   }
   await during;
   stopping = true;
+  // A drained run ends by itself once nothing is left, outages or not: one still running long
+  // after (minutes, against a poll interval of a fraction of a second) never would.
+  const hung: string[] = [];
+  await Promise.all(
+    runners.map(async (runner, i) => {
+      if (runner === undefined) return;
+      const ended = await Promise.race([
+        runner.exited.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAINED_EXIT_MS)),
+      ]);
+      if (!ended) hung.push(`the runner of workspace ${i} did not end after the queue drained`);
+    }),
+  );
   for (const runner of runners) runner?.child.kill('SIGTERM');
   await Promise.all(runners.flatMap((runner) => (runner === undefined ? [] : [runner.exited])));
-  return { kills, exits };
+  return { kills, exits, hung };
 }
+
+/** How long a drained run may take to see that nothing is left and end: far past its polls. */
+const DRAINED_EXIT_MS = 120_000;
 
 describe('a fleet of three runners on one Postgres queue', () => {
   it(`T40 loses nothing over ${ITEMS} items, ${KILLS} kills and two database outages`, async () => {
@@ -171,7 +187,7 @@ describe('a fleet of three runners on one Postgres queue', () => {
     expect((await ralph(first.root, ['queue', 'import', file], first.env)).code).toBe(0);
 
     let outages = 0;
-    const { kills, exits } = await keepRunning(workspaces, () => finished(items), {
+    const { kills, exits, hung } = await keepRunning(workspaces, () => finished(items), {
       kills: KILLS,
       // Two outages, once a third and once two thirds of the items are done.
       during: async () => {
@@ -193,7 +209,7 @@ describe('a fleet of three runners on one Postgres queue', () => {
     const lost = all.filter((i) => !ids.has(i.id)).length;
     const stuck = after.filter((i) => i.status !== 'done').length;
     const ledger = ledgerOf(shared);
-    const problems: string[] = [...exits.map((e) => `a runner exited ${e}`)];
+    const problems: string[] = [...exits.map((e) => `a runner exited ${e}`), ...hung];
     const roots = workspaces.map((w) => w.root);
     // Items a kill cut off: requeued by their workspace's next runner, or taken back at the
     // expiry of their lease.

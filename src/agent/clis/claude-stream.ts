@@ -4,11 +4,17 @@ import type { StreamIssue, TokenUsage, ToolResult, ToolUse } from '../../stream/
 
 // claude's stream-json (`--output-format stream-json --verbose`), decoded into ralph's events.
 
+/** What is kept of a tool's output or an error: the gist, not the whole. */
 const TEXT_CAP = 4096;
-const cap = (text: string) =>
-  text.length > TEXT_CAP
-    ? `${text.slice(0, TEXT_CAP)}…[cut: ${text.length - TEXT_CAP} more chars]`
-    : text;
+/**
+ * What is kept of the agent's own words (its messages, its result, its structured output): a
+ * reviewer's verdict of several kilobytes is read whole from them.
+ */
+const ANSWER_CAP = 256 * 1024;
+const capAt = (limit: number) => (text: string) =>
+  text.length > limit ? `${text.slice(0, limit)}…[cut: ${text.length - limit} more chars]` : text;
+const cap = capAt(TEXT_CAP);
+const capAnswer = capAt(ANSWER_CAP);
 
 const num = z.number().optional().catch(undefined);
 const str = z.string().optional().catch(undefined);
@@ -196,7 +202,7 @@ function assistantEvent(record: Line, bytes: number): Parsed {
   const texts: string[] = [];
   const toolUses: ToolUse[] = [];
   for (const block of blocks) {
-    if (block.type === 'text' && typeof block.text === 'string') texts.push(cap(block.text));
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(capAnswer(block.text));
     if (block.type === 'tool_use') {
       toolUses.push({
         id: typeof block.id === 'string' ? block.id : '',
@@ -241,9 +247,11 @@ function resultEvent(record: Line, bytes: number): Parsed {
     result: {
       subtype: d.subtype,
       isError: d.is_error,
-      text: d.result === undefined ? undefined : cap(d.result),
+      text: d.result === undefined ? undefined : capAnswer(d.result),
       structuredOutput:
-        d.structured_output === undefined ? undefined : cap(JSON.stringify(d.structured_output)),
+        d.structured_output === undefined
+          ? undefined
+          : capAnswer(JSON.stringify(d.structured_output)),
       totalCostUsd: d.total_cost_usd,
       numTurns: d.num_turns,
       durationMs: d.duration_ms,
