@@ -86,7 +86,12 @@ export async function giveTree(request: TreeRequest): Promise<TreeOutcome> {
   building.set(key, build);
   try {
     const outcome = await build;
-    if (outcome.kind !== 'given') return outcome;
+    if (outcome.kind !== 'given') {
+      // The build removed what the worktree held: it holds no tree now, whatever it held before.
+      const { [name]: _dropped, ...rest } = record;
+      await writeRecord(worktree, rest);
+      return outcome;
+    }
     return held('built');
   } finally {
     building.delete(key);

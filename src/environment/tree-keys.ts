@@ -26,7 +26,10 @@ export async function treeKey(tree: DependencyTree, workDir: string): Promise<st
   return hash.digest('hex').slice(0, 16);
 }
 
-/** Which of the trees the worktree does not hold as its lockfiles now decide (none: it is ready). */
+/**
+ * Which of the trees the worktree does not hold as its lockfiles now decide (none: it is
+ * ready); a tree whose paths are gone (an install that failed removed them) is not held either.
+ */
 export async function staleTrees(
   trees: readonly DependencyTree[],
   worktree: string,
@@ -35,7 +38,11 @@ export async function staleTrees(
   const record = await readRecord(worktree);
   const stale: DependencyTree[] = [];
   for (const tree of trees)
-    if (record[recordName(tree)] !== (await treeKey(tree, workDir))) stale.push(tree);
+    if (
+      record[recordName(tree)] !== (await treeKey(tree, workDir)) ||
+      !(await allPresent(tree.paths, workDir))
+    )
+      stale.push(tree);
   return stale;
 }
 
@@ -65,4 +72,16 @@ export async function readRecord(worktree: string): Promise<Record<string, strin
 
 export async function writeRecord(worktree: string, record: Record<string, string>): Promise<void> {
   await fsp.writeFile(await recordFile(worktree), `${JSON.stringify(record)}\n`);
+}
+
+async function allPresent(paths: readonly string[], workDir: string): Promise<boolean> {
+  for (const p of paths)
+    if (
+      !(await fsp.stat(path.join(workDir, p)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
+  return true;
 }

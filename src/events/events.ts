@@ -222,7 +222,8 @@ export interface RunnerEvents {
   /** A decision's effect could not be made now (git or the forge failed): tried again at `retryAt`. */
   decision_delayed: { item: string; effect: string; error: string; retryAt: string };
   /** A landing that could not be made (git failed): the item waits to land, tried again later. */
-  land_failed: { item: string; target: string; error: string; retryAt: string };
+  /** A landing that could not be made: tried again at `retryAt`, or failed after `looks` tries. */
+  land_failed: { item: string; target: string; error: string; retryAt?: string; looks?: number };
   /** The item's branch (or the land target) pushed, its pull request opened or updated. */
   pull_request_opened: { item: string; number: number; url: string; head: string; commit: string };
   pull_request_merged: { item: string; number: number };

@@ -7,7 +7,7 @@ import { withRepositoryEnvironment } from '../environment/repository.js';
 import { gateEntry } from '../sandbox/entry.js';
 import type { Item } from '../queue/item.js';
 import type { ItemWork, StageContext } from '../stage/context.js';
-import type { LandJob } from './landing.js';
+import { EnvironmentFailed, type LandJob } from './landing.js';
 
 /** Bytes of one land gate's output kept in its log. */
 const LAND_GATE_OUTPUT_CAP = 4 * 1024 * 1024;
@@ -120,6 +120,11 @@ export async function readyTargetWorktree(
       ctx.events.warn('egress_blocked', { item: item.id, session, by: wanted, ...refusal }),
   });
   if (readied.failure !== undefined)
-    throw new Error(`the kept worktree's ${wanted} failed: ${readied.failure}`);
+    throw new EnvironmentFailed(
+      `the kept worktree's ${wanted} failed: ${readied.failure}`,
+      environment.dependencies.flatMap((tree) =>
+        tree.lockfiles.map((file) => path.relative(repo, path.join(work.workDir, file))),
+      ),
+    );
   return true;
 }

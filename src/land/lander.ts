@@ -15,6 +15,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 /** The wait before a landing git could not make is tried again; it doubles with each failure. */
 const LAND_RETRY_BASE_MS = 60_000;
 const LAND_RETRY_CAP_MS = 30 * 60_000;
+/** Tries of a landing that cannot be made (about two hours of them) before its item fails. */
+const LAND_LOOKS = 8;
 
 /** Landings in a row that found the target moved under them before one gives way. */
 const MAX_MOVED = 5;
@@ -351,15 +353,29 @@ export class Lander implements Stage {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const at = ctx.clock.now() + exponentialBackoffMs(looks, LAND_RETRY_BASE_MS, LAND_RETRY_CAP_MS);
+    const reason = ctx.redactor.redact(messageOf(error));
     this.unmoved.erredOn(item.id);
+    const spent = looks >= LAND_LOOKS;
     ctx.events.error('land_failed', {
       item: item.id,
       target,
-      error: ctx.redactor.redact(messageOf(error)),
-      retryAt: new Date(at).toISOString(),
+      error: reason,
+      ...(spent ? { looks } : { retryAt: new Date(at).toISOString() }),
     });
+    const why = `landing on ${target} could not be made: ${reason}`;
+    // Its reason is on the item, not in the log alone; after its looks it fails with it.
     await ctx.persistently(`recording when ${item.id} lands again`, () =>
-      ctx.queue.apply(item.id, { kind: 'look_again', at, looks }),
+      ctx.queue.apply(
+        item.id,
+        spent
+          ? {
+              kind: 'landing_refused',
+              refusal: { outcome: 'land_failed', error: `${why} (${looks} tries)`, failure: why },
+              maxRounds: 0,
+              now: ctx.clock.now(),
+            }
+          : { kind: 'look_again', at, looks, reason: why },
+      ),
     );
   }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LandSettings } from '../agent/settings.js';
+import { gitSucceeds } from '../git/git.js';
 import { runGates, type GateResult, type GatesRequest, type GatesRun } from '../gates/gates.js';
 import { resolveCommit } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
@@ -188,7 +189,19 @@ export async function landItem(job: LandJob): Promise<Landing> {
   if (merged.kind === 'conflict')
     return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
   if (merged.commit === onto) return asFound();
-  const gated = await runLandGates(job);
+  let gated: GatesRun;
+  try {
+    gated = await runLandGates(job);
+  } catch (error) {
+    // The kept worktree could not be made ready for the merged tree: the branch's own doing
+    // when it changed what decides its dependencies (a lockfile that cannot install).
+    if (
+      error instanceof EnvironmentFailed &&
+      (await changedFiles(repo, onto, merged.commit, error.lockfiles))
+    )
+      return { kind: 'refused', refusal: uninstallable(job, onto, error), gates: [] };
+    throw error;
+  }
   if (gated.stopped) return { kind: 'stopped' };
   if (gated.failure !== undefined)
     return {
@@ -253,6 +266,45 @@ export function branchMoved(branch: string, recorded: string, tip: string): Land
     outcome: 'branch_moved',
     error: `its branch ${branch} ${where} since ralph recorded ${recorded.slice(0, 12)} (the commit gated and reviewed): nothing was landed`,
     failure: `Your branch \`${branch}\` ${where} by something other than your session; ralph recorded ${recorded} as your work.`,
+  };
+}
+
+/**
+ * A kept target worktree that could not be made ready (its setup, its maintenance, its
+ * dependencies' install): `lockfiles` (relative to the repository) decide its dependencies.
+ */
+export class EnvironmentFailed extends Error {
+  constructor(
+    message: string,
+    readonly lockfiles: readonly string[],
+  ) {
+    super(message);
+    this.name = 'EnvironmentFailed';
+  }
+}
+
+/** Whether any of `files` differs between two commits. */
+async function changedFiles(
+  repo: string,
+  from: string,
+  to: string,
+  files: readonly string[],
+): Promise<boolean> {
+  if (files.length === 0) return false;
+  return !(await gitSucceeds(repo, ['diff', '--quiet', from, to, '--', ...files]));
+}
+
+/** A merged tree whose dependencies cannot install, as the agent is told it. */
+function uninstallable(job: LandJob, onto: string, error: EnvironmentFailed): LandRefusal {
+  const { item, land } = job;
+  return {
+    outcome: 'land_setup_failed',
+    error: `landing on ${land.target}: the dependencies of the merged tree could not be installed`,
+    failure: [
+      `Your branch \`${item.branch ?? ''}\` merged onto \`${land.target}\` (at ${onto.slice(0, 12)}) changes ${error.lockfiles.join(', ')}, and installing the dependencies they decide failed on the merged tree: ${land.target} was left as it was.`,
+      error.message,
+      `Make the lockfile one that installs (regenerate it with the project's package manager), make the project's checks pass, and commit.`,
+    ].join('\n\n'),
   };
 }
 

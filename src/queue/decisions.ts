@@ -105,6 +105,16 @@ export function decisionCarried(item: Item, effect: DecisionEffect, now: number)
     lookAgain: undefined,
     decision: { ...decision, effects },
     ...(effect === 'merge_pull_request' ? { mergedAt: iso(now) } : {}),
+    // A landing reverted is no landing: the target no longer holds the work.
+    ...(effect === 'revert'
+      ? {
+          landedCommit: undefined,
+          landedOn: undefined,
+          landedOnto: undefined,
+          landedAt: undefined,
+          revertedAt: iso(now),
+        }
+      : {}),
   };
   if (effects.length > 0) return at;
   const ended: Item = { ...at, decision: { ...decision, effects: undefined, before: undefined } };

@@ -294,6 +294,8 @@ export const ItemLifeSchema = z.strictObject({
   /** The target's commit it landed onto: `ralph diff` shows what the landing brought. */
   landedOnto: z.string().optional(),
   landedAt: Timestamp.optional(),
+  /** When its landing was reverted on the target (a person rejected it): it holds no landing. */
+  revertedAt: Timestamp.optional(),
   /** Its pull request (the item's own, or the land target's it landed on). */
   pullRequest: PullRequestSchema.optional(),
   /** The commit whose checks the item waits for, pushed at `checksSince`. */

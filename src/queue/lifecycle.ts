@@ -150,7 +150,13 @@ export type ItemEvent =
   /** Its push failed: the push stage tries again at `at` (`looks` failed pushes so far). */
   | { kind: 'push_deferred'; session: string; at: number; looks: number }
   /** The stage tending it looks again at `at` (`looks` since it last moved). */
-  | { kind: 'look_again'; at: number; looks: number }
+  | {
+      kind: 'look_again';
+      at: number;
+      looks: number;
+      /** Why it was not moved on this time, kept as its `lastError`. */
+      reason?: string;
+    }
   /** A person accepted its work (`ralph accept`): it lands, its pull request is merged, or it is done. */
   | { kind: 'accepted'; decision: ItemDecision; now: number }
   /** A person rejected its work (`ralph reject`), with a note: taken off, then back in line or cancelled. */
@@ -476,6 +482,7 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => ({
       ...item,
       lookAgain: { at: new Date(e.at).toISOString(), looks: e.looks },
+      ...(e.reason === undefined ? {} : { lastError: e.reason }),
     }),
   },
 };

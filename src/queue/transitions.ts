@@ -431,8 +431,10 @@ export function landed(
     landedOn: landing.target,
     landedOnto: landing.onto,
     landedAt: iso(now),
+    revertedAt: undefined,
     landRounds: undefined,
     landFailure: undefined,
+    lastError: undefined,
     conversationId: undefined,
   };
   if (landing.checks === true) return awaitingChecks(onTarget, item.conversationId);
@@ -442,7 +444,13 @@ export function landed(
 /** Why a landing failed: the outcome when it is the last round, and what the agent is told. */
 export interface LandRefusal {
   /** `branch_moved`: its branch is not at the commit ralph recorded; a person looks first. */
-  outcome: 'land_conflict' | 'land_gate_failed' | 'branch_moved';
+  outcome:
+    | 'land_conflict'
+    | 'land_gate_failed'
+    | 'land_setup_failed'
+    | 'branch_moved'
+    /** Its landing could not be made, try after try (a git that fails): no agent can fix it. */
+    | 'land_failed';
   /** One line: the item's `lastError`. */
   error: string;
   /** For the next attempt's prompt: the conflicting files and the target's commits, or the gate. */
@@ -479,7 +487,7 @@ export function landRefused(
     // Kept when it fails too: a `ralph retry` tells the agent why it did not land.
     landFailure: refusal.failure,
   };
-  if (rounds >= maxRounds)
+  if (rounds >= maxRounds || refusal.outcome === 'land_failed')
     return { ...base, status: 'failed', finishedAt: iso(now), conversationId: undefined };
   return { ...base, status: 'pending', finishedAt: undefined };
 }

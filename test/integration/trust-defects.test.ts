@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
 import { TARGET, item, landingWorkspace } from '../support/landing.js';
-import { ralph } from '../support/workspace.js';
+import { ralph, readQueue } from '../support/workspace.js';
 
 const add = (root: string, id: string, body: string, ...flags: string[]) =>
   ralph(root, [
@@ -137,5 +137,90 @@ describe('ralph land with no ids', () => {
     const named = await ralph(root, ['land', 'kept']);
     expect(named.code, named.stderr).toBe(0);
     expect(item(root, 'kept').landedOn).toBe(TARGET);
+  });
+});
+
+describe("the lander's environment", () => {
+  it('is made whole again after a lockfile that cannot install; that change goes back to its agent with the installer output', async () => {
+    // A dependency tree decided by deps.lock: its install fails on any lockfile an agent wrote.
+    const install = [
+      'sh',
+      '-c',
+      'if grep -q "work of" deps.lock; then echo "npm error: invalid lockfile" >&2; exit 1; fi; mkdir -p deps && cp deps.lock deps/',
+    ];
+    const { repo, root } = await landingWorkspace(
+      { gates: [['sh', '-c', 'test -f deps/deps.lock']], maxRounds: 2 },
+      {
+        environment: {
+          dependencies: [{ lockfiles: ['deps.lock'], paths: ['deps'], install: [install] }],
+        },
+      },
+    );
+    fs.writeFileSync(path.join(repo, 'deps.lock'), 'v1\n');
+    git(repo, 'add', 'deps.lock');
+    git(repo, 'commit', '-q', '-m', 'a lockfile');
+    // A first landing readies the kept worktree; the broken lockfile's then empties it.
+    await add(root, 'first', '#behave: work commit=1', '--priority', '20');
+    await add(root, 'broken', '#behave: work file=deps.lock commit=1', '--priority', '10');
+    await add(root, 'good', '#behave: work commit=1');
+    const run = await ralph(root, ['run', '--drain']);
+    // The good one landed after it, on a kept worktree given its dependencies again.
+    expect(item(root, 'first')).toMatchObject({ status: 'done', landedOn: TARGET });
+    expect(item(root, 'good')).toMatchObject({ status: 'done', landedOn: TARGET });
+    // The broken lockfile's change went back to its agent told why; its own worktree's
+    // maintenance then failed on the same lockfile, which parks it for a person with the output.
+    const broken = item(root, 'broken');
+    expect(broken.landFailure).toContain('npm error: invalid lockfile');
+    expect(broken.landFailure).toContain('changes deps.lock');
+    expect(broken).toMatchObject({ status: 'parked', lastOutcome: 'setup_failed' });
+    expect((broken.environment as { failure: string }).failure).toContain('invalid lockfile');
+    expect(run.code, run.stderr).toBe(0);
+    expect(git(repo, 'show', `${TARGET}:deps.lock`)).toBe('v1');
+  });
+});
+
+describe('a reverted landing', () => {
+  it('is no landing: ls and status no longer name it landed', async () => {
+    const { root } = await landingWorkspace();
+    await add(root, 'r', '#behave: work commit=1');
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    expect(item(root, 'r').landedCommit).toBeDefined();
+    const reject = await ralph(root, ['reject', 'r', '--cancel']);
+    expect(reject.code, reject.stderr + reject.stdout).toBe(0);
+    const r = item(root, 'r');
+    expect(r).toMatchObject({ status: 'cancelled' });
+    expect(r.landedCommit).toBeUndefined();
+    expect(r.revertedAt).toBeDefined();
+    const ls = await ralph(root, ['ls']);
+    expect(ls.stdout).not.toMatch(/landed on/);
+    expect(ls.stdout).toMatch(/its landing reverted at/);
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).not.toMatch(/Landed:/);
+  });
+});
+
+describe('a landing that cannot be made', () => {
+  it('says why on the item, and fails it after its tries', async () => {
+    const { repo, root } = await landingWorkspace({ enabled: false });
+    await add(root, 'gone', '#behave: work commit=1');
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    git(repo, 'branch', '-D', 'ralph/gone');
+    expect((await ralph(root, ['land'])).code).toBe(1);
+    expect(item(root, 'gone').lastError).toMatch(
+      /could not be made: its branch ralph\/gone is not in/,
+    );
+    const ls = await ralph(root, ['ls']);
+    expect(ls.stdout).toMatch(/waits to land: landing on ralph\/landed could not be made/);
+    const show = await ralph(root, ['show', 'gone']);
+    expect(show.stdout).toMatch(/Landing: {2}waits to land: landing on .* could not be made/);
+    // Its last try comes (moved into the past here): it fails, and says why.
+    const queue = readQueue(root);
+    for (const i of queue.items)
+      if (i.id === 'gone') i.lookAgain = { at: new Date(0).toISOString(), looks: 7 };
+    fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify(queue));
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code).toBe(1);
+    expect(item(root, 'gone')).toMatchObject({ status: 'failed', lastOutcome: 'land_failed' });
+    expect(item(root, 'gone').lastError).toMatch(/could not be made: .*\(8 tries\)/);
   });
 });

@@ -25,7 +25,7 @@ function cannotLand(item: Item): string | undefined {
 function notLanded(item: Item | undefined): string {
   if (item === undefined) return 'gone from the queue';
   if (item.status === 'landing')
-    return 'still waiting to land: its landing could not be made (land_failed in state/iteration.log says why)';
+    return `still waiting to land: ${item.lastError ?? 'its landing could not be made'}${item.lookAgain === undefined ? '' : ` (tried again at ${item.lookAgain.at})`}`;
   const why = item.lastError === undefined ? '' : `: ${item.lastError}`;
   return item.status === 'pending'
     ? `back to its agent (the next ralph run)${why}`

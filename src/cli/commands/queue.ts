@@ -84,8 +84,11 @@ function stageNote(item: Item): string | undefined {
   if (item.checksFailure !== undefined && item.status === 'pending')
     return `back from its checks: ${item.lastError ?? ''}`;
   if (item.landFailure !== undefined) return `back from landing: ${item.lastError ?? ''}`;
+  if (item.status === 'landing' && item.lookAgain !== undefined && item.lastError !== undefined)
+    return `waits to land: ${item.lastError}`;
   if (item.landedCommit !== undefined)
     return `landed on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}`;
+  if (item.revertedAt !== undefined) return `its landing reverted at ${item.revertedAt}`;
   return undefined;
 }
 

@@ -162,7 +162,12 @@ function landingLines(item: Item): string[] {
     return [
       `Landed:   on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}${item.landedOnto ? ` (onto ${item.landedOnto.slice(0, 12)})` : ''}${item.landedAt ? `, ${item.landedAt}` : ''}`,
     ];
-  if (item.status === 'landing') return ['Landing:  waits to land'];
+  if (item.status === 'landing')
+    return [
+      item.lookAgain === undefined || item.lastError === undefined
+        ? 'Landing:  waits to land'
+        : `Landing:  waits to land: ${item.lastError} (tried again at ${item.lookAgain.at})`,
+    ];
   if (item.landFailure !== undefined)
     return [
       `Landing:  not landed (${item.status === 'failed' ? 'failed' : 'back with its agent'}, round ${item.landRounds ?? 1}): ${item.lastError ?? ''}`,
