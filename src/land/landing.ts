@@ -189,19 +189,8 @@ export async function landItem(job: LandJob): Promise<Landing> {
   if (merged.kind === 'conflict')
     return { kind: 'refused', refusal: await conflict(job, onto, merged.files), gates: [] };
   if (merged.commit === onto) return asFound();
-  let gated: GatesRun;
-  try {
-    gated = await runLandGates(job);
-  } catch (error) {
-    // The kept worktree could not be made ready for the merged tree: the branch's own doing
-    // when it changed what decides its dependencies (a lockfile that cannot install).
-    if (
-      error instanceof EnvironmentFailed &&
-      (await changedFiles(repo, onto, merged.commit, error.lockfiles))
-    )
-      return { kind: 'refused', refusal: uninstallable(job, onto, error), gates: [] };
-    throw error;
-  }
+  const gated = await gateMerged(job, onto, merged.commit);
+  if ('refusal' in gated) return { kind: 'refused', refusal: gated.refusal, gates: [] };
   if (gated.stopped) return { kind: 'stopped' };
   if (gated.failure !== undefined)
     return {
@@ -239,6 +228,28 @@ export async function landItem(job: LandJob): Promise<Landing> {
     return { kind: 'moved', where: 'remote' };
   const moved = await moveTarget(repo, land.target, merged.commit, onto, `ralph: land ${item.id}`);
   return moved ? made : { kind: 'moved', where: 'here' };
+}
+
+/**
+ * The land gates on a merged tree; a kept worktree that could not be made ready for it is the
+ * branch's own doing when the branch changed what decides its dependencies (a lockfile that
+ * cannot install): refused, the installer's output for its agent.
+ */
+async function gateMerged(
+  job: LandJob,
+  onto: string,
+  merged: string,
+): Promise<GatesRun | { refusal: LandRefusal }> {
+  try {
+    return await runLandGates(job);
+  } catch (error) {
+    if (
+      error instanceof EnvironmentFailed &&
+      (await changedFiles(job.repo, onto, merged, error.lockfiles))
+    )
+      return { refusal: uninstallable(job, onto, error) };
+    throw error;
+  }
 }
 
 /**
