@@ -48,3 +48,13 @@ export async function carryOut(
   const items = await withQueue(workspace, env, (queue) => queue.list());
   return items.filter((item) => ids.has(item.id));
 }
+
+/**
+ * Decisions left `deciding` by a decision command that was killed mid-way (a revert cut short),
+ * carried out now when no night runs to do it; the items as they are after.
+ */
+export async function finishLeftDecisions(workspace: Workspace, env: Env): Promise<Item[]> {
+  const items = await withQueue(workspace, env, (queue) => queue.list());
+  const left = items.filter((item) => item.status === 'deciding');
+  return left.length === 0 ? [] : carryOut(workspace, env, left);
+}

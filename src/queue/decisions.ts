@@ -44,6 +44,8 @@ export function waitOf(item: Item): PersonWait | undefined {
     // A reviewer that failed, a landing git could not make: they wait for a person to look.
     reviewing: item.unreviewed === undefined ? undefined : 'failure',
     landing: item.lookAgain === undefined ? undefined : 'failure',
+    // A decision a killed command left half carried out: `ralph recover` finishes it.
+    deciding: 'failure',
   };
   return waits[item.status];
 }

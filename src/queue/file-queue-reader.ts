@@ -1,7 +1,7 @@
 import type { Item } from './item.js';
 import type { QueueReader, QueueTally } from './queue.js';
 import { QueueStore } from './store.js';
-import { landingTally, pullRequestTally, questionTally } from './tally.js';
+import { landingTally, pullRequestTally, questionTally, stalledTally } from './tally.js';
 
 /**
  * `state/queue.json` as the commands that only look at it read it: without the transitions,
@@ -41,6 +41,7 @@ export class FileQueueReader implements QueueReader {
       landings: landingTally(items),
       pullRequests: pullRequestTally(items),
       questions: questionTally(items),
+      stalled: stalledTally(items),
     };
   }
 

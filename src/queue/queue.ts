@@ -153,6 +153,18 @@ export interface QueueTally {
   pullRequests: PullRequestTally[];
   /** The items whose agent asked a person something (`needs_input`), with the question. */
   questions: { id: string; question: string }[];
+  /**
+   * The items a stage could not move on and that wait unseen otherwise: unreviewed ones (their
+   * reviewer failed: why) and decisions left half carried out (`deciding`: which).
+   */
+  stalled: StalledTally[];
+}
+
+/** An item a stage could not move on: its status and why, in a line. */
+export interface StalledTally {
+  id: string;
+  status: 'reviewing' | 'deciding';
+  why: string;
 }
 
 /** An item's pull request as `status` tells it. */

@@ -1,6 +1,6 @@
 import type { Item } from './item.js';
 import { compareText } from '../lib/text.js';
-import type { LandingTally, PullRequestTally } from './queue.js';
+import type { LandingTally, PullRequestTally, StalledTally } from './queue.js';
 
 /** What landing did, read from the items (the file queue; Postgres asks the same in SQL). */
 export function landingTally(items: readonly Item[]): LandingTally {
@@ -52,4 +52,20 @@ export function questionTally(items: readonly Item[]): { id: string; question: s
   return items
     .filter((item) => item.status === 'needs_input')
     .map((item) => ({ id: item.id, question: item.question ?? '' }));
+}
+
+/** The items unreviewed, and the decisions left half carried out (the file queue). */
+export function stalledTally(items: readonly Item[]): StalledTally[] {
+  return items.flatMap((item): StalledTally[] => {
+    if (item.status === 'reviewing' && item.unreviewed !== undefined)
+      return [{ id: item.id, status: 'reviewing', why: item.unreviewed }];
+    if (item.status === 'deciding')
+      return [{ id: item.id, status: 'deciding', why: decidingWhy(item) }];
+    return [];
+  });
+}
+
+/** A decision being carried out, in a line: its kind and what is left of it. */
+export function decidingWhy(item: Pick<Item, 'decision'>): string {
+  return `${item.decision?.kind ?? 'decided'}, ${(item.decision?.effects ?? []).join(', ') || 'nothing'} left to carry out`;
 }

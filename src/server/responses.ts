@@ -105,6 +105,15 @@ export const HealthAnswer = z.strictObject({
     )
     .optional(),
   needsInput: z.array(z.strictObject({ id: z.string(), question: z.string() })).optional(),
+  stalled: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        status: z.enum(['reviewing', 'deciding']),
+        why: z.string(),
+      }),
+    )
+    .optional(),
   running: z.array(RunningSessionAnswer),
   orphaned: z
     .strictObject({ itemIds: z.array(z.string()), sessions: z.array(z.string()) })

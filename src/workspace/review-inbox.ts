@@ -234,6 +234,8 @@ function whatHappened(item: Item, changes: Changes | undefined): string {
       return `unreviewed: ${firstLine(item.unreviewed ?? '')}`;
     case 'landing':
       return `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`;
+    case 'deciding':
+      return `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`;
     case 'awaiting_review':
       return `pull request #${item.pullRequest?.number ?? '?'} ready for review${size}`;
     default:

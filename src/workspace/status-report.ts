@@ -64,6 +64,11 @@ export interface StatusReport {
   pullRequests?: { id: string; number: number; url: string; status: string; checks?: string }[];
   /** Items whose agent asked a person something, with the question (`ralph say` answers). */
   needsInput?: { id: string; question: string }[];
+  /**
+   * Items a stage could not move on: unreviewed (why their reviewer failed) and decisions left
+   * half carried out (`deciding`), absent when there are none.
+   */
+  stalled?: { id: string; status: 'reviewing' | 'deciding'; why: string }[];
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /**

@@ -55,6 +55,7 @@ async function readQueue(
     landings: { targets: [], refused: [] },
     pullRequests: [],
     questions: [],
+    stalled: [],
   };
   if (queue instanceof UnavailableError)
     return { ...none, fleet: { queue: '', unreachable: queue.message, runners: [] } };
@@ -86,7 +87,7 @@ export async function gatherStatus(
   const control = new ControlFiles(paths);
   const unreadable: Unreadable = [];
   const [
-    { counts: tallied, version, branches, landings, pullRequests, questions, fleet },
+    { counts: tallied, version, branches, landings, pullRequests, questions, stalled, fleet },
     budget,
     runner,
     paused,
@@ -116,6 +117,7 @@ export async function gatherStatus(
   if (landings.targets.length > 0 || landings.refused.length > 0) report.landing = landings;
   if (pullRequests.length > 0) report.pullRequests = pullRequests;
   if (questions.length > 0) report.needsInput = questions;
+  if (stalled.length > 0) report.stalled = stalled;
   if (runner) report.runner = { pid: runner.pid, startedAt: runner.startedAt };
   if (paused !== undefined) report.paused = { reason: paused };
   if (afterCurrent !== undefined) report.pauseAfterCurrent = { reason: afterCurrent };

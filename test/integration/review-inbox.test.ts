@@ -155,6 +155,50 @@ describe('a decision on a landed item', () => {
     expect(filesOn(repo)).toContain('a.txt');
   });
 
+  it('a kill -9 while the revert is gated: shown in the inbox and status, and finished by ralph recover without an agent', async () => {
+    const dir = await tempDir('ralph-held-');
+    const started = path.join(dir, 'started');
+    const release = path.join(dir, 'release');
+    const { repo, root } = await landedPair({
+      gates: [
+        [
+          'sh',
+          '-c',
+          `if [ ! -f a.txt ] && [ ! -f ${release} ]; then touch ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; fi`,
+        ],
+      ],
+    });
+    const child = spawn(
+      process.execPath,
+      [RALPH_BIN, '-C', root, 'reject', 'a', '--note', 'again'],
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
+    await waitUntil(dir, () => fs.existsSync(started), 20_000, 'the revert gated');
+    process.kill(-(child.pid ?? 0), 'SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(item(root, 'a')).toMatchObject({ status: 'deciding' });
+    const inbox = await ralph(root, ['review', '--json']);
+    expect((JSON.parse(inbox.stdout) as { id: string }[]).map((r) => r.id)).toContain('a');
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toMatch(
+      /Deciding: {2}a rejected, revert left to carry out \(ralph recover finishes it\)/,
+    );
+    fs.writeFileSync(release, '');
+    const recover = await ralph(root, ['recover']);
+    expect(recover.code, recover.stderr).toBe(0);
+    expect(recover.stdout).toContain(
+      'a: its decision (rejected), left half carried out, carried out: pending',
+    );
+    const [line] = ledger(root);
+    expect(reverts(repo)).toEqual([line?.id]);
+    // No agent ran: the item waits in line with the note for the next night.
+    expect(item(root, 'a')).toMatchObject({ status: 'pending' });
+    expect(item(root, 'a').sessions).toHaveLength(1);
+  });
+
   it('a decision in the ledger that a crash kept from its item is applied when the ledger is next read, once', async () => {
     const { root } = await landedPair({ enabled: false });
     const at = new Date().toISOString();

@@ -101,6 +101,9 @@ describe('an unreviewed item', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, 'p')).toMatchObject({ status: 'reviewing' });
     expect(runFinished(root)).toMatchObject({ failed: 0, unreviewed: 1, succeeded: 1 });
+    // status names it, and why.
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toMatch(/Unreviewed: p: review by claude failed: no verdict/);
   });
 });
 

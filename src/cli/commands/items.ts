@@ -10,6 +10,7 @@ import { stopItems, stopTimeoutMs } from '../../workspace/stop.js';
 import type { Selection } from '../../queue/queue.js';
 import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';
+import { finishLeftDecisions } from '../review-state.js';
 import type { Output } from '../output.js';
 
 /**
@@ -74,7 +75,10 @@ async function recover(
   return runner.recoverWorkspace(options);
 }
 
-/** `ralph recover`: settles what a runner that died left, and runs nothing. */
+/**
+ * `ralph recover`: settles what a runner that died left, finishes a decision a killed command
+ * left half carried out, and runs no agent.
+ */
 export async function recoverCommand(
   root: string,
   output: Output,
@@ -82,11 +86,15 @@ export async function recoverCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const ids = await recover(workspace, env);
-  output.out(
-    ids.length === 0
-      ? 'nothing was left running'
-      : ids.map((id) => `${id}: settled (left running by a runner that died)`).join('\n'),
-  );
+  const decisions = await finishLeftDecisions(workspace, env);
+  const lines = [
+    ...ids.map((id) => `${id}: settled (left running by a runner that died)`),
+    ...decisions.map(
+      (item) =>
+        `${item.id}: its decision (${item.decision?.kind ?? '?'}), left half carried out, ${item.status === 'deciding' ? 'still to be carried out' : `carried out: ${item.status}`}${item.decision?.failure === undefined ? '' : `; it failed: ${item.decision.failure}`}`,
+    ),
+  ];
+  output.out(lines.length === 0 ? 'nothing was left running or half decided' : lines.join('\n'));
   return ExitCode.ok;
 }
 

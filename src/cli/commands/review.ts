@@ -9,7 +9,7 @@ import { reviewPage } from '../../workspace/review-page.js';
 import { sessionIndex } from '../../workspace/sessions.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
-import { carryOut, personOfTerminal, reviewState } from '../review-state.js';
+import { carryOut, finishLeftDecisions, personOfTerminal, reviewState } from '../review-state.js';
 import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -81,6 +81,8 @@ export async function decideCommand(
   const until = options.until === undefined ? undefined : parseUntil(options.until, now);
   if (kind === 'deferred' && until === undefined)
     throw new InputError('a deferral needs --until (3d, 12h, or a time to come)', 'until');
+  // A decision a killed command left half carried out is finished first.
+  await finishLeftDecisions(workspace, env);
   const { entries } = await sessionIndex(workspace, env);
   const decided = await withQueue(workspace, env, async (queue) => {
     const made: Item[] = [];

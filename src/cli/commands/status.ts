@@ -96,6 +96,13 @@ function queueLines(report: StatusReport): string[] {
     lines.push(
       `${i === 0 ? 'Needs you:' : '          '} ${id} asks "${question}" (ralph say ${id} <answer>)`,
     );
+  const stalled = report.stalled ?? [];
+  for (const [i, { id, why }] of stalled.filter((s) => s.status === 'reviewing').entries())
+    lines.push(`${i === 0 ? 'Unreviewed:' : '           '} ${id}: ${why}`);
+  for (const { id, why } of stalled.filter((s) => s.status === 'deciding'))
+    lines.push(
+      `Deciding:  ${id} ${why}${report.runner ? ' (the running night carries it out)' : ' (ralph recover finishes it)'}`,
+    );
   const pulls = report.pullRequests ?? [];
   for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
     lines.push(

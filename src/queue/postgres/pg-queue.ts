@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { InputError, NotFoundError } from '../../lib/errors.js';
-import type { Item } from '../item.js';
+import type { Item, ItemDecision } from '../item.js';
+import { decidingWhy } from '../tally.js';
 import type {
   AddOptions,
   Claim,
@@ -233,46 +234,59 @@ export class PgQueue implements Queue {
 
   tally(): Promise<QueueTally> {
     return this.run(async (db) => {
-      const [counts, running, version, landedOn, refused, pulls, questions] = await Promise.all([
-        db.query<{ status: ItemStatus; count: string }>(
-          'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
-          [this.options.name],
-        ),
-        db.query<{ id: string; branch: string }>(
-          "SELECT id, doc->>'branch' AS branch FROM ralph_items WHERE queue = $1 AND status = 'running' AND doc ? 'branch'",
-          [this.options.name],
-        ),
-        db.query<{ version: string }>('SELECT last_value AS version FROM ralph_changes'),
-        db.query<{ target: string; landed: string; commit: string }>(
-          `SELECT doc->>'landedOn' AS target, count(*) AS landed,
+      const [counts, running, version, landedOn, refused, pulls, questions, stalled] =
+        await Promise.all([
+          db.query<{ status: ItemStatus; count: string }>(
+            'SELECT status, count(*) AS count FROM ralph_items WHERE queue = $1 GROUP BY status',
+            [this.options.name],
+          ),
+          db.query<{ id: string; branch: string }>(
+            "SELECT id, doc->>'branch' AS branch FROM ralph_items WHERE queue = $1 AND status = 'running' AND doc ? 'branch'",
+            [this.options.name],
+          ),
+          db.query<{ version: string }>('SELECT last_value AS version FROM ralph_changes'),
+          db.query<{ target: string; landed: string; commit: string }>(
+            `SELECT doc->>'landedOn' AS target, count(*) AS landed,
                   (array_agg(doc->>'landedCommit' ORDER BY doc->>'landedAt' DESC NULLS LAST))[1] AS commit
              FROM ralph_items WHERE queue = $1 AND doc ? 'landedOn' AND doc ? 'landedCommit'
             GROUP BY 1 ORDER BY 1`,
-          [this.options.name],
-        ),
-        db.query<{ id: string; status: ItemStatus; error: string | null }>(
-          `SELECT id, status, doc->>'lastError' AS error FROM ralph_items
+            [this.options.name],
+          ),
+          db.query<{ id: string; status: ItemStatus; error: string | null }>(
+            `SELECT id, status, doc->>'lastError' AS error FROM ralph_items
             WHERE queue = $1 AND doc ? 'landFailure' ORDER BY id`,
-          [this.options.name],
-        ),
-        db.query<{
-          id: string;
-          status: ItemStatus;
-          pr: { number: number; url: string };
-          checks: string | null;
-        }>(
-          `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
+            [this.options.name],
+          ),
+          db.query<{
+            id: string;
+            status: ItemStatus;
+            pr: { number: number; url: string };
+            checks: string | null;
+          }>(
+            `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
             WHERE queue = $1 AND doc ? 'pullRequest'
               AND status IN ('awaiting_checks', 'awaiting_review')
             ORDER BY (doc->'pullRequest'->>'number')::int`,
-          [this.options.name],
-        ),
-        db.query<{ id: string; question: string | null }>(
-          `SELECT id, doc->>'question' AS question FROM ralph_items
+            [this.options.name],
+          ),
+          db.query<{ id: string; question: string | null }>(
+            `SELECT id, doc->>'question' AS question FROM ralph_items
             WHERE queue = $1 AND status = 'needs_input' ORDER BY id`,
-          [this.options.name],
-        ),
-      ]);
+            [this.options.name],
+          ),
+          db.query<{
+            id: string;
+            status: 'reviewing' | 'deciding';
+            unreviewed: string | null;
+            decision: ItemDecision | null;
+          }>(
+            `SELECT id, status, doc->>'unreviewed' AS unreviewed, doc->'decision' AS decision
+             FROM ralph_items
+            WHERE queue = $1 AND (status = 'deciding' OR (status = 'reviewing' AND doc ? 'unreviewed'))
+            ORDER BY id`,
+            [this.options.name],
+          ),
+        ]);
       return {
         counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.count)])),
         version: Number(version.rows[0]?.version ?? 0),
@@ -293,6 +307,14 @@ export class PgQueue implements Queue {
           ...(r.checks === null ? {} : { checks: r.checks }),
         })),
         questions: questions.rows.map((r) => ({ id: r.id, question: r.question ?? '' })),
+        stalled: stalled.rows.map((r) => ({
+          id: r.id,
+          status: r.status,
+          why:
+            r.status === 'reviewing'
+              ? (r.unreviewed ?? '')
+              : decidingWhy({ decision: r.decision ?? undefined }),
+        })),
       };
     });
   }
