@@ -31,6 +31,8 @@ const SHOWN: ReadonlySet<EventName> = new Set([
   'gate_ended',
   'pushed',
   'queue_reachable',
+  'reviewed',
+  'landed',
 ]);
 
 /** How `ralph run` reports: every event as it happens, and the end. */
@@ -53,10 +55,23 @@ function describe(event: RunnerEvent): string {
   let detail: string;
   switch (event.event) {
     case 'session_started':
-      detail = `${event.item} (attempt ${event.attempt}) session ${event.session}`;
+      detail =
+        event.role === 'reviewer'
+          ? `${event.item} reviewed by ${event.cli}, session ${event.session}`
+          : `${event.item} (attempt ${event.attempt}) session ${event.session}`;
       break;
     case 'session_ended':
-      detail = `${event.item}: ${event.outcome} — ${event.message} ($${event.costUsd.toFixed(4)}) → ${String(event.itemStatus)}`;
+      // A reviewer's session moves no item itself: its verdict is said once it is read.
+      detail =
+        event.role === 'reviewer'
+          ? `${event.item}: its reviewer's session ${event.outcome} ($${event.costUsd.toFixed(4)})`
+          : `${event.item}: ${event.outcome} — ${event.message} ($${event.costUsd.toFixed(4)})${event.itemStatus === undefined ? '' : ` → ${event.itemStatus}`}`;
+      break;
+    case 'reviewed':
+      detail = `${event.item}: ${event.overall === 'approve' ? 'approved' : 'changes requested'} by ${event.cli}${event.itemStatus === undefined ? '' : ` → ${event.itemStatus}`}`;
+      break;
+    case 'landed':
+      detail = `${event.item} on ${event.target} at ${event.commit.slice(0, 12)}${event.already ? ' (found landed)' : ''}`;
       break;
     case 'idle':
       detail = `waiting for ${event.waitingFor}`;
@@ -133,7 +148,7 @@ export function runConsole(
     const head =
       running.length === 1
         ? [
-            `▶ item ${ordinal(last.item)} of ${total(last.queued)}: ${last.item}`,
+            `▶ item ${ordinal(last.item)} of ${total(last.queued)}: ${last.item}${last.role === 'reviewer' ? ' (review)' : ''}`,
             elapsed(last),
             activity(last),
           ]

@@ -76,6 +76,8 @@ export interface RunnerEvents {
   session_started: {
     item: string;
     session: string;
+    /** `reviewer`: a reviewer's session of the item's work, not its author's. */
+    role?: 'reviewer';
     /** The agent CLI that runs it. */
     cli: string;
     attempt: number;
@@ -86,6 +88,7 @@ export interface RunnerEvents {
   /** A running session's progress: for live displays only, never written to the log file. */
   session_progress: {
     item: string;
+    role?: 'reviewer';
     itemTitle: string;
     session: string;
     startedAt: string;
@@ -104,6 +107,7 @@ export interface RunnerEvents {
   session_ended: {
     item: string;
     session: string;
+    role?: 'reviewer';
     outcome: string;
     status: string;
     message: string;

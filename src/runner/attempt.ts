@@ -359,6 +359,7 @@ export class Attempt {
     this.ctx.events.info('session_started', {
       item: item.id,
       session: sessionId,
+      role: prepared.role,
       cli: prepared.settings.cli,
       attempt: item.attempts,
       pid: child.pid,
@@ -373,6 +374,7 @@ export class Attempt {
     const { item, sessionId, queued } = this.init;
     this.ctx.events.info('session_progress', {
       item: item.id,
+      role: this.init.prepared.role,
       itemTitle: item.title,
       session: sessionId,
       startedAt: this.record.startedAt,
@@ -649,6 +651,7 @@ export class Attempt {
     ctx.events.info('session_ended', {
       item: item.id,
       session: sessionId,
+      role: prepared.role,
       outcome: outcome.kind,
       status: outcome.status,
       message: outcome.message,

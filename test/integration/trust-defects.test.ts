@@ -76,6 +76,11 @@ describe('what lands is what was gated and reviewed', () => {
     const b = item(root, 'b');
     expect(b).toMatchObject({ status: 'done', landedOn: TARGET });
     expect(git(repo, 'merge-base', '--is-ancestor', b.head as string, TARGET)).toBe('');
+    // show of the item is its author's session, the review on it.
+    const show = await ralph(root, ['show', 'b']);
+    expect(show.stdout).toMatch(/Attempt: {2}1/);
+    expect(show.stdout).not.toMatch(/Role: {5}reviewer/);
+    expect(show.stdout).toMatch(/Verdict: {2}approved by claude/);
   });
 });
 
