@@ -154,8 +154,14 @@ function riskParts(
   if (item.unreviewed !== undefined)
     add('review', WEIGHT.unreviewed, 'its reviewer failed: unreviewed');
   const verdict = item.verdict;
-  if (verdict?.overall === 'request_changes')
-    add('review', WEIGHT.changesRequested, 'its reviewer asked for changes');
+  // Changes asked before an approval are part of its story, not forgotten by it.
+  const rounds = Math.max(item.reviewRounds ?? 0, verdict?.overall === 'request_changes' ? 1 : 0);
+  if (rounds > 0)
+    add(
+      'review',
+      WEIGHT.changesRequested,
+      `its reviewer asked for changes${rounds > 1 ? ` ${rounds} times` : ''}`,
+    );
   const failedCriteria = verdict?.criteria.filter((c) => c.verdict !== 'PASS').length ?? 0;
   add(
     'criteria',
@@ -261,16 +267,13 @@ const OUTCOME_WORDS: Readonly<Record<string, string>> = {
 
 /** How the item came to where it is: its sessions' outcomes, then its landings' and reviews'. */
 export function causeChain(item: Item, entries: readonly IndexEntry[]): string {
-  const steps = entries.map((e) =>
+  const steps = entries.flatMap((e, i) =>
     e.role === 'reviewer'
-      ? e.outcome === 'success'
-        ? 'reviewed'
-        : 'review failed'
-      : (OUTCOME_WORDS[e.outcome] ?? e.outcome.replaceAll('_', ' ')),
+      ? reviewSteps(item, e, entries[i + 1])
+      : [OUTCOME_WORDS[e.outcome] ?? e.outcome.replaceAll('_', ' ')],
   );
   if ((item.landRounds ?? 0) > 0) steps.push(`landing refused ×${item.landRounds}`);
   if (item.lastOutcome === 'land_conflict') steps.push('conflict');
-  if (item.verdict?.overall === 'request_changes') steps.push('changes asked');
   const compact: string[] = [];
   let count = 0;
   steps.forEach((step, i) => {
@@ -280,6 +283,18 @@ export function causeChain(item: Item, entries: readonly IndexEntry[]): string {
     count = 0;
   });
   return compact.join(' → ');
+}
+
+/**
+ * What a reviewer's session came to, from what followed it: its author working again (it asked
+ * for changes), another review (it gave no valid verdict), or nothing (the item's verdict is
+ * its own, else it gave none).
+ */
+function reviewSteps(item: Item, review: IndexEntry, next: IndexEntry | undefined): string[] {
+  if (next !== undefined)
+    return next.role === 'reviewer' ? ['review failed'] : ['reviewed', 'changes asked'];
+  if (item.verdict?.session !== review.sessionId) return ['review failed'];
+  return item.verdict.overall === 'approve' ? ['reviewed'] : ['reviewed', 'changes asked'];
 }
 
 function firstLine(text: string): string {

@@ -157,15 +157,48 @@ describe('the review inbox', () => {
   });
 
   it('says how an item came to be: its sessions, landings and reviews, repeats counted', () => {
-    const item = done('x', { landRounds: 1 });
+    const verdict = (session: string, overall: 'approve' | 'request_changes') => ({
+      overall,
+      criteria: [],
+      findings: [],
+      cli: 'codex',
+      session,
+      costUsd: 0,
+      at: at(10),
+    });
+    const item = done('x', { landRounds: 1, verdict: verdict('r1', 'approve') });
     expect(
       causeChain(item, [
         entry('x', { outcome: 'gate_failed' }),
         entry('x', { outcome: 'gate_failed' }),
         entry('x', { outcome: 'success' }),
-        entry('x', { outcome: 'success', role: 'reviewer' }),
+        entry('x', { sessionId: 'r1', outcome: 'success', role: 'reviewer' }),
       ]),
     ).toBe('gate failed ×2 → done → reviewed → landing refused ×1');
+    // A change request is remembered once approved: the README's sample line.
+    const approvedAfter = done('y', { reviewRounds: 1, verdict: verdict('r2', 'approve') });
+    const chain = [
+      entry('y', { outcome: 'gate_failed' }),
+      entry('y', { outcome: 'success' }),
+      entry('y', { sessionId: 'r1', role: 'reviewer' }),
+      entry('y', { outcome: 'success' }),
+      entry('y', { sessionId: 'r2', role: 'reviewer' }),
+    ];
+    expect(causeChain(approvedAfter, chain)).toBe(
+      'gate failed → done → reviewed → changes asked → done → reviewed',
+    );
+    const [row] = reviewInbox([approvedAfter], chain, [], NOW);
+    expect(row?.parts.map((p) => p.why)).toContain('its reviewer asked for changes');
+    // Reviews that gave no valid verdict are failures, not reviews.
+    const unreviewed = queueItem('z', { status: 'reviewing', unreviewed: 'no verdict' });
+    expect(
+      causeChain(unreviewed, [
+        entry('z'),
+        entry('z', { sessionId: 'r1', role: 'reviewer' }),
+        entry('z', { sessionId: 'r2', role: 'reviewer' }),
+        entry('z', { sessionId: 'r3', role: 'reviewer' }),
+      ]),
+    ).toBe('done → review failed ×3');
   });
 });
 
