@@ -167,9 +167,12 @@ export function reportOf(entries: readonly IndexEntry[]): {
 export interface LandingOfItem {
   id: string;
   status: string;
+  branch?: string;
+  land?: { enabled?: boolean };
   landedCommit?: string;
   landFailure?: string;
   lastError?: string;
+  unreviewed?: string;
 }
 
 /** What the landings of a span came to, and what an accepted change cost. */
@@ -178,7 +181,11 @@ export interface LandingReport {
   landed: number;
   /** Items waiting to land now. */
   waiting: number;
-  /** Items a landing refused (`pending`: back with their agent; `failed`: rounds ran out). */
+  /**
+   * Items worked on in the span, on a branch of their own and not held back from landing
+   * (`--no-land`), that neither landed nor wait to land: a landing refused them, or they never
+   * got there (failed, unreviewed, waiting for a person, back in line), each with why.
+   */
   notLanded: { itemId: string; status: string; error: string }[];
   /** Spend on the landed items: every attempt that led to them. */
   landedCostUsd: number;
@@ -196,6 +203,8 @@ export interface LandingReport {
 export function landingReport(
   entries: readonly IndexEntry[],
   items: readonly LandingOfItem[],
+  /** Whether an item that says nothing of landing lands (the workspace's `land.enabled`). */
+  landsByDefault: boolean,
 ): LandingReport | undefined {
   const byId = new Map(items.map((item) => [item.id, item]));
   const worked = new Set(entries.map((e) => e.itemId));
@@ -216,12 +225,23 @@ export function landingReport(
     if (e.costEstimated === true) costEstimated = true;
   }
   const landed = items.filter((i) => i.landedCommit !== undefined && worked.has(i.id)).length;
+  const notLanded = items.filter(
+    (i) =>
+      (worked.has(i.id) || i.landFailure !== undefined) &&
+      i.branch !== undefined &&
+      (i.land?.enabled ?? landsByDefault) &&
+      i.landedCommit === undefined &&
+      i.status !== 'landing' &&
+      i.status !== 'cancelled',
+  );
   return {
     landed,
     waiting: touched.filter((i) => i.status === 'landing').length,
-    notLanded: touched
-      .filter((i) => i.landFailure !== undefined)
-      .map((i) => ({ itemId: i.id, status: i.status, error: i.lastError ?? '' })),
+    notLanded: notLanded.map((i) => ({
+      itemId: i.id,
+      status: i.status,
+      error: i.unreviewed ?? i.lastError ?? i.status,
+    })),
     landedCostUsd,
     otherCostUsd,
     costPerLandedUsd:
@@ -287,19 +307,57 @@ export function pullRequestsReport(
 export interface ReviewOfItem {
   id: string;
   status: string;
-  verdict?: { overall: string };
+  verdict?: { overall: string; session: string };
   reviewRounds?: number;
   unreviewed?: string;
 }
 
-/** The night's reviews: their verdicts, and what the reviewers cost beside the authors. */
+/** What one reviewer's session came to. */
+export type ReviewEnd = 'approved' | 'changes_asked' | 'failed';
+
+/**
+ * What each reviewer's session of an item came to, from what followed it: its author working
+ * again (it asked for changes), another review (it gave no valid verdict), or nothing (the
+ * item's last verdict is its own, else it gave none). `entries` are the item's sessions in
+ * order; the one definition the report, the inbox's cause chain and the dashboard count by.
+ */
+export function reviewEnds(
+  item: Pick<ReviewOfItem, 'verdict'>,
+  entries: readonly Pick<IndexEntry, 'sessionId' | 'role'>[],
+): Map<string, ReviewEnd> {
+  const ends = new Map<string, ReviewEnd>();
+  entries.forEach((entry, i) => {
+    if (entry.role !== 'reviewer') return;
+    const next = entries[i + 1];
+    ends.set(
+      entry.sessionId,
+      next !== undefined
+        ? next.role === 'reviewer'
+          ? 'failed'
+          : 'changes_asked'
+        : item.verdict?.session !== entry.sessionId
+          ? 'failed'
+          : item.verdict.overall === 'approve'
+            ? 'approved'
+            : 'changes_asked',
+    );
+  });
+  return ends;
+}
+
+/**
+ * The night's reviews: their verdicts, and what the reviewers cost beside the authors. Each
+ * review is approved, asked for changes or failed: the three add up to `reviews`.
+ */
 export interface ReviewReport {
   /** Reviewers' sessions. */
   reviews: number;
-  /** Items worked on whose last verdict approved them. */
+  /** Reviews that approved an item's work. */
   approved: number;
   /** Reviews that sent an item back to its author. */
   changesRequested: number;
+  /** Reviews that gave no valid verdict (an error, a timeout, an answer that was none). */
+  failed: number;
   /** Items waiting with no valid verdict (their reviewer failed), each with why. */
   unreviewed: { itemId: string; reason: string }[];
   reviewersCostUsd: number;
@@ -320,10 +378,20 @@ export function reviewReport(
   const cost = (of: readonly IndexEntry[]) => of.reduce((sum, e) => addUsd(sum, e.costUsd), 0);
   const reviewersCostUsd = cost(reviewers);
   const authorsCostUsd = cost(entries.filter((e) => e.role !== 'reviewer'));
+  const counts: Record<ReviewEnd, number> = { approved: 0, changes_asked: 0, failed: 0 };
+  for (const item of mine)
+    for (const end of reviewEnds(
+      item,
+      entries.filter((e) => e.itemId === item.id),
+    ).values())
+      counts[end]++;
+  // A review of an item no longer in the queue gave a verdict nobody can read now: none.
+  counts.failed += reviewers.filter((e) => !mine.some((item) => item.id === e.itemId)).length;
   return {
     reviews: reviewers.length,
-    approved: mine.filter((item) => item.verdict?.overall === 'approve').length,
-    changesRequested: mine.reduce((sum, item) => sum + (item.reviewRounds ?? 0), 0),
+    approved: counts.approved,
+    changesRequested: counts.changes_asked,
+    failed: counts.failed,
     unreviewed: mine
       .filter((item) => item.status === 'reviewing' && item.unreviewed !== undefined)
       .map((item) => ({ itemId: item.id, reason: item.unreviewed ?? '' })),
@@ -391,8 +459,9 @@ export interface NightSummary {
   lastEndedAt?: string;
   sessions: number;
   /**
-   * Items, not sessions: those whose last session of the night succeeded, those whose last one
-   * failed for good; and the failed sessions of items that succeeded later.
+   * Items, not sessions: those worked on this night that are `done` now, and those `failed` now
+   * (as the board's columns and status count them); and the failed sessions of items that
+   * succeeded later.
    */
   done: number;
   failed: number;
@@ -405,30 +474,12 @@ export interface NightSummary {
   failures: ReportGroup['failures'];
 }
 
-/** The items of `entries` by the outcome of each one's last session (its reviewers' aside). */
-export function itemOutcomes(entries: readonly IndexEntry[]): {
-  items: number;
-  done: number;
-  asked: number;
-  failed: number;
-  interrupted: number;
-} {
-  const last = new Map<string, IndexEntry>();
-  for (const e of entries) if (e.role !== 'reviewer') last.set(e.itemId, e);
-  const counts = { items: last.size, done: 0, asked: 0, failed: 0, interrupted: 0 };
-  for (const e of last.values()) {
-    if (SUCCESS.has(e.outcome) && e.asked === true) counts.asked++;
-    else if (SUCCESS.has(e.outcome)) counts.done++;
-    else if (INTERRUPTED.has(e.outcome)) counts.interrupted++;
-    else counts.failed++;
-  }
-  return counts;
-}
-
 /** The night of the run that started at `run.startedAt`: its sessions since then. */
 export function nightOf(
   entries: readonly IndexEntry[],
   run: { startedAt: string; costUsd: number; maxCostUsd?: number } | undefined,
+  /** The queue's items now: where each item worked on stands. */
+  items: readonly { id: string; status: string }[],
 ): NightSummary {
   if (run === undefined)
     return {
@@ -443,7 +494,8 @@ export function nightOf(
   const start = Date.parse(run.startedAt);
   const night = entries.filter((e) => Date.parse(e.startedAt) >= start);
   const [all] = group(night, () => 'night');
-  const items = itemOutcomes(night);
+  const worked = new Set(night.map((e) => e.itemId));
+  const now = items.filter((item) => worked.has(item.id));
   const ends = night
     .map((e) => e.endedAt)
     .filter((t) => t !== undefined)
@@ -452,8 +504,8 @@ export function nightOf(
     startedAt: run.startedAt,
     lastEndedAt: ends.at(-1),
     sessions: all?.sessions ?? 0,
-    done: items.done,
-    failed: items.failed,
+    done: now.filter((item) => item.status === 'done').length,
+    failed: now.filter((item) => item.status === 'failed').length,
     retried: all?.retried ?? 0,
     costUsd: run.costUsd,
     costEstimated: all?.costEstimated ?? false,

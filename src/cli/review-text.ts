@@ -71,7 +71,7 @@ export function pageLines(page: ReviewPage, paint: Paint): string[] {
   const { item, row } = page;
   const lines: string[] = [
     `${paint.bold(item.id)}  ${item.title}`,
-    `status ${item.status}${row === undefined ? '' : ` · risk ${row.score}`} · ${plural(page.sessions, 'session')} · $${formatUsd(page.costUsd)} · ${formatDuration(Math.round(page.durationMs / 1000))}`,
+    `status ${item.status}${row === undefined ? '' : ` · risk ${row.score}`} · ${plural(page.sessions, 'session')}${page.reviews === 0 ? '' : ` (${plural(page.reviews, 'review')})`} · $${formatUsd(page.costUsd)} · ${formatDuration(Math.round(page.durationMs / 1000))}`,
   ];
   if (row !== undefined)
     lines.push(

@@ -2,7 +2,10 @@
 
 /** What a run did, for the exit code and the closing line. */
 export interface LoopResult {
+  /** Its authors' sessions (what `--max-iterations` counts). */
   sessions: number;
+  /** Its reviewers' sessions: with `sessions`, every session the run paid for (status counts both). */
+  reviews: number;
   succeeded: number;
   failed: number;
   rejected: number;

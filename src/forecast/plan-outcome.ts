@@ -27,12 +27,16 @@ export const PlanOutcomeSchema = z.object({
 
 export type PlanOutcome = z.output<typeof PlanOutcomeSchema>;
 
-/** The plan against the sessions its run started (a reviewer's session is no item's work). */
+/**
+ * The plan against the sessions its run started: a reviewer's session is no item's work, but
+ * its cost is spent as every other cost counts it.
+ */
 export function planOutcome(plan: PlanFile, entries: readonly IndexEntry[]): PlanOutcome {
   const since = Date.parse(plan.madeAt);
-  const ran = entries
-    .filter((e) => e.role === undefined && Date.parse(e.startedAt) >= since)
+  const all = entries
+    .filter((e) => Date.parse(e.startedAt) >= since)
     .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+  const ran = all.filter((e) => e.role === undefined);
   const planned = new Set(plan.planned);
   const started: string[] = [];
   const last = new Map<string, IndexEntry>();
@@ -58,7 +62,7 @@ export function planOutcome(plan: PlanFile, entries: readonly IndexEntry[]): Pla
       plannedSucceeded: startedPlanned.filter(
         (id) => last.get(id)?.outcome === 'success' && last.get(id)?.asked !== true,
       ).length,
-      costUsd: ran.reduce((sum, e) => sum + e.costUsd, 0),
+      costUsd: all.reduce((sum, e) => sum + e.costUsd, 0),
       endedAt: ended.sort().at(-1),
       inPlanOrder: startedPlanned.every((id, index) => planOrder[index] === id),
     },

@@ -53,6 +53,7 @@ type Next = 'stop' | 'again' | { budgetLeftUsd?: number };
 class Night {
   readonly result: LoopResult = {
     sessions: 0,
+    reviews: 0,
     succeeded: 0,
     failed: 0,
     rejected: 0,
@@ -100,7 +101,9 @@ class Night {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
     const stageContext = stageContextOf(ctx, control, {
       left: () => this.stageBudgetLeft(),
+      // A stage's session (a reviewer's) ended, having cost `costUsd`.
       spent: (costUsd) => {
+        this.result.reviews++;
         this.result.costUsd = addUsd(this.result.costUsd, costUsd);
       },
     });

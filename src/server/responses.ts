@@ -234,6 +234,7 @@ export const ReviewPageAnswer = z.strictObject({
   costUsd: usd,
   durationMs: z.number(),
   sessions: z.number(),
+  reviews: z.number(),
   diff: z
     .strictObject({
       files: z.array(

@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import type { IndexEntry } from '../archive/index-entry.js';
+import { reviewEnds, type ReviewEnd } from '../archive/report.js';
 import { waitOf, waitsOnPerson, type PersonWait } from '../queue/decisions.js';
 import type { Item } from '../queue/item.js';
 import { compareText, plural } from '../lib/text.js';
@@ -267,9 +268,10 @@ const OUTCOME_WORDS: Readonly<Record<string, string>> = {
 
 /** How the item came to where it is: its sessions' outcomes, then its landings' and reviews'. */
 export function causeChain(item: Item, entries: readonly IndexEntry[]): string {
-  const steps = entries.flatMap((e, i) =>
+  const reviews = reviewEnds(item, entries);
+  const steps = entries.flatMap((e) =>
     e.role === 'reviewer'
-      ? reviewSteps(item, e, entries[i + 1])
+      ? REVIEW_WORDS[reviews.get(e.sessionId) ?? 'failed']
       : [OUTCOME_WORDS[e.outcome] ?? e.outcome.replaceAll('_', ' ')],
   );
   if ((item.landRounds ?? 0) > 0) steps.push(`landing refused ×${item.landRounds}`);
@@ -285,17 +287,12 @@ export function causeChain(item: Item, entries: readonly IndexEntry[]): string {
   return compact.join(' → ');
 }
 
-/**
- * What a reviewer's session came to, from what followed it: its author working again (it asked
- * for changes), another review (it gave no valid verdict), or nothing (the item's verdict is
- * its own, else it gave none).
- */
-function reviewSteps(item: Item, review: IndexEntry, next: IndexEntry | undefined): string[] {
-  if (next !== undefined)
-    return next.role === 'reviewer' ? ['review failed'] : ['reviewed', 'changes asked'];
-  if (item.verdict?.session !== review.sessionId) return ['review failed'];
-  return item.verdict.overall === 'approve' ? ['reviewed'] : ['reviewed', 'changes asked'];
-}
+/** A review in a cause chain. */
+const REVIEW_WORDS: Readonly<Record<ReviewEnd, readonly string[]>> = {
+  approved: ['reviewed'],
+  changes_asked: ['reviewed', 'changes asked'],
+  failed: ['review failed'],
+};
 
 function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';

@@ -49,7 +49,10 @@ export interface ReviewPage {
   finalMessage?: string;
   costUsd: number;
   durationMs: number;
+  /** Every session of the item, its reviewers' included (as its cost and time count them). */
   sessions: number;
+  /** Its reviewers' sessions, of `sessions`. */
+  reviews: number;
   /** Git mode: what the branch (or its landing) changed; none: not in git mode. */
   diff?: { files: FileDiff[]; landed: boolean; error?: string };
   /** The decisions the item allows now. */
@@ -87,7 +90,8 @@ export async function reviewPage(
     finalMessage: await finalMessage(workspace, work.at(-1)),
     costUsd: item.costUsd,
     durationMs: own.reduce((sum, e) => sum + (e.durationMs ?? 0), 0),
-    sessions: work.length,
+    sessions: own.length,
+    reviews: own.length - work.length,
     diff: item.branch === undefined ? undefined : await diffOf(workspace, item),
     decisions: decisionsOf(item, now),
   };

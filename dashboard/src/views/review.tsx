@@ -313,7 +313,10 @@ export function ReviewItem({ id }: { id: string }) {
       <div class="facts">
         <div>status {item.status}</div>
         <div>
-          {page.sessions} session{page.sessions === 1 ? '' : 's'} · {money(page.costUsd)} ·{' '}
+          {page.sessions} session{page.sessions === 1 ? '' : 's'}
+          {page.reviews === 0
+            ? ''
+            : ` (${page.reviews} review${page.reviews === 1 ? '' : 's'})`} · {money(page.costUsd)} ·{' '}
           {formatDuration(Math.round(page.durationMs / 1000))}
         </div>
         {row !== undefined && <div>{row.what}</div>}

@@ -61,8 +61,7 @@ function landingLines(landing: LandingReport): string[] {
       ? `  nothing landed yet: ${cost(spent)} spent`
       : `  cost per landed item: ${cost(landing.costPerLandedUsd)} (${cost(spent)} spent in all, ${cost(landing.otherCostUsd)} of it on items not landed)`,
     ...landing.notLanded.map(
-      (n) =>
-        `  not landed: ${n.itemId} ${n.status === 'failed' ? 'failed' : 'back with its agent'}: ${n.error}`,
+      (n) => `  not landed: ${n.itemId} ${notLandedWords(n.status)}: ${n.error}`,
     ),
   ];
 }
@@ -96,7 +95,7 @@ function reviewLines(report: ReviewReport): string[] {
       ? ''
       : `, ${Math.round(report.costShare * 100)}% of the authors'`;
   return [
-    `Reviews: ${plural(report.reviews, 'review')}: ${report.approved} approved, ${plural(report.changesRequested, 'change request')}, ${report.unreviewed.length} unreviewed; reviewers cost ${formatCost(report.reviewersCostUsd, false)}${share}`,
+    `Reviews: ${plural(report.reviews, 'review')}: ${report.approved} approved, ${plural(report.changesRequested, 'change request')}, ${report.failed} failed (${plural(report.unreviewed.length, 'item')} unreviewed); reviewers cost ${formatCost(report.reviewersCostUsd, false)}${share}`,
     ...report.unreviewed.map((u) => `  ${u.itemId} unreviewed: ${u.reason}`),
   ];
 }
@@ -183,7 +182,7 @@ export async function reportCommand(
   const { byDay, byItem, byCli, fallbacks, opening } = reportOf(entries);
   // The queue tells what landed; a queue out of reach (a fleet's database) leaves that out.
   const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
-  const landing = landingReport(entries, items);
+  const landing = landingReport(entries, items, workspace.config.land.enabled);
   const pullRequests = pullRequestsReport(entries, items);
   const reviews = reviewReport(entries, items);
   const egress = egressReport(entries);
@@ -286,4 +285,13 @@ export async function reportCommand(
     ].join('\n'),
   );
   return ExitCode.ok;
+}
+
+/** Where an item that did not land stands, in words. */
+function notLandedWords(status: string): string {
+  if (status === 'failed') return 'failed';
+  if (status === 'pending') return 'back with its agent';
+  if (status === 'reviewing') return 'unreviewed';
+  if (status === 'needs_input') return 'waits for you';
+  return status;
 }

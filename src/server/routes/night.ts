@@ -57,13 +57,16 @@ async function nightAnswer(ctx: ServerContext): Promise<Night> {
   const { paths } = ctx.workspace;
   const { run } = await readBudget(paths.budget);
   const { entries } = await indexOf(ctx);
-  const night = nightOf(entries, run);
   const ofRun =
     run === undefined
       ? undefined
       : entries.filter((e) => Date.parse(e.startedAt) >= Date.parse(run.startedAt));
   const items = ofRun === undefined ? [] : await ctx.queue.list();
-  const landing = ofRun === undefined ? undefined : landingReport(ofRun, items);
+  const night = nightOf(entries, run, items);
+  const landing =
+    ofRun === undefined
+      ? undefined
+      : landingReport(ofRun, items, ctx.workspace.config.land.enabled);
   const pullRequests = ofRun === undefined ? undefined : pullRequestsReport(ofRun, items);
   const failures = await Promise.all(
     night.failures.slice(0, MAX_FAILURES_SHOWN).map(async (f) => {
@@ -101,7 +104,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const spanned = newestFirst(entries, since).reverse();
     const report = reportOf(spanned);
     const items = await ctx.queue.list();
-    const landing = landingReport(spanned, items);
+    const landing = landingReport(spanned, items, ctx.workspace.config.land.enabled);
     const pullRequests = pullRequestsReport(spanned, items);
     return c.json(
       ctx.redactor.redactValue({
