@@ -6,8 +6,12 @@ import type { AgentCli } from './clis/cli.js';
 /** How long the check may take: a status command or one request. */
 const CHECK_TIMEOUT_MS = 20_000;
 
-/** Whether a CLI can log in: `refuse` when it surely cannot, else a warning it may not. */
+/**
+ * Whether a CLI can log in: a problem (`sure` when it surely cannot, else a warning it may
+ * not), or its own word that it can (`confirmed`: its status command said it is logged in).
+ */
 export type LoginProblem = { sure: boolean; problem: string };
+export type LoginAnswer = LoginProblem | { confirmed: string };
 
 /**
  * Whether `cli` (run as `command`, with `env` as its sessions get it) can log in, found without a
@@ -20,7 +24,7 @@ export async function loginProblem(
   command: readonly string[],
   env: Readonly<Record<string, string>>,
   now: number,
-): Promise<LoginProblem | undefined> {
+): Promise<LoginAnswer | undefined> {
   const credentials = credentialsOf(cli, env);
   const check = cli.loginCheck;
   const probe = check?.keyProbe?.(env);
@@ -37,7 +41,11 @@ export async function loginProblem(
     });
     if (ran.startError !== undefined || ran.timedOut) return undefined;
     const problem = check.status.verdict({ code: ran.code, stdout: ran.stdout }, now);
-    return problem === undefined ? undefined : { sure: true, problem };
+    if (problem !== undefined) return { sure: true, problem };
+    // Its own word that it is logged in, where it gives one.
+    return check.status.loggedIn?.({ code: ran.code, stdout: ran.stdout }) === true
+      ? { confirmed: `${cli.name} ${check.status.args.join(' ')}: logged in` }
+      : undefined;
   }
   return credentials.kind === 'none' ? { sure: false, problem: credentials.problem } : undefined;
 }

@@ -173,6 +173,7 @@ export interface LandingOfItem {
   landFailure?: string;
   lastError?: string;
   unreviewed?: string;
+  question?: string;
 }
 
 /** What the landings of a span came to, and what an accepted change cost. */
@@ -240,7 +241,11 @@ export function landingReport(
     notLanded: notLanded.map((i) => ({
       itemId: i.id,
       status: i.status,
-      error: i.unreviewed ?? i.lastError ?? i.status,
+      error:
+        i.unreviewed ??
+        (i.status === 'needs_input' ? i.question : undefined) ??
+        i.lastError ??
+        i.status,
     })),
     landedCostUsd,
     otherCostUsd,

@@ -33,7 +33,7 @@ function itemOptions(command: commander.Command): commander.Command {
     .option('--idle-timeout <duration>', 'limit on time without output')
     .option('--model <model>', "the CLI's model")
     .option('--work-dir <dir>', "the agent's working directory")
-    .option('--agent <id>', 'persona (agents/AGENT_<ID>.md)')
+    .option('--agent <id>', 'persona (agents/AGENT_<id>.md)')
     .option('--tools <list>', 'the tools the agent has (comma-separated; "" for none)')
     .option(
       '--allowed-tools <list>',
@@ -474,7 +474,7 @@ function reviewCommands(program: commander.Command, app: App): void {
 
   const agents = program
     .command('agents')
-    .description('list the personas (agents/AGENT_<ID>.md) with their tool scopes')
+    .description('list the personas (agents/AGENT_<id>.md) with their tool scopes')
     .action(async () => {
       const { agentsCommand } = await import('./commands/agents.js');
       app.done(await agentsCommand(app.root(), app.output));
@@ -614,7 +614,9 @@ export function defineProgram(program: commander.Command, app: App): commander.C
       '-C, --root <dir>',
       'the workspace (default: the nearest at or above the current directory)',
     )
-    .showHelpAfterError("(run 'ralph help <command>' for its options)");
+    .showHelpAfterError(
+      "(ralph help lists the commands; ralph help <command> gives a command's options)",
+    );
   for (const define of [
     queueCommands,
     itemCommands,

@@ -51,8 +51,16 @@ export function planSummaryLines(
 ): string[] {
   const now = options.now ?? Date.now();
   if (summary.items === 0 && summary.left === 0) return ['Plan: nothing to run'];
+  // With no past session to go by, the figures are the items' caps: bounds, not likelihoods.
+  const capsOnly = summary.groups.every((g) => g.basis !== 'history');
+  const ends =
+    summary.endsAt === undefined
+      ? ''
+      : capsOnly
+        ? `, done by ${clockTime(summary.endsAt, now)} at the latest`
+        : `, done about ${clockTime(summary.endsAt, now)}`;
   const lines = [
-    `Plan: ${plural(summary.items, 'item')} tonight, likely ${dollars(summary.costUsd)}${summary.endsAt === undefined ? '' : `, done about ${clockTime(summary.endsAt, now)}`} (${plural(options.workers, 'worker')})`,
+    `Plan: ${plural(summary.items, 'item')} tonight, ${capsOnly ? 'at most' : 'likely'} ${dollars(summary.costUsd)}${ends} (${plural(options.workers, 'worker')})${capsOnly ? "; no past session to go by: the items' caps" : ''}`,
   ];
   const rows = summary.groups.map((g) => [
     g.persona ?? '-',

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import readline from 'node:readline';
 import type { IndexEntry } from '../archive/index-entry.js';
 import type { Workspace } from '../config/workspace.js';
@@ -78,15 +79,31 @@ function ask(question: string): Promise<string> {
   });
 }
 
+/**
+ * A line as the terminal shows it, in rows of `width`: a line longer than the screen is wrapped
+ * here, so that the rows drawn are the rows counted (a wrapped row loses its colour).
+ */
+function screenRows(line: string, width: number): string[] {
+  // Its colours' escape sequences take no width on the screen.
+  const plain = stripVTControlCharacters(line);
+  if (plain.length <= width) return [line];
+  const rows: string[] = [];
+  for (let at = 0; at < plain.length; at += width) rows.push(plain.slice(at, at + width));
+  return rows;
+}
+
 /** Lines to scroll through (j/k, space) until q. */
 function pageView(lines: readonly string[]): Promise<void> {
   let top = 0;
+  const rows = () => lines.flatMap((line) => screenRows(line, stdout.columns || 80));
   return new Promise<void>((resolve) => {
     const draw = () =>
       stdout.write(
-        `\x1b[H\x1b[2J${lines.slice(top, top + height() - 1).join('\r\n')}\r\n${COLOURS.dim('j/k scroll · space page · q back')}`,
+        `\x1b[H\x1b[2J${rows()
+          .slice(top, top + height() - 1)
+          .join('\r\n')}\r\n${COLOURS.dim('j/k scroll · space page · q back')}`,
       );
-    const bottom = () => Math.max(0, lines.length - height() + 1);
+    const bottom = () => Math.max(0, rows().length - height() + 1);
     const onKey = (_: string, key: Key) => {
       const name = key?.name;
       if (name === 'q' || name === 'escape' || (key?.ctrl === true && name === 'c')) {

@@ -138,7 +138,7 @@ const DefaultsSchema = z.strictObject({
   agent: z
     .string()
     .min(1)
-    .describe('The persona (`agents/AGENT_<ID>.md`) of every item that names none.')
+    .describe('The persona (`agents/AGENT_<id>.md`) of every item that names none.')
     .optional(),
   cli: session.cli.unwrap().default('claude'),
 });

@@ -15,6 +15,15 @@ const flag = (name: string) => {
   return at === -1 ? undefined : args[at + 1];
 };
 
+// `claude auth status`, which ralph asks before a night and doctor asks: it needs no login.
+const auth = args.indexOf('auth');
+if (auth !== -1 && args[auth + 1] === 'status') {
+  process.stdout.write(
+    `${JSON.stringify({ loggedIn: true, authMethod: 'none: the ralph demo agent needs no account' })}\n`,
+  );
+  process.exit(0);
+}
+
 if (args.includes('--version')) {
   process.stdout.write('2.1.0 (ralph demo agent, not Claude Code)\n');
   process.exit(0);

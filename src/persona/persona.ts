@@ -25,7 +25,7 @@ const ToolList = z.union([z.string(), z.array(z.string().trim().min(1))]).transf
 /** The YAML parser, loaded at the first frontmatter: a night without personas never needs it. */
 const yamlParser = lazyRequire<{ parse: typeof parseYaml }>('yaml');
 
-/** The frontmatter of `agents/AGENT_<ID>.md`: the persona's tool scopes and limits. */
+/** The frontmatter of `agents/AGENT_<id>.md`: the persona's tool scopes and limits. */
 export const FrontmatterSchema = z.strictObject({
   /** The agent CLI that runs the persona's items. */
   cli: z.enum(CLI_NAMES).optional(),

@@ -46,7 +46,7 @@ export const ItemIdSchema = z
     'an id is 1 to 100 ASCII letters (a-z, A-Z), digits, ".", "_" or "-", starting with a letter or digit (no accents, slashes, "..", spaces or control characters)',
   );
 
-/** A persona id, as in `agents/AGENT_<ID>.md`. */
+/** A persona id, as in `agents/AGENT_<id>.md`. */
 export const AgentIdSchema = z
   .string()
   .regex(

@@ -48,7 +48,7 @@ export async function checkLogins(ctx: LoginCheck, items: readonly Item[]): Prom
       env,
       ctx.clock.now(),
     );
-    if (found === undefined) continue;
+    if (found === undefined || 'confirmed' in found) continue;
     if (!found.sure) {
       if (use.onlyFor.length > 0)
         events.warn('login_unready', { cli: use.cli, problem: found.problem });

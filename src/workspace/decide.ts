@@ -101,7 +101,7 @@ export async function decide(
     );
   if (ask.kind === 'deferred' && (ask.until === undefined || ask.until <= now))
     throw new InputError(
-      'a deferral needs a time to come (--until 2026-12-01, --until 3d)',
+      'a deferral needs a time to come (such as 3d, 12h or 2026-12-01)',
       'until',
     );
   const item = (await queue.list()).find((i) => i.id === ask.itemId);
@@ -252,13 +252,16 @@ export async function carryLedger(workspace: Workspace, queue: Queue): Promise<s
 /** How far ahead a deferral may reach: further is a typo, not a plan. */
 const MAX_DEFER_MS = 366 * 24 * 3600 * 1000;
 
-/** Reads `--until`: a duration from now (`3d`, `12h`) or a time to come. */
-export function parseUntil(text: string, now: number): number {
+/**
+ * Reads when a deferral ends: a duration from now (`3d`, `12h`) or a time to come. `named` is
+ * what the person typed it as (`--until` on the command line; a date box says nothing more).
+ */
+export function parseUntil(text: string, now: number, named = 'a deferral'): number {
   const seconds = parseDuration(text);
   const time = seconds !== undefined ? now + seconds * 1000 : Date.parse(text);
   if (Number.isNaN(time) || time <= now || time - now > MAX_DEFER_MS)
     throw new InputError(
-      `--until: expected a duration (3d, 12h) or a time within a year to come, got ${JSON.stringify(text)}`,
+      `${named}: expected a duration (3d, 12h) or a time within a year to come, got ${JSON.stringify(text)}`,
       'until',
     );
   return time;

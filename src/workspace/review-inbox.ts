@@ -82,10 +82,13 @@ export function reviewInbox(
     sessions.set(entry.itemId, list);
   }
   const isSensitive = picomatch([...sensitive], { dot: true });
+  // A decision the world refused heads the inbox, whatever the scores: a person's word undone.
+  const refused = (row: InboxRow) => (row.item.decision?.failure === undefined ? 0 : 1);
   return waiting
     .map((item) => rowOf(item, sessions.get(item.id) ?? [], isSensitive))
     .sort(
       (a, b) =>
+        refused(b) - refused(a) ||
         b.score - a.score ||
         compareText(
           a.item.finishedAt ?? a.item.updatedAt ?? '',

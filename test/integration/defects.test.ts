@@ -365,7 +365,9 @@ describe('what a runner killed with SIGKILL left running', () => {
     expect(readQueue(root).items[0]).toMatchObject({ status: 'cancelled' });
     expect(readSessions(root)[0]).toMatchObject({ outcome: { kind: 'runner_died' } });
     expect(await isAlive(agent)).toBe(false);
-    expect((await ralph(root, ['recover'], env)).stdout).toBe('nothing was left running or half decided');
+    expect((await ralph(root, ['recover'], env)).stdout).toBe(
+      'nothing was left running or half decided',
+    );
   });
 });
 

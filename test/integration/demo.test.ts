@@ -97,9 +97,16 @@ describe('ralph demo', () => {
       execFileSync(process.execPath, [`tests/${test}.test.mjs`], { cwd: landed });
     git(project, 'worktree', 'remove', '--force', landed);
 
+    // Its agent needs no account, and doctor says so.
+    const doctor = await ralph(root, ['doctor']);
+    expect(doctor.stdout).toMatch(/ok {4}auth {9}claude auth status: logged in/);
     const report = await ralph(root, ['report']);
-    expect(report.stdout).toMatch(/Landing: 5 landed, 0 waiting to land, 0 not landed/);
-    expect(report.stdout).toMatch(/Reviews: 2 reviews: 1 approved, 1 change request, 0 unreviewed/);
+    // The item its allowlist refused never landed: it waits for you.
+    expect(report.stdout).toMatch(/Landing: 5 landed, 0 waiting to land, 1 not landed/);
+    expect(report.stdout).toMatch(/not landed: changelog waits for you: /);
+    expect(report.stdout).toMatch(
+      /Reviews: 2 reviews: 1 approved, 1 change request, 0 failed \(0 items unreviewed\)/,
+    );
     expect(report.stdout).toMatch(/fix-add\s+2\s+1\s+0\s+1\s+0\s+0\s+\$0\.0000/);
 
     // An answer alone cannot allow a tool: say refuses it, and says what the item needs.

@@ -37,6 +37,11 @@ describe('the project', () => {
     expect(inside.stderr).toContain(`the workspace ${path.join(app, '.night')} would be inside`);
     expect(inside.stderr).toContain(`ralph init ${app}.ralph --project ${app}`);
     expect(fs.existsSync(path.join(app, '.night'))).toBe(false);
+    // Named inside a repository with no project: that repository is the project it sits in.
+    const unnamed = await ralphIn(app, ['init', '.night']);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain(`would be inside the project ${app}`);
+    expect(fs.existsSync(path.join(app, '.night'))).toBe(false);
 
     const missing = await ralphIn(dir, ['init', 'night', '--project', 'nowhere']);
     expect(missing.code).toBe(2);

@@ -178,6 +178,19 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       }),
       item('i', { status: 'done', lastOutcome: 'merged', pullRequest: pull(4) }),
       item('j', { status: 'needs_input', question: 'Which database?' }),
+      item('k', { status: 'reviewing', unreviewed: 'review by codex failed: timeout' }),
+      item('l', {
+        status: 'deciding',
+        decision: {
+          id: 'd1',
+          kind: 'rejected',
+          by: 'me@host',
+          at: '2026-11-24T03:00:00.000Z',
+          then: 'retry',
+          effects: ['revert'],
+          before: 'done',
+        },
+      }),
     ]);
     await claimAt(queue);
     const { version } = await queue.snapshot();
@@ -190,6 +203,8 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
         awaiting_checks: 1,
         awaiting_review: 1,
         needs_input: 1,
+        reviewing: 1,
+        deciding: 1,
       },
       version,
       branches: { a: 'ralph/a' },
@@ -209,6 +224,11 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
         },
       ],
       questions: [{ id: 'j', question: 'Which database?' }],
+      // What waits unseen otherwise: an item unreviewed, a decision half carried out.
+      stalled: [
+        { id: 'k', status: 'reviewing', why: 'review by codex failed: timeout' },
+        { id: 'l', status: 'deciding', why: 'rejected, revert left to carry out' },
+      ],
     });
   });
 

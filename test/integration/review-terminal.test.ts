@@ -72,4 +72,27 @@ describe('ralph review on a terminal', () => {
       'deferred',
     ]);
   });
+
+  it("keeps an item's page from its first line when its lines wrap", async () => {
+    const { root } = await landingWorkspace({ enabled: false });
+    const long = Array.from({ length: 12 }, (_, i) => `word${i}`.repeat(12)).join(' ');
+    await ralph(root, [
+      'add',
+      'A page of long lines',
+      '--id',
+      'long',
+      '--body',
+      `#behave: work commit=1\n${long}\n${long}\n${long}`,
+    ]);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const command = `env PATH=${shellWord(process.env.PATH ?? '')} ${shellWord(process.execPath)} ${shellWord(RALPH_BIN)} -C ${shellWord(root)} review; sleep 600`;
+    tmux('new-session', '-d', '-s', tmuxSession, '-x', '60', '-y', '20', command);
+    await seen(/ralph review: 1 waiting on you/, 'the inbox');
+    keys('Enter');
+    await seen(/j\/k scroll/, "the item's page");
+    // Its first line is on the screen's first row, its footer on the last.
+    const rows = screen().split('\n');
+    expect(rows[0]).toMatch(/^long {2}A page of long lines/);
+    expect(rows.filter((row) => /j\/k scroll/.test(row))).toHaveLength(1);
+  });
 });

@@ -99,10 +99,13 @@ describe('ralph as a service', () => {
       `console.error('System has not been booted with systemd as init system (PID 1). Cannot operate.'); process.exit(1);`,
     );
     const env = { HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    // The unit written is not a unit installed: the exit says so (69), as status's does.
     const install = await ralph(root, ['service', 'install', '--no-start'], env);
-    expect(install.code).toBe(0);
+    expect(install.code).toBe(69);
     expect(install.stdout).toContain('systemd did not take it');
     expect(install.stdout).toMatch(/ {2}systemctl --user enable ralph-.*\.service/);
+    const status = await ralph(root, ['service', 'status'], env);
+    expect(status.code).toBe(69);
 
     const rootless = await ralph(root, ['service', 'install', '--system'], env);
     expect(rootless.code).toBe(2);

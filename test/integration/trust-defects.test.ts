@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
 import { TARGET, item, landingWorkspace } from '../support/landing.js';
-import { ralph, readQueue } from '../support/workspace.js';
+import { parseUntil } from '../../src/workspace/decide.js';
+import { ralph, readQueue, tempDir } from '../support/workspace.js';
 
 const add = (root: string, id: string, body: string, ...flags: string[]) =>
   ralph(root, [
@@ -230,5 +231,32 @@ describe('a landing that cannot be made', () => {
     expect(run.code).toBe(1);
     expect(item(root, 'gone')).toMatchObject({ status: 'failed', lastOutcome: 'land_failed' });
     expect(item(root, 'gone').lastError).toMatch(/could not be made: .*\(8 tries\)/);
+  });
+});
+
+describe('words that name what the person typed', () => {
+  it('an unknown command points to the list of commands; a deferral names --until only where it was typed', async () => {
+    const { root } = await landingWorkspace({ enabled: false });
+    const unknown = await ralph(root, ['nosuch']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('ralph help lists the commands');
+    await add(root, 'd', '#behave: work commit=1');
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const typed = await ralph(root, ['defer', 'd', '--until', 'someday']);
+    expect(typed.stderr).toContain('--until: expected a duration');
+    // A date box (the dashboard's, the terminal inbox's) has no flag to name.
+    expect(() => parseUntil('someday', Date.now())).toThrow(/^a deferral: expected a duration/);
+  });
+});
+
+describe('doctor with the stand-in for claude', () => {
+  it("takes the CLI's own word that it is logged in", async () => {
+    // As ralph init writes it: logins checked before a night, and by doctor.
+    const { root } = await landingWorkspace(
+      { enabled: false },
+      { run: { failureBackoffCap: 0, pollInterval: 0.2, checkLogins: true } },
+    );
+    const doctor = await ralph(root, ['doctor'], { HOME: await tempDir('ralph-home-') });
+    expect(doctor.stdout).toMatch(/ok {4}auth {9}claude auth status: logged in/);
   });
 });

@@ -134,6 +134,15 @@ describe('the Review view', () => {
     expect(await page.locator('#review-page .file-diff div.add').allTextContents()).toContain(
       '+line of real-b',
     );
+    // An added line is one line high, as every other line of the diff: no rule of the add
+    // form's reaches it.
+    const heights = await page.evaluate<[string, number][]>(
+      "[...document.querySelectorAll('#review-page .file-diff pre.diff div')].map((line) => [line.className, line.getBoundingClientRect().height])",
+    );
+    const added = heights.filter(([kind]) => kind === 'add').map(([, h]) => h);
+    const file = heights.filter(([kind]) => kind === 'file').map(([, h]) => h);
+    expect(added.length).toBeGreaterThan(0);
+    for (const h of added) expect(h).toBe(file[0]);
     expect(await page.locator('#review-page button').allTextContents()).toEqual([
       'Accept',
       'Reject',
@@ -155,6 +164,10 @@ describe('the Review view', () => {
       .locator('button', { hasText: 'Reject' })
       .boundingBox();
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(40);
+    // Each decision a tap the width of its row, and no keyboard hints on a phone.
+    const row = await page.locator('#review .inbox-row').first().boundingBox();
+    expect(box?.width ?? 0).toBeGreaterThan((row?.width ?? 0) * 0.8);
+    expect(await page.locator('#review .keys').isVisible()).toBe(false);
     await page.screenshot({ path: path.join(ARTIFACTS, 'review-390.png') });
     await page.goto(`${served.base}/#/review/real-b`);
     await page.locator('#review-page').waitFor();

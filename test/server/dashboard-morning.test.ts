@@ -86,7 +86,7 @@ describe('the morning view', () => {
     // planned at its caps ($5), so the run's cost cap of $5 leaves two for the morning.
     const plan = (await page.locator('#night-plan').textContent()) ?? '';
     expect(plan).toMatch(
-      /^Plan 1 item, likely \$5\.00, done about \d\d:\d\d:\d\d · 2 left for the morning/,
+      /^Plan 1 item, at most \$5\.00, done by \d\d:\d\d:\d\d at the latest · 2 left for the morning/,
     );
     expect(plan).toMatch(
       /So far: 1 of 1 planned ran, 1 succeeded, \$0\.03 of \$5\.00 spent · 2 unplanned$/,

@@ -133,9 +133,9 @@ describe('the dashboard', () => {
     await card('pending', 'later').getByRole('button', { name: 'cancel' }).click();
     await until(() => itemStatus('later') === 'cancelled', 'later cancelled');
     await card('cancelled', 'later').waitFor();
-    await page.locator('form.add input[name="title"]').fill('Added from the browser');
-    await page.locator('form.add textarea[name="body"]').fill('Do it well.');
-    await page.locator('form.add button[type="submit"]').click();
+    await page.locator('form.add-item input[name="title"]').fill('Added from the browser');
+    await page.locator('form.add-item textarea[name="body"]').fill('Do it well.');
+    await page.locator('form.add-item button[type="submit"]').click();
     await until(
       () =>
         readQueue(root).items.some(
@@ -145,9 +145,9 @@ describe('the dashboard', () => {
     );
     await page.locator('.card', { hasText: 'Added from the browser' }).waitFor();
     // A refused change says why, naming the field.
-    await page.locator('form.add input[name="title"]').fill('Too long');
-    await page.locator('form.add textarea[name="body"]').fill('x'.repeat(33_000));
-    await page.locator('form.add button[type="submit"]').click();
+    await page.locator('form.add-item input[name="title"]').fill('Too long');
+    await page.locator('form.add-item textarea[name="body"]').fill('x'.repeat(33_000));
+    await page.locator('form.add-item button[type="submit"]').click();
     await page.locator('.error-box', { hasText: 'the task text is 33,000 characters' }).waitFor();
     expect(readQueue(root).items.some((i) => i.title === 'Too long')).toBe(false);
     // The browser logs the refused request itself; that one is expected.

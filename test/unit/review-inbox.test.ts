@@ -127,6 +127,28 @@ describe('the review inbox', () => {
     );
   });
 
+  it('puts a decision the world refused first, whatever the scores', () => {
+    const refusedRevert = done('refused', {
+      decision: {
+        id: 'd1',
+        kind: 'rejected',
+        by: 'me@host',
+        at: at(20),
+        then: 'retry',
+        failure: 'the revert conflicts in a.txt',
+      },
+    });
+    const failed = queueItem('failed', { status: 'failed', attempts: 3, sessions: ['s-failed'] });
+    const rows = reviewInbox(
+      [failed, refusedRevert],
+      [entry('failed', { outcome: 'gate_failed' }), entry('refused')],
+      DEFAULT_SENSITIVE,
+      NOW,
+    );
+    expect(rows.map((r) => r.item.id)).toEqual(['refused', 'failed']);
+    expect(rows[0]?.score).toBeLessThan(rows[1]?.score ?? 0);
+  });
+
   it('holds what waits on a person: not an accepted item, not a deferred one until its date', () => {
     const accepted = done('accepted', {
       decision: { id: 'd1', kind: 'accepted', by: 'me@host', at: at(10) },

@@ -155,7 +155,7 @@ function AddForm({ act, off }: { act: (f: () => Promise<unknown>) => void; off: 
   const [priority, setPriority] = useState('0');
   return (
     <form
-      class="add"
+      class="add-item"
       onSubmit={(e) => {
         e.preventDefault();
         act(async () => {

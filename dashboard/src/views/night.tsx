@@ -59,10 +59,17 @@ export function NightSummary({ night }: { night: Night | undefined }) {
 function PlanSummary({ plan }: { plan: NonNullable<Night['plan']> }) {
   const { summary, outcome } = plan;
   const so = outcome.outcome;
+  // With no past session to go by, the figures are the items' caps: bounds, not likelihoods.
+  const capsOnly = summary.groups.every((g) => g.basis !== 'history');
   return (
     <div class="night-plan" id="night-plan">
-      <b>Plan</b> {plural(summary.items, 'item')}, likely {money(summary.costUsd)}
-      {summary.endsAt ? `, done about ${clock(summary.endsAt)}` : ''}
+      <b>Plan</b> {plural(summary.items, 'item')}, {capsOnly ? 'at most' : 'likely'}{' '}
+      {money(summary.costUsd)}
+      {summary.endsAt
+        ? capsOnly
+          ? `, done by ${clock(summary.endsAt)} at the latest`
+          : `, done about ${clock(summary.endsAt)}`
+        : ''}
       {summary.left > 0 ? ` · ${summary.left} left for the morning` : ''}
       {summary.beyond ? ` · ${summary.beyond} more beyond the plan` : ''}
       {summary.windows.map((w) => (

@@ -154,7 +154,11 @@ export const claude: AgentCli = {
   tested: { major: 2, minor: 1 },
   login: { file: '.claude/.credentials.json', how: 'run "claude" once to log in' },
   loginCheck: {
-    status: { args: ['auth', 'status'], verdict: claudeAuthVerdict },
+    status: {
+      args: ['auth', 'status'],
+      verdict: claudeAuthVerdict,
+      loggedIn: (ran) => ran.code === 0 && /"loggedIn"\s*:\s*true/.test(ran.stdout),
+    },
     keyProbe: (env) =>
       env.ANTHROPIC_API_KEY === undefined || env.ANTHROPIC_API_KEY === ''
         ? undefined

@@ -124,6 +124,8 @@ export interface LoginCheck {
     args: readonly string[];
     /** What it said: a problem, or undefined when logged in (or when it cannot tell). */
     verdict(ran: { code: number | null; stdout: string }, now: number): string | undefined;
+    /** Whether it said in so many words that it is logged in (none: it never says). */
+    loggedIn?(ran: { code: number | null; stdout: string }): boolean;
   };
   /** The request that proves the API key in use, when one is (undefined: none to prove). */
   keyProbe?(

@@ -21,7 +21,7 @@ export async function agentsCommand(root: string, output: Output): Promise<numbe
     .filter((name) => /^AGENT_.+\.md$/.test(name))
     .sort();
   if (names.length === 0) {
-    output.out(`No personas in ${paths.agents} (files named AGENT_<ID>.md).`);
+    output.out(`No personas in ${paths.agents} (files named AGENT_<id>.md).`);
     return ExitCode.ok;
   }
   const cache = new FileCache();

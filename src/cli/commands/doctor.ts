@@ -171,13 +171,19 @@ async function checkCli(
     ? await loginProblem(cli, [found, ...leading], definedOf(env), Date.now())
     : undefined;
   checks.push(
-    login !== undefined
+    login !== undefined && 'problem' in login
       ? { verdict: 'FAIL', name: 'auth', detail: login.problem }
-      : credentials.kind === 'variable'
-        ? { verdict: 'ok', name: 'auth', detail: `${credentials.name} is set (passed to ${name})` }
-        : credentials.kind === 'login'
-          ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${credentials.file})` }
-          : { verdict: 'FAIL', name: 'auth', detail: credentials.problem },
+      : login !== undefined
+        ? { verdict: 'ok', name: 'auth', detail: login.confirmed }
+        : credentials.kind === 'variable'
+          ? {
+              verdict: 'ok',
+              name: 'auth',
+              detail: `${credentials.name} is set (passed to ${name})`,
+            }
+          : credentials.kind === 'login'
+            ? { verdict: 'ok', name: 'auth', detail: `${name}: logged in (${credentials.file})` }
+            : { verdict: 'FAIL', name: 'auth', detail: credentials.problem },
   );
   return checks;
 }

@@ -66,9 +66,24 @@ async function projectOf(
       throw new InputError(`--project ${given}: ${dir} is not a directory`, '--project');
     return { dir, from: 'flag' };
   }
-  if (dir !== undefined) return undefined;
+  if (dir !== undefined) {
+    // A workspace given inside a repository, no project named: that repository is the project
+    // it would sit in.
+    const root = path.resolve(here, dir);
+    const repo = await repositoryRoot(await nearestExisting(root));
+    if (repo !== undefined) throw insideProject(root, repo);
+    return undefined;
+  }
   const repo = await repositoryRoot(here);
   return repo === undefined ? undefined : { dir: repo, from: 'here' };
+}
+
+/** The directory itself if it exists, else its nearest parent that does. */
+async function nearestExisting(dir: string): Promise<string> {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if ((await fsp.stat(at).catch(() => undefined))?.isDirectory() === true) return at;
+    if (path.dirname(at) === at) return at;
+  }
 }
 
 /**
@@ -83,12 +98,16 @@ function workspaceDir(dir: string | undefined, here: string, project: Project | 
       : project !== undefined && isWithin(here, project.dir)
         ? `${project.dir}.ralph`
         : here;
-  if (project !== undefined && isWithin(root, project.dir))
-    throw new InputError(
-      `init: the workspace ${root} would be inside the project ${project.dir}, where its test runner and linter would find ralph's worktrees and its agent would reach ralph's state; put it outside: ralph init ${shellQuote([`${project.dir}.ralph`])} --project ${shellQuote([project.dir])}`,
-      '--project',
-    );
+  if (project !== undefined && isWithin(root, project.dir)) throw insideProject(root, project.dir);
   return root;
+}
+
+/** A workspace refused inside a project, and where to put it instead. */
+function insideProject(root: string, project: string): InputError {
+  return new InputError(
+    `init: the workspace ${root} would be inside the project ${project}, where its test runner and linter would find ralph's worktrees and its agent would reach ralph's state; put it outside: ralph init ${shellQuote([`${project}.ralph`])} --project ${shellQuote([project])}`,
+    '--project',
+  );
 }
 
 /**

@@ -78,7 +78,7 @@ export async function decideCommand(
   const workspace = await openWorkspace(root);
   const now = systemClock.now();
   if (ids.length === 0) throw new InputError('give the id of an item');
-  const until = options.until === undefined ? undefined : parseUntil(options.until, now);
+  const until = options.until === undefined ? undefined : parseUntil(options.until, now, '--until');
   if (kind === 'deferred' && until === undefined)
     throw new InputError('a deferral needs --until (3d, 12h, or a time to come)', 'until');
   // A decision a killed command left half carried out is finished first.

@@ -40,7 +40,10 @@ const scopeOf = (options: ServiceOptions, env: Env, installing = false): UnitSco
 const scopeFlag = (scope: UnitScope) => (scope.kind === 'user' ? ['--user'] : []);
 
 /** Runs a systemd tool; its output, and whether it worked (absent counts as not). */
-async function systemd(argv: string[], env: Env): Promise<{ ok: boolean; text: string }> {
+async function systemd(
+  argv: string[],
+  env: Env,
+): Promise<{ ok: boolean; code: number | null; text: string }> {
   const ran = await runCommand({
     argv,
     cwd: os.homedir(),
@@ -50,7 +53,7 @@ async function systemd(argv: string[], env: Env): Promise<{ ok: boolean; text: s
     maxOutputBytes: 1024 * 1024,
   });
   const text = ran.startError ?? `${ran.stdout}${ran.stderr}`.trimEnd();
-  return { ok: ran.code === 0, text };
+  return { ok: ran.code === 0, code: ran.startError === undefined ? ran.code : null, text };
 }
 
 /**
@@ -92,7 +95,8 @@ export async function serviceInstallCommand(
       );
       for (const todo of steps) output.out(`  ${todo.join(' ')}`);
       output.out(afterLogout(scope));
-      return ExitCode.ok;
+      // The unit is written, not installed: a script that goes on would think it runs.
+      return ExitCode.unavailable;
     }
   }
   output.out(
@@ -139,6 +143,8 @@ export async function serviceCommand(
       : ['journalctl', ...flag, '--unit', name, '--lines', '200', '--no-pager'];
   const ran = await systemd(argv, env);
   if (ran.text !== '') output.out(ran.text);
-  // systemctl status says "inactive" with exit 3: an answer, not a failure of ralph's.
-  return ran.ok || action === 'status' ? ExitCode.ok : ExitCode.itemsFailed;
+  if (action === 'logs') return ran.ok ? ExitCode.ok : ExitCode.unavailable;
+  // systemctl status answers an inactive unit with exit 3: an answer. No such unit (4), or no
+  // systemd to ask, is none: systemd does not hold the unit.
+  return ran.code === 0 || ran.code === 3 ? ExitCode.ok : ExitCode.unavailable;
 }
