@@ -58,5 +58,13 @@ describe('a lean session of the real claude', { timeout: 180_000 }, () => {
       for (const name of ['Glob', 'Grep']) expect(toolNames(request)).not.toContain(name);
     const bytes = (r: RecordedRequest) => JSON.stringify(r.body).length;
     expect(bytes(trimmed)).toBeLessThan(bytes(full) * 0.7);
+    // claude's own git instructions (its commit and pull-request attribution, the session's git
+    // status) are left out of a lean session's requests; ralph's standing instructions say what
+    // its commits are to be.
+    for (const marker of ['# gitStatus', 'Attribution for git commits']) {
+      expect(JSON.stringify(full.body)).toContain(marker);
+      expect(JSON.stringify(trimmed.body)).not.toContain(marker);
+    }
+    expect(JSON.stringify(trimmed.body)).toContain('never push,');
   });
 });

@@ -143,6 +143,10 @@ export const claude: AgentCli = {
   messageLine: userLine,
   command: (invocation) => ({
     argv: claudeArgv(invocation),
+    // Lean: claude's own commit-and-pull-request instructions (several KB of its system prompt
+    // and its Bash tool's description) and its per-session git status stay out of every request;
+    // ralph's standing instructions say what a worktree's commits are to be.
+    ...(invocation.settings.lean ? { env: { CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '1' } } : {}),
     files: [
       { path: invocation.system.file, text: invocation.system.text },
       { path: invocation.inputFile, text: userLine(firstMessageOf(invocation)) },
