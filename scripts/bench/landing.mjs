@@ -32,6 +32,7 @@ function repository(count) {
   git(...IDENTITY, 'commit', '-q', '-m', 'init');
   const base = git('rev-parse', 'HEAD');
   const branches = [];
+  const heads = [];
   for (let i = 0; i < count; i++) {
     const branch = `ralph/item-${i}`;
     git('checkout', '-q', '-b', branch, base);
@@ -39,14 +40,15 @@ function repository(count) {
     git('add', '.');
     git(...IDENTITY, 'commit', '-q', '-m', `item ${i}`);
     branches.push(branch);
+    heads.push(git('rev-parse', 'HEAD'));
   }
   git('checkout', '-q', 'main');
-  return { repo, base, branches };
+  return { repo, base, branches, heads };
 }
 
 /** `ralph land` over done items whose branches are those of the repository. */
 async function ralphLand(count) {
-  const { repo, base, branches } = repository(count);
+  const { repo, base, branches, heads } = repository(count);
   const root = workspace(['true'], {
     git: { enabled: true },
     defaults: { workDir: repo },
@@ -60,6 +62,8 @@ async function ralphLand(count) {
     attempts: 1,
     branch,
     baseCommit: base,
+    // The commit its session left, as ralph records it: what lands.
+    head: heads[i],
     sessions: [randomUUID()],
     lastOutcome: 'success',
     createdAt: new Date(now + i).toISOString(),

@@ -203,9 +203,28 @@ async function detachedHead(dir: string): Promise<string> {
     gitDir === undefined
       ? ''
       : (await fsp.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
-  return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(head)
-    ? head
-    : (await git(dir, ['rev-parse', 'HEAD'])).trim();
+  return OBJECT_NAME.test(head) ? head : (await git(dir, ['rev-parse', 'HEAD'])).trim();
+}
+
+const OBJECT_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The commit a branch of the repository is at (undefined: no such branch): read from its ref
+ * file where it has one (a landing's every git call counts), else asked of git (a packed ref,
+ * another ref storage).
+ */
+export async function branchCommit(repo: string, branch: string): Promise<string | undefined> {
+  const loose = (
+    await fsp.readFile(path.join(repo, '.git', 'refs', 'heads', branch), 'utf8').catch(() => '')
+  ).trim();
+  if (OBJECT_NAME.test(loose)) return loose;
+  const asked = await git(repo, [
+    'rev-parse',
+    '--verify',
+    '--quiet',
+    `${refOf(branch)}^{commit}`,
+  ]).catch(() => '');
+  return asked.trim() === '' ? undefined : asked.trim();
 }
 
 /**

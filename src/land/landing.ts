@@ -2,10 +2,10 @@ import path from 'node:path';
 import type { LandSettings } from '../agent/settings.js';
 import { gitSucceeds } from '../git/git.js';
 import { runGates, type GateResult, type GatesRequest, type GatesRun } from '../gates/gates.js';
-import { resolveCommit } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { LandRefusal } from '../queue/transitions.js';
 import {
+  branchCommit,
   containedIn,
   commitsSinceBase,
   firstParent,
@@ -128,9 +128,8 @@ export async function landItem(job: LandJob): Promise<Landing> {
   const work = item.head ?? branch;
   if (item.head !== undefined) {
     // A branch that is gone cannot be landed (tried again later); one moved is a person's to see.
-    const tip = await resolveCommit(repo, branch).catch(() => {
-      throw new Error(`its branch ${branch} is not in ${repo}`);
-    });
+    const tip = await branchCommit(repo, branch);
+    if (tip === undefined) throw new Error(`its branch ${branch} is not in ${repo}`);
     if (tip !== item.head)
       return { kind: 'refused', refusal: branchMoved(branch, item.head, tip), gates: [] };
   }
