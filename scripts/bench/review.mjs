@@ -2,16 +2,16 @@
 // fake model API, its first request against the content it reviews (the branch's diff, the task,
 // the criteria) and the CLI's own bare request of a one-word prompt, in this run: ralph's
 // additions over the content. And what the stage costs per item beside its reviewer's run: N
-// items waiting for review, an instant reviewer (a script that answers a verdict), the stage's
-// steady interval between two verdicts recorded (its log's `reviewed`) against the same
-// reviewer run N times by a plain loop in a small process of its own.
+// items waiting for review, an instant reviewer (a script that answers a verdict); from one
+// run's log, the interval between two verdicts recorded (`reviewed`) less the reviewer's own
+// session within it (`session_started` to `session_ended`): nested intervals of one run, so the
+// difference cannot go below zero whatever the machine's noise.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BIN, FIXTURES, benchEnv, elapsed, fillQueue, run, stats, workspace } from './lib.mjs';
+import { BIN, FIXTURES, benchEnv, fillQueue, run, stats, workspace } from './lib.mjs';
 import { startModelApis } from './fixtures/model-apis.mjs';
 import { SETUPS } from './clis.mjs';
 
@@ -149,11 +149,13 @@ const logOf = (root) =>
     .map((line) => JSON.parse(line));
 
 /**
- * The stage's steady interval between two verdicts recorded, over `count` items: their authors'
- * sessions run first (each writes a file, which ralph commits on its branch), then the items
- * are put back in line for review, each branch in its worktree, and reviewed in a second run.
+ * The stage's own time per item, over `count` items: their authors' sessions run first (each
+ * writes a file, which ralph commits on its branch), then the items are put back in line for
+ * review, each branch in its worktree, and reviewed in a second run. Each item's own time is
+ * the interval since the verdict before it less its reviewer's session within that interval;
+ * the median of those, and of the reviewer's sessions.
  */
-async function stageInterval(count) {
+async function stageTimes(count) {
   const repo = tempDir('ralph-bench-review-');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
   fs.writeFileSync(path.join(repo, 'README.md'), '# bench\n');
@@ -184,74 +186,39 @@ async function stageInterval(count) {
   fs.writeFileSync(configFile, JSON.stringify({ ...config, review: { enabled: true } }));
   const before = logOf(root).length;
   await run(process.execPath, [BIN, '-C', root, 'run', '--drain'], { env: benchEnv() });
-  const reviewed = logOf(root)
-    .slice(before)
-    .filter((entry) => entry.event === 'reviewed' && entry.overall === 'approve');
+  const log = logOf(root).slice(before);
+  const reviewed = log.filter((entry) => entry.event === 'reviewed' && entry.overall === 'approve');
   if (reviewed.length !== count)
     throw new Error(`review benchmark: ${reviewed.length} of ${count} approved`);
+  const at = (event, session) =>
+    Date.parse(log.find((entry) => entry.event === event && entry.session === session).time);
+  const own = [];
+  const reviewers = [];
+  for (let i = 1; i < reviewed.length; i++) {
+    const session =
+      at('session_ended', reviewed[i].session) - at('session_started', reviewed[i].session);
+    reviewers.push(session);
+    own.push(Date.parse(reviewed[i].time) - Date.parse(reviewed[i - 1].time) - session);
+  }
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(repo, { recursive: true, force: true });
-  return (Date.parse(reviewed.at(-1).time) - Date.parse(reviewed[0].time)) / (count - 1);
+  return { own: stats(own).median, reviewer: stats(reviewers).median };
 }
-
-/** The argument that makes this module run the plain loop (see `plainRuns`). */
-const REVIEWER_LOOP = '--reviewer-loop';
-
-/** The instant reviewer run `count` times, one after another, from a small process. */
-function plainRuns(count) {
-  const ms = Number(
-    execFileSync(process.execPath, [
-      fileURLToPath(import.meta.url),
-      REVIEWER_LOOP,
-      String(count),
-    ]).toString(),
-  );
-  return ms / count;
-}
-
-async function reviewerLoop(count) {
-  const dir = tempDir('ralph-bench-review-loop-');
-  const out = path.join(dir, 'out.ndjson');
-  // Its prompt says it reviews, as ralph's does.
-  const prompt = path.join(dir, 'prompt.md');
-  fs.writeFileSync(prompt, 'You are a reviewer run by ralph.\n');
-  const ms = await elapsed(async () => {
-    for (let i = 0; i < count; i++) {
-      const fd = fs.openSync(out, 'w');
-      await run(
-        process.execPath,
-        [REVIEWER, '--session-id', randomUUID(), '--append-system-prompt-file', prompt],
-        { cwd: dir, stdio: ['ignore', fd, 'ignore'] },
-      );
-      fs.closeSync(fd);
-    }
-  });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return ms;
-}
-
-if (process.argv[2] === REVIEWER_LOOP)
-  process.stdout.write(String(await reviewerLoop(Number(process.argv[3]))));
 
 export async function reviewFigures({ items, runs }) {
   const rows = [await firstRequest()];
-  const intervals = [];
-  const plain = [];
-  for (let r = 0; r < runs; r++) {
-    intervals.push(await stageInterval(items));
-    plain.push(plainRuns(items));
-  }
-  const interval = stats(intervals).median;
-  const reviewer = stats(plain).median;
-  const overhead = interval - reviewer;
+  const times = [];
+  for (let r = 0; r < runs; r++) times.push(await stageTimes(items));
+  const overhead = stats(times.map((t) => t.own)).median;
+  const reviewer = stats(times.map((t) => t.reviewer)).median;
   rows.push({
     name: `review: the stage's own time per item beside its reviewer's run (${items} items, an instant reviewer)`,
     value: overhead,
     unit: 'ms',
     measure: 'absolute',
     target: '<= 50',
-    ok: overhead <= 50,
-    detail: `${interval.toFixed(1)} ms between two verdicts recorded, the reviewer alone ${reviewer.toFixed(1)} ms a run (medians of ${runs}): the diff read, the session archived, the verdict checked and recorded, the worktree removed`,
+    ok: overhead >= 0 && overhead <= 50,
+    detail: `from one run's log: the interval between two verdicts recorded less the reviewer's session within it (${reviewer.toFixed(1)} ms), medians of ${runs} runs: the diff read, the session prepared and archived, the verdict checked and recorded, the worktree removed`,
   });
   return rows;
 }
