@@ -243,12 +243,16 @@ export class Reviews implements Stage {
     item: Item,
     cli: string,
     why: string,
-    end?: { sessionId: string; costUsd: number },
+    end?: { sessionId: string; costUsd: number; retryAt?: number },
   ): Promise<undefined> {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const now = ctx.clock.now();
-    const at = now + exponentialBackoffMs(looks, REVIEW_RETRY_BASE_MS, REVIEW_RETRY_CAP_MS);
+    // Not before its CLI's usage limit resets, whatever the backoff says.
+    const at = Math.max(
+      now + exponentialBackoffMs(looks, REVIEW_RETRY_BASE_MS, REVIEW_RETRY_CAP_MS),
+      end?.retryAt ?? 0,
+    );
     const reason = ctx.redactor.redact(`review by ${cli} failed: ${why}`);
     this.unmoved.erredOn(item.id);
     ctx.events.warn('review_failed', {

@@ -592,6 +592,20 @@ export class Attempt {
     await this.writes;
     const stopRequest =
       end.stopReason === 'requested' ? await ctx.controlFiles.stopRequest(item.id) : undefined;
+    // Spent before the item moves on: a stage that takes it next (its reviewer) is held to the
+    // budget and the fleet's daily cap with this session's cost in them.
+    await persistently(ctx, control, 'recording the spend', () =>
+      recordSpend(ctx.workspace.paths.budget, {
+        costUsd,
+        outcome: outcome.kind,
+        now: ctx.clock.now(),
+      }),
+    );
+    const { fleet } = ctx.queue;
+    if (fleet !== undefined)
+      await persistently(ctx, control, "recording the fleet's spend", () =>
+        fleet.recordSpend(costUsd, ctx.clock.now()),
+      );
     const settled = this.reviewing
       ? undefined
       : await settleItem(
@@ -618,18 +632,6 @@ export class Attempt {
           ),
           stagesOf(prepared),
         );
-    await persistently(ctx, control, 'recording the spend', () =>
-      recordSpend(ctx.workspace.paths.budget, {
-        costUsd,
-        outcome: outcome.kind,
-        now: ctx.clock.now(),
-      }),
-    );
-    const { fleet } = ctx.queue;
-    if (fleet !== undefined)
-      await persistently(ctx, control, "recording the fleet's spend", () =>
-        fleet.recordSpend(costUsd, ctx.clock.now()),
-      );
     if (outcome.kind === 'resume_failed')
       ctx.events.warn('resume_failed', {
         item: item.id,

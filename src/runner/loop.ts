@@ -11,6 +11,7 @@ import { stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
 import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
+import { fleetDailyLeft } from './fleet-cap.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, persistently, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
@@ -282,7 +283,7 @@ class Night {
       await this.waitUntil(check.until, check.reason, 'window_wait');
       return 'again';
     }
-    const daily = await this.fleetDailyLeft();
+    const daily = await fleetDailyLeft(this.ctx, this.control);
     if (daily !== undefined && daily.left <= 0) {
       if (this.draining) {
         ctx.events.info('run_limit_reached', { reason: daily.reason, cost: true });
@@ -342,21 +343,6 @@ class Night {
     // Kept while the hold lasts (status tells it), cleared once an item may start again.
     await this.sleep(pollMs);
     return 'again';
-  }
-
-  /** What the fleet may still spend today, when its queue has a daily cap. */
-  private async fleetDailyLeft(): Promise<{ left: number; reason: string } | undefined> {
-    const { ctx, control } = this;
-    const cap = ctx.workspace.config.queue.maxDailyCostUsd;
-    const { fleet } = ctx.queue;
-    if (cap === undefined || fleet === undefined) return undefined;
-    const spent = await persistently(ctx, control, "reading the fleet's spend", () =>
-      fleet.spentOn(ctx.clock.now()),
-    );
-    return {
-      left: cap - spent,
-      reason: `the fleet has spent $${spent.toFixed(4)} today (UTC) of its $${cap} daily cap (queue.maxDailyCostUsd)`,
-    };
   }
 
   /** A worker that may not claim while others run: it waits for one of them to end. */

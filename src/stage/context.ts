@@ -53,6 +53,8 @@ export interface ReviewerEnd {
   /** Its last words: the verdict, if it gave one. */
   finalText: string;
   costUsd: number;
+  /** Not to be tried before this (epoch ms): its CLI held back by a usage limit. */
+  retryAt?: number;
 }
 
 /**

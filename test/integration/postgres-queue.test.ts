@@ -471,6 +471,31 @@ describe('the Postgres queue', () => {
     );
   });
 
+  it("holds a reviewer to the fleet's daily cap as an author: nothing approved past it", async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const repo = await makeRepo();
+    const { root, env } = await guardedWorkspace({
+      ...postgresConfig({ maxDailyCostUsd: 0.005 }),
+      defaults: { workDir: repo },
+      git: { enabled: true },
+      review: { enabled: true },
+    });
+    const pgEnv = { ...env, RALPH_DATABASE_URL: url };
+    await ralph(
+      root,
+      ['add', 'Capped', '--id', 'capped', '--body', '#behave: work commit=1\n#review: approve'],
+      pgEnv,
+    );
+    // The author's $0.01 reaches the cap of $0.005: its reviewer is not paid for.
+    const run = await ralph(root, ['run', '--drain'], pgEnv);
+    expect(run.code, run.stderr).toBe(0);
+    const [capped] = JSON.parse((await ralph(root, ['queue', '--json'], pgEnv)).stdout) as Item[];
+    expect(capped).toMatchObject({ status: 'reviewing' });
+    expect(capped?.unreviewed).toMatch(/daily cap \(queue\.maxDailyCostUsd\)/);
+    expect(capped?.verdict).toBeUndefined();
+  });
+
   it('exits 0 from a drained run when another runner of the fleet retried what failed here', async () => {
     const url = await postgres.database();
     await migrated(url);

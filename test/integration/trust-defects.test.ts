@@ -260,3 +260,24 @@ describe('doctor with the stand-in for claude', () => {
     expect(doctor.stdout).toMatch(/ok {4}auth {9}claude auth status: logged in/);
   });
 });
+
+describe("a reviewer's usage limit", () => {
+  it("holds its CLI back as an author's does, and the review waits for the reset", async () => {
+    const { root } = await landingWorkspace({}, { review: { enabled: true } });
+    const resetsAt = Math.floor(Date.now() / 1000) + 2 * 3600;
+    await add(
+      root,
+      'limited',
+      `#behave: work commit=1\n#review: rate-limited resetsAt=${resetsAt}`,
+    );
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const limited = item(root, 'limited');
+    expect(limited).toMatchObject({ status: 'reviewing' });
+    // Its next look is at the reset, not a minute on.
+    const { lookAgain } = limited as { lookAgain: { at: string } };
+    expect(Date.parse(lookAgain.at)).toBeGreaterThanOrEqual(resetsAt * 1000);
+    const status = await ralph(root, ['status']);
+    expect(status.stdout).toMatch(/Held: {4}claude, no item starts on it until /);
+  });
+});
