@@ -13,7 +13,7 @@ import type { Ran } from './attempt.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
 import { fleetDailyLeft } from './fleet-cap.js';
 import { runIteration, type IterationResult } from './iteration.js';
-import { pauseForOperator, persistently, underWatchdog } from './persist.js';
+import { pauseForOperator, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
 import type { CliName } from '../config/cli-names.js';
 import type { CliHold } from '../agent/cli-holds.js';
