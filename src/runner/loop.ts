@@ -401,6 +401,26 @@ class Night {
     // an item waiting to land may come back to its agent.
     if (this.draining && until === undefined && this.active === 0 && !this.stagesBusy)
       return 'stop';
+    // A drained run waits for a retry no longer than for a usage limit's reset (an item given
+    // back by a limit waits for its reset): past run.maxLimitWait it ends, saying when.
+    const maxWaitMs = ctx.workspace.config.run.maxLimitWait * 1000;
+    if (
+      this.draining &&
+      until !== undefined &&
+      until - ctx.clock.now() > maxWaitMs &&
+      this.active === 0 &&
+      !this.stagesBusy
+    ) {
+      ctx.events.warn('limit_too_far', {
+        until: new Date(until).toISOString(),
+        maxLimitWait: ctx.workspace.config.run.maxLimitWait,
+      });
+      this.result.limited = {
+        until,
+        message: `the next item may be retried at ${new Date(until).toISOString()}`,
+      };
+      return 'stop';
+    }
     // Said once, so that a quiet runner does not look hung. While other workers' items run, on
     // the second look: the run's first lines are the sessions it starts, not a wait for them.
     const othersStarting = this.active > 0 && !this.lookedIdle;

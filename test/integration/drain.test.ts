@@ -110,6 +110,21 @@ describe('a run meant to end, on a usage limit', () => {
     expect(fs.existsSync(interruptFile(root))).toBe(false);
   });
 
+  it("ends with exit 7 on an item's retry past run.maxLimitWait, never waiting for it", async () => {
+    const { root, env } = await guardedWorkspace({ run: { maxLimitWait: '1h' } });
+    await ralph(root, ['add', 'Later', '--id', 'later', '--body', '#behave: ok'], env);
+    // Given back by a usage limit that resets in three hours: its retry waits for it.
+    const queue = readQueue(root);
+    const retryAfter = new Date(START + 3 * 3600_000).toISOString();
+    for (const i of queue.items) i.retryAfter = retryAfter;
+    fs.writeFileSync(path.join(root, 'state', 'queue.json'), JSON.stringify(queue));
+    const { code, stderr, time } = await run(root, env, { drain: true });
+    expect(code).toBe(7);
+    expect(stderr).toContain(`the next item may be retried at ${retryAfter}`);
+    expect(time.now()).toBeLessThan(Date.parse(retryAfter));
+    expect(readQueue(root).items[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
   it('keeps the hold in state/holds.json past the run: status shows it, the next run spares the CLI', async () => {
     const { root, env } = await guardedWorkspace({ run: { maxLimitWait: '1h' } });
     const far = Math.floor(Date.now() / 1000) + 2 * 3600;
