@@ -203,7 +203,7 @@ class Decisions implements Stage {
           case 'reverted':
             return {
               kind: 'carried',
-              detail: `reverted on ${target} at ${revert.commit.slice(0, 12)}`,
+              detail: `reverted on ${target} at ${revert.commit.slice(0, 12)}${await this.sharedPullRequest(item, repo, target)}`,
             };
           case 'nothing':
             return { kind: 'carried', detail: `nothing of it was left on ${target}` };
@@ -219,6 +219,21 @@ class Decisions implements Stage {
     } finally {
       await release();
     }
+  }
+
+  /**
+   * The target's own pull request (`kind: landed`), which holds what landed of every item, given
+   * the revert: the target pushed to it, so that what it proposes no longer holds the rejected
+   * work. Said in the effect's detail.
+   */
+  private async sharedPullRequest(item: Item, repo: string, target: string): Promise<string> {
+    const forge = this.ctx.workspace.config.forge;
+    const pull = item.pullRequest;
+    if (forge === undefined || pull?.kind !== 'landed' || pull.head !== target) return '';
+    const client = await forgeOfRepository(forge, repo, this.ctx.parentEnv);
+    if ((await client.pullRequest(pull.number)).state !== 'open') return '';
+    await client.push(repo, target);
+    return `; its pull request #${pull.number} given the revert`;
   }
 
   /** The item's pull request closed unmerged (rejected), or merged (accepted). */

@@ -225,6 +225,26 @@ describe('the land target\'s pull request (forge.pr "landed")', () => {
   });
 });
 
+describe("a rejection of work on the land target's pull request", () => {
+  it('gives the pull request the revert: what it proposes no longer holds the rejected work', async () => {
+    const { bare, root, github } = await forgeSetup({}, { land: { enabled: true } });
+    await add(root, 'kept', 'ci', '--base', 'main');
+    await add(root, 'dropped', 'ci', '--base', 'main', '--depends-on', 'kept');
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(git(bare, 'ls-tree', '--name-only', 'ralph/landed').split('\n')).toContain(
+      'dropped.txt',
+    );
+    const reject = await ralph(root, ['reject', 'dropped', '--cancel'], env);
+    expect(reject.code, reject.stderr + reject.stdout).toBe(0);
+    // The pull request's branch on the remote: the revert on it, the other item's work kept.
+    const files = git(bare, 'ls-tree', '--name-only', 'ralph/landed').split('\n');
+    expect(files).toContain('kept.txt');
+    expect(files).not.toContain('dropped.txt');
+    expect(github.pulls).toHaveLength(1);
+    expect(github.pulls[0]).toMatchObject({ head: 'ralph/landed', state: 'open' });
+  });
+});
+
 describe('pull requests: waiting, restarts, faults and limits', () => {
   it('doctor reads the repository with the token, and names the setting when it cannot', async () => {
     const { root } = await forgeSetup();
