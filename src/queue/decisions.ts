@@ -91,6 +91,37 @@ export function rejected(item: Item, decision: ItemDecision, now: number): Item 
   return effects.length > 0 ? carrying(at, decision, effects) : afterRejection(at, now);
 }
 
+/**
+ * A landing recorded after a rejection raced it (the train landed the item while a person
+ * rejected it): the landing is kept on the item and the rejection reverts it, carried out by
+ * the decision stage as any rejection of a landed item is.
+ */
+export function landedUnderRejection(
+  item: Item,
+  landing: { commit: string; target: string; onto: string },
+  now: number,
+): Item {
+  const decision = item.decision;
+  if (decision === undefined) return item;
+  // In the order the stage carries them out: the branch kept first, then the revert.
+  const left = decision.effects ?? [];
+  const effects: DecisionEffect[] = [
+    ...(left.includes('keep_branch') ? (['keep_branch'] as const) : []),
+    'revert',
+    ...left.filter((effect) => effect !== 'keep_branch' && effect !== 'revert'),
+  ];
+  return {
+    ...item,
+    status: 'deciding',
+    updatedAt: iso(now),
+    landedCommit: landing.commit,
+    landedOn: landing.target,
+    landedOnto: landing.onto,
+    landedAt: iso(now),
+    decision: { ...decision, effects, before: decision.before ?? item.status },
+  };
+}
+
 /** Deferred: hidden from the inbox until `decision.until`; nothing else changes. */
 export function deferred(item: Item, decision: ItemDecision, now: number): Item {
   return { ...item, decision, updatedAt: iso(now) };

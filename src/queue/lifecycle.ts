@@ -13,6 +13,7 @@ import {
   decisionFailed,
   deferred,
   isAccepted,
+  landedUnderRejection,
   rejected,
 } from './decisions.js';
 import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
@@ -307,9 +308,18 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => reviewFailed(item, e, e.now),
   },
   landed: {
-    to: ['done', 'pending', 'awaiting_checks'],
-    from: ['landing'],
-    apply: (item, e) => landed(item, e.landing, e.now),
+    to: { landing: ['done', 'pending', 'awaiting_checks'] },
+    // A rejection that raced the landing (taken while the train gathered it, carried out yet):
+    // the landing is recorded all the same, and the rejection reverts it.
+    from: ['landing', 'deciding'],
+    refuse: (item) =>
+      item.status === 'landing' || item.decision?.kind === 'rejected'
+        ? undefined
+        : `landed does not apply to a deciding item whose decision is no rejection`,
+    apply: (item, e) =>
+      item.status === 'landing'
+        ? landed(item, e.landing, e.now)
+        : landedUnderRejection(item, e.landing, e.now),
   },
   landing_refused: {
     to: ['pending', 'failed', 'needs_input'],

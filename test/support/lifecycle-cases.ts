@@ -167,7 +167,8 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       landing: { commit: 'c'.repeat(40), target: 'main', onto: 'd'.repeat(40) },
       now: NOW,
     },
-    to: { landing: 'done' },
+    // A rejection that raced the landing keeps its record, and reverts it.
+    to: { landing: 'done', deciding: 'same' },
   },
   landing_refused: {
     event: {

@@ -36,6 +36,27 @@ describe('the lifecycle table', () => {
     },
   );
 
+  it('records a landing that a rejection raced, and has the rejection revert it', () => {
+    const rejected = itemIn('deciding');
+    const applied = applyEvent(
+      { ...rejected, decision: { ...rejected.decision!, effects: ['keep_branch'] } },
+      {
+        kind: 'landed',
+        landing: { commit: 'c'.repeat(40), target: 'ralph/landed', onto: 'd'.repeat(40) },
+        now: 0,
+      },
+    );
+    expect(applied).toMatchObject({
+      kind: 'applied',
+      item: {
+        status: 'deciding',
+        landedCommit: 'c'.repeat(40),
+        landedOn: 'ralph/landed',
+        decision: { kind: 'rejected', effects: ['keep_branch', 'revert'] },
+      },
+    });
+  });
+
   it('refuses an event for an item no longer in the queue', () => {
     expect(applyEvent(undefined, { kind: 'unparked', now: 0 })).toMatchObject({
       kind: 'refused',
