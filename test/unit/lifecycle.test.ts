@@ -108,3 +108,38 @@ describe('a queue file of schema 6', () => {
     });
   });
 });
+
+describe('an item whose settings cannot be used', () => {
+  it('is read with its gates made whole, or told why its settings cannot be used', async () => {
+    const { itemSettingsOf } = await import('../../src/queue/item.js');
+    const bare = itemSettingsOf({ ...itemIn('pending'), gates: [['npm', 'test']] } as never);
+    expect(bare).toEqual({
+      settings: expect.objectContaining({
+        gates: [{ name: 'npm test', command: ['npm', 'test'], timeout: 600 }],
+      }) as unknown,
+    });
+    const broken = itemSettingsOf({ ...itemIn('pending'), gates: [[]] } as never);
+    expect(broken).toMatchObject({
+      problem: expect.stringMatching(/^its settings cannot be used: gates/) as unknown,
+    });
+  });
+
+  it('is parked with the reason, its attempt given back, never failed', () => {
+    const running = itemIn('running');
+    const applied = applyEvent(running, {
+      kind: 'session_ended',
+      lease: { itemId: running.id, sessionId: 's1', attempt: 1 },
+      settlement: {
+        kind: 'rejected',
+        error: 'its settings cannot be used: gates',
+        outcome: 'rejected',
+        park: true,
+      },
+      policy: { maxAttempts: 3, now: 0, retryBackoffCapMs: 0 },
+    });
+    expect(applied).toMatchObject({
+      kind: 'applied',
+      item: { status: 'parked', attempts: 0, lastError: 'its settings cannot be used: gates' },
+    });
+  });
+});
