@@ -152,8 +152,9 @@ describe('B. faults', () => {
       20_000,
       'the pause',
     );
+    // The session's spend is the first thing recorded after it (before its item moves on).
     expect(fs.readFileSync(path.join(root, 'state', 'interrupt-request.txt'), 'utf8')).toMatch(
-      /settling item g failed: EIO/,
+      /recording the spend failed: EIO/,
     );
     expect((await ralph(root, ['resume'])).code).toBe(0);
     const run = await running;
