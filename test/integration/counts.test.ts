@@ -4,24 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { landingWorkspace } from '../support/landing.js';
+import { addWithCriterion as add, landingWorkspace } from '../support/landing.js';
 import { request, startServe, stopServers } from '../support/serve.js';
 import { ralph, tempDir } from '../support/workspace.js';
 
 afterEach(stopServers);
-
-const add = (root: string, id: string, body: string, ...flags: string[]) =>
-  ralph(root, [
-    'add',
-    `Item ${id}`,
-    '--id',
-    id,
-    '--body',
-    body,
-    '--criterion',
-    'it works',
-    ...flags,
-  ]);
 
 describe('the counts of one night', () => {
   it('agree between the report, status, the inbox, the closing line and the dashboard', async () => {

@@ -35,6 +35,34 @@ async function landedPair(land: Record<string, unknown> = {}) {
   return workspace;
 }
 
+/**
+ * Two landed items, and a `ralph reject a` killed (-9) while its revert's land gate runs: the
+ * gate waits, while the `release` file is missing, once the revert is under way.
+ */
+async function rejectionKilledMidRevert() {
+  const dir = await tempDir('ralph-held-');
+  const started = path.join(dir, 'started');
+  const release = path.join(dir, 'release');
+  const { repo, root } = await landedPair({
+    gates: [
+      [
+        'sh',
+        '-c',
+        `if [ ! -f a.txt ] && [ ! -f ${release} ]; then touch ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; fi`,
+      ],
+    ],
+  });
+  const child = spawn(process.execPath, [RALPH_BIN, '-C', root, 'reject', 'a', '--note', 'again'], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  await waitUntil(dir, () => fs.existsSync(started), 20_000, 'the revert gated');
+  process.kill(-(child.pid ?? 0), 'SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  expect(item(root, 'a')).toMatchObject({ status: 'deciding' });
+  return { repo, root, release };
+}
+
 let github: FakeGitHub | undefined;
 afterEach(async () => {
   await github?.close();
@@ -118,31 +146,7 @@ describe('a decision on a landed item', () => {
   });
 
   it('a kill -9 while the revert is gated: the next run finishes it, once', async () => {
-    const dir = await tempDir('ralph-held-');
-    const started = path.join(dir, 'started');
-    const release = path.join(dir, 'release');
-    // The land gate waits, while the release file is missing, once the revert is under way.
-    const { repo, root } = await landedPair({
-      gates: [
-        [
-          'sh',
-          '-c',
-          `if [ ! -f a.txt ] && [ ! -f ${release} ]; then touch ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; fi`,
-        ],
-      ],
-    });
-    const child = spawn(
-      process.execPath,
-      [RALPH_BIN, '-C', root, 'reject', 'a', '--note', 'again'],
-      {
-        detached: true,
-        stdio: 'ignore',
-      },
-    );
-    await waitUntil(dir, () => fs.existsSync(started), 20_000, 'the revert gated');
-    process.kill(-(child.pid ?? 0), 'SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(item(root, 'a')).toMatchObject({ status: 'deciding' });
+    const { repo, root, release } = await rejectionKilledMidRevert();
     expect(reverts(repo)).toEqual([]);
     fs.writeFileSync(release, '');
     // The next run carries the decision out before anything else, and never twice.
@@ -156,30 +160,7 @@ describe('a decision on a landed item', () => {
   });
 
   it('a kill -9 while the revert is gated: shown in the inbox and status, and finished by ralph recover without an agent', async () => {
-    const dir = await tempDir('ralph-held-');
-    const started = path.join(dir, 'started');
-    const release = path.join(dir, 'release');
-    const { repo, root } = await landedPair({
-      gates: [
-        [
-          'sh',
-          '-c',
-          `if [ ! -f a.txt ] && [ ! -f ${release} ]; then touch ${started}; while [ ! -f ${release} ]; do sleep 0.05; done; fi`,
-        ],
-      ],
-    });
-    const child = spawn(
-      process.execPath,
-      [RALPH_BIN, '-C', root, 'reject', 'a', '--note', 'again'],
-      {
-        detached: true,
-        stdio: 'ignore',
-      },
-    );
-    await waitUntil(dir, () => fs.existsSync(started), 20_000, 'the revert gated');
-    process.kill(-(child.pid ?? 0), 'SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(item(root, 'a')).toMatchObject({ status: 'deciding' });
+    const { repo, root, release } = await rejectionKilledMidRevert();
     const inbox = await ralph(root, ['review', '--json']);
     expect((JSON.parse(inbox.stdout) as { id: string }[]).map((r) => r.id)).toContain('a');
     const status = await ralph(root, ['status']);

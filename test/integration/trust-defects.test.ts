@@ -6,22 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
-import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import { TARGET, addWithCriterion as add, item, landingWorkspace } from '../support/landing.js';
 import { parseUntil } from '../../src/workspace/decide.js';
 import { ralph, readQueue, tempDir } from '../support/workspace.js';
-
-const add = (root: string, id: string, body: string, ...flags: string[]) =>
-  ralph(root, [
-    'add',
-    `Item ${id}`,
-    '--id',
-    id,
-    '--body',
-    body,
-    '--criterion',
-    'it writes its file',
-    ...flags,
-  ]);
 
 /** The run's closing event, as the log has it. */
 function runFinished(root: string): Record<string, unknown> | undefined {

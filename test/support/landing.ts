@@ -43,3 +43,17 @@ export async function addFileItems(
       `#behave: land file=${id}.txt`,
     ]);
 }
+
+/** Queues an item with one criterion, its agent's (`#behave:`) and reviewer's (`#review:`) part in `body`. */
+export const addWithCriterion = (root: string, id: string, body: string, ...flags: string[]) =>
+  ralph(root, [
+    'add',
+    `Item ${id}`,
+    '--id',
+    id,
+    '--body',
+    body,
+    '--criterion',
+    'it writes its file',
+    ...flags,
+  ]);
