@@ -134,7 +134,7 @@ export async function cachePrefixFigures() {
       value: share,
       unit: 'of its cacheable bytes',
       measure: 'ratio',
-      target: 'the first byte that differs is in the item\'s own text',
+      target: "the first byte that differs is in the item's own text",
       ok: own !== -1 && same >= own,
       detail: `${same} of ${cacheable} bytes up to its last cache breakpoint the same as the first item's, from the start; the item's own text begins at byte ${own}, so ${same >= own ? 'no byte before it differs' : `${own - same} bytes before it differ`}; a cache read serves ${served} (${((served / cacheable) * 100).toFixed(0)}%), up to the last breakpoint before the first change`,
     };
