@@ -75,6 +75,8 @@ export class PushStage implements Stage {
       for (const item of due) if (!ctx.stopped()) await this.push(item);
       if (due.length > 0) continue;
       if (over()) return;
+      // A worker's turn that ended since this look began woke nobody: look again, not sleep.
+      if (this.looks.changedSinceLook) continue;
       const next = Math.min(...waiting.map(atOf));
       await (Number.isFinite(next) ? pace.sleep(next - now) : pace.untilChanged());
     }

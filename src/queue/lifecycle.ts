@@ -308,14 +308,18 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
     apply: (item, e) => reviewFailed(item, e, e.now),
   },
   landed: {
-    to: { landing: ['done', 'pending', 'awaiting_checks'] },
-    // A rejection that raced the landing (taken while the train gathered it, carried out yet):
-    // the landing is recorded all the same, and the rejection reverts it.
-    from: ['landing', 'deciding'],
+    to: {
+      landing: ['done', 'pending', 'awaiting_checks'],
+      pending: ['deciding'],
+      cancelled: ['deciding'],
+    },
+    // A rejection that raced the landing (taken while the train gathered it, carried out or
+    // not): the landing is recorded all the same, and the rejection reverts it.
+    from: ['landing', 'deciding', 'pending', 'cancelled'],
     refuse: (item) =>
       item.status === 'landing' || item.decision?.kind === 'rejected'
         ? undefined
-        : `landed does not apply to a deciding item whose decision is no rejection`,
+        : `landed does not apply to a ${item.status} item that no rejection raced`,
     apply: (item, e) =>
       item.status === 'landing'
         ? landed(item, e.landing, e.now)

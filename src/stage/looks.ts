@@ -29,6 +29,14 @@ export class StageLooks {
     this.unseen -= begun;
     this.waiting = waiting;
   }
+
+  /**
+   * Whether the queue changed since the last look began: a stage that is to sleep looks again
+   * first, or the wake-up that change sent (before the sleep began) would be lost.
+   */
+  get changedSinceLook(): boolean {
+    return this.unseen > 0;
+  }
 }
 
 /**

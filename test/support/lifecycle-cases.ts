@@ -167,8 +167,9 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       landing: { commit: 'c'.repeat(40), target: 'main', onto: 'd'.repeat(40) },
       now: NOW,
     },
-    // A rejection that raced the landing keeps its record, and reverts it.
-    to: { landing: 'done', deciding: 'same' },
+    // A rejection that raced the landing keeps its record, and reverts it (the example's
+    // pending and cancelled items were not rejected: refused).
+    to: { landing: 'done', deciding: 'same', pending: undefined, cancelled: undefined },
   },
   landing_refused: {
     event: {

@@ -57,6 +57,27 @@ describe('the lifecycle table', () => {
     });
   });
 
+  it('records a landing that a rejection carried out before it, and has the revert made', () => {
+    const rejected = {
+      ...itemIn('pending'),
+      branch: undefined,
+      decision: { ...itemIn('deciding').decision!, effects: undefined, before: undefined },
+    };
+    const applied = applyEvent(rejected, {
+      kind: 'landed',
+      landing: { commit: 'c'.repeat(40), target: 'ralph/landed', onto: 'd'.repeat(40) },
+      now: 0,
+    });
+    expect(applied).toMatchObject({
+      kind: 'applied',
+      item: {
+        status: 'deciding',
+        landedCommit: 'c'.repeat(40),
+        decision: { kind: 'rejected', effects: ['revert'], before: 'pending' },
+      },
+    });
+  });
+
   it('refuses an event for an item no longer in the queue', () => {
     expect(applyEvent(undefined, { kind: 'unparked', now: 0 })).toMatchObject({
       kind: 'refused',
