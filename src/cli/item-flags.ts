@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { InputError, isErrnoException } from '../lib/errors.js';
-import type { Item } from '../queue/item.js';
+import type { Item, ItemEdit } from '../queue/item.js';
 import {
   checkBody,
   checkTitle,
@@ -76,10 +76,7 @@ async function readBody(o: Record<string, unknown>): Promise<string | undefined>
  * The item fields the flags set, and only those: `ralph add` lays them over the defaults,
  * `ralph edit` over the item as it is. Each is checked in the words of its flag.
  */
-export async function fieldsFromFlags(
-  o: Record<string, unknown>,
-  now: number,
-): Promise<Partial<Item>> {
+export async function fieldsFromFlags(o: Record<string, unknown>, now: number): Promise<ItemEdit> {
   const fields: Record<string, unknown> = {};
   const set = (key: string, value: unknown) => {
     if (value !== undefined) fields[key] = value;

@@ -113,9 +113,12 @@ export function planLines(
         `${Math.round(p.estimate.chance * 100)}%`,
         p.left === undefined ? clockTime(p.startsAt, now) : '-',
         p.left === undefined
-          ? p.afterReset === undefined
-            ? ''
-            : `after the ${p.afterReset.kind} reset`
+          ? [
+              p.afterReset === undefined ? '' : `after the ${p.afterReset.kind} reset`,
+              (p.through?.length ?? 0) > 1 ? `then ${p.through?.join(' → ')}` : '',
+            ]
+              .filter((said) => said !== '')
+              .join('; ')
           : `left: ${p.left}${p.leftUntil === undefined ? '' : ` until ${clockTime(p.leftUntil, now)}`}`,
       ]);
     const table = renderTable(['#', 'ITEM', 'CLI', 'COST', 'CHANCE', 'STARTS', ''], rows);

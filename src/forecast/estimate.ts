@@ -1,3 +1,4 @@
+import type { SessionStages } from '../queue/lifecycle.js';
 import type { IndexEntry } from '../archive/index-entry.js';
 
 /** What decides an item's likely cost and time: who runs it, on what, within which caps. */
@@ -9,6 +10,8 @@ export interface Profile {
   /** Its caps, the forecast where there is no history. */
   maxBudgetUsd: number;
   timeoutSeconds: number;
+  /** What a success goes through after its session (its review, its landing). */
+  stages?: SessionStages;
 }
 
 /** A session's likely cost, time and chance of success, and what they rest on. */
@@ -26,11 +29,15 @@ export class History {
   private readonly byWho = new Map<string, IndexEntry[]>();
   /** Estimates made, by profile: a plan asks for the same ones again and again. */
   private readonly made = new Map<string, Estimate>();
+  /** How long the reviewers' sessions took (ms). */
+  private readonly reviews: number[] = [];
 
   constructor(entries: readonly IndexEntry[]) {
     for (const entry of entries) {
-      // A reviewer's session is no work of its item; one still running has no figures yet.
-      if (entry.role !== undefined || entry.endedAt === undefined) continue;
+      if (entry.endedAt === undefined) continue;
+      // A reviewer's session is no work of its item: it is the time its item waits for a verdict.
+      if (entry.role === 'reviewer') this.reviews.push(entry.durationMs ?? 0);
+      if (entry.role !== undefined) continue;
       const key = `${entry.cli}\n${entry.persona ?? ''}`;
       const sessions = this.byWho.get(key) ?? [];
       sessions.push(entry);
@@ -50,6 +57,11 @@ export class History {
     const made = this.made.get(key) ?? this.compute(profile);
     this.made.set(key, made);
     return made;
+  }
+
+  /** The median time a review took (seconds), 0 with none on record. */
+  reviewSeconds(): number {
+    return this.reviews.length === 0 ? 0 : Math.round(median(this.reviews) / 1000);
   }
 
   private compute(profile: Profile): Estimate {

@@ -8,6 +8,7 @@ import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
 import { inSelectionOrder } from '../queue/select.js';
 import { resolveSession } from '../session/prepare.js';
+import { stagesOfWork } from '../session/stages.js';
 
 /** What the plan is made for: the queue as it stands, the run's workers and deadline. */
 export interface ForecastRequest {
@@ -40,6 +41,7 @@ export async function forecastNight(request: ForecastRequest): Promise<NightPlan
             model: resolved.settings.model,
             maxBudgetUsd: resolved.settings.maxBudgetUsd,
             timeoutSeconds: resolved.settings.timeoutSeconds,
+            stages: stagesOfWork(resolved.work),
           },
     );
   }

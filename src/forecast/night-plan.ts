@@ -1,5 +1,6 @@
 import type * as z from '../lib/zod.js';
-import { statusIs } from '../queue/item-status.js';
+import { statusIs, type ItemStatus } from '../queue/item-status.js';
+import { foreseenPath } from '../queue/foreseen.js';
 import type { PlanSummarySchema } from './plan-schema.js';
 import type { Item } from '../queue/item.js';
 import { unrunnableItems } from '../queue/dependencies.js';
@@ -51,6 +52,8 @@ export interface PlannedItem {
   left?: string;
   /** Left for a window: when it resets (epoch ms), when known. */
   leftUntil?: number;
+  /** Planned: the statuses its success goes through after its session, the last where it rests. */
+  through?: readonly ItemStatus[];
 }
 
 /** A window, and how far the night gets before it runs out under the reserve. */
@@ -122,7 +125,8 @@ export function planNight(input: PlanInput): NightPlan {
     };
   });
   const workerFree = Array.from({ length: Math.max(1, input.workers) }, () => input.now);
-  // When each item planned tonight ends: what depends on it starts no sooner.
+  // When each item planned tonight rests where its dependents may run (its session's end, and
+  // its review's usual time): what depends on it starts no sooner.
   const ends = new Map<string, number>();
   const planned: PlannedItem[] = [];
   const refused: NightPlan['refused'] = [];
@@ -143,9 +147,20 @@ export function planNight(input: PlanInput): NightPlan {
     const item = planItem(next, input, windows, { workerFree, worker, spent }, closed);
     planned.push(item);
     const own = byId.get(next.item.id) as Item;
-    // Left for the morning, it satisfies no dependent tonight.
-    own.status = item.left === undefined ? 'done' : 'parked';
-    if (item.left === undefined) ends.set(own.id, item.endsAt);
+    // Left for the morning, it satisfies no dependent tonight; planned, it goes where the table
+    // takes a success (its review, its landing): its dependents wait for where it rests.
+    if (item.left === undefined) {
+      const path = foreseenPath(
+        own,
+        (input.profiles.get(own.id) as Profile).stages,
+        `plan-${own.id}`,
+        item.endsAt,
+      );
+      Object.assign(own, path.item);
+      item.through = path.through;
+      const review = path.through.includes('reviewing') ? input.history.reviewSeconds() : 0;
+      ends.set(own.id, item.endsAt + review * 1000);
+    } else own.status = 'parked';
   }
   return summarise(input, planned, refused, windows, simulated);
 }

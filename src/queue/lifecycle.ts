@@ -1,11 +1,13 @@
 import { InputError } from '../lib/errors.js';
-import type {
-  DecisionEffect,
-  EnvironmentKind,
-  Item,
-  ItemDecision,
-  ItemVerdict,
-  Message,
+import {
+  lifeFieldsIn,
+  type DecisionEffect,
+  type EnvironmentKind,
+  type Item,
+  type ItemDecision,
+  type ItemEdit,
+  type ItemVerdict,
+  type Message,
 } from './item.js';
 import {
   accepted,
@@ -140,7 +142,7 @@ export type ItemEvent =
   | { kind: 'retried'; now: number; force?: boolean }
   | { kind: 'cancelled'; now: number; force?: boolean }
   /** `ralph edit`: the fields given set, those in `cleared` back to their defaults. */
-  | { kind: 'edited'; fields: Partial<Item>; cleared: readonly string[]; now: number }
+  | { kind: 'edited'; fields: ItemEdit; cleared: readonly string[]; now: number }
   | { kind: 'source_updated'; fields: SourcedFields; now: number }
   | { kind: 'closed_at_source'; now: number }
   | { kind: 'done_at_source'; now: number }
@@ -215,8 +217,11 @@ const DECIDED_ON: readonly ItemStatus[] = [
 
 const leaseRefusal = (item: Item, event: { lease: Lease }) => fenceReason(item, event.lease);
 
+/** The table of an item's life: for each event, its rule. */
+export type Lifecycle = { readonly [K in ItemEventKind]: Rule<K> };
+
 /** The item's life: for each event, the statuses it may start from and what it does. */
-export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
+export const LIFECYCLE: Lifecycle = {
   claimed: { to: ['running'], from: RUNNABLE, apply: (item, e) => claim(item, e.sessionId, e.now) },
   session_ended: {
     to: [
@@ -404,6 +409,13 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
   },
   edited: {
     from: ITEM_STATUSES.filter((s) => s !== 'running'),
+    // Its life moves only by the table's events: an edit that carries any of it changes nothing.
+    refuse: (_item, e) => {
+      const life = lifeFieldsIn(e.fields);
+      const cleared = lifeFieldsIn(Object.fromEntries(e.cleared.map((key) => [key, undefined])));
+      const named = [...life, ...cleared];
+      return named.length === 0 ? undefined : `an edit cannot change ${named.join(', ')}`;
+    },
     apply: (item, e) => {
       const next: Record<string, unknown> = {
         ...item,
@@ -502,8 +514,12 @@ export const LIFECYCLE: { readonly [K in ItemEventKind]: Rule<K> } = {
 };
 
 /** The statuses `kind` may lead an item in status `from` to, besides `from` itself. */
-export function leadsTo(kind: ItemEventKind, from: ItemStatus): readonly ItemStatus[] {
-  const to = LIFECYCLE[kind].to ?? [];
+export function leadsTo(
+  kind: ItemEventKind,
+  from: ItemStatus,
+  table: Lifecycle = LIFECYCLE,
+): readonly ItemStatus[] {
+  const to = table[kind].to ?? [];
   return isStatusList(to) ? to : (to[from] ?? []);
 }
 
@@ -540,11 +556,17 @@ export type Applied =
 
 /**
  * Applies `event` to `item` when the table lets it start from the item's status; otherwise
- * refuses, naming the event and the status (a missing item is refused too).
+ * refuses, naming the event and the status (a missing item is refused too). A result the rule
+ * does not declare (a status outside its `to`) is refused as well: the table is the only truth
+ * of where an event leads, at run time and not only in its test.
  */
-export function applyEvent(item: Item | undefined, event: ItemEvent): Applied {
+export function applyEvent(
+  item: Item | undefined,
+  event: ItemEvent,
+  table: Lifecycle = LIFECYCLE,
+): Applied {
   if (item === undefined) return { kind: 'refused', reason: 'the item is no longer in the queue' };
-  const rule = LIFECYCLE[event.kind] as Rule<ItemEventKind>;
+  const rule = table[event.kind] as Rule<ItemEventKind>;
   if (!rule.from.includes(item.status))
     return {
       kind: 'refused',
@@ -554,6 +576,12 @@ export function applyEvent(item: Item | undefined, event: ItemEvent): Applied {
   const refused = rule.refuse?.(item, event);
   if (refused !== undefined) return { kind: 'refused', reason: refused, item };
   const next = rule.apply(item, event);
+  if (next.status !== item.status && !leadsTo(event.kind, item.status, table).includes(next.status))
+    return {
+      kind: 'refused',
+      reason: `${event.kind} led a ${item.status} item to ${next.status}, which its rule does not declare (the lifecycle table's \`to\`)`,
+      item,
+    };
   // A stage's next look is for the status it was set in.
   const looksOver = next.status !== item.status;
   return { kind: 'applied', item: looksOver ? { ...next, lookAgain: undefined } : next };

@@ -5,7 +5,7 @@ export { DEFAULT_TIMINGS, type RunnerTimings } from './context.js';
 export { RunEvents, type RunnerEvent, type EventName } from '../events/events.js';
 export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';
-export { planRun, type Plan, type PlannedItem } from './plan.js';
+export { planRun, type DryRun, type DryRunItem } from './plan.js';
 export { prepareSession } from '../session/prepare.js';
 export { clisInUse, fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 export {

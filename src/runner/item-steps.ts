@@ -7,6 +7,7 @@ import type { SessionStages } from '../queue/lifecycle.js';
 import type { Claim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
+import { stagesOfWork } from '../session/stages.js';
 import type { PreparedSession } from '../session/prepare.js';
 import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
@@ -148,13 +149,7 @@ export function settlementFor(
  * table decides which first): only work on a branch of its own lands or has a pull request.
  */
 export function stagesOf(prepared: PreparedSession): SessionStages | undefined {
-  if (prepared.checkout === undefined) return undefined;
-  return {
-    land: prepared.work.land !== undefined,
-    pullRequest: prepared.work.forge !== undefined,
-    push: prepared.work.push,
-    review: prepared.work.review,
-  };
+  return prepared.checkout === undefined ? undefined : stagesOfWork(prepared.work);
 }
 
 /** The line an agent ends with when it cannot go on without a person (the bootstrap says so). */

@@ -9,37 +9,44 @@ import { readBudget } from '../control/budget.js';
 import { fallbackClisInUse, fallbackProblem } from '../session/fallback-clis.js';
 import type { PreparationError } from '../session/preparation-error.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
+import { foreseenPath } from '../queue/foreseen.js';
+import type { ItemStatus } from '../queue/item-status.js';
+import { stagesOf } from './item-steps.js';
 
-/** One item of a planned run. */
-export interface PlannedItem {
+/** One item of a dry run. */
+export interface DryRunItem {
   id: string;
   title: string;
   /** Its session as it would be spawned, or why it would be refused. */
   session: PreparedSession | PreparationError;
+  /** The statuses its item goes through after a session that succeeds, the last where it rests. */
+  through: readonly ItemStatus[];
+  /** The items of this dry run it waits for, each until it rests where its dependents may run. */
+  after: readonly string[];
 }
 
 /** What `ralph run --dry-run` shows: the runnable items in order, and those that never will be. */
-export interface Plan {
-  items: PlannedItem[];
+export interface DryRun {
+  items: DryRunItem[];
   unrunnable: { id: string; reason: string }[];
   /** Fallback CLIs that could not take over: the run would not start (`refuse`), or a warning. */
   fallbackProblems: { refuse: boolean; problem: string }[];
 }
 
 /**
- * The sessions a run would start now, in the order it would start them, prepared exactly as
- * the runner prepares them; nothing is spawned or written.
+ * The sessions a run would start, in the order it would start them, prepared exactly as the
+ * runner prepares them; nothing is spawned or written.
  */
 export async function planRun(
   workspace: Workspace,
   env: Readonly<Record<string, string | undefined>>,
   now: number,
-): Promise<Plan> {
+): Promise<DryRun> {
   const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const simulated = items.map((item) => ({ ...item }));
   const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
-  const planned: PlannedItem[] = [];
+  const planned: DryRunItem[] = [];
   for (
     let next = selectNext(simulated, now);
     next !== undefined;
@@ -58,8 +65,21 @@ export async function planRun(
       cache: files,
       mode: 'plan',
     });
-    planned.push({ id: next.id, title: next.title, session });
-    next.status = 'done';
+    // Every step assumed to go well, through the table's own events: a dependent waits for
+    // what its dependency goes through after its session (its review, its landing).
+    const path =
+      'reason' in session
+        ? { item: { ...next, status: 'failed' as const }, through: ['failed' as const] }
+        : foreseenPath(next, stagesOf(session), sessionId, now);
+    const inRun = new Set(planned.map((p) => p.id));
+    planned.push({
+      id: next.id,
+      title: next.title,
+      session,
+      through: path.through,
+      after: next.dependsOn.filter((id) => inRun.has(id)),
+    });
+    simulated[simulated.indexOf(next)] = path.item;
   }
   const fallbackProblems = [];
   for (const fallback of await fallbackClisInUse(workspace, items, files)) {

@@ -189,6 +189,27 @@ describe('git mode', () => {
     expect(branches(repo)).toEqual(['main']);
   });
 
+  it('plans a dependent of a reviewed, landing item after its landing in --dry-run', async () => {
+    const { root, env } = await gitWorkspace({
+      review: { enabled: true },
+      land: { enabled: true },
+    });
+    await ralph(root, ['add', 'First', '--id', 'a', '--body', '#behave: work'], env);
+    await ralph(root, ['add', 'Then', '--id', 'b', '--depends-on', 'a'], env);
+    const dry = await ralph(root, ['run', '--dry-run'], env);
+    const lines = dry.stdout.split('\n').filter((line) => line.startsWith('# '));
+    const a = lines.findIndex((line) => line.startsWith('# a (First)'));
+    const landed = lines.indexOf('# after its session: reviewing → landing → done');
+    const b = lines.indexOf('# b starts once a rests where dependents may run');
+    expect(
+      [a, landed, b].every((i) => i >= 0),
+      dry.stdout,
+    ).toBe(true);
+    expect(a < landed && landed < b).toBe(true);
+    expect(lines[b + 1]).toMatch(/^# b \(Then\) on claude/);
+    expect(readQueue(root).items.map((i) => i.status)).toEqual(['pending', 'pending']);
+  });
+
   it('keeps the worktree of an interrupted item for its resumption, and removes it when the item is cancelled', async () => {
     const { repo, root, env } = await gitWorkspace();
     const gate = path.join(root, 'gate');

@@ -2,8 +2,8 @@
 // documentation says, or is refused with a reason that names the event and the status.
 import { describe, expect, it } from 'vitest';
 import { ITEM_STATUSES, STATUS_TRAITS, statusesWhere } from '../../src/queue/item-status.js';
-import { applyEvent, leadsTo, LIFECYCLE } from '../../src/queue/lifecycle.js';
-import { ItemSchema } from '../../src/queue/item.js';
+import { applyEvent, leadsTo, LIFECYCLE, type Lifecycle } from '../../src/queue/lifecycle.js';
+import { ItemSchema, type Item, type ItemEdit } from '../../src/queue/item.js';
 import { migrateQueueFile, QUEUE_SCHEMA } from '../../src/queue/file-schema.js';
 import { itemIn, LIFECYCLE_CASES, lifecyclePairs } from '../support/lifecycle-cases.js';
 
@@ -35,6 +35,45 @@ describe('the lifecycle table', () => {
       if (applied.kind === 'applied') ItemSchema.parse(applied.item);
     },
   );
+
+  it.each(
+    lifecyclePairs()
+      .filter((pair) => pair.to !== undefined)
+      .map((pair) => [pair.event.kind, pair.status, pair] as const),
+  )(
+    'refuses, at run time, a mutant %s rule from %s that leads anywhere it does not declare',
+    (_kind, status, { event }) => {
+      const kind = event.kind;
+      const undeclared = ITEM_STATUSES.find(
+        (s) => s !== status && !leadsTo(kind, status).includes(s),
+      );
+      if (undeclared === undefined) return;
+      const rule = LIFECYCLE[kind];
+      const mutant = {
+        ...LIFECYCLE,
+        [kind]: { ...rule, apply: (item: Item) => ({ ...item, status: undeclared }) },
+      } as Lifecycle;
+      const applied = applyEvent(itemIn(status), event, mutant);
+      expect(applied).toMatchObject({ kind: 'refused' });
+      if (applied.kind === 'refused') {
+        expect(applied.reason).toContain(`led a ${status} item to ${undeclared}`);
+        expect(applied.item?.status).toBe(status);
+      }
+    },
+  );
+
+  it('refuses an edit that carries any of the life of an item (its status, its sessions)', () => {
+    const fields = { status: 'done', title: 'x' } as unknown as ItemEdit;
+    const applied = applyEvent(itemIn('pending'), { kind: 'edited', fields, cleared: [], now: 0 });
+    expect(applied).toMatchObject({ kind: 'refused', reason: 'an edit cannot change status' });
+    const cleared = applyEvent(itemIn('pending'), {
+      kind: 'edited',
+      fields: {},
+      cleared: ['sessions'],
+      now: 0,
+    });
+    expect(cleared).toMatchObject({ kind: 'refused', reason: 'an edit cannot change sessions' });
+  });
 
   it('records a landing that a rejection raced, and has the rejection revert it', () => {
     const rejected = itemIn('deciding');

@@ -7,7 +7,7 @@ import { planNight, planSummary, type PlanInput } from '../../src/forecast/night
 import { nextPaced, paceOrder, type Candidate } from '../../src/forecast/pace.js';
 import { windowsOf } from '../../src/forecast/windows.js';
 import type { Item } from '../../src/queue/item.js';
-import { clockTime, planSummaryLines } from '../../src/cli/plan-text.js';
+import { clockTime, planLines, planSummaryLines } from '../../src/cli/plan-text.js';
 import { queueItem } from '../support/items.js';
 
 const NOW = Date.parse('2026-11-29T22:00:00Z');
@@ -211,6 +211,33 @@ describe('the night plan', () => {
     expect(plan.refused).toEqual([{ id: 'refused', reason: 'permission mode needs yolo' }]);
     expect(plan.unrunnable.map((u) => u.id)).toEqual(['orphan']);
     expect(plan.unrunnable[0]?.reason).toMatch(/missing/);
+  });
+
+  it('starts a dependent of a reviewed, landing item only once it has landed, through the table', () => {
+    const items = [
+      queueItem('s1', { model: 'sure' }),
+      queueItem('after', { model: 'sure', dependsOn: ['s1'] }),
+    ];
+    const stages = { review: true, land: true, pullRequest: false };
+    const profiles = new Map<string, Profile | { refused: string }>(
+      items.map((i) => [i.id, { ...profile('sure'), stages }]),
+    );
+    const plan = planNight(input(items, { windows: [], profiles }));
+    expect(plan.items.map((p) => [p.id, p.through])).toEqual([
+      ['s1', ['reviewing', 'landing', 'done']],
+      ['after', ['reviewing', 'landing', 'done']],
+    ]);
+    // Its session ends at 20 minutes; its review takes the reviewers' usual 10 before it lands.
+    expect(plan.items.map((p) => (p.startsAt - NOW) / MIN)).toEqual([0, 30]);
+    const lines = planLines(plan, planSummary(plan), NOW);
+    expect(lines.filter((line) => line.includes('then reviewing → landing → done'))).toHaveLength(
+      2,
+    );
+    const unreviewed = planNight(input(items, { windows: [] }));
+    expect(unreviewed.items.map((p) => [(p.startsAt - NOW) / MIN, p.through])).toEqual([
+      [0, ['done']],
+      [20, ['done']],
+    ]);
   });
 
   it("starts nothing once the run's cost cap is spent", () => {

@@ -1,7 +1,7 @@
 import { InputError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import { appliedOrThrow, applyEvent } from '../../queue/lifecycle.js';
-import type { Item } from '../../queue/item.js';
+import type { Item, ItemEdit } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { refuseRunning } from '../../queue/selection.js';
 import { checkDependencies, checkRunnable } from '../../workspace/admission.js';
@@ -59,7 +59,7 @@ export async function editCommand(
 }
 
 /** The edited fields as the validated item holds them. */
-function validFields(item: Item, fields: Partial<Item>): Partial<Item> {
+function validFields(item: Item, fields: ItemEdit): ItemEdit {
   const all = item as unknown as Record<string, unknown>;
   return Object.fromEntries(Object.keys(fields).map((key) => [key, all[key]]));
 }

@@ -62,7 +62,11 @@ async function dryRun(
 ): Promise<number> {
   const redactor = redactorFor(workspace, env);
   const plan = await planRun(workspace, env, Date.now());
-  for (const { id, title, session } of plan.items) {
+  for (const { id, title, session, through, after } of plan.items) {
+    if (after.length > 0)
+      output.out(
+        `# ${id} starts once ${after.join(', ')} ${after.length === 1 ? 'rests' : 'rest'} where dependents may run`,
+      );
     if ('reason' in session)
       output.out(
         `# ${id}: ${session.scope === 'workspace' ? 'would pause the night' : 'would be rejected'}: ${redactor.redact(session.reason)}`,
@@ -85,6 +89,7 @@ async function dryRun(
           `# sandbox: ${sandbox.kind}, network ${sandbox.network}${sandbox.network === 'open' ? '' : `: ${hosts.join(', ')}`}`,
         );
       }
+      if (through.join() !== 'done') output.out(`# after its session: ${through.join(' → ')}`);
       const { file, args, stdinFile } = session.argv;
       const command = shellQuote([file, ...args]);
       // The prompt file is written when the session starts: its path says where it will be.
