@@ -38,7 +38,7 @@ const MAY_IMPORT = {
   config: ['lib'],
   stream: ['lib'],
   // What a run says as it goes (typed events) and what it did: every room above may tell them.
-  events: ['lib', 'stream', 'forecast'],
+  events: ['lib', 'stream'],
   template: ['lib'],
   queue: ['lib', 'config'],
   // The night plan: likely cost, time and success from the archive's history, the usage
@@ -103,8 +103,11 @@ const MAY_IMPORT = {
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],
-  // A session made ready (its settings, CLI, prompt and worktree) and its work checked after.
+  // The session host: any agent session (an author's, or one a stage asks for through the
+  // stage's port of sessions) prepared, spawned, supervised, classified and archived; its work
+  // checked after.
   session: [
+    'stage',
     'lib',
     'config',
     'events',

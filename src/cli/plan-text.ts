@@ -1,4 +1,5 @@
-import type { NightPlan, PlanSummary } from '../forecast/night-plan.js';
+import type { NightPlan } from '../forecast/night-plan.js';
+import type { PlanSummary } from '../events/plan-summary.js';
 import { formatDuration } from '../lib/duration.js';
 import { plural } from '../lib/text.js';
 import { PLAN_LIMIT } from '../forecast/night-plan.js';

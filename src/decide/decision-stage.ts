@@ -173,7 +173,7 @@ class Decisions implements Stage {
     const { ctx } = this;
     const decision = item.decision;
     if (decision === undefined) return { kind: 'carried' };
-    const work = await ctx.workOf(item);
+    const work = await ctx.sessions.workOf(item);
     const repo = await this.repositoryOf(item);
     const session = item.sessions.at(-1) ?? item.id;
     const logFile = path.join(ctx.workspace.paths.sessions, `${session}-revert.log`);
@@ -295,7 +295,7 @@ class Decisions implements Stage {
   }
 
   private async repositoryOf(item: Item): Promise<string> {
-    const { workDir } = await this.ctx.workOf(item);
+    const { workDir } = await this.ctx.sessions.workOf(item);
     const repo = await repositoryRoot(workDir);
     if (repo === undefined) throw new Error(`${workDir} is in no git repository`);
     return repo;

@@ -83,7 +83,7 @@ export class Setups implements Stage {
     let failure: string | undefined;
     let trees: GivenTree[] = [];
     try {
-      const work = await ctx.workOf(item);
+      const work = await ctx.sessions.workOf(item);
       const worktree = itemWorktree(ctx.workspace.paths, item.id);
       const repo = await repositoryRoot(work.workDir);
       if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);

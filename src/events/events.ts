@@ -1,7 +1,7 @@
 import type { StreamIssue } from '../stream/events.js';
 import type { Redactor } from '../lib/redact.js';
 import type { LoopResult } from './run-result.js';
-import type { PlanSummary } from '../forecast/night-plan.js';
+import type { PlanSummary } from './plan-summary.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';

@@ -1,7 +1,6 @@
-import type * as z from '../lib/zod.js';
 import { statusIs, type ItemStatus } from '../queue/item-status.js';
 import { foreseenPath } from '../queue/foreseen.js';
-import type { PlanSummarySchema } from './plan-schema.js';
+import type { PlanSummary } from '../events/plan-summary.js';
 import type { Item } from '../queue/item.js';
 import { unrunnableItems } from '../queue/dependencies.js';
 import { inSelectionOrder } from '../queue/select.js';
@@ -126,7 +125,8 @@ export function planNight(input: PlanInput): NightPlan {
   });
   const workerFree = Array.from({ length: Math.max(1, input.workers) }, () => input.now);
   // When each item planned tonight rests where its dependents may run (its session's end, and
-  // its review's usual time): what depends on it starts no sooner.
+  // its review's usual time): what depends on it starts no sooner. An item runs once in a plan
+  // (a scheduled one rests runnable again, at its next time).
   const ends = new Map<string, number>();
   const planned: PlannedItem[] = [];
   const refused: NightPlan['refused'] = [];
@@ -178,7 +178,7 @@ function readyAt(
   const ready: Item[] = [];
   let later: number | undefined;
   for (const item of simulated) {
-    if (!statusIs(item.status, 'runnable')) continue;
+    if (!statusIs(item.status, 'runnable') || ends.has(item.id)) continue;
     const done = item.dependsOn.every((id) => {
       const dependency = byId.get(id);
       return dependency !== undefined && statusIs(dependency.status, 'satisfiesDependents');
@@ -356,7 +356,6 @@ function groupsOf(planned: readonly PlannedItem[]): PlanGroup[] {
 }
 
 /** The plan in brief: what the first lines of `ralph run` and the dashboard's banner say. */
-export type PlanSummary = z.output<typeof PlanSummarySchema>;
 
 const isoOf = (ms: number | undefined) =>
   ms === undefined ? undefined : new Date(ms).toISOString();

@@ -504,7 +504,7 @@ export class PullRequestStage implements Stage {
 
   /** The repository of the item's work dir (each work dir's read once a run). */
   private async repositoryOf(item: Item): Promise<string> {
-    const { workDir } = await this.ctx.workOf(item);
+    const { workDir } = await this.ctx.sessions.workOf(item);
     const repo = this.repositories.get(workDir) ?? (await repositoryRoot(workDir));
     if (repo === undefined) throw new Error(`${workDir} is in no git repository`);
     this.repositories.set(workDir, repo);

@@ -6,7 +6,8 @@ import { makeReady } from '../environment/make-ready.js';
 import { withRepositoryEnvironment } from '../environment/repository.js';
 import { gateEntry } from '../sandbox/entry.js';
 import type { Item } from '../queue/item.js';
-import type { ItemWork, StageContext } from '../stage/context.js';
+import type { StageContext } from '../stage/context.js';
+import type { ItemWork } from '../stage/sessions.js';
 import { EnvironmentFailed, type LandJob } from './landing.js';
 
 /** Bytes of one land gate's output kept in its log. */

@@ -451,7 +451,7 @@ export class Lander implements Stage {
   /** What landing the item takes: its repository, its settings, the kept worktree, the gates. */
   private async jobOf(item: Item): Promise<LandJob> {
     const { ctx } = this;
-    const work = await ctx.workOf(item);
+    const work = await ctx.sessions.workOf(item);
     const repo = this.repositories.get(work.workDir) ?? (await repositoryRoot(work.workDir));
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
     this.repositories.set(work.workDir, repo);

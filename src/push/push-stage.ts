@@ -113,7 +113,7 @@ export class PushStage implements Stage {
 
   /** The repository the item's branch is in: its work dir's. */
   private async repositoryOf(item: Item): Promise<string> {
-    const { workDir } = await this.ctx.workOf(item);
+    const { workDir } = await this.ctx.sessions.workOf(item);
     let repo = this.repositories.get(workDir);
     if (repo === undefined) {
       repo = await repositoryRoot(workDir);

@@ -381,13 +381,6 @@ export type Item = ItemAsk & ItemSettings & ItemLife;
 /** What a person may change of an item (`ralph edit`): its ask and its settings, never its life. */
 export type ItemEdit = Partial<Omit<ItemAsk, 'id'> & ItemSettings>;
 
-const LIFE_KEYS: readonly string[] = [...Object.keys(ItemLifeSchema.shape), 'id'];
-
-/** The fields of an edit that are the item's life (its status, its sessions…): none may be. */
-export function lifeFieldsIn(fields: ItemEdit): string[] {
-  return Object.keys(fields).filter((key) => LIFE_KEYS.includes(key));
-}
-
 /** The whole queue file. */
 export const QueueFileSchema = z
   .strictObject({

@@ -1,14 +1,14 @@
 import { InputError } from '../lib/errors.js';
-import {
-  lifeFieldsIn,
-  type DecisionEffect,
-  type EnvironmentKind,
-  type Item,
-  type ItemDecision,
-  type ItemEdit,
-  type ItemVerdict,
-  type Message,
+import type {
+  DecisionEffect,
+  EnvironmentKind,
+  Item,
+  ItemDecision,
+  ItemEdit,
+  ItemVerdict,
+  Message,
 } from './item.js';
+import { lifeFieldsIn } from './item-life.js';
 import {
   accepted,
   decisionCarried,
@@ -411,9 +411,7 @@ export const LIFECYCLE: Lifecycle = {
     from: ITEM_STATUSES.filter((s) => s !== 'running'),
     // Its life moves only by the table's events: an edit that carries any of it changes nothing.
     refuse: (_item, e) => {
-      const life = lifeFieldsIn(e.fields);
-      const cleared = lifeFieldsIn(Object.fromEntries(e.cleared.map((key) => [key, undefined])));
-      const named = [...life, ...cleared];
+      const named = [...lifeFieldsIn(e.fields), ...lifeFieldsIn(e.cleared)];
       return named.length === 0 ? undefined : `an edit cannot change ${named.join(', ')}`;
     },
     apply: (item, e) => {

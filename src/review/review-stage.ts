@@ -11,12 +11,14 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import { readIfExists } from '../lib/fs.js';
 import { PROMPT_CAP_CHARS } from '../prompt/assemble.js';
 import type { Item, ItemVerdict } from '../queue/item.js';
-import type { ItemWork, StageContext } from '../stage/context.js';
+import type { StageContext } from '../stage/context.js';
+import type { ItemWork } from '../stage/sessions.js';
 import { StageLooks, Unmoved } from '../stage/looks.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 import type { ReviewSettings } from './config-schema.js';
 import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
-import { readVerdict, VERDICT_JSON_SCHEMA, type Verdict } from './verdict.js';
+import type { Verdict } from './verdict.js';
+import { REVIEWER } from './reviewer.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -100,7 +102,7 @@ export class Reviews implements Stage {
     const settings = ctx.workspace.config.review;
     let cli: CliName | undefined;
     try {
-      const work = await ctx.workOf(item);
+      const work = await ctx.sessions.workOf(item);
       cli = this.reviewerOf(settings, work);
       const subject = await this.subjectOf(item, work);
       const frame = reviewRequest(subject.of, { text: '', leftOut: [] }, 0).length;
@@ -112,7 +114,8 @@ export class Reviews implements Stage {
         diffChars: capped.text.length,
         leftOut: capped.leftOut.length,
       });
-      const end = await ctx.runReviewer(item, {
+      const end = await ctx.sessions.ask(item, {
+        kind: REVIEWER,
         cli,
         model: settings.cli === undefined ? undefined : settings.model,
         prompt: reviewRequest(subject.of, capped, cap),
@@ -120,16 +123,15 @@ export class Reviews implements Stage {
         worktree: subject.worktree,
         timeoutSeconds: settings.timeout,
         sandbox: work.sandbox,
-        outputSchema: VERDICT_JSON_SCHEMA,
       });
       // Stopped with the run: it waits for the next one, nothing held against it.
-      if (!end.ok && ctx.stopped()) return undefined;
-      if (!end.ok)
-        return await this.leaveUnreviewed(item, cli, `${end.outcome}: ${end.message}`, end);
-      const read = readVerdict(end.finalText, item.criteria ?? []);
-      if (read.kind === 'invalid') return await this.leaveUnreviewed(item, cli, read.reason, end);
+      if (end.kind === 'unanswered' && ctx.stopped()) return undefined;
+      if (end.kind === 'unanswered') {
+        const why = end.outcome === 'invalid' ? end.reason : `${end.outcome}: ${end.reason}`;
+        return await this.leaveUnreviewed(item, cli, why, end);
+      }
       return await this.record(item, work, {
-        ...stored(read.verdict),
+        ...stored(end.value),
         cli,
         session: end.sessionId,
         head: subject.head,
@@ -243,7 +245,7 @@ export class Reviews implements Stage {
     item: Item,
     cli: string,
     why: string,
-    end?: { sessionId: string; costUsd: number; retryAt?: number },
+    end?: { sessionId?: string; costUsd: number; retryAt?: number },
   ): Promise<undefined> {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;

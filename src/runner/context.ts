@@ -1,4 +1,5 @@
 import type { Slots } from '../session/slots.js';
+import type { SessionTimings } from '../session/host.js';
 import type { Awake } from '../control/awake.js';
 import type { Pacing } from '../forecast/pacing.js';
 import type { RunnerIdentity } from '../control/runner-lock.js';
@@ -15,20 +16,6 @@ import type { EgressProxy } from '../sandbox/proxy.js';
 import type { CliHolds } from '../agent/cli-holds.js';
 import type { Post } from '../notify/night.js';
 
-/** Timings of the runner that tests shorten. */
-export interface RunnerTimings {
-  /** How often a running session's files are read and its limits checked. */
-  tickMs: number;
-  /** Minimum time between two heartbeat writes of the session record. */
-  heartbeatMs: number;
-}
-
-/** Default timings. */
-export const DEFAULT_TIMINGS: RunnerTimings = {
-  tickMs: 1000,
-  heartbeatMs: 2_000,
-};
-
 /** What every part of the loop shares: the workspace, its stores, the log and the clock. */
 export interface RunnerContext {
   workspace: Workspace;
@@ -44,7 +31,7 @@ export interface RunnerContext {
   /** The environment the agent's is filtered from. */
   parentEnv: Readonly<Record<string, string | undefined>>;
   runner: RunnerIdentity;
-  timings: RunnerTimings;
+  timings: SessionTimings;
   /** How the loop sleeps (real timers and file watches; a fake clock's in tests). */
   wait: Wait;
   /** Template, persona and project files, re-read only when they change. */

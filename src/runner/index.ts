@@ -1,7 +1,7 @@
 // The runner's public surface: what commands and the server use of it (what they read of its
 // state without starting it is in ./state.ts). Everything else in this folder is the runner's own.
 export { StopControl } from './stop-control.js';
-export { DEFAULT_TIMINGS, type RunnerTimings } from './context.js';
+export { DEFAULT_TIMINGS, type SessionTimings } from '../session/host.js';
 export { RunEvents, type RunnerEvent, type EventName } from '../events/events.js';
 export { parseDeadline, type RunLimits } from './run-limits.js';
 export { logFile } from './log.js';

@@ -9,6 +9,8 @@ import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import { stagesOfWork } from '../session/stages.js';
 import type { PreparedSession } from '../session/prepare.js';
+import type { SessionEnd } from '../session/session-run.js';
+import type { SessionRecord } from '../archive/record.js';
 import type { StopControl } from './stop-control.js';
 import { persistently } from './persist.js';
 import { tidyWorktree } from '../session/worktrees.js';
@@ -80,6 +82,59 @@ export async function settleItem(
   }
   await tidyWorktree(ctx, claimed.id, settled.item);
   return settled.item;
+}
+
+/** What an author's session's end does to its item: settled as its outcome says. */
+export function settleEnd(
+  ctx: RunnerContext,
+  control: StopControl,
+  item: Item,
+  prepared: PreparedSession,
+  end: SessionEnd,
+): Promise<Item | undefined> {
+  if (end.kind === 'spawn_failed')
+    return settleItem(
+      ctx,
+      control,
+      item,
+      end.unavailable
+        ? { kind: 'released', costUsd: 0 }
+        : {
+            kind: 'failed',
+            error: end.reason,
+            outcome: 'spawn_failed',
+            costUsd: 0,
+            retryable: true,
+          },
+    );
+  const { outcome, costUsd, summary, checked } = end;
+  const settlement = settlementFor(
+    outcome,
+    costUsd,
+    summary.conversationId,
+    checked.gateFailure,
+    prepared.resume,
+    prepared.fallback.clis.length > 0,
+  );
+  return settleItem(
+    ctx,
+    control,
+    item,
+    steered(withHead(settlement, checked.git), {
+      question: outcome.kind === 'success' ? questionOf(summary) : undefined,
+      message: end.messageBy,
+      conversationId: summary.conversationId ?? prepared.resume,
+    }),
+    stagesOf(prepared),
+  );
+}
+
+/** A success's settlement with the commit its session left the branch at (git mode). */
+function withHead(settlement: Settlement, work: SessionRecord['git']): Settlement {
+  const head = work?.commits.at(-1)?.sha;
+  return settlement.kind === 'succeeded' && head !== undefined
+    ? { ...settlement, head }
+    : settlement;
 }
 
 /** What an outcome means for its item. */
@@ -192,18 +247,6 @@ export function steered(
       conversationId: steering.conversationId,
     };
   return settlement;
-}
-
-/** Git mode: the item's branch and base, recorded at its first checkout for retries and diffs. */
-export async function recordCheckout(
-  ctx: RunnerContext,
-  control: StopControl,
-  claimed: Item,
-  checkout: { branch: string; baseCommit: string },
-): Promise<void> {
-  await persistently(ctx, control, `recording the branch of ${claimed.id}`, () =>
-    ctx.queue.apply(claimed.id, { kind: 'checked_out', lease: leaseOf(claimed), checkout }),
-  );
 }
 
 /** An item whose worktree is not ready goes to the setup stage, its attempt given back. */

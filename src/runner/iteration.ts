@@ -4,10 +4,11 @@ import { sessionFiles } from '../archive/paths.js';
 import type { CliName } from '../config/cli-names.js';
 import type { EnvironmentKind, Item } from '../queue/item.js';
 import type { Settlement } from '../queue/transitions.js';
-import { Attempt, type Ran } from './attempt.js';
+import type { Ran } from '../session/session-run.js';
+import type { SessionHost } from '../session/session-host.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
-import { claimNext, handToSetup, settleItem } from './item-steps.js';
+import { claimNext, handToSetup, settleEnd, settleItem } from './item-steps.js';
 import { pauseForOperator } from './persist.js';
 import type { PreparationError } from '../session/preparation-error.js';
 import { prepareSession } from '../session/prepare.js';
@@ -29,11 +30,12 @@ export type IterationResult =
   | { kind: 'held'; itemId: string; cli: CliName; until: number; reason: string };
 
 /**
- * One iteration: claim the next item, prepare its session, and run it as an `Attempt`, or
- * refuse it before anything is spawned.
+ * One iteration: claim the next item, prepare its session, and hand it to the session host, or
+ * refuse it before anything is spawned; then settle what came back.
  */
 export async function runIteration(
   ctx: RunnerContext,
+  host: SessionHost,
   /** The number of the iteration, taken once an item is claimed. */
   iterationNumber: () => number,
   control: StopControl,
@@ -49,6 +51,7 @@ export async function runIteration(
   try {
     return await prepareAndRun(
       ctx,
+      host,
       control,
       { item, iteration, sessionId, queued, workDir, slot, spent },
       budgetLeftUsd,
@@ -61,6 +64,7 @@ export async function runIteration(
 
 async function prepareAndRun(
   ctx: RunnerContext,
+  host: SessionHost,
   control: StopControl,
   claim: {
     item: Item;
@@ -106,7 +110,7 @@ async function prepareAndRun(
   // In its own worktree, the item no longer holds the shared work dir.
   if (prepared.checkout !== undefined && claim.workDir !== undefined)
     ctx.workDirsInUse.delete(claim.workDir);
-  const attempt = new Attempt(ctx, control, {
+  return host.author({
     item,
     iteration,
     sessionId,
@@ -114,8 +118,8 @@ async function prepareAndRun(
     prepared,
     queued: queued ?? 0,
     spent: claim.spent,
+    settle: (end) => settleEnd(ctx, control, item, prepared, end),
   });
-  return attempt.run();
 }
 
 /** Given back before its session: its attempt, and the conversation it is to resume, kept. */

@@ -7,16 +7,16 @@ import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import type { RunnerContext } from './context.js';
 import type { Stage, StageFactory } from '../stage/stage.js';
-import { stageContextOf } from './stage-context.js';
+import { sessionHostContextOf, stageContextOf } from './stage-context.js';
+import { SessionHost } from '../session/session-host.js';
+import { holdCli } from '../session/holds.js';
 import type { StopControl } from './stop-control.js';
-import type { Ran } from './attempt.js';
+import type { Ran } from '../session/session-run.js';
 import { checkRunLimits, type RunLimits } from './run-limits.js';
-import { fleetDailyLeft } from './fleet-cap.js';
+import { fleetDailyLeft } from '../session/fleet-cap.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
-import type { CliName } from '../config/cli-names.js';
-import type { CliHold } from '../agent/cli-holds.js';
 import type { Item } from '../queue/item.js';
 import { tidyWorktree } from '../session/worktrees.js';
 
@@ -93,6 +93,8 @@ class Night {
   readonly stages: readonly Stage[];
   /** Said once while a stage refuses new claims. */
   private refusalSaid = false;
+  /** Where every session of the run runs, the workers' and the stages'. */
+  private readonly sessions: SessionHost;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -100,7 +102,7 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
-    const stageContext = stageContextOf(ctx, control, {
+    this.sessions = new SessionHost(sessionHostContextOf(ctx, control), {
       left: () => this.stageBudgetLeft(),
       // A stage's session (a reviewer's) ended, having cost `costUsd`.
       spent: (costUsd) => {
@@ -108,6 +110,7 @@ class Night {
         this.result.costUsd = addUsd(this.result.costUsd, costUsd);
       },
     });
+    const stageContext = stageContextOf(ctx, control, this.sessions);
     this.stages = options.stages.map((make) =>
       make(stageContext, (item) => {
         // A stage that failed its item for good failed the run's item.
@@ -188,6 +191,7 @@ class Night {
       try {
         turn = await runIteration(
           this.ctx,
+          this.sessions,
           () => firstIteration + this.claimed++,
           this.control,
           next.budgetLeftUsd,
@@ -283,7 +287,7 @@ class Night {
       await this.waitUntil(check.until, check.reason, 'window_wait');
       return 'again';
     }
-    const daily = await fleetDailyLeft(this.ctx, this.control);
+    const daily = await fleetDailyLeft(sessionHostContextOf(this.ctx, this.control));
     if (daily !== undefined && daily.left <= 0) {
       if (this.draining) {
         ctx.events.info('run_limit_reached', { reason: daily.reason, cost: true });
@@ -462,7 +466,7 @@ class Night {
     // An item that may run on another CLI goes on there: its own CLI is held, not the night.
     if ('pauseReason' in outcome) {
       if (turn.canFallBack)
-        this.holdCli(turn.cli, {
+        holdCli(this.ctx, turn.cli, {
           until: Infinity,
           reason: outcome.message,
           kind: outcome.kind === 'credit_exhausted' ? 'credit' : 'credentials',
@@ -473,7 +477,7 @@ class Night {
     if (this.control.requested !== undefined) return 'stop';
     const waitUntil = outcome.kind === 'rate_limited' ? this.limitWaitUntil(outcome) : undefined;
     if (waitUntil !== undefined)
-      this.holdCli(turn.cli, {
+      holdCli(this.ctx, turn.cli, {
         until: waitUntil + config.run.limitMargin * 1000,
         reason: outcome.message,
         kind: 'limit',
@@ -531,17 +535,6 @@ class Night {
     return 'again';
   }
 
-  /** Holds a CLI back (said in the log and in status) until `hold.until`. */
-  private holdCli(cli: CliName, hold: CliHold): void {
-    this.ctx.cliHolds.hold(cli, hold);
-    this.ctx.events.warn('cli_held', {
-      cli,
-      ...(Number.isFinite(hold.until) ? { until: new Date(hold.until).toISOString() } : {}),
-      reason: hold.reason,
-      kind: hold.kind,
-    });
-  }
-
   /**
    * `run.reserve`: a CLI that reports its subscription's window used past what the night may
    * spend takes no new item until the window resets (what is left is the person's morning).
@@ -551,7 +544,7 @@ class Night {
     if (reserve <= 0 || usageWindow?.resetsAt === undefined) return;
     if (usageWindow.utilization < 1 - reserve) return;
     const window = usageWindow.rateLimitType ?? 'usage';
-    this.holdCli(cli, {
+    holdCli(this.ctx, cli, {
       until: usageWindow.resetsAt * 1000,
       reason: `${cli} has used ${Math.round(usageWindow.utilization * 100)}% of its ${window} window; run.reserve keeps ${Math.round(reserve * 100)}% of it for the morning`,
       kind: 'reserve',

@@ -11,6 +11,7 @@ import type { PreparationError } from '../session/preparation-error.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { foreseenPath } from '../queue/foreseen.js';
 import type { ItemStatus } from '../queue/item-status.js';
+import type { Item } from '../queue/item.js';
 import { stagesOf } from './item-steps.js';
 
 /** One item of a dry run. */
@@ -47,10 +48,12 @@ export async function planRun(
   const files = new FileCache();
   let iteration = (await readBudget(workspace.paths.budget)).iterations + 1;
   const planned: DryRunItem[] = [];
+  // Each item once (a scheduled one rests runnable again, at its next time).
+  const once = (item: Item) => planned.some((p) => p.id === item.id);
   for (
-    let next = selectNext(simulated, now);
+    let next = selectNext(simulated, now, once);
     next !== undefined;
-    next = selectNext(simulated, now)
+    next = selectNext(simulated, now, once)
   ) {
     const sessionId = randomUUID();
     const session = await prepareSession({

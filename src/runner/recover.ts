@@ -13,7 +13,8 @@ import { readArchivedStream } from '../stream/archive-file.js';
 import type { Item } from '../queue/item.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
-import { archive } from './archive.js';
+import { archive } from '../session/archive.js';
+import { sessionHostContextOf } from './stage-context.js';
 import { recordSpend } from '../control/budget.js';
 import { persistently } from './persist.js';
 import { tidyWorktrees } from '../session/worktrees.js';
@@ -68,7 +69,7 @@ async function settleOrphanSession(
     killedProcesses: killed,
     now,
   });
-  await archive(ctx, control, files, archived);
+  await archive(sessionHostContextOf(ctx, control), files, archived);
   ctx.events.warn('orphan_session_recovered', {
     session: record.sessionId,
     item: record.itemId,

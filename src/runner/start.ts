@@ -20,10 +20,12 @@ import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
 import { startRun } from '../control/budget.js';
 import { EgressProxy } from '../sandbox/proxy.js';
-import type { RunnerContext, RunnerTimings } from './context.js';
+import type { RunnerContext } from './context.js';
+import type { SessionTimings } from '../session/host.js';
 import type { StageFactory } from '../stage/stage.js';
-import { NO_RUN_SPEND } from './run-spend.js';
-import { stageContextOf } from './stage-context.js';
+import { NO_RUN_SPEND } from '../session/run-spend.js';
+import { SessionHost } from '../session/session-host.js';
+import { sessionHostContextOf, stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from '../events/events.js';
 import { keepUp } from './fleet.js';
@@ -50,7 +52,7 @@ export interface RunnerOptions {
   control: StopControl;
   clock: Clock;
   wait: Wait;
-  timings: RunnerTimings;
+  timings: SessionTimings;
   /**
    * A state or archive operation outlived `run.watchdog`: the runner is wedged (a hung mount)
    * and must end rather than hang all night. Must not return.
@@ -258,7 +260,8 @@ export function tendWaiting(
   return asQuietRunner(options, async (ctx) => {
     await recoverAfterCrash(ctx, options.control);
     const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
-    const stageCtx = stageContextOf(ctx, options.control, NO_RUN_SPEND);
+    const host = new SessionHost(sessionHostContextOf(ctx, options.control), NO_RUN_SPEND);
+    const stageCtx = stageContextOf(ctx, options.control, host);
     for (const stage of stages) await stage(stageCtx, () => undefined).run(() => true, pace);
   });
 }

@@ -1,7 +1,7 @@
 import { IndexEntrySchema } from '../archive/index-entry.js';
 import { SessionRecordFields } from '../archive/record.js';
 import * as z from '../lib/zod.js';
-import { PlanSummarySchema } from '../forecast/plan-schema.js';
+import { PlanSummarySchema } from '../events/plan-summary.js';
 import { PlanOutcomeSchema } from '../forecast/plan-outcome.js';
 import { ItemSchema } from '../queue/item.js';
 

@@ -1,3 +1,4 @@
+import type { AskedRole } from '../stage/sessions.js';
 import { slotVariables, type Slot } from './slots.js';
 import { environmentWanted, type EnvironmentWanted } from './environment.js';
 import { withRepositoryEnvironment } from '../environment/repository.js';
@@ -55,9 +56,9 @@ export interface PreparedSession {
   work: WorkSettings;
   /** Git mode: the item's worktree (the work dir is inside it). */
   checkout?: Checkout;
-  /** `reviewer`: it reads the item's work and changes none of it (`prepareReviewer`). */
-  role?: 'reviewer';
-  /** A reviewer's: the worktree it reads (the author's checkout is not its own). */
+  /** A session a stage asked for (a reviewer): it reads the item's work and changes none of it. */
+  role?: AskedRole;
+  /** An asked session's: the worktree it reads (the author's checkout is not its own). */
   worktree?: string;
   /** Git mode was asked for, but the work dir is in no repository. */
   gitSkipped?: boolean;

@@ -6,7 +6,7 @@ import { runGates, type GateResult } from '../gates/gates.js';
 import { commitLeftovers, commitsSince, diffStat, fileChanges } from '../git/worktree.js';
 import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { SessionHost } from './host.js';
+import type { WorkHost } from './host.js';
 import type { PreparedSession } from './prepare.js';
 import { gateEntry } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
@@ -45,7 +45,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * failure is the attempt's outcome or a warning, never the runner's end.
  */
 export async function checkWork(
-  ctx: SessionHost,
+  ctx: WorkHost,
   signal: AbortSignal,
   session: CheckedSession,
   outcome: Outcome,
@@ -75,7 +75,7 @@ export async function checkWork(
 
 /** Runs the gates in the work dir; the log is redacted once they end. */
 async function gate(
-  ctx: SessionHost,
+  ctx: WorkHost,
   signal: AbortSignal,
   session: CheckedSession,
 ): Promise<Partial<WorkChecked>> {
@@ -129,7 +129,7 @@ async function gate(
 const MAX_FILES_RECORDED = 1000;
 
 async function summarize(
-  ctx: SessionHost,
+  ctx: WorkHost,
   item: Item,
   checkout: NonNullable<PreparedSession['checkout']>,
 ): Promise<SessionRecord['git']> {

@@ -5,10 +5,10 @@ import { pruneWorktrees } from '../git/worktree-records.js';
 import { pathExists } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import { statusIs } from '../queue/item-status.js';
-import type { SessionHost } from './host.js';
+import type { WorkHost } from './host.js';
 
 /** What tidying worktrees needs of the runner: the workspace and the log. */
-type WorktreeHost = Pick<SessionHost, 'workspace' | 'events'>;
+type WorktreeHost = Pick<WorkHost, 'workspace' | 'events'>;
 import { itemWorktree } from '../config/workspace.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -8,9 +8,11 @@ import { RunEvents } from '../../src/events/events.js';
 import { FileCache } from '../../src/lib/file-cache.js';
 import { Redactor } from '../../src/lib/redact.js';
 import { openQueue } from '../../src/queue/open.js';
-import { DEFAULT_TIMINGS, type RunnerContext } from '../../src/runner/context.js';
-import { NO_RUN_SPEND } from '../../src/runner/run-spend.js';
-import { stageContextOf } from '../../src/runner/stage-context.js';
+import type { RunnerContext } from '../../src/runner/context.js';
+import { DEFAULT_TIMINGS } from '../../src/session/host.js';
+import { NO_RUN_SPEND } from '../../src/session/run-spend.js';
+import { SessionHost } from '../../src/session/session-host.js';
+import { sessionHostContextOf, stageContextOf } from '../../src/runner/stage-context.js';
 import { StopControl } from '../../src/runner/stop-control.js';
 import { EgressProxy } from '../../src/sandbox/proxy.js';
 import type { StageContext } from '../../src/stage/context.js';
@@ -62,8 +64,10 @@ export async function stageContextFor(
       throw new Error('wedged');
     },
   };
+  const control = new StopControl();
+  const sessions = new SessionHost(sessionHostContextOf(ctx, control), NO_RUN_SPEND);
   return {
-    ctx: stageContextOf(ctx, new StopControl(), NO_RUN_SPEND),
+    ctx: stageContextOf(ctx, control, sessions),
     events,
     close: () => queue.close(),
   };

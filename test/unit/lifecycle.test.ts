@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { ITEM_STATUSES, STATUS_TRAITS, statusesWhere } from '../../src/queue/item-status.js';
 import { applyEvent, leadsTo, LIFECYCLE, type Lifecycle } from '../../src/queue/lifecycle.js';
-import { ItemSchema, type Item, type ItemEdit } from '../../src/queue/item.js';
+import { ItemLifeSchema, ItemSchema, type Item, type ItemEdit } from '../../src/queue/item.js';
+import { ITEM_LIFE_KEYS } from '../../src/queue/item-life.js';
 import { migrateQueueFile, QUEUE_SCHEMA } from '../../src/queue/file-schema.js';
 import { itemIn, LIFECYCLE_CASES, lifecyclePairs } from '../support/lifecycle-cases.js';
 
@@ -63,6 +64,7 @@ describe('the lifecycle table', () => {
   );
 
   it('refuses an edit that carries any of the life of an item (its status, its sessions)', () => {
+    expect([...ITEM_LIFE_KEYS].sort()).toEqual(Object.keys(ItemLifeSchema.shape).sort());
     const fields = { status: 'done', title: 'x' } as unknown as ItemEdit;
     const applied = applyEvent(itemIn('pending'), { kind: 'edited', fields, cleared: [], now: 0 });
     expect(applied).toMatchObject({ kind: 'refused', reason: 'an edit cannot change status' });

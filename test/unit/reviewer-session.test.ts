@@ -6,8 +6,9 @@ import { resolveSandbox } from '../../src/agent/settings.js';
 import { sessionFiles } from '../../src/archive/paths.js';
 import { CLI_NAMES } from '../../src/config/cli-names.js';
 import { loadWorkspace } from '../../src/config/workspace.js';
-import { readVerdict, VERDICT_JSON_SCHEMA } from '../../src/review/verdict.js';
-import { prepareReviewer } from '../../src/session/prepare-review.js';
+import { readVerdict } from '../../src/review/verdict.js';
+import { REVIEWER } from '../../src/review/reviewer.js';
+import { prepareAnswering } from '../../src/session/prepare-answering.js';
 import { applyToSummary, emptySummary } from '../../src/stream/summary.js';
 import type { Item } from '../../src/queue/item.js';
 import { makeWorkspace, tempDir } from '../support/workspace.js';
@@ -54,7 +55,8 @@ describe("a reviewer's rules", () => {
     const workDir = await tempDir('ralph-review-work-');
     const sessionId = '00000000-0000-4000-8000-000000000001';
     const item = { id: 'greet', title: 'Greet', sessions: [], attempts: 1 } as unknown as Item;
-    const prepared = prepareReviewer({
+    const prepared = prepareAnswering({
+      kind: REVIEWER,
       workspace,
       item,
       identity: {
@@ -68,7 +70,7 @@ describe("a reviewer's rules", () => {
       workDir,
       timeoutSeconds: 60,
       sandbox: { ...resolveSandbox(workspace.config, []), kind: 'none' },
-      outputSchema: VERDICT_JSON_SCHEMA,
+      worktree: workDir,
     });
     expect('reason' in prepared ? prepared.reason : undefined).toBeUndefined();
     if ('reason' in prepared) return;

@@ -19,7 +19,7 @@ import {
   type RunLimits,
   type RunnerEvent,
   type RunnerResult,
-  type RunnerTimings,
+  type SessionTimings,
   type Wait,
 } from '../../runner/index.js';
 import { liveServer } from '../../workspace/status.js';
@@ -167,7 +167,7 @@ async function serveToo(
 export interface RunDependencies {
   clock: Clock;
   wait: Wait;
-  timings: RunnerTimings;
+  timings: SessionTimings;
   /** Sees every event of the run, as the terminal and the log file do. */
   listen?: (event: RunnerEvent) => void;
 }

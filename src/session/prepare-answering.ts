@@ -1,21 +1,21 @@
 import { NO_ENVIRONMENT } from '../environment/config-schema.js';
 import type { AgentCli } from '../agent/clis/cli.js';
 import { cliNamed, cliRefusal, commandOf } from '../agent/clis/index.js';
-import { resolveSettings, type ResolvedSettings, type SandboxSettings } from '../agent/settings.js';
-import type { CliName } from '../config/cli-names.js';
+import { resolveSettings, type ResolvedSettings } from '../agent/settings.js';
+import type { SessionAsk } from '../stage/sessions.js';
 import type { Workspace } from '../config/workspace.js';
 import type { Item } from '../queue/item.js';
 import { assemblePrompt } from '../prompt/assemble.js';
 import type { PreparationError } from './preparation-error.js';
 import { sessionEnv, type PreparedSession, type SessionIdentity } from './prepare.js';
 
-/** What a reviewer may use: reading, never writing. */
+/** What a session a stage asks for may use: reading, never writing. */
 const READING_TOOLS = ['Read', 'Glob', 'Grep'];
 const WRITING_TOOLS = ['Edit', 'Write', 'NotebookEdit'];
 
 /**
- * The writing tools a reviewer is refused that its CLI has: a rule for a tool it lacks (pi and
- * opencode have no notebook tool) is one it cannot hold, and nothing to refuse.
+ * The writing tools an asked session is refused that its CLI has: a rule for a tool it lacks
+ * (pi and opencode have no notebook tool) is one it cannot hold, and nothing to refuse.
  */
 function refusable(cli: AgentCli, settings: ResolvedSettings): string[] {
   return WRITING_TOOLS.filter(
@@ -25,38 +25,23 @@ function refusable(cli: AgentCli, settings: ResolvedSettings): string[] {
   );
 }
 
-/** The message a reviewer starts with: its task is in its prompt. */
-const REVIEWER_START =
-  'Review the change described under "# Assignment", and end with the verdict it asks for.';
-
-/** What a reviewer's session is made from. */
-export interface ReviewerRequest {
+/** What a session a stage asks for is made from. */
+export interface AnsweringRequest extends SessionAsk<unknown> {
   workspace: Workspace;
   item: Item;
   identity: SessionIdentity;
   parentEnv: Readonly<Record<string, string | undefined>>;
-  cli: CliName;
-  model?: string;
-  /** The review's task: the item, its criteria, the diff (`reviewRequest`). */
-  prompt: string;
-  /** The item's work dir in its worktree, and the worktree. */
-  workDir: string;
-  worktree?: string;
-  timeoutSeconds: number;
-  sandbox: SandboxSettings;
-  /** The JSON Schema its answer is held to, by a CLI that can be. */
-  outputSchema: Readonly<Record<string, unknown>>;
   budgetLeftUsd?: number;
 }
 
 /**
- * A reviewer's session: a fresh conversation on its own CLI that only reads the item's work.
- * Out of a sandbox its CLI's read-only mode holds it (`plan`, and no writing tool); in one,
- * the work is mounted read-only and the CLI's own mode (codex's own sandbox cannot run inside
- * ralph's) refuses what is not a reading tool.
+ * A session a stage asks for (a reviewer): a fresh conversation on its own CLI that only reads
+ * the item's work. Out of a sandbox its CLI's read-only mode holds it (`plan`, and no writing
+ * tool); in one, the work is mounted read-only and the CLI's own mode (codex's own sandbox
+ * cannot run inside ralph's) refuses what is not a reading tool.
  */
-export function prepareReviewer(request: ReviewerRequest): PreparedSession | PreparationError {
-  const { workspace, item, identity, sandbox } = request;
+export function prepareAnswering(request: AnsweringRequest): PreparedSession | PreparationError {
+  const { workspace, item, identity, sandbox, kind } = request;
   const { config } = workspace;
   const base = resolveSettings(config.defaults, [], (p) => p);
   const cli = cliNamed(request.cli);
@@ -77,10 +62,10 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
   if (request.budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
   const refusal = cliRefusal(settings, [], sandbox);
-  if (refusal !== undefined) return { reason: `the reviewer: ${refusal}`, scope: 'workspace' };
+  if (refusal !== undefined) return { reason: `the ${kind.role}: ${refusal}`, scope: 'workspace' };
   const { env, secrets, passedSecrets } = sessionEnv(request, cli);
   const prompt = assemblePrompt({
-    identity: 'You are a reviewer run by ralph, an unattended runner of a queue of coding tasks.',
+    identity: kind.identity,
     item: [
       `Work item: ${item.id} — ${item.title}`,
       `Working directory (read-only): ${request.workDir}`,
@@ -90,8 +75,8 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
   });
   const command = cli.command({
     command: commandOf(config, cli.name),
-    initialPrompt: REVIEWER_START,
-    title: `Review of ${item.title} (${item.id})`,
+    initialPrompt: kind.start,
+    title: `${kind.task} of ${item.title} (${item.id})`,
     promptFile: identity.files.prompt,
     system: { file: identity.files.system, text: prompt.system, assignment: prompt.assignment },
     policyFile: identity.files.policy,
@@ -99,10 +84,10 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     sessionId: identity.sessionId,
     settings,
     settingsFile: config.clis.claude.settings,
-    // A reviewer never skips its permission checks, whatever the authors do.
+    // An asked session never skips its permission checks, whatever the authors do.
     yolo: false,
     sandboxed: sandbox.kind !== 'none',
-    outputSchema: { file: identity.files.schema, schema: request.outputSchema },
+    outputSchema: { file: identity.files.schema, schema: kind.outputSchema },
     env,
   });
   Object.assign(env, command.env);
@@ -119,6 +104,6 @@ export function prepareReviewer(request: ReviewerRequest): PreparedSession | Pre
     secrets,
     passedSecrets,
     fallback: { clis: [], afterSeconds: 0, handoverChars: 0 },
-    role: 'reviewer',
+    role: kind.role,
   };
 }

@@ -7,7 +7,6 @@ import { supervise, type SupervisedEnd, type Supervision } from '../agent/superv
 import type { PreservedContext } from '../archive/finish.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
-import type { Settlement } from '../queue/transitions.js';
 import {
   endedSession,
   runningSession,
@@ -26,23 +25,14 @@ import { watchNames } from '../lib/watch.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import type { CliName } from '../config/cli-names.js';
 import { recordSpend } from '../control/budget.js';
-import type { RunnerContext } from './context.js';
-import type { StopControl } from './stop-control.js';
+import { leaseOf } from '../queue/lease.js';
+import type { SessionHostContext } from './host.js';
 import { archive } from './archive.js';
-import {
-  stagesOf,
-  questionOf,
-  recordCheckout,
-  settleItem,
-  settlementFor,
-  steered,
-} from './item-steps.js';
-import { checkWork, type WorkChecked } from '../session/work-check.js';
-import { persistently } from './persist.js';
+import type { HostedKind } from './kinds.js';
+import type { WorkChecked } from './work-check.js';
 import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
-import { startSessionServices } from '../session/services.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
-import type { PreparedSession } from '../session/prepare.js';
+import type { PreparedSession } from './prepare.js';
 
 /** What one session did, for the loop. */
 export interface Ran {
@@ -71,8 +61,24 @@ const SPAWN_UNAVAILABLE = new Set(['ENOENT', 'EACCES', 'ENOEXEC', 'ENOTDIR']);
 /** Outcomes whose session leaves `<id>-context.json` for its resumption or for a person. */
 const PRESERVED: ReadonlySet<string> = new Set(['interrupted', 'disk_full', 'stopped']);
 
+/** How an author's session ended, for the runner to settle its item with. */
+export type SessionEnd =
+  | {
+      kind: 'ended';
+      outcome: Outcome;
+      costUsd: number;
+      summary: StreamSummary;
+      checked: WorkChecked;
+      /** Who stopped it to give it a message (`ralph say` to a running item). */
+      messageBy?: string;
+    }
+  /** It never started: its CLI is missing (`unavailable`), or its spawn failed. */
+  | { kind: 'spawn_failed'; unavailable: boolean; reason: string };
+
 /** Who the session is, decided when its item was claimed and prepared. */
-export interface AttemptInit {
+export interface SessionRequest {
+  /** How the host runs it. */
+  kind: HostedKind;
   item: Item;
   iteration: number;
   sessionId: string;
@@ -85,23 +91,24 @@ export interface AttemptInit {
    * takes the item next (a reviewer) is paid for from what the run has left after it.
    */
   spent: (costUsd: number) => void;
+  /** What its end does to its item (an author's: settled); the item as it is after. */
+  settle: (end: SessionEnd) => Promise<Item | undefined>;
 }
 
 /**
- * One session of one claimed item: its state while it runs, apart from what the runner shares,
+ * One session of one item, any kind: its state while it runs, apart from what the run shares,
  * so that several can run side by side. Spawn, supervise, classify, settle, archive, in that
  * order: the claim was written before the spawn, the item is settled after the agent exits,
  * and the archive's final record is written last.
  */
-export class Attempt {
+export class SessionRun {
   private record: SessionRecord;
   /** Heartbeats and the final write go through one chain so they land in order. */
   private writes = Promise.resolve();
 
   constructor(
-    private readonly ctx: RunnerContext,
-    private readonly control: StopControl,
-    private readonly init: AttemptInit,
+    private readonly ctx: SessionHostContext,
+    private readonly init: SessionRequest,
   ) {
     const { item, prepared, files } = init;
     this.record = spawningSession({
@@ -120,7 +127,7 @@ export class Attempt {
       handoverChars: prepared.handover?.length,
       persona: prepared.persona,
       role: prepared.role,
-      messages: prepared.role === 'reviewer' ? undefined : given(item),
+      messages: init.kind.writes ? given(item) : undefined,
       yolo: ctx.workspace.config.yolo,
       secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
       limits: {
@@ -143,11 +150,6 @@ export class Attempt {
       };
   }
 
-  /** A reviewer's session: it reads the item's work, and its end settles nothing of the item. */
-  private get reviewing(): boolean {
-    return this.init.prepared.role === 'reviewer';
-  }
-
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
     await this.announceCheckout();
     await this.writePrompt();
@@ -158,12 +160,9 @@ export class Attempt {
     }));
     if ('problem' in command) return this.spawnFailed(command.problem, command.code);
     const awake = this.ctx.awake.hold();
-    // A reviewer's session reads the work: nothing of the item's runs beside it.
-    const services = this.reviewing
-      ? undefined
-      : await startSessionServices(this.ctx, this.init, (refusal) =>
-          this.egressRefused(refusal, 'gate'),
-        );
+    const services = await this.init.kind.beside(this.ctx, this.init, (refusal) =>
+      this.egressRefused(refusal, 'gate'),
+    );
     try {
       return await this.runAgent(command);
     } finally {
@@ -198,24 +197,21 @@ export class Attempt {
     const end = await this.supervise(spawned.child, command).finally(() => command.close());
     await this.readAfterRun(end);
     const outcome = await this.classify(end);
-    // A reviewer's work is its answer: there is nothing of its own to commit or to gate.
-    const checked = this.reviewing
-      ? { outcome }
-      : await checkWork(
-          this.ctx,
-          this.control.signal,
-          {
-            ...this.init,
-            since: spawned.child.startTime,
-            onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
-            onGate: (gate) => {
-              // The agent is done; the record says what the session waits for now.
-              this.record = { ...this.record, gate };
-              void this.writeCurrent();
-            },
-          },
-          outcome,
-        );
+    const checked = await this.init.kind.check(
+      this.ctx,
+      this.ctx.stop.signal,
+      this.init,
+      {
+        since: spawned.child.startTime,
+        onEgressRefused: (refusal) => this.egressRefused(refusal, 'gate'),
+        onGate: (gate) => {
+          // The agent is done; the record says what the session waits for now.
+          this.record = { ...this.record, gate };
+          void this.writeCurrent();
+        },
+      },
+      outcome,
+    );
     return this.finish(end, checked);
   }
 
@@ -240,7 +236,7 @@ export class Attempt {
       env,
       workDir: prepared.settings.workDir,
       worktree: prepared.checkout?.worktree ?? prepared.worktree,
-      readOnlyWork: this.reviewing,
+      readOnlyWork: !this.init.kind.writes,
       dirs: prepared.cliDirs,
       interrupt: await interruptStandIn(
         this.ctx.workspace.paths,
@@ -271,7 +267,7 @@ export class Attempt {
 
   /** Git mode: says where the item works, and records its branch for retries and diffs. */
   private async announceCheckout(): Promise<void> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const { item, prepared } = this.init;
     const { checkout } = prepared;
     if (prepared.gitSkipped === true)
@@ -284,12 +280,14 @@ export class Attempt {
       base: checkout.baseCommit,
       reused: checkout.reused,
     });
-    await recordCheckout(ctx, control, item, checkout);
+    await ctx.persistently(`recording the branch of ${item.id}`, () =>
+      ctx.queue.apply(item.id, { kind: 'checked_out', lease: leaseOf(item), checkout }),
+    );
   }
 
   private async writePrompt(): Promise<void> {
     const { item, sessionId, files, prepared } = this.init;
-    await persistently(this.ctx, this.control, 'writing the prompt file', async () => {
+    await this.ctx.persistently('writing the prompt file', async () => {
       await writeNewFile(files.prompt, prepared.prompt.text);
       for (const dir of prepared.cliDirs) await ensurePrivateDir(dir);
       for (const file of prepared.cliFiles) await writeNewFile(file.path, file.text);
@@ -315,25 +313,17 @@ export class Attempt {
   }
 
   private async spawnFailed(message: string, code: string | undefined) {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const { item, sessionId, files, prepared } = this.init;
     const unavailable = code !== undefined && SPAWN_UNAVAILABLE.has(code);
     const reason = ctx.redactor.redact(message);
     this.record = spawnFailed(this.record, reason, !unavailable, ctx.clock.now());
     await this.writes;
-    await archive(ctx, control, files, this.record);
-    if (!this.reviewing)
-      await settleItem(
-        ctx,
-        control,
-        item,
-        unavailable
-          ? { kind: 'released', costUsd: 0 }
-          : { kind: 'failed', error: reason, outcome: 'spawn_failed', costUsd: 0, retryable: true },
-      );
+    await archive(ctx, files, this.record);
+    await this.init.settle({ kind: 'spawn_failed', unavailable, reason });
     await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.error('spawn_failed', { item: item.id, session: sessionId, reason });
-    if (unavailable && !this.reviewing)
+    if (unavailable && this.init.kind.writes)
       return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
     const outcome: Outcome = {
       kind: 'spawn_failed',
@@ -388,7 +378,8 @@ export class Attempt {
   }
 
   private async supervise(child: AgentChild, command: Sandboxed): Promise<SupervisedEnd> {
-    const { ctx, control } = this;
+    const { ctx } = this;
+    const control = ctx.stop;
     const { config } = ctx.workspace;
     const { sessionId, files, prepared } = this.init;
     const settings = prepared.settings;
@@ -450,9 +441,9 @@ export class Attempt {
       supervision.stop('shutdown', { force: request.force }),
     );
     if (control.requested !== undefined) supervision.stop('shutdown');
-    const end = this.reviewing
-      ? await supervision.done.finally(unsubscribe)
-      : await this.answeringStops(supervision, unsubscribe);
+    const end = this.init.kind.writes
+      ? await this.answeringStops(supervision, unsubscribe)
+      : await supervision.done.finally(unsubscribe);
     const asked = command.interruptRequest();
     if (asked !== undefined && ((await ctx.controlFiles.pauseReason()) ?? '') === '')
       await ctx.controlFiles.pause(ctx.redactor.redact(asked));
@@ -494,7 +485,7 @@ export class Attempt {
    * session is stopped, to resume its conversation with the message.
    */
   private async answerStopRequest(supervision: Supervision): Promise<void> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const { item, sessionId, prepared } = this.init;
     const request = await ctx.controlFiles.stopRequest(item.id);
     if (request === undefined) return;
@@ -511,7 +502,7 @@ export class Attempt {
       return;
     }
     const ats = news.map((m) => m.at);
-    await persistently(ctx, control, `recording the messages given to ${item.id}`, () =>
+    await ctx.persistently(`recording the messages given to ${item.id}`, () =>
       ctx.queue.apply(item.id, { kind: 'messages_given_live', session: sessionId, ats }),
     );
     this.record = {
@@ -564,7 +555,7 @@ export class Attempt {
   }
 
   private async finish(end: SupervisedEnd, checked: WorkChecked): Promise<Ran> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const { item, sessionId, files, prepared } = this.init;
     const { outcome } = checked;
     const cost = this.cost(end.summary);
@@ -594,7 +585,7 @@ export class Attempt {
       end.stopReason === 'requested' ? await ctx.controlFiles.stopRequest(item.id) : undefined;
     // Spent before the item moves on: a stage that takes it next (its reviewer) is held to the
     // budget and the fleet's daily cap with this session's cost in them.
-    await persistently(ctx, control, 'recording the spend', () =>
+    await ctx.persistently('recording the spend', () =>
       recordSpend(ctx.workspace.paths.budget, {
         costUsd,
         outcome: outcome.kind,
@@ -603,35 +594,17 @@ export class Attempt {
     );
     const { fleet } = ctx.queue;
     if (fleet !== undefined)
-      await persistently(ctx, control, "recording the fleet's spend", () =>
+      await ctx.persistently("recording the fleet's spend", () =>
         fleet.recordSpend(costUsd, ctx.clock.now()),
       );
-    const settled = this.reviewing
-      ? undefined
-      : await settleItem(
-          ctx,
-          control,
-          item,
-          steered(
-            withHead(
-              settlementFor(
-                outcome,
-                costUsd,
-                end.summary.conversationId,
-                checked.gateFailure,
-                prepared.resume,
-                prepared.fallback.clis.length > 0,
-              ),
-              checked.git,
-            ),
-            {
-              question: outcome.kind === 'success' ? questionOf(end.summary) : undefined,
-              message: stopRequest?.message === true ? stopRequest.by : undefined,
-              conversationId: end.summary.conversationId ?? prepared.resume,
-            },
-          ),
-          stagesOf(prepared),
-        );
+    const settled = await this.init.settle({
+      kind: 'ended',
+      outcome,
+      costUsd,
+      summary: end.summary,
+      checked,
+      messageBy: stopRequest?.message === true ? stopRequest.by : undefined,
+    });
     if (outcome.kind === 'resume_failed')
       ctx.events.warn('resume_failed', {
         item: item.id,
@@ -639,7 +612,7 @@ export class Attempt {
         resumed: prepared.resume,
       });
     let stopped: Item | undefined;
-    if (this.reviewing) stopped = undefined;
+    if (!this.init.kind.writes) stopped = undefined;
     else if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
     // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
     else await ctx.controlFiles.clearStopRequest(item.id);
@@ -648,7 +621,7 @@ export class Attempt {
       lastText: end.summary.lastText,
       context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
     };
-    await archive(ctx, control, files, this.record, extras);
+    await archive(ctx, files, this.record, extras);
     await ctx.controlFiles.clearRunningSession(sessionId);
     ctx.events.info('session_ended', {
       item: item.id,
@@ -673,7 +646,7 @@ export class Attempt {
       itemId: item.id,
       sessionId,
       outcome,
-      itemStatus: stopped?.status ?? settled?.status ?? (this.reviewing ? 'reviewing' : 'running'),
+      itemStatus: stopped?.status ?? settled?.status ?? item.status,
       costUsd,
       cli: prepared.settings.cli,
       canFallBack: prepared.fallback.clis.length > 0,
@@ -692,14 +665,12 @@ export class Attempt {
     settled: Item | undefined,
     sessionId: string,
   ): Promise<Item | undefined> {
-    const { ctx, control } = this;
+    const { ctx } = this;
     const { item } = this.init;
     const request = await ctx.controlFiles.stopRequest(item.id);
     let after = settled;
     if (request?.cancel === true || request?.park === true) {
-      const stopped = await persistently(
-        ctx,
-        control,
+      const stopped = await ctx.persistently(
         `${request.cancel ? 'cancelling' : 'parking'} ${item.id}`,
         () =>
           ctx.queue.apply(item.id, {
@@ -747,14 +718,6 @@ export class Attempt {
       costUsd,
     };
   }
-}
-
-/** A success's settlement with the commit its session left the branch at (git mode). */
-function withHead(settlement: Settlement, work: SessionRecord['git']): Settlement {
-  const head = work?.commits.at(-1)?.sha;
-  return settlement.kind === 'succeeded' && head !== undefined
-    ? { ...settlement, head }
-    : settlement;
 }
 
 /** Characters of the agent's last message a preserved context keeps: its gist, not a verdict. */
