@@ -10,8 +10,8 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import { rejectedRef, waitsOnPerson } from '../queue/decisions.js';
 import type { DecisionEffect, Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
-import { StageLooks, Unmoved } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { inDecisionOrder } from '../queue/select.js';
 
 // The decision stage: a person's accept or reject carried out on the world, one effect at a
 // time, each recorded as it is made (the item keeps what is left), so that a runner killed
@@ -29,31 +29,21 @@ const MAX_MOVED = 5;
 /** What carrying out one effect came to. */
 type Carried = { kind: 'carried'; detail?: string } | { kind: 'refused'; failure: string };
 
-export const decisions: StageFactory = (ctx, onMoved) => new Decisions(ctx, onMoved);
+export const decisions: StageFactory = (ctx) => new Decisions(ctx);
 
-class Decisions implements Stage {
+class Decisions implements StageDeclaration {
   readonly name = 'decisions';
-  private readonly looks = new StageLooks();
-  private readonly unmoved = new Unmoved();
+  readonly on = true;
+  readonly tends = { status: 'deciding', order: inDecisionOrder } as const;
+  readonly width = 1;
+  /** A person's decision is carried out while the night is paused too: it is theirs. */
+  readonly pauses = false;
+  readonly unmoved = 'stuck';
+  readonly awaits = 'due';
   /** The revert worktrees whose setup ran this run: later reverts run their maintenance. */
   private readonly readied = new Set<string>();
 
-  constructor(
-    private readonly ctx: StageContext,
-    private readonly onMoved: (item: Item | undefined) => void,
-  ) {}
-
-  get busy(): boolean {
-    return this.looks.busy;
-  }
-
-  changed(): void {
-    this.looks.changed();
-  }
-
-  get stuck(): number {
-    return this.unmoved.count;
-  }
+  constructor(private readonly ctx: StageContext) {}
 
   /**
    * Why no new item may start: as many items wait on a person as `run.maxAwaitingReview`
@@ -72,31 +62,8 @@ class Decisions implements Stage {
     return `${waiting} item${waiting === 1 ? ' waits' : 's wait'} on a person (run.maxAwaitingReview ${limit}): no new item starts until some are accepted, rejected or deferred (ralph review)`;
   }
 
-  /**
-   * Carries out what decisions wait for until `over` says the run is over and none waits. A
-   * person's decision is carried out while the night is paused too: it is theirs.
-   */
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx } = this;
-    while (!ctx.stopped()) {
-      const begun = this.looks.begin();
-      const waiting = await ctx.persistently('reading the decisions to carry out', () =>
-        ctx.queue.deciding(),
-      );
-      const due = this.unmoved.due(waiting, ctx.clock.now());
-      this.looks.saw(begun, due.length);
-      const item = due[0];
-      if (item === undefined) {
-        if (over()) return;
-        await pace.untilChanged();
-        continue;
-      }
-      await this.carry(item);
-    }
-  }
-
   /** Carries out the decision's next effect, and records what came of it. */
-  private async carry(item: Item): Promise<void> {
+  async step(item: Item): Promise<Stepped> {
     const { ctx } = this;
     const effect = item.decision?.effects?.[0];
     if (effect === undefined) {
@@ -105,17 +72,15 @@ class Decisions implements Stage {
       const applied = await ctx.persistently(`recording the decision on ${item.id}`, () =>
         ctx.queue.apply(item.id, { kind: 'decision_failed', failure, now: ctx.clock.now() }),
       );
-      this.onMoved(applied.kind === 'applied' ? applied.item : undefined);
-      return;
+      return { kind: 'moved', item: applied.kind === 'applied' ? applied.item : undefined };
     }
     let carried: Carried;
     try {
       carried = await this.effect(item, effect);
     } catch (error) {
       await this.tryLater(item, effect, error);
-      return;
+      return { kind: 'kept' };
     }
-    this.unmoved.movedOn(item.id);
     const now = ctx.clock.now();
     const applied = await ctx.persistently(`recording the decision on ${item.id}`, () =>
       ctx.queue.apply(
@@ -128,7 +93,7 @@ class Decisions implements Stage {
     if (carried.kind === 'carried')
       ctx.events.info('decision_carried', { item: item.id, effect, detail: carried.detail });
     else ctx.events.warn('decision_refused', { item: item.id, effect, error: carried.failure });
-    this.onMoved(applied.kind === 'applied' ? applied.item : undefined);
+    return { kind: 'moved', item: applied.kind === 'applied' ? applied.item : undefined };
   }
 
   private async effect(item: Item, effect: DecisionEffect): Promise<Carried> {
@@ -278,7 +243,6 @@ class Decisions implements Stage {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const at = ctx.clock.now() + exponentialBackoffMs(looks, RETRY_BASE_MS, RETRY_CAP_MS);
-    this.unmoved.erredOn(item.id);
     ctx.events.error('decision_delayed', {
       item: item.id,
       effect,

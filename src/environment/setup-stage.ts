@@ -5,8 +5,8 @@ import { itemWorktree } from '../config/workspace.js';
 import { repositoryRoot } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
-import { StageLooks } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { inSetupOrder } from '../queue/select.js';
 import { dependencyStore, refillSpares, type GivenTree } from './dependencies.js';
 import { makeReady } from './make-ready.js';
 import { withRepositoryEnvironment } from './repository.js';
@@ -14,7 +14,7 @@ import { withRepositoryEnvironment } from './repository.js';
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The setup stage: items whose worktree is not ready wait as `preparing` for it. */
-export const setups: StageFactory = (ctx, onMoved) => new Setups(ctx, onMoved);
+export const setups: StageFactory = (ctx) => new Setups(ctx);
 
 /**
  * Makes items' worktrees ready before their sessions, beside the workers (up to as many at once
@@ -24,53 +24,23 @@ export const setups: StageFactory = (ctx, onMoved) => new Setups(ctx, onMoved);
  * neither of which the agent gets. A failure is the environment's, never the agent's: the item
  * is parked with the command and the end of its output, no attempt spent.
  */
-export class Setups implements Stage {
+class Setups implements StageDeclaration {
   readonly name = 'setup';
+  readonly on = true;
+  readonly tends = { status: 'preparing', order: inSetupOrder } as const;
+  readonly pauses = true;
   /** A failed setup parks its item for a person: nothing waits on the stage. */
-  readonly stuck = 0;
-  private readonly looks = new StageLooks();
+  readonly unmoved = 'waiting';
+  readonly awaits = 'all';
 
-  constructor(
-    private readonly ctx: StageContext,
-    private readonly onMoved: (item: Item | undefined) => void,
-  ) {}
+  constructor(private readonly ctx: StageContext) {}
 
-  get busy(): boolean {
-    return this.looks.busy;
+  get width(): number {
+    return Math.max(1, this.ctx.workspace.config.run.workers);
   }
 
-  changed(): void {
-    this.looks.changed();
-  }
-
-  refusesClaims(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx } = this;
-    const width = Math.max(1, ctx.workspace.config.run.workers);
-    while (!ctx.stopped()) {
-      // A paused night runs nothing, setups included.
-      if ((await ctx.pauseReason()) !== undefined) {
-        if (over()) return;
-        await pace.untilChanged();
-        continue;
-      }
-      const begun = this.looks.begin();
-      const waiting = await ctx.persistently('reading the items waiting for their setup', () =>
-        ctx.queue.preparing(),
-      );
-      this.looks.saw(begun, waiting.length);
-      if (waiting.length === 0) {
-        if (over()) return;
-        await pace.untilChanged();
-        continue;
-      }
-      await Promise.all(
-        waiting.slice(0, width).map(async (item) => this.onMoved(await this.prepare(item))),
-      );
-    }
+  async step(item: Item): Promise<Stepped> {
+    return { kind: 'moved', item: await this.prepare(item) };
   }
 
   /** Makes one item's worktree ready and records how it went; the item as it is after. */

@@ -245,6 +245,8 @@ export interface RunnerEvents {
   forge_comment_failed: { item: string; error: string };
   /** Items await checks and no `forge` is set to read them from. */
   forge_unconfigured: { items: string; reason: string };
+  /** A stage's step for an item threw: the item waits where it is, looked at again later. */
+  stage_failed: { stage: string; item: string; error: string };
   /** `forge.maxOpen` reached: no new item starts. */
   forge_full: { reason: string };
   gate_started: { item: string; session: string; gate: string };

@@ -20,8 +20,8 @@ import {
   pullRequestBody,
   type SessionTold,
 } from './pull-request-text.js';
-import { StageLooks } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { inChecksOrder } from '../queue/select.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -36,29 +36,25 @@ const RECORD_LOOK_MS = 1000;
 /** The longest wait after the forge failed to answer (down, rate-limited). */
 const MAX_OUTAGE_WAIT_MS = 10 * 60_000;
 
-/** When to look at an item's checks next, and how many looks found them unchanged. */
-interface Due {
-  at: number;
-  looks: number;
-}
+/** The pull-request stage, as a stage of the run. */
+export const pullRequests: StageFactory = (ctx) => new PullRequestStage(ctx);
 
 /**
  * The forge stage, beside the lander: items whose work is done wait in the queue as
  * `awaiting_checks`. It pushes each one's branch and opens its pull request, looks at the
  * checks of its head (conditional requests, backing off), and moves it on: green → merged or
  * ready for review; red → back to its agent with what failed, or failed after its rounds. No
- * worker waits for a check; a restart finds the waiting items in the queue.
+ * worker waits for a check; a restart finds the waiting items in the queue, and when to look at
+ * each again stored with it. An item whose checks cannot be read waits in the queue.
  */
-/** The pull-request stage, as a stage of the run. */
-export const pullRequests: StageFactory = (ctx, onMoved) => new PullRequestStage(ctx, onMoved);
-
-export class PullRequestStage implements Stage {
+class PullRequestStage implements StageDeclaration {
   readonly name = 'pull requests';
-  /** An item whose checks cannot be read waits in the queue, not in the stage. */
-  readonly stuck = 0;
-  /** Items awaiting their checks, as far as it has looked (the run does not end while there are). */
-  private readonly looks = new StageLooks();
-  private readonly due = new Map<string, Due>();
+  readonly tends = { status: 'awaiting_checks', order: inChecksOrder } as const;
+  readonly width = 1;
+  readonly pauses = true;
+  readonly unmoved = 'waiting';
+  /** A drained run waits for the checks of every pull request it opened. */
+  readonly awaits = 'all';
   /** Each work dir's repository, and each repository's forge: found once a run. */
   private readonly repositories = new Map<string, string>();
   private readonly forges = new Map<string, Forge>();
@@ -69,24 +65,35 @@ export class PullRequestStage implements Stage {
   /** When the done items' pull requests were last looked at (`forge.maxOpen`). */
   private doneLookedAt: number | undefined;
 
-  constructor(
-    private readonly ctx: StageContext,
-    /** Hears of each item it moved (back to its agent, done, failed). */
-    private readonly onMoved: (item: Item | undefined) => void,
-  ) {}
+  constructor(private readonly ctx: StageContext) {}
 
-  /**
-   * Whether items await their checks, a change may have given it one, or it has yet to look at
-   * which of the pull requests waiting for a person they merged or closed (`forge.maxOpen`).
-   */
-  get busy(): boolean {
-    const maxOpen = this.ctx.workspace.config.forge?.maxOpen;
-    return this.looks.busy || (maxOpen !== undefined && this.doneLookedAt === undefined);
+  private get forge(): ForgeConfig | undefined {
+    return this.ctx.workspace.config.forge;
   }
 
-  /** The queue may have changed: not idle until it has looked again (with a forge to tend). */
-  changed(): void {
-    if (this.ctx.workspace.config.forge !== undefined) this.looks.changed();
+  get on(): boolean {
+    return this.forge !== undefined;
+  }
+
+  /** Items left awaiting checks with no forge to tend them are said, once. */
+  async off(): Promise<void> {
+    const items = await this.ctx.queue.inStatus('awaiting_checks').catch(() => []);
+    if (items.length === 0) return;
+    this.ctx.events.warn('forge_unconfigured', {
+      items: items.map((item) => item.id).join(', '),
+      reason:
+        'items await the checks of their pull requests, and ralph.config.json sets no "forge"',
+    });
+  }
+
+  /** People merge and close pull requests at their pace: looked at as seldom as checks are. */
+  get pollMs(): number {
+    return (this.forge?.checks.poll ?? 0) * 1000 * MAX_POLL_FACTOR;
+  }
+
+  /** It has yet to look at which of the pull requests waiting for a person were merged or closed. */
+  get pending(): boolean {
+    return this.forge?.maxOpen !== undefined && this.doneLookedAt === undefined;
   }
 
   /**
@@ -97,7 +104,7 @@ export class PullRequestStage implements Stage {
    */
   async refusesClaims(): Promise<string | undefined> {
     const { ctx } = this;
-    const forge = ctx.workspace.config.forge;
+    const forge = this.forge;
     if (forge?.maxOpen === undefined) return undefined;
     // The queue's tally has it (in SQL for Postgres): no item is read whole at every claim.
     const { counts } = await ctx.persistently('counting open pull requests', () =>
@@ -109,74 +116,41 @@ export class PullRequestStage implements Stage {
     return `${open} pull request${open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${forge.maxOpen}): no new item starts until one is merged or closed`;
   }
 
-  /**
-   * Tends the items awaiting checks until `over` says the run is over (a drained run's workers
-   * end only once none waits; a run that ends sooner, `--once` say, leaves them waiting in the
-   * queue for the next); a stop ends it at once. `sleep` waits up to its milliseconds, or until
-   * something changes.
-   */
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx } = this;
-    const sleep = (ms: number) => pace.sleep(ms);
-    const forge = ctx.workspace.config.forge;
-    // Without a forge there is nothing to tend (items left awaiting checks are said, once).
-    if (forge === undefined) return this.warnUnconfigured();
-    const pollMs = ctx.workspace.config.run.pollInterval * 1000;
-    while (!ctx.stopped() && !over()) {
-      if ((await ctx.pauseReason()) !== undefined) {
-        await sleep(pollMs);
-        continue;
-      }
-      const begun = this.looks.begin();
-      const items = await ctx.persistently('reading the items awaiting checks', () =>
-        ctx.queue.awaitingChecks(),
-      );
-      // What an earlier run stored of when to look again holds until this run has looked.
-      for (const { id, lookAgain } of items)
-        if (lookAgain !== undefined && !this.due.has(id))
-          this.due.set(id, { at: Date.parse(lookAgain.at), looks: lookAgain.looks });
-      this.looks.saw(begun, items.length);
-      // People merge and close pull requests at their pace: looked at as seldom as checks are.
-      const doneDue = (this.doneLookedAt ?? 0) + forge.checks.poll * 1000 * MAX_POLL_FACTOR;
-      if (forge.maxOpen !== undefined && ctx.clock.now() >= doneDue) await this.lookAtDone(forge);
-      if (items.length === 0) {
-        await sleep(pollMs);
-        continue;
-      }
-      const now = ctx.clock.now();
-      if (this.outage !== undefined && now < this.outage.until) {
-        await sleep(Math.min(pollMs, this.outage.until - now));
-        continue;
-      }
-      const release = await ctx.persistently('tending pull requests', () =>
-        ctx.queue.lockStage('forge'),
-      );
-      if (release === undefined) {
-        // Another runner of the fleet tends them now.
-        await sleep(pollMs);
-        continue;
-      }
-      try {
-        for (const item of items) {
-          if (ctx.stopped()) break;
-          if ((this.due.get(item.id)?.at ?? 0) > ctx.clock.now()) continue;
-          if (!(await this.tend(forge, item))) break;
-        }
-      } finally {
-        await release();
-      }
-      // Until the next look is due: a new item, or a change of the queue, wakes it sooner.
-      const next = Math.min(...items.map((item) => this.due.get(item.id)?.at ?? 0));
-      const longest = forge.checks.poll * 1000 * MAX_POLL_FACTOR;
-      await sleep(Math.max(0, Math.min(longest, next - ctx.clock.now())));
-    }
+  async beforeLook(): Promise<void> {
+    const forge = this.forge;
+    if (forge?.maxOpen === undefined) return;
+    if (this.ctx.clock.now() >= (this.doneLookedAt ?? 0) + this.pollMs)
+      await this.lookAtDone(forge);
+  }
+
+  /** One runner of a fleet tends the pull requests at a time. */
+  lock(): Promise<(() => Promise<void>) | undefined> {
+    return this.ctx.persistently('tending pull requests', () => this.ctx.queue.lockStage('forge'));
+  }
+
+  /** While the forge is down, no item is looked at. */
+  heldUntil(): number | undefined {
+    return this.outage?.until;
+  }
+
+  async step(item: Item): Promise<Stepped> {
+    const forge = this.forge;
+    if (forge === undefined) return { kind: 'waiting' };
+    const tended = await this.tend(forge, item);
+    if (tended === 'halted')
+      return { kind: 'halted', ms: Math.max(0, (this.outage?.until ?? 0) - this.ctx.clock.now()) };
+    return tended === 'waiting' ? { kind: 'waiting' } : { kind: 'moved', item: tended };
   }
 
   /**
    * One look at an item: published when it has no pull request at its head yet, else its
-   * checks read. False when the forge is down or refuses the token (no other item is tried).
+   * checks read; the item as it is after when it moved. `halted` when the forge is down or
+   * refuses the token (no other item is tried).
    */
-  private async tend(forge: ForgeConfig, item: Item): Promise<boolean> {
+  private async tend(
+    forge: ForgeConfig,
+    item: Item,
+  ): Promise<Item | undefined | 'waiting' | 'halted'> {
     const { ctx } = this;
     try {
       const moved =
@@ -188,18 +162,18 @@ export class PullRequestStage implements Stage {
         ctx.events.info('forge_reachable', { after: this.outage.failures });
         this.outage = undefined;
       }
-      if (moved !== 'waiting') {
-        this.due.delete(item.id);
-        this.onMoved(moved);
-      }
-      return true;
+      return moved;
     } catch (error) {
       return this.fault(forge, item, error);
     }
   }
 
   /** What a failed call to the forge means for the night. */
-  private async fault(forge: ForgeConfig, item: Item, error: unknown): Promise<boolean> {
+  private async fault(
+    forge: ForgeConfig,
+    item: Item,
+    error: unknown,
+  ): Promise<Item | undefined | 'halted'> {
     const { ctx } = this;
     const message = ctx.redactor.redact(messageOf(error));
     const kind = error instanceof ForgeError ? error.kind : 'unavailable';
@@ -207,7 +181,7 @@ export class PullRequestStage implements Stage {
       // Every pull request would fail alike: a person fixes the token or the settings.
       ctx.events.error('forge_refused', { item: item.id, error: message });
       await ctx.pause(`ralph: the forge refused: ${message}; fix it, then run "ralph resume"`);
-      return false;
+      return 'halted';
     }
     if (kind === 'refused') {
       // This item's request was wrong (a pull request GitHub will not open): it fails alone.
@@ -223,8 +197,7 @@ export class PullRequestStage implements Stage {
         now: ctx.clock.now(),
       });
       ctx.events.error('forge_refused', { item: item.id, error: message });
-      this.onMoved(failed);
-      return true;
+      return failed;
     }
     const now = ctx.clock.now();
     const failures = (this.outage?.failures ?? 0) + 1;
@@ -235,15 +208,15 @@ export class PullRequestStage implements Stage {
       retryAt: new Date(now + waitMs).toISOString(),
     });
     // The outage is waited out by the run; the item keeps when, for a run that starts meanwhile.
-    await this.lookAgain(item.id, now + waitMs, this.due.get(item.id)?.looks ?? 0);
-    return false;
+    await this.lookAgain(item.id, now + waitMs, item.lookAgain?.looks ?? 0);
+    return 'halted';
   }
 
   /** Pushes the item's branch (or the land target) and opens or updates its pull request. */
   private async publish(forge: ForgeConfig, item: Item): Promise<Item | undefined | 'waiting'> {
     const { ctx } = this;
     const session = await this.sessionOf(item);
-    const looks = this.due.get(item.id)?.looks ?? 0;
+    const looks = item.lookAgain?.looks ?? 0;
     if (session === undefined && looks < RECORD_LOOKS) {
       await this.lookAgain(item.id, ctx.clock.now() + RECORD_LOOK_MS, looks + 1);
       return 'waiting';
@@ -432,7 +405,7 @@ export class PullRequestStage implements Stage {
   /** Records what the checks say when it changed, and when to look again. */
   private async seen(item: Item, line: string, forge: ForgeConfig): Promise<void> {
     const { ctx } = this;
-    const looks = this.due.get(item.id)?.looks ?? 0;
+    const looks = item.lookAgain?.looks ?? 0;
     if (item.checks !== line) {
       await this.record(item, { kind: 'checks_seen', checks: line, now: ctx.clock.now() });
       await this.schedule(item.id, forge, 0);
@@ -448,7 +421,6 @@ export class PullRequestStage implements Stage {
 
   /** When to look at an item again, stored with it: a restart waits as this run would. */
   private async lookAgain(id: string, at: number, looks: number): Promise<void> {
-    this.due.set(id, { at, looks });
     await this.ctx.persistently(`recording when to look at ${id} again`, () =>
       this.ctx.queue.apply(id, { kind: 'look_again', at, looks }),
     );
@@ -492,15 +464,6 @@ export class PullRequestStage implements Stage {
   }
 
   /** Items awaiting checks in a workspace that sets no forge to read them from. */
-  private async warnUnconfigured(): Promise<void> {
-    const items = await this.ctx.queue.awaitingChecks().catch(() => []);
-    if (items.length === 0) return;
-    this.ctx.events.warn('forge_unconfigured', {
-      items: items.map((item) => item.id).join(', '),
-      reason:
-        'items await the checks of their pull requests, and ralph.config.json sets no "forge"',
-    });
-  }
 
   /** The repository of the item's work dir (each work dir's read once a run). */
   private async repositoryOf(item: Item): Promise<string> {

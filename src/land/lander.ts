@@ -7,8 +7,8 @@ import { readIfExists, writeFileAtomically } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import { readyTargetWorktree, targetJob } from './job.js';
-import { StageLooks, Unmoved } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { inLandingOrder } from '../queue/select.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -45,24 +45,24 @@ interface Train {
   landings: Array<{ job: LandJob; landing: Landing & { kind: 'landed' } }>;
 }
 
+/** The lander, as a stage of the run. */
+export const lander: StageFactory = (ctx, moved) => new Lander(ctx, moved);
+
 /**
  * The night's lander: items whose gates passed wait in the queue as `landing`, and it lands
  * them one at a time, in the order they finished (dependencies first), while the workers go on
  * claiming. A landing that fails hands its item back to the queue (`pending`, for its agent)
- * or fails it; no worker waits for a landing.
+ * or fails it; no worker waits for a landing. One git could not make waits, its next try
+ * stored with it: each still waiting when a drained run ends is a failure of the run's.
  */
-/** The lander, as a stage of the run. */
-export const lander: StageFactory = (ctx, onMoved) => new Lander(ctx, onMoved);
-
-export class Lander implements Stage {
+class Lander implements StageDeclaration {
   readonly name = 'lander';
-  /** Items waiting to land, as far as it has looked (the run does not end while there are). */
-  private readonly looks = new StageLooks();
-  /**
-   * Items whose landing could not be made this run (a git failure), and those that still wait
-   * for their next try (stored with the item) at the lander's last look: each tried again later.
-   */
-  private readonly unmoved = new Unmoved();
+  readonly on = true;
+  readonly tends = { status: 'landing', order: inLandingOrder } as const;
+  readonly width = 1;
+  readonly pauses = true;
+  readonly unmoved = 'stuck';
+  readonly awaits = 'due';
   /** Each work dir's repository, each repository's committer identity: read once a run. */
   private readonly repositories = new Map<string, string>();
   private readonly identities = new Map<string, Readonly<Record<string, string>>>();
@@ -83,74 +83,41 @@ export class Lander implements Stage {
   constructor(
     private readonly ctx: StageContext,
     /**
-     * Hears of each item a landing moved (a landed item frees its dependents, a refused one
-     * is claimable again, or failed).
+     * Hears of each item a train's landing moved (a landed item frees its dependents, a refused
+     * one is claimable again, or failed).
      */
-    private readonly onMoved: (item: Item | undefined) => void,
+    private readonly moved: (item: Item | undefined) => void,
   ) {}
 
-  /** Whether items wait to land, one is landing, or a change may have put one in line. */
-  get busy(): boolean {
-    return this.looks.busy;
+  /** An item whose landing waits in the train for the target to move. */
+  holds(item: Item): boolean {
+    return this.train?.landings.some(({ job }) => job.item.id === item.id) === true;
   }
 
-  /** The queue may have changed: not idle until it has looked again. */
-  changed(): void {
-    this.looks.changed();
-  }
-
-  /** Items whose landing could not be made this run: they still wait to land. */
-  get stuck(): number {
-    return this.unmoved.count;
-  }
-
-  /** The lander holds no claim back. */
-  refusesClaims(): Promise<undefined> {
-    return Promise.resolve(undefined);
+  async step(item: Item): Promise<Stepped> {
+    const landed = await this.land(item);
+    if (landed === 'elsewhere') return { kind: 'halted' };
+    if (landed === 'in train') return { kind: 'waiting' };
+    if (landed === 'later') return { kind: 'kept' };
+    return { kind: 'moved', item: landed };
   }
 
   /**
-   * Lands what waits, then sleeps until told of a change (`sleep`), until `over` says the run
-   * is over and nothing waits to land; a stop ends it at once.
+   * Nothing waits to land now: the train leaves (its landings recorded); with none, git's own
+   * maintenance of the repositories landed into. A paused night only lets the train leave.
    */
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const sleep = () => pace.untilChanged();
-    try {
-      while (!this.ctx.stopped()) {
-        if ((await this.ctx.pauseReason()) !== undefined) {
-          await this.moveTrain();
-          if (over()) return;
-          await sleep();
-          continue;
-        }
-        const begun = this.looks.begin();
-        const inTrain = new Set(this.train?.landings.map(({ job }) => job.item.id));
-        const waiting = (
-          await this.ctx.persistently('reading the items waiting to land', () =>
-            this.ctx.queue.landing(),
-          )
-        ).filter((item) => !inTrain.has(item.id));
-        const next = this.unmoved.due(waiting, this.ctx.clock.now());
-        this.looks.saw(begun, next.length + inTrain.size);
-        const item = next[0];
-        if (item === undefined && this.train !== undefined) {
-          await this.moveTrain();
-          continue;
-        }
-        if (item === undefined) {
-          await this.maintain();
-          if (over()) return;
-          await sleep();
-          continue;
-        }
-        const moved = await this.land(item);
-        if (moved === 'elsewhere') await sleep();
-        else if (moved !== 'in train') this.onMoved(moved);
-      }
-    } finally {
-      // Stopped: what the train landed is whole, and lands.
+  async idle(paused: boolean): Promise<'again' | 'rest'> {
+    if (this.train !== undefined) {
       await this.moveTrain();
+      return paused ? 'rest' : 'again';
     }
+    if (!paused) await this.maintain();
+    return 'rest';
+  }
+
+  /** Stopped, or the run is over: what the train landed is whole, and lands. */
+  ended(): Promise<void> {
+    return this.moveTrain();
   }
 
   /**
@@ -158,7 +125,7 @@ export class Lander implements Stage {
    * when another runner of the fleet is landing onto its target, `in train` when it waits in
    * a train for the target to move.
    */
-  async land(item: Item): Promise<Item | undefined | 'elsewhere' | 'in train'> {
+  private async land(item: Item): Promise<Item | undefined | 'elsewhere' | 'in train' | 'later'> {
     const { ctx } = this;
     let job: LandJob | undefined;
     try {
@@ -226,7 +193,7 @@ export class Lander implements Stage {
       // Not the item's doing (a git that failed, a repository gone): it waits, tried later.
       if (job !== undefined) this.worktreeAt.delete(job.worktree);
       await this.tryLater(item, job?.land.target ?? '', error);
-      return undefined;
+      return 'later';
     } finally {
       if (job !== undefined) await redactLog(ctx, job.gates.logFile);
     }
@@ -295,19 +262,21 @@ export class Lander implements Stage {
     const tip = last.landing.commit;
     const keptIds = kept.map(({ job }) => job.item.id);
     let moved: boolean;
+    let failed = false;
     try {
       moved =
         tip === train.from ||
         (await moveTarget(train.repo, target, tip, train.from, `ralph: land ${keptIds.join(' ')}`));
     } catch (error) {
       moved = false;
+      failed = true;
       // Not the items' doing: they wait, tried later.
       for (const { job } of kept) await this.tryLater(job.item, target, error);
     }
     if (!moved) {
       this.targetAt.delete(train.key);
       this.worktreeAt.delete(last.job.worktree);
-      for (const id of keptIds.filter((id) => !this.unmoved.hasErred(id)))
+      for (const id of failed ? [] : keptIds)
         ctx.events.info('land_retried', {
           item: id,
           target,
@@ -334,14 +303,13 @@ export class Lander implements Stage {
       ),
     );
     for (const item of done) {
-      this.unmoved.movedOn(item.id);
       ctx.events.info('landed', {
         item: item.id,
         target,
         commit: landings.get(item.id)?.landing.commit ?? tip,
         already: false,
       });
-      this.onMoved(item);
+      this.moved(item);
     }
   }
 
@@ -354,7 +322,6 @@ export class Lander implements Stage {
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const at = ctx.clock.now() + exponentialBackoffMs(looks, LAND_RETRY_BASE_MS, LAND_RETRY_CAP_MS);
     const reason = ctx.redactor.redact(messageOf(error));
-    this.unmoved.erredOn(item.id);
     const spent = looks >= LAND_LOOKS;
     ctx.events.error('land_failed', {
       item: item.id,
@@ -400,7 +367,6 @@ export class Lander implements Stage {
     const { ctx } = this;
     const { item, land } = job;
     const now = ctx.clock.now();
-    this.unmoved.movedOn(item.id);
     if (landing.kind === 'landed') {
       const done = await ctx.persistently(`recording the landing of ${item.id}`, () =>
         ctx.queue.apply(item.id, {

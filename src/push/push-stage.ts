@@ -1,8 +1,7 @@
 import { pushBranch, repositoryRoot } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
-import { StageLooks } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 
 /** The first wait after a failed push; it doubles with each failure, up to the longest. */
 const FIRST_RETRY_MS = 60_000;
@@ -25,61 +24,32 @@ export const retryDelayMs = (looks: number): number =>
  * Pushes the branch of each item a session finished with success to its remote (never by
  * force), beside the workers: a remote that hangs or refuses holds up no session. A failed push
  * is tried again with backoff, its time stored with the item, so a restart goes on where the
- * last run stood.
+ * last run stood. A branch not pushed yet waits for its next try: the item's work itself is done.
  */
-export class PushStage implements Stage {
+class PushStage implements StageDeclaration {
   readonly name = 'push';
-  /** A branch not pushed yet waits for its next try: the item's work itself is done. */
-  readonly stuck = 0;
-  private readonly looks = new StageLooks();
+  readonly tends = { where: waitsToPush };
+  readonly width = 1;
+  readonly pauses = false;
+  readonly unmoved = 'waiting';
+  readonly awaits = 'due';
   /** Each work dir's repository, read once a run. */
   private readonly repositories = new Map<string, string>();
 
   constructor(private readonly ctx: StageContext) {}
 
-  /** Whether a branch is due to be pushed, or a change may have made one due. */
-  get busy(): boolean {
-    return this.pushing && this.looks.busy;
-  }
-
   /** Whether the workspace pushes branches at all (`git.push`): if not, it never looks. */
-  private get pushing(): boolean {
+  get on(): boolean {
     return this.ctx.workspace.config.git.push !== undefined;
   }
 
-  changed(): void {
-    this.looks.changed();
+  dueAt(item: Item): number | undefined {
+    return Date.parse(item.pushTo?.at ?? '');
   }
 
-  /** It holds no claim back. */
-  refusesClaims(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  /**
-   * Pushes what is due, then sleeps until a change or the next retry; once `over` says the run
-   * is over, a branch whose retry is later waits for the next run.
-   */
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx } = this;
-    if (!this.pushing) return;
-    while (!ctx.stopped()) {
-      const begun = this.looks.begin();
-      const waiting = (
-        await ctx.persistently('reading the branches waiting to be pushed', () => ctx.queue.list())
-      ).filter(waitsToPush);
-      const now = ctx.clock.now();
-      const atOf = (item: Item) => Date.parse(item.pushTo?.at ?? '') || now;
-      const due = waiting.filter((item) => atOf(item) <= now);
-      this.looks.saw(begun, due.length);
-      for (const item of due) if (!ctx.stopped()) await this.push(item);
-      if (due.length > 0) continue;
-      if (over()) return;
-      // A worker's turn that ended since this look began woke nobody: look again, not sleep.
-      if (this.looks.changedSinceLook) continue;
-      const next = Math.min(...waiting.map(atOf));
-      await (Number.isFinite(next) ? pace.sleep(next - now) : pace.untilChanged());
-    }
+  async step(item: Item): Promise<Stepped> {
+    await this.push(item);
+    return { kind: 'moved' };
   }
 
   /** Pushes one item's branch, and records that it did, or when to try again. */

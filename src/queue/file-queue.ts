@@ -12,15 +12,8 @@ import type {
   Selection,
 } from './queue.js';
 import type { SettlePolicy } from './lease.js';
-import {
-  inChecksOrder,
-  inDecisionOrder,
-  inLandingOrder,
-  inReviewOrder,
-  inSetupOrder,
-  nextWakeTime,
-  selectNext,
-} from './select.js';
+import { nextWakeTime, selectNext } from './select.js';
+import type { ItemStatus } from './item-status.js';
 import {
   chosenOf,
   refuseQueued,
@@ -74,24 +67,8 @@ export class FileQueue extends FileQueueReader implements Queue {
     });
   }
 
-  async landing(): Promise<Item[]> {
-    return inLandingOrder(await this.list());
-  }
-
-  async reviewing(): Promise<Item[]> {
-    return inReviewOrder(await this.list());
-  }
-
-  async preparing(): Promise<Item[]> {
-    return inSetupOrder(await this.list());
-  }
-
-  async awaitingChecks(): Promise<Item[]> {
-    return inChecksOrder(await this.list());
-  }
-
-  async deciding(): Promise<Item[]> {
-    return inDecisionOrder(await this.list());
+  async inStatus(status: ItemStatus): Promise<Item[]> {
+    return (await this.list()).filter((item) => item.status === status);
   }
 
   async apply(id: string, event: ItemEvent, check?: ClosureCheck): Promise<Applied> {

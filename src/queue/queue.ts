@@ -46,16 +46,8 @@ export interface Queue {
   applyAll(events: readonly ItemChange[]): Promise<Item[]>;
   /** Keeps the leases of running items from expiring (a runner's heartbeat). */
   renew(leases: readonly Lease[]): Promise<void>;
-  /** The items waiting to land, in the order they finished. */
-  landing(): Promise<Item[]>;
-  /** The items waiting for their review, in the order they finished. */
-  reviewing(): Promise<Item[]>;
-  /** The items whose worktree waits to be made ready, in the order they were handed over. */
-  preparing(): Promise<Item[]>;
-  /** The items awaiting their pull request's checks, the longest waiting first. */
-  awaitingChecks(): Promise<Item[]>;
-  /** The items whose person's decision is being carried out, the oldest decision first. */
-  deciding(): Promise<Item[]>;
+  /** The items in `status`, in no particular order (a stage puts them in its own). */
+  inStatus(status: ItemStatus): Promise<Item[]>;
   /**
    * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
    * one runner at a time: undefined when another of the fleet holds it. The workspace's runner

@@ -13,8 +13,8 @@ import { PROMPT_CAP_CHARS } from '../prompt/assemble.js';
 import type { Item, ItemVerdict } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { ItemWork } from '../stage/sessions.js';
-import { StageLooks, Unmoved } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { inReviewOrder } from '../queue/select.js';
 import type { ReviewSettings } from './config-schema.js';
 import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
 import type { Verdict } from './verdict.js';
@@ -30,7 +30,7 @@ const REVIEW_RETRY_CAP_MS = 30 * 60_000;
 const PROMPT_FRAME_CHARS = 2_000;
 
 /** The review stage: the items whose gates passed wait as `reviewing` for a reviewer's verdict. */
-export const reviews: StageFactory = (ctx, onMoved) => new Reviews(ctx, onMoved);
+export const reviews: StageFactory = (ctx) => new Reviews(ctx);
 
 /**
  * Reviews one item at a time, in the order they finished: a reviewer (another CLI by default)
@@ -40,64 +40,28 @@ export const reviews: StageFactory = (ctx, onMoved) => new Reviews(ctx, onMoved)
  * timeout, a limit, an answer that is no valid verdict) leaves it unreviewed, looked at again
  * later: a failing reviewer never lets a change through.
  */
-export class Reviews implements Stage {
+class Reviews implements StageDeclaration {
   readonly name = 'review';
-  private readonly looks = new StageLooks();
-  /** Items whose review failed this run, and those waiting for their next look at the last. */
-  private readonly unmoved = new Unmoved();
+  readonly on = true;
+  readonly tends = { status: 'reviewing', order: inReviewOrder } as const;
+  readonly width = 1;
+  readonly pauses = true;
+  /** An item whose review failed is unreviewed, not failed: it waits for a reviewer again. */
+  readonly unmoved = 'unreviewed';
+  readonly awaits = 'due';
   /** Each work dir's repository: read once a run. */
   private readonly repositories = new Map<string, string>();
 
-  constructor(
-    private readonly ctx: StageContext,
-    private readonly onMoved: (item: Item | undefined) => void,
-  ) {}
+  constructor(private readonly ctx: StageContext) {}
 
-  get busy(): boolean {
-    return this.looks.busy;
-  }
-
-  changed(): void {
-    this.looks.changed();
-  }
-
-  /** An item whose review failed is unreviewed, not failed: it waits for a reviewer again. */
-  readonly stuck = 0;
-
-  get unreviewed(): number {
-    return this.unmoved.count;
-  }
-
-  refusesClaims(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    const { ctx } = this;
-    while (!ctx.stopped()) {
-      if ((await ctx.pauseReason()) !== undefined) {
-        if (over()) return;
-        await pace.untilChanged();
-        continue;
-      }
-      const begun = this.looks.begin();
-      const waiting = await ctx.persistently('reading the items waiting for review', () =>
-        ctx.queue.reviewing(),
-      );
-      const next = this.unmoved.due(waiting, ctx.clock.now());
-      this.looks.saw(begun, next.length);
-      const item = next[0];
-      if (item === undefined) {
-        if (over()) return;
-        await pace.untilChanged();
-        continue;
-      }
-      this.onMoved(await this.review(item));
-    }
+  async step(item: Item): Promise<Stepped> {
+    const reviewed = await this.review(item);
+    if (reviewed === 'stopped') return { kind: 'waiting' };
+    return reviewed === 'unreviewed' ? { kind: 'kept' } : { kind: 'moved', item: reviewed };
   }
 
   /** Reviews one item and records the verdict; the item as it is after, if it moved. */
-  async review(item: Item): Promise<Item | undefined> {
+  private async review(item: Item): Promise<Item | undefined | 'unreviewed' | 'stopped'> {
     const { ctx } = this;
     const settings = ctx.workspace.config.review;
     let cli: CliName | undefined;
@@ -125,7 +89,7 @@ export class Reviews implements Stage {
         sandbox: work.sandbox,
       });
       // Stopped with the run: it waits for the next one, nothing held against it.
-      if (end.kind === 'unanswered' && ctx.stopped()) return undefined;
+      if (end.kind === 'unanswered' && ctx.stopped()) return 'stopped';
       if (end.kind === 'unanswered') {
         const why = end.outcome === 'invalid' ? end.reason : `${end.outcome}: ${end.reason}`;
         return await this.leaveUnreviewed(item, cli, why, end);
@@ -224,7 +188,6 @@ export class Reviews implements Stage {
             },
       ),
     );
-    this.unmoved.movedOn(item.id);
     const after = applied.kind === 'applied' ? applied.item : undefined;
     ctx.events.info('reviewed', {
       item: item.id,
@@ -246,7 +209,7 @@ export class Reviews implements Stage {
     cli: string,
     why: string,
     end?: { sessionId?: string; costUsd: number; retryAt?: number },
-  ): Promise<undefined> {
+  ): Promise<'unreviewed'> {
     const { ctx } = this;
     const looks = (item.lookAgain?.looks ?? 0) + 1;
     const now = ctx.clock.now();
@@ -256,7 +219,6 @@ export class Reviews implements Stage {
       end?.retryAt ?? 0,
     );
     const reason = ctx.redactor.redact(`review by ${cli} failed: ${why}`);
-    this.unmoved.erredOn(item.id);
     ctx.events.warn('review_failed', {
       item: item.id,
       cli,
@@ -274,7 +236,7 @@ export class Reviews implements Stage {
         now,
       }),
     );
-    return undefined;
+    return 'unreviewed';
   }
 }
 

@@ -7,6 +7,7 @@ import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import type { RunnerContext } from './context.js';
 import type { Stage, StageFactory } from '../stage/stage.js';
+import { StageLoop } from '../stage/loop.js';
 import { sessionHostContextOf, stageContextOf } from './stage-context.js';
 import { SessionHost } from '../session/session-host.js';
 import { holdCli } from '../session/holds.js';
@@ -111,13 +112,14 @@ class Night {
       },
     });
     const stageContext = stageContextOf(ctx, control, this.sessions);
-    this.stages = options.stages.map((make) =>
-      make(stageContext, (item) => {
-        // A stage that failed its item for good failed the run's item.
-        if (item?.status === 'failed') this.result.failed++;
-        if (item !== undefined) this.tidy(item);
-        this.wake();
-      }),
+    const moved = (item: Item | undefined) => {
+      // A stage that failed its item for good failed the run's item.
+      if (item?.status === 'failed') this.result.failed++;
+      if (item !== undefined) this.tidy(item);
+      this.wake();
+    };
+    this.stages = options.stages.map(
+      (declare) => new StageLoop(declare(stageContext, moved), stageContext, moved),
     );
   }
 
@@ -153,7 +155,7 @@ class Night {
         // An item a stage could not move on (a git error landing it) did not get done; one left
         // unreviewed waits for a reviewer again, or a person.
         this.result.failed += stage.stuck;
-        this.result.unreviewed += stage.unreviewed ?? 0;
+        this.result.unreviewed += stage.unreviewed;
       }),
     );
     await Promise.all(this.tidying);

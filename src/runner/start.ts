@@ -25,6 +25,7 @@ import type { SessionTimings } from '../session/host.js';
 import type { StageFactory } from '../stage/stage.js';
 import { NO_RUN_SPEND } from '../session/run-spend.js';
 import { SessionHost } from '../session/session-host.js';
+import { StageLoop } from '../stage/loop.js';
 import { sessionHostContextOf, stageContextOf } from './stage-context.js';
 import type { StopControl } from './stop-control.js';
 import type { RunEvents } from '../events/events.js';
@@ -262,7 +263,9 @@ export function tendWaiting(
     const pace = { sleep: () => Promise.resolve(), untilChanged: () => Promise.resolve() };
     const host = new SessionHost(sessionHostContextOf(ctx, options.control), NO_RUN_SPEND);
     const stageCtx = stageContextOf(ctx, options.control, host);
-    for (const stage of stages) await stage(stageCtx, () => undefined).run(() => true, pace);
+    const moved = () => undefined;
+    for (const declare of stages)
+      await new StageLoop(declare(stageCtx, moved), stageCtx, moved).run(() => true, pace);
   });
 }
 

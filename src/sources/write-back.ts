@@ -1,5 +1,4 @@
-import { StageLooks } from '../stage/looks.js';
-import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
+import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import type { StageContext } from '../stage/context.js';
 import { statusIs } from '../queue/item-status.js';
 import type { Item } from '../queue/item.js';
@@ -48,39 +47,23 @@ export const writeBack: StageFactory = (ctx) => new WriteBack(ctx);
  * outbox, which keeps trying while the forge is away (a crash between the mark and the outbox's
  * write loses that comment, never repeats it).
  */
-export class WriteBack implements Stage {
+class WriteBack implements StageDeclaration {
   readonly name = 'write-back';
-  readonly stuck = 0;
-  private readonly looks = new StageLooks();
+  readonly tends = { where: untold };
+  readonly width = 1;
+  readonly pauses = false;
+  readonly unmoved = 'waiting';
+  readonly awaits = 'due';
 
   constructor(private readonly ctx: StageContext) {}
 
-  get busy(): boolean {
-    return this.ctx.workspace.config.import.writeBack && this.looks.busy;
+  get on(): boolean {
+    return this.ctx.workspace.config.import.writeBack;
   }
 
-  changed(): void {
-    this.looks.changed();
-  }
-
-  /** It holds no claim back. */
-  refusesClaims(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  async run(over: () => boolean, pace: StagePace): Promise<void> {
-    if (!this.ctx.workspace.config.import.writeBack) return;
-    while (!this.ctx.stopped()) {
-      const begun = this.looks.begin();
-      const items = await this.ctx.persistently('reading the items whose issues to tell', () =>
-        this.ctx.queue.list(),
-      );
-      const ended = items.filter(untold);
-      for (const item of ended) await this.tell(item);
-      this.looks.saw(begun, 0);
-      if (over() && !this.looks.busy) return;
-      await pace.untilChanged();
-    }
+  async step(item: Item): Promise<Stepped> {
+    await this.tell(item);
+    return { kind: 'waiting' };
   }
 
   private async tell(item: Item): Promise<void> {

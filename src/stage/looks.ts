@@ -1,5 +1,5 @@
 /**
- * What a stage beside the workers (the lander, the forge stage) knows of the items it tends:
+ * What the stage loop knows of the items a stage tends:
  * how many waited at its last look at the queue, and whether the queue changed since that look
  * began. A drained run ends only once every stage is idle, and a stage is not idle while a
  * change it has not looked at may have given it an item: a worker that just finished one must
@@ -48,11 +48,9 @@ export class Unmoved {
   private readonly erred = new Set<string>();
   private later = new Set<string>();
 
-  /** The items of a look that are due now; the others wait for their next look. */
-  due<I extends { id: string; lookAgain?: { at: string } }>(items: readonly I[], now: number): I[] {
-    this.later = new Set(
-      items.filter((item) => Date.parse(item.lookAgain?.at ?? '') > now).map((item) => item.id),
-    );
+  /** The items of a look that are due now (`dueAt`); the others wait for their next look. */
+  due<I extends { id: string }>(items: readonly I[], now: number, dueAt: (item: I) => number): I[] {
+    this.later = new Set(items.filter((item) => dueAt(item) > now).map((item) => item.id));
     return items.filter((item) => !this.later.has(item.id));
   }
 

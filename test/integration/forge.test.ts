@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runCommand } from '../../src/cli/commands/run.js';
-import { PullRequestStage } from '../../src/forge/pull-request-stage.js';
+import { pullRequests } from '../../src/forge/pull-request-stage.js';
 import { fakeTime } from '../support/fake-time.js';
-import { pacedBy, stageContextFor } from '../support/stage-context.js';
+import { pacedBy, stageContextFor, stageOn } from '../support/stage-context.js';
 import { git } from '../support/git.js';
 import { captureOutput } from '../support/output.js';
 import { startRunner } from '../support/runner.js';
@@ -645,7 +645,7 @@ const START = Date.parse('2026-11-25T01:00:00Z');
 /** The forge stage of a runner of the workspace, on the fake clock. */
 async function checksStageOf(root: string, time: ReturnType<typeof fakeTime>) {
   const { ctx, close } = await stageContextFor(root, time, env, [TOKEN]);
-  return { stage: new PullRequestStage(ctx, () => undefined), close };
+  return { stage: stageOn(pullRequests, ctx), close };
 }
 
 /** Files under `dir` whose text holds `needle`. */

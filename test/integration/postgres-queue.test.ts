@@ -207,7 +207,7 @@ describe('the Postgres queue', () => {
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);
     expect(await a.apply('y', { kind: 'sent_to_land', now: 0 })).toMatchObject({ kind: 'refused' });
     await a.apply('x', { kind: 'sent_to_land', now: 0 });
-    expect((await b.landing()).map((i) => i.id)).toEqual(['x']);
+    expect((await b.inStatus('landing')).map((i) => i.id)).toEqual(['x']);
   });
 
   it('stops claiming, saying why, once the database is migrated past what it knows', async () => {

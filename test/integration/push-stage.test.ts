@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PushStage, retryDelayMs } from '../../src/push/push-stage.js';
+import { pushes, retryDelayMs } from '../../src/push/push-stage.js';
 import { guardedWorkspace, logEvents } from '../support/guarded.js';
 import { fakeTime } from '../support/fake-time.js';
 import { git, makeRepo } from '../support/git.js';
-import { pacedBy, stageContextFor } from '../support/stage-context.js';
+import { pacedBy, stageContextFor, stageOn } from '../support/stage-context.js';
 import { ralph, readQueue, tempDir } from '../support/workspace.js';
 
 describe('the push stage', () => {
@@ -39,7 +39,7 @@ describe('the push stage', () => {
     const time = fakeTime(Date.now());
     const { ctx, close } = await stageContextFor(root, time, env);
     try {
-      const stage = new PushStage(ctx);
+      const stage = stageOn(pushes, ctx);
       stage.changed();
       // A runner that goes on (no --drain): over once nothing waits to be pushed.
       const allPushed = () => readQueue(root).items.every((item) => item.pushTo === undefined);

@@ -9,6 +9,7 @@ import { FileCache } from '../../src/lib/file-cache.js';
 import { Redactor } from '../../src/lib/redact.js';
 import { openQueue } from '../../src/queue/open.js';
 import type { RunnerContext } from '../../src/runner/context.js';
+import type { Item } from '../../src/queue/item.js';
 import { DEFAULT_TIMINGS } from '../../src/session/host.js';
 import { NO_RUN_SPEND } from '../../src/session/run-spend.js';
 import { SessionHost } from '../../src/session/session-host.js';
@@ -16,6 +17,8 @@ import { sessionHostContextOf, stageContextOf } from '../../src/runner/stage-con
 import { StopControl } from '../../src/runner/stop-control.js';
 import { EgressProxy } from '../../src/sandbox/proxy.js';
 import type { StageContext } from '../../src/stage/context.js';
+import { StageLoop } from '../../src/stage/loop.js';
+import type { Stage, StageFactory } from '../../src/stage/stage.js';
 import type { fakeTime } from './fake-time.js';
 
 /** A stage's waits as jumps of a fake clock. */
@@ -71,4 +74,13 @@ export async function stageContextFor(
     events,
     close: () => queue.close(),
   };
+}
+
+/** A stage of `factory` on the one stage loop, as a run makes it. */
+export function stageOn(
+  factory: StageFactory,
+  ctx: StageContext,
+  moved: (item: Item | undefined) => void = () => undefined,
+): Stage {
+  return new StageLoop(factory(ctx, moved), ctx, moved);
 }

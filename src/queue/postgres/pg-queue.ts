@@ -23,13 +23,6 @@ import {
 } from '../selection.js';
 import { statusesWhere, type ItemStatus } from '../item-status.js';
 import {
-  inChecksOrder,
-  inDecisionOrder,
-  inLandingOrder,
-  inReviewOrder,
-  inSetupOrder,
-} from '../select.js';
-import {
   applyEvent,
   appliedOrThrow,
   bulkStatusesFor,
@@ -478,24 +471,8 @@ export class PgQueue implements Queue {
     );
   }
 
-  async landing(): Promise<Item[]> {
-    return inLandingOrder(await this.run((db) => this.items(db, "status = 'landing'", [])));
-  }
-
-  async reviewing(): Promise<Item[]> {
-    return inReviewOrder(await this.run((db) => this.items(db, "status = 'reviewing'", [])));
-  }
-
-  async preparing(): Promise<Item[]> {
-    return inSetupOrder(await this.run((db) => this.items(db, "status = 'preparing'", [])));
-  }
-
-  async awaitingChecks(): Promise<Item[]> {
-    return inChecksOrder(await this.run((db) => this.items(db, "status = 'awaiting_checks'", [])));
-  }
-
-  async deciding(): Promise<Item[]> {
-    return inDecisionOrder(await this.run((db) => this.items(db, "status = 'deciding'", [])));
+  async inStatus(status: ItemStatus): Promise<Item[]> {
+    return this.run((db) => this.items(db, 'status = $2 ORDER BY seq', [status]));
   }
 
   async lockStage(stage: string): Promise<(() => Promise<void>) | undefined> {
