@@ -7,6 +7,11 @@ import ts from 'typescript';
 
 const RUNNER_MAX_LINES = 2_500;
 const CLASS_MAX_LINES = 400;
+/**
+ * Classes still over the limit, each held to the size it has until it is split (a ratchet: it
+ * may shrink, never grow).
+ */
+const NOT_YET_SPLIT = { Night: 593, PgQueue: 611 };
 
 const root = path.resolve(import.meta.dirname, '..');
 const sources = fs
@@ -26,10 +31,10 @@ for (const file of sources) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const length = end - start + 1;
-      if (length > CLASS_MAX_LINES)
-        problems.push(
-          `${file}:${start + 1}: class ${node.name?.text ?? '(anonymous)'} is ${length} lines (at most ${CLASS_MAX_LINES})`,
-        );
+      const name = node.name?.text ?? '(anonymous)';
+      const max = NOT_YET_SPLIT[name] ?? CLASS_MAX_LINES;
+      if (length > max)
+        problems.push(`${file}:${start + 1}: class ${name} is ${length} lines (at most ${max})`);
     }
     ts.forEachChild(node, visit);
   };

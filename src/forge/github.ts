@@ -85,8 +85,7 @@ class GitHubForge implements Forge {
   private readonly owner: string;
   private readonly repo: string;
   private readonly octokit: InstanceType<typeof GitHubClient>;
-  /** The last answer of each conditional GET, with its ETag. */
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: ConditionalReads;
 
   constructor(private readonly settings: GitHubSettings) {
     const [owner = '', repo = ''] = settings.repo.split('/');
@@ -125,6 +124,7 @@ class GitHubForge implements Forge {
         ) => retryCount === 0 && retryAfter <= maxWait,
       },
     });
+    this.cache = new ConditionalReads(this.octokit);
   }
 
   /** A request, its failure told as a ForgeError that names the setting to fix. */
@@ -158,27 +158,14 @@ class GitHubForge implements Forge {
   }
 
   /** A GET asked with the ETag of its last answer: an unchanged one comes back as a 304. */
-  private async conditional<T>(
+  private conditional<T>(
     route: string,
     params: Record<string, unknown>,
     what = `reading the checks of ${this.settings.repo}`,
   ): Promise<T> {
-    const key = `${route} ${JSON.stringify(params)}`;
-    const cached = this.cache.get(key);
-    try {
-      const response = await this.octokit.request(route, {
-        owner: this.owner,
-        repo: this.repo,
-        ...params,
-        headers: cached === undefined ? {} : { 'if-none-match': cached.etag },
-      });
-      const etag = response.headers.etag;
-      if (etag !== undefined) this.cache.set(key, { etag, data: response.data });
-      return response.data as T;
-    } catch (error) {
-      if (statusOf(error) === 304 && cached !== undefined) return cached.data as T;
-      throw forgeError(error, what, this.settings);
-    }
+    return this.cache.read<T>(route, { owner: this.owner, repo: this.repo, ...params }, (error) =>
+      forgeError(error, what, this.settings),
+    );
   }
 
   private async failedCheck(run: CheckRun): Promise<FailedCheck> {
@@ -602,4 +589,35 @@ function forgeError(error: unknown, what: string, settings: GitHubSettings): For
     'unavailable',
     `${what}: GitHub cannot be reached at ${settings.apiUrl} (forge.apiUrl; ${status ?? (error instanceof Error ? error.message : String(error))})`,
   );
+}
+
+/**
+ * Conditional GETs: the last answer of each, with its ETag, given again when GitHub says it is
+ * unchanged (a 304 costs no rate limit).
+ */
+class ConditionalReads {
+  private readonly answers = new Map<string, Cached>();
+
+  constructor(private readonly octokit: InstanceType<typeof GitHubClient>) {}
+
+  async read<T>(
+    route: string,
+    params: Record<string, unknown>,
+    failed: (error: unknown) => Error,
+  ): Promise<T> {
+    const key = `${route} ${JSON.stringify(params)}`;
+    const cached = this.answers.get(key);
+    try {
+      const response = await this.octokit.request(route, {
+        ...params,
+        headers: cached === undefined ? {} : { 'if-none-match': cached.etag },
+      });
+      const etag = response.headers.etag;
+      if (etag !== undefined) this.answers.set(key, { etag, data: response.data });
+      return response.data as T;
+    } catch (error) {
+      if (statusOf(error) === 304 && cached !== undefined) return cached.data as T;
+      throw failed(error);
+    }
+  }
 }

@@ -1,11 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { sessionFiles } from '../archive/paths.js';
-import { SessionRecordSchema } from '../archive/record.js';
 import type { ForgeConfig } from './config-schema.js';
-import { ForgeError, type Forge } from './forge.js';
-import { forgeOfRepository } from './open.js';
-import { repositoryRoot, resolveCommit } from '../git/worktree.js';
+import { ForgeError } from './forge.js';
+import { ForgeClients } from './forge-clients.js';
+import { resolveCommit } from '../git/worktree.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { Item } from '../queue/item.js';
 import type { ItemEvent } from '../queue/lifecycle.js';
@@ -18,7 +14,8 @@ import {
   checksFailureText,
   fixesLines,
   pullRequestBody,
-  type SessionTold,
+  sessionTold,
+  taskOf,
 } from './pull-request-text.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import { inChecksOrder } from '../queue/select.js';
@@ -55,9 +52,7 @@ class PullRequestStage implements StageDeclaration {
   readonly unmoved = 'waiting';
   /** A drained run waits for the checks of every pull request it opened. */
   readonly awaits = 'all';
-  /** Each work dir's repository, and each repository's forge: found once a run. */
-  private readonly repositories = new Map<string, string>();
-  private readonly forges = new Map<string, Forge>();
+  private readonly clients: ForgeClients;
   /** Since when the forge has not answered, and the failures in a row. */
   private outage: { since: number; failures: number; until: number } | undefined;
   /** Time the forge was down this run: deadlines move by it (an outage never fails an item). */
@@ -65,7 +60,9 @@ class PullRequestStage implements StageDeclaration {
   /** When the done items' pull requests were last looked at (`forge.maxOpen`). */
   private doneLookedAt: number | undefined;
 
-  constructor(private readonly ctx: StageContext) {}
+  constructor(private readonly ctx: StageContext) {
+    this.clients = new ForgeClients(ctx);
+  }
 
   private get forge(): ForgeConfig | undefined {
     return this.ctx.workspace.config.forge;
@@ -118,9 +115,11 @@ class PullRequestStage implements StageDeclaration {
 
   async beforeLook(): Promise<void> {
     const forge = this.forge;
-    if (forge?.maxOpen === undefined) return;
-    if (this.ctx.clock.now() >= (this.doneLookedAt ?? 0) + this.pollMs)
-      await this.lookAtDone(forge);
+    const lookedAt = this.ctx.clock.now();
+    if (forge?.maxOpen === undefined || lookedAt < (this.doneLookedAt ?? 0) + this.pollMs) return;
+    await this.clients.lookAtWaiting(forge);
+    // Set once the look is over: until then the stage is busy, and a drained run waits for it.
+    this.doneLookedAt = lookedAt;
   }
 
   /** One runner of a fleet tends the pull requests at a time. */
@@ -215,14 +214,14 @@ class PullRequestStage implements StageDeclaration {
   /** Pushes the item's branch (or the land target) and opens or updates its pull request. */
   private async publish(forge: ForgeConfig, item: Item): Promise<Item | undefined | 'waiting'> {
     const { ctx } = this;
-    const session = await this.sessionOf(item);
+    const session = await sessionTold(ctx.workspace.paths, item);
     const looks = item.lookAgain?.looks ?? 0;
     if (session === undefined && looks < RECORD_LOOKS) {
       await this.lookAgain(item.id, ctx.clock.now() + RECORD_LOOK_MS, looks + 1);
       return 'waiting';
     }
-    const repo = await this.repositoryOf(item);
-    const client = await this.forgeOf(forge, repo);
+    const repo = await this.clients.repositoryOf(item);
+    const client = await this.clients.forgeOf(forge, repo);
     const kind = item.landedOn === undefined ? 'item' : 'landed';
     const head = kind === 'landed' ? item.landedOn : item.branch;
     if (head === undefined) throw new Error(`item ${item.id} has no branch to push`);
@@ -239,7 +238,7 @@ class PullRequestStage implements StageDeclaration {
     // it, say); the shared land target is never pushed by force.
     const lease = kind === 'item' && item.pullRequest?.head === head ? item.checksHead : undefined;
     await client.push(repo, head, lease);
-    const task = await this.taskOf(item);
+    const task = await taskOf(ctx.workspace.root, item);
     const pull = await client.openPullRequest({
       head,
       base: (kind === 'item' ? item.base : undefined) ?? forge.base,
@@ -279,7 +278,7 @@ class PullRequestStage implements StageDeclaration {
     const { ctx } = this;
     const pr = item.pullRequest;
     if (pr === undefined) throw new Error(`item ${item.id} awaits checks without a pull request`);
-    const client = await this.forgeOf(forge, await this.repositoryOf(item));
+    const client = await this.clients.forgeOf(forge, await this.clients.repositoryOf(item));
     const now = ctx.clock.now();
     const pull = await client.pullRequest(pr.number);
     if (pull.state === 'merged')
@@ -389,7 +388,7 @@ class PullRequestStage implements StageDeclaration {
         .replace(/^[^:]*: ?/, '')
         .split(', ')
         .filter(Boolean);
-      const client = await this.forgeOf(forge, await this.repositoryOf(item));
+      const client = await this.clients.forgeOf(forge, await this.clients.repositoryOf(item));
       await client
         .comment(item.pullRequest.number, checksFailedComment(after, names))
         .catch((error: unknown) =>
@@ -433,55 +432,6 @@ class PullRequestStage implements StageDeclaration {
     return applied.kind === 'applied' ? applied.item : undefined;
   }
 
-  /** Records which pull requests waiting for a person they merged or closed (`forge.maxOpen`). */
-  private async lookAtDone(forge: ForgeConfig): Promise<void> {
-    const { ctx } = this;
-    const lookedAt = ctx.clock.now();
-    const items = await ctx.persistently('counting open pull requests', () => ctx.queue.list());
-    for (const item of items.filter(awaitingReview))
-      await this.pullStateOf(forge, item).catch(() => undefined);
-    // Set once the look is over: until then the stage is busy, and a drained run waits for it.
-    this.doneLookedAt = lookedAt;
-  }
-
-  /** The state of a pull request waiting for a person, its end recorded once they merged or closed it. */
-  private async pullStateOf(forge: ForgeConfig, item: Item): Promise<string> {
-    const pr = item.pullRequest;
-    if (pr === undefined) return 'closed';
-    const client = await this.forgeOf(forge, await this.repositoryOf(item));
-    const pull = await client.pullRequest(pr.number);
-    if (pull.state !== 'open') {
-      const now = this.ctx.clock.now();
-      await this.ctx.persistently(`recording pull request #${pr.number}`, () =>
-        this.ctx.queue.apply(item.id, {
-          kind: 'pull_request_ended',
-          merged: pull.state === 'merged',
-          now,
-        }),
-      );
-    }
-    return pull.state;
-  }
-
-  /** Items awaiting checks in a workspace that sets no forge to read them from. */
-
-  /** The repository of the item's work dir (each work dir's read once a run). */
-  private async repositoryOf(item: Item): Promise<string> {
-    const { workDir } = await this.ctx.sessions.workOf(item);
-    const repo = this.repositories.get(workDir) ?? (await repositoryRoot(workDir));
-    if (repo === undefined) throw new Error(`${workDir} is in no git repository`);
-    this.repositories.set(workDir, repo);
-    return repo;
-  }
-
-  private async forgeOf(forge: ForgeConfig, repo: string): Promise<Forge> {
-    const known = this.forges.get(repo);
-    if (known !== undefined) return known;
-    const opened = await forgeOfRepository(forge, repo, this.ctx.parentEnv);
-    this.forges.set(repo, opened);
-    return opened;
-  }
-
   /**
    * The issues its pull request closes when merged (`import.writeBack`): the item's own, or,
    * for the land target's, those of every item landed on it and not merged yet.
@@ -492,39 +442,4 @@ class PullRequestStage implements StageDeclaration {
     const items = await this.ctx.queue.list();
     return fixesLines(items.filter((i) => i.landedOn === head && i.mergedAt === undefined));
   }
-
-  /** The task as the item gives it: its body, or its body file's text. */
-  private async taskOf(item: Item): Promise<string> {
-    if (item.body !== undefined) return item.body;
-    if (item.bodyFile === undefined) return item.title;
-    return readFile(path.resolve(this.ctx.workspace.root, item.bodyFile), 'utf8').catch(
-      () => item.title,
-    );
-  }
-
-  /**
-   * What the item's last session said and which gates it passed, from its record; undefined
-   * until the record is written (it is archived just after its item is recorded).
-   */
-  private async sessionOf(item: Item): Promise<SessionTold | undefined> {
-    const sessionId = item.sessions.at(-1);
-    if (sessionId === undefined) return undefined;
-    const { sessions } = this.ctx.workspace.paths;
-    // Read with the archive's own schema: a record cut short or of another shape is none.
-    const parsed = await readFile(sessionFiles(sessions, sessionId).record, 'utf8')
-      .then((text) => SessionRecordSchema.safeParse(JSON.parse(text)))
-      .catch(() => undefined);
-    if (parsed?.success !== true) return undefined;
-    const record = parsed.data;
-    return {
-      sessionId,
-      summary: record.result?.text ?? record.lastText,
-      gates: (record.gates ?? []).map((g) => ({ name: g.name, passed: g.passed })),
-      archive: path.relative(this.ctx.workspace.root, sessions) || sessions,
-    };
-  }
 }
-
-/** Done, its pull request open for a person's review (not known merged or closed). */
-const awaitingReview = (item: Item) =>
-  item.status === 'awaiting_review' && item.pullRequest !== undefined;

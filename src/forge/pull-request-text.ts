@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sessionFiles } from '../archive/paths.js';
+import { SessionRecordSchema } from '../archive/record.js';
 import type { FailedCheck, ReviewVerdict } from './forge.js';
 import type { Item } from '../queue/item.js';
 
@@ -170,3 +174,35 @@ const indent = (text: string) =>
     .split('\n')
     .map((line) => `    ${line}`)
     .join('\n');
+
+/** The task as the item gives it: its body, or its body file's text. */
+export async function taskOf(root: string, item: Item): Promise<string> {
+  if (item.body !== undefined) return item.body;
+  if (item.bodyFile === undefined) return item.title;
+  return readFile(path.resolve(root, item.bodyFile), 'utf8').catch(() => item.title);
+}
+
+/**
+ * What the item's last session said and which gates it passed, from its record; undefined
+ * until the record is written (it is archived just after its item is recorded).
+ */
+export async function sessionTold(
+  paths: { root: string; sessions: string },
+  item: Item,
+): Promise<SessionTold | undefined> {
+  const sessionId = item.sessions.at(-1);
+  if (sessionId === undefined) return undefined;
+  const { sessions } = paths;
+  // Read with the archive's own schema: a record cut short or of another shape is none.
+  const parsed = await readFile(sessionFiles(sessions, sessionId).record, 'utf8')
+    .then((text) => SessionRecordSchema.safeParse(JSON.parse(text)))
+    .catch(() => undefined);
+  if (parsed?.success !== true) return undefined;
+  const record = parsed.data;
+  return {
+    sessionId,
+    summary: record.result?.text ?? record.lastText,
+    gates: (record.gates ?? []).map((g) => ({ name: g.name, passed: g.passed })),
+    archive: path.relative(paths.root, sessions) || sessions,
+  };
+}

@@ -1,9 +1,8 @@
-import fsp from 'node:fs/promises';
 import { missingHint } from '../agent/clis/index.js';
 import { costOf, priceFor, type SessionCost } from '../agent/cost.js';
 import { classify, diskFull, type Outcome } from '../agent/outcome.js';
 import { spawnAgent, type AgentChild } from '../agent/process.js';
-import { supervise, type SupervisedEnd, type Supervision } from '../agent/supervise.js';
+import { supervise, type SupervisedEnd, type SuperviseOptions } from '../agent/supervise.js';
 import type { PreservedContext } from '../archive/finish.js';
 import type { SessionFiles } from '../archive/paths.js';
 import type { SessionRecord } from '../archive/record.js';
@@ -20,8 +19,7 @@ import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
 import type { ItemStatus } from '../queue/item-status.js';
-import { messagesSinceClaim, undeliveredMessages } from '../queue/transitions.js';
-import { watchNames } from '../lib/watch.js';
+import { undeliveredMessages } from '../queue/transitions.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import type { CliName } from '../config/cli-names.js';
 import { recordSpend } from '../control/budget.js';
@@ -33,6 +31,7 @@ import type { WorkChecked } from './work-check.js';
 import { enterSandbox, interruptStandIn, type Sandboxed } from '../sandbox/entry.js';
 import type { EgressRefusal } from '../sandbox/proxy.js';
 import type { PreparedSession } from './prepare.js';
+import { answeringStops, carryOutStop } from './person-stop.js';
 
 /** What one session did, for the loop. */
 export interface Ran {
@@ -110,44 +109,7 @@ export class SessionRun {
     private readonly ctx: SessionHostContext,
     private readonly init: SessionRequest,
   ) {
-    const { item, prepared, files } = init;
-    this.record = spawningSession({
-      sessionId: init.sessionId,
-      itemId: item.id,
-      itemTitle: item.title,
-      iteration: init.iteration,
-      attempt: item.attempts,
-      startedAt: ctx.clock.now(),
-      runner: { pid: ctx.runner.pid, startTime: ctx.runner.startTime },
-      workDir: prepared.settings.workDir,
-      cli: prepared.settings.cli,
-      command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
-      resumedFrom: prepared.resume,
-      fallback: prepared.fallbackFrom,
-      handoverChars: prepared.handover?.length,
-      persona: prepared.persona,
-      role: prepared.role,
-      messages: init.kind.writes ? given(item) : undefined,
-      yolo: ctx.workspace.config.yolo,
-      secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
-      limits: {
-        timeoutSeconds: prepared.settings.timeoutSeconds,
-        idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,
-        maxBudgetUsd:
-          prepared.cli.enforces.budget === 'none' ? undefined : prepared.settings.maxBudgetUsd,
-      },
-      files,
-    });
-    const { sandbox } = prepared.work;
-    if (sandbox.kind !== 'none')
-      this.record = {
-        ...this.record,
-        sandbox: {
-          kind: sandbox.kind,
-          network: sandbox.network,
-          ...(prepared.cli.sandbox.turnsOwnOff === true ? { cliOwn: 'off' as const } : {}),
-        },
-      };
+    this.record = firstRecord(ctx, init);
   }
 
   async run(): Promise<Ran | { kind: 'agent_unavailable'; itemId: string; reason: string }> {
@@ -325,18 +287,11 @@ export class SessionRun {
     ctx.events.error('spawn_failed', { item: item.id, session: sessionId, reason });
     if (unavailable && this.init.kind.writes)
       return { kind: 'agent_unavailable' as const, itemId: item.id, reason };
-    const outcome: Outcome = {
-      kind: 'spawn_failed',
-      status: 'failed',
-      message: reason,
-      retryable: true,
-      countsAsFailure: true,
-    };
     return {
       kind: 'ran' as const,
       itemId: item.id,
       sessionId,
-      outcome,
+      outcome: spawnFailure(reason),
       itemStatus: 'pending' as const,
       costUsd: 0,
       cli: prepared.settings.cli,
@@ -380,142 +335,41 @@ export class SessionRun {
   private async supervise(child: AgentChild, command: Sandboxed): Promise<SupervisedEnd> {
     const { ctx } = this;
     const control = ctx.stop;
-    const { config } = ctx.workspace;
-    const { sessionId, files, prepared } = this.init;
-    const settings = prepared.settings;
-    const { cli } = prepared;
-    const supervision = supervise({
-      child,
-      sessionId,
-      stdoutFile: files.stdout,
-      stderrFile: files.stderr,
-      timeoutMs: settings.timeoutSeconds * 1000,
-      idleTimeoutMs: settings.idleTimeoutSeconds * 1000,
-      graces: {
-        afterInterrupt: config.run.killGrace * 1000,
-        afterTerminate: config.run.killGrace * 1000,
-      },
-      afterResultGraceMs: config.run.afterResultGrace * 1000,
-      maxOutputBytes: config.run.maxOutputBytes,
-      diskLow: () => workspaceLowOnSpace(ctx.workspace),
-      interrupt: {
-        // A sandboxed agent asks through a file of its session's own (the pause's reason).
-        state: () =>
-          command.interruptRequest() === undefined ? ctx.controlFiles.interruptState() : 'present',
-        ...ctx.controlFiles.interruptWatch,
-      },
-      clock: ctx.clock,
-      decoder: cli.decoder,
-      ralphLimits: {
-        maxTurns: cli.enforces.maxTurns === 'ralph' ? settings.maxTurns : undefined,
-        maxCostUsd: cli.enforces.budget === 'ralph' ? settings.maxBudgetUsd : undefined,
-      },
-      cost: (summary) => this.cost(summary),
-      tickMs: ctx.timings.tickMs,
-      heartbeatMs: ctx.timings.heartbeatMs,
-      onHeartbeat: (beat) => {
-        this.record = withProgress(this.record, beat);
-        void this.writeCurrent();
-        this.progress(beat);
-      },
-      onLine: (parsed) => {
-        if (parsed.kind === 'issue')
-          ctx.events.warn('stream_issue', {
-            session: sessionId,
-            issue: parsed.issue,
-            detail: parsed.detail,
-          });
-        else if (
-          parsed.kind === 'init' &&
-          cli.takesSessionId &&
-          parsed.sessionId !== sessionId &&
-          prepared.resume === undefined
-        )
-          ctx.events.warn('session_id_mismatch', {
-            session: sessionId,
-            reported: parsed.sessionId,
-          });
-      },
-    });
+    const supervision = supervise(
+      supervisionOf(ctx, this.init, child, command, {
+        cost: (summary) => this.cost(summary),
+        onHeartbeat: (beat) => {
+          this.record = withProgress(this.record, beat);
+          void this.writeCurrent();
+          this.progress(beat);
+        },
+      }),
+    );
     const unsubscribe = control.onStop((request) =>
       supervision.stop('shutdown', { force: request.force }),
     );
     if (control.requested !== undefined) supervision.stop('shutdown');
     const end = this.init.kind.writes
-      ? await this.answeringStops(supervision, unsubscribe)
+      ? await answeringStops(
+          ctx,
+          {
+            ...this.init,
+            given: async (messages) => {
+              this.record = {
+                ...this.record,
+                messages: [...(this.record.messages ?? []), ...messages],
+              };
+              await this.writeCurrent();
+            },
+          },
+          supervision,
+          unsubscribe,
+        )
       : await supervision.done.finally(unsubscribe);
     const asked = command.interruptRequest();
     if (asked !== undefined && ((await ctx.controlFiles.pauseReason()) ?? '') === '')
       await ctx.controlFiles.pause(ctx.redactor.redact(asked));
     return end;
-  }
-
-  /**
-   * The session's end, a person's request to stop this item alone (`ralph stop`) watched, and
-   * looked for now, while it runs.
-   */
-  private async answeringStops(
-    supervision: Supervision,
-    unsubscribe: () => void,
-  ): Promise<SupervisedEnd> {
-    const { ctx } = this;
-    const itemId = this.init.item.id;
-    const stopWatch = ctx.controlFiles.stopWatch(itemId);
-    await fsp.mkdir(stopWatch.dir, { recursive: true });
-    let answering = Promise.resolve();
-    const stopIfAsked = () => {
-      if (!ctx.controlFiles.stopRequested(itemId)) return;
-      // One at a time: a request's file is seen by several watch events.
-      answering = answering
-        .then(() => this.answerStopRequest(supervision))
-        // Whatever went wrong giving it a message, the request is carried out by the stop.
-        .catch(() => supervision.stop('requested'));
-    };
-    const watcher = watchNames(stopWatch.dir, [stopWatch.name], stopIfAsked);
-    stopIfAsked();
-    return supervision.done.finally(() => {
-      unsubscribe();
-      watcher?.close();
-    });
-  }
-
-  /**
-   * A person's request to stop this item, or to give it a message: a message goes to a CLI that
-   * reads them on its stdin while its turn runs; otherwise (or once its turn has ended) the
-   * session is stopped, to resume its conversation with the message.
-   */
-  private async answerStopRequest(supervision: Supervision): Promise<void> {
-    const { ctx } = this;
-    const { item, sessionId, prepared } = this.init;
-    const request = await ctx.controlFiles.stopRequest(item.id);
-    if (request === undefined) return;
-    const { messageLine } = prepared.cli;
-    if (request.message !== true || messageLine === undefined) {
-      supervision.stop('requested');
-      return;
-    }
-    const now = (await ctx.queue.dependencyClosure([item.id])).find((i) => i.id === item.id);
-    const news = now === undefined ? [] : messagesSinceClaim(now);
-    if (!news.every((m) => supervision.tell(messageLine(m.text)))) {
-      // Its turn ended meanwhile (or its input closed part way): it resumes with the messages.
-      supervision.stop('requested');
-      return;
-    }
-    const ats = news.map((m) => m.at);
-    await ctx.persistently(`recording the messages given to ${item.id}`, () =>
-      ctx.queue.apply(item.id, { kind: 'messages_given_live', session: sessionId, ats }),
-    );
-    this.record = {
-      ...this.record,
-      messages: [
-        ...(this.record.messages ?? []),
-        ...news.map(({ from, at, text }) => ({ from, at, text, live: true })),
-      ],
-    };
-    await this.writeCurrent();
-    for (const m of news)
-      ctx.events.info('message_given', { item: item.id, session: sessionId, from: m.from });
-    await ctx.controlFiles.clearStopRequest(item.id);
   }
 
   /** What the CLI kept outside its stream (codex's refused commands), into the summary. */
@@ -585,18 +439,7 @@ export class SessionRun {
       end.stopReason === 'requested' ? await ctx.controlFiles.stopRequest(item.id) : undefined;
     // Spent before the item moves on: a stage that takes it next (its reviewer) is held to the
     // budget and the fleet's daily cap with this session's cost in them.
-    await ctx.persistently('recording the spend', () =>
-      recordSpend(ctx.workspace.paths.budget, {
-        costUsd,
-        outcome: outcome.kind,
-        now: ctx.clock.now(),
-      }),
-    );
-    const { fleet } = ctx.queue;
-    if (fleet !== undefined)
-      await ctx.persistently("recording the fleet's spend", () =>
-        fleet.recordSpend(costUsd, ctx.clock.now()),
-      );
+    await recordSessionSpend(ctx, costUsd, outcome);
     const settled = await this.init.settle({
       kind: 'ended',
       outcome,
@@ -613,34 +456,20 @@ export class SessionRun {
       });
     let stopped: Item | undefined;
     if (!this.init.kind.writes) stopped = undefined;
-    else if (end.stopReason === 'requested') stopped = await this.carryOutStop(settled, sessionId);
+    else if (end.stopReason === 'requested')
+      stopped = await carryOutStop(ctx, item, settled, sessionId);
     // A stop asked for once the agent had ended (its gates ran) has nothing left to stop.
     else await ctx.controlFiles.clearStopRequest(item.id);
     this.record = askedIn(this.record, settled);
     const extras = {
       lastText: end.summary.lastText,
-      context: PRESERVED.has(outcome.kind) ? this.context(end, outcome, costUsd) : undefined,
+      context: PRESERVED.has(outcome.kind)
+        ? preservedContext(this.init, this.record, end, outcome, costUsd)
+        : undefined,
     };
     await archive(ctx, files, this.record, extras);
     await ctx.controlFiles.clearRunningSession(sessionId);
-    ctx.events.info('session_ended', {
-      item: item.id,
-      session: sessionId,
-      role: prepared.role,
-      outcome: outcome.kind,
-      status: outcome.status,
-      message: outcome.message,
-      itemStatus: stopped?.status ?? settled?.status,
-      ...(settled?.status === 'needs_input' && settled.question !== undefined
-        ? { question: settled.question }
-        : {}),
-      costUsd,
-      exit: this.record.exit,
-      stopReason: end.stopReason,
-      killedProcesses: end.killedProcesses.length,
-      streamBytes: end.stdoutBytes,
-      streamMs: end.streamMs,
-    });
+    tellEnded(ctx, this.init, this.record, end, { outcome, costUsd, after: stopped ?? settled });
     return {
       kind: 'ran',
       itemId: item.id,
@@ -656,41 +485,6 @@ export class SessionRun {
     };
   }
 
-  /**
-   * What a person's stop of this item asked for, once its session has ended: the item back in
-   * line (settled so already), or cancelled; the request is then removed (what `ralph stop`
-   * waits for).
-   */
-  private async carryOutStop(
-    settled: Item | undefined,
-    sessionId: string,
-  ): Promise<Item | undefined> {
-    const { ctx } = this;
-    const { item } = this.init;
-    const request = await ctx.controlFiles.stopRequest(item.id);
-    let after = settled;
-    if (request?.cancel === true || request?.park === true) {
-      const stopped = await ctx.persistently(
-        `${request.cancel ? 'cancelling' : 'parking'} ${item.id}`,
-        () =>
-          ctx.queue.apply(item.id, {
-            kind: 'stopped',
-            then: request.cancel ? 'cancel' : 'park',
-            now: ctx.clock.now(),
-          }),
-      );
-      if (stopped.kind === 'applied') after = stopped.item;
-    }
-    await ctx.controlFiles.clearStopRequest(item.id);
-    ctx.events.info('item_stopped', {
-      item: item.id,
-      session: sessionId,
-      by: request?.by ?? 'unknown',
-      itemStatus: after?.status ?? 'pending',
-    });
-    return after;
-  }
-
   /** The session's cost: its CLI's figure, or its tokens at the configured price. */
   private cost(summary: StreamSummary): SessionCost | undefined {
     const { settings } = this.init.prepared;
@@ -698,25 +492,6 @@ export class SessionRun {
       summary,
       priceFor(this.ctx.workspace.config.prices, settings.cli, settings.model ?? summary.model),
     );
-  }
-
-  /** What a person (or the resumed session) needs to pick the work up again. */
-  private context(end: SupervisedEnd, outcome: Outcome, costUsd: number): PreservedContext {
-    const { item, sessionId } = this.init;
-    return {
-      sessionId,
-      itemId: item.id,
-      attempt: item.attempts,
-      reason: outcome.message,
-      interruptedAt: this.record.endedAt,
-      resumeWith: outcome.kind === 'interrupted' ? end.summary.conversationId : undefined,
-      workDir: this.record.workDir,
-      assistantMessages: end.summary.assistantMessages,
-      toolCalls: end.summary.toolCalls,
-      lastTool: end.summary.lastTool,
-      lastText: end.summary.lastText?.slice(-PRESERVED_TEXT_CHARS),
-      costUsd,
-    };
   }
 }
 
@@ -732,4 +507,194 @@ function given(item: Item) {
 /** A session that ended asking a person is no success of the night's: its record says so. */
 function askedIn(record: SessionRecord, settled: Item | undefined): SessionRecord {
   return settled?.status === 'needs_input' ? { ...record, asked: true } : record;
+}
+
+/** The session's record as it is before its agent is spawned. */
+function firstRecord(ctx: SessionHostContext, init: SessionRequest): SessionRecord {
+  const { item, prepared, files } = init;
+  const record = spawningSession({
+    sessionId: init.sessionId,
+    itemId: item.id,
+    itemTitle: item.title,
+    iteration: init.iteration,
+    attempt: item.attempts,
+    startedAt: ctx.clock.now(),
+    runner: { pid: ctx.runner.pid, startTime: ctx.runner.startTime },
+    workDir: prepared.settings.workDir,
+    cli: prepared.settings.cli,
+    command: ctx.redactor.redactValue([prepared.argv.file, ...prepared.argv.args]),
+    resumedFrom: prepared.resume,
+    fallback: prepared.fallbackFrom,
+    handoverChars: prepared.handover?.length,
+    persona: prepared.persona,
+    role: prepared.role,
+    messages: init.kind.writes ? given(item) : undefined,
+    yolo: ctx.workspace.config.yolo,
+    secrets: { passed: prepared.passedSecrets, ...fingerprintSecrets(prepared.secrets) },
+    limits: {
+      timeoutSeconds: prepared.settings.timeoutSeconds,
+      idleTimeoutSeconds: prepared.settings.idleTimeoutSeconds,
+      maxBudgetUsd:
+        prepared.cli.enforces.budget === 'none' ? undefined : prepared.settings.maxBudgetUsd,
+    },
+    files,
+  });
+  const { sandbox } = prepared.work;
+  if (sandbox.kind === 'none') return record;
+  return {
+    ...record,
+    sandbox: {
+      kind: sandbox.kind,
+      network: sandbox.network,
+      ...(prepared.cli.sandbox.turnsOwnOff === true ? { cliOwn: 'off' as const } : {}),
+    },
+  };
+}
+
+/** What a person (or the resumed session) needs to pick the work up again. */
+function preservedContext(
+  init: SessionRequest,
+  record: SessionRecord,
+  end: SupervisedEnd,
+  outcome: Outcome,
+  costUsd: number,
+): PreservedContext {
+  const { item, sessionId } = init;
+  return {
+    sessionId,
+    itemId: item.id,
+    attempt: item.attempts,
+    reason: outcome.message,
+    interruptedAt: record.endedAt,
+    resumeWith: outcome.kind === 'interrupted' ? end.summary.conversationId : undefined,
+    workDir: record.workDir,
+    assistantMessages: end.summary.assistantMessages,
+    toolCalls: end.summary.toolCalls,
+    lastTool: end.summary.lastTool,
+    lastText: end.summary.lastText?.slice(-PRESERVED_TEXT_CHARS),
+    costUsd,
+  };
+}
+
+/** How the session's agent is supervised: its limits, its graces, and what its lines tell. */
+function supervisionOf(
+  ctx: SessionHostContext,
+  init: SessionRequest,
+  child: AgentChild,
+  command: Sandboxed,
+  hooks: Pick<SuperviseOptions, 'cost' | 'onHeartbeat'>,
+): SuperviseOptions {
+  const { config } = ctx.workspace;
+  const { sessionId, files, prepared } = init;
+  const settings = prepared.settings;
+  const { cli } = prepared;
+  return {
+    child,
+    sessionId,
+    stdoutFile: files.stdout,
+    stderrFile: files.stderr,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    idleTimeoutMs: settings.idleTimeoutSeconds * 1000,
+    graces: {
+      afterInterrupt: config.run.killGrace * 1000,
+      afterTerminate: config.run.killGrace * 1000,
+    },
+    afterResultGraceMs: config.run.afterResultGrace * 1000,
+    maxOutputBytes: config.run.maxOutputBytes,
+    diskLow: () => workspaceLowOnSpace(ctx.workspace),
+    interrupt: {
+      // A sandboxed agent asks through a file of its session's own (the pause's reason).
+      state: () =>
+        command.interruptRequest() === undefined ? ctx.controlFiles.interruptState() : 'present',
+      ...ctx.controlFiles.interruptWatch,
+    },
+    clock: ctx.clock,
+    decoder: cli.decoder,
+    ralphLimits: {
+      maxTurns: cli.enforces.maxTurns === 'ralph' ? settings.maxTurns : undefined,
+      maxCostUsd: cli.enforces.budget === 'ralph' ? settings.maxBudgetUsd : undefined,
+    },
+    cost: hooks.cost,
+    tickMs: ctx.timings.tickMs,
+    heartbeatMs: ctx.timings.heartbeatMs,
+    onHeartbeat: hooks.onHeartbeat,
+    onLine: (parsed) => {
+      if (parsed.kind === 'issue')
+        ctx.events.warn('stream_issue', {
+          session: sessionId,
+          issue: parsed.issue,
+          detail: parsed.detail,
+        });
+      else if (
+        parsed.kind === 'init' &&
+        cli.takesSessionId &&
+        parsed.sessionId !== sessionId &&
+        prepared.resume === undefined
+      )
+        ctx.events.warn('session_id_mismatch', {
+          session: sessionId,
+          reported: parsed.sessionId,
+        });
+    },
+  };
+}
+
+/** Says how the session ended, and where its item went. */
+function tellEnded(
+  ctx: SessionHostContext,
+  init: SessionRequest,
+  record: SessionRecord,
+  end: SupervisedEnd,
+  { outcome, costUsd, after }: { outcome: Outcome; costUsd: number; after: Item | undefined },
+): void {
+  const { item, sessionId, prepared } = init;
+  ctx.events.info('session_ended', {
+    item: item.id,
+    session: sessionId,
+    role: prepared.role,
+    outcome: outcome.kind,
+    status: outcome.status,
+    message: outcome.message,
+    itemStatus: after?.status,
+    ...(after?.status === 'needs_input' && after.question !== undefined
+      ? { question: after.question }
+      : {}),
+    costUsd,
+    exit: record.exit,
+    stopReason: end.stopReason,
+    killedProcesses: end.killedProcesses.length,
+    streamBytes: end.stdoutBytes,
+    streamMs: end.streamMs,
+  });
+}
+
+/** A session's cost in the workspace's budget, and in its fleet's daily spend. */
+async function recordSessionSpend(
+  ctx: SessionHostContext,
+  costUsd: number,
+  outcome: Outcome,
+): Promise<void> {
+  await ctx.persistently('recording the spend', () =>
+    recordSpend(ctx.workspace.paths.budget, {
+      costUsd,
+      outcome: outcome.kind,
+      now: ctx.clock.now(),
+    }),
+  );
+  const { fleet } = ctx.queue;
+  if (fleet !== undefined)
+    await ctx.persistently("recording the fleet's spend", () =>
+      fleet.recordSpend(costUsd, ctx.clock.now()),
+    );
+}
+
+/** A spawn that failed, as an outcome: the item's failure, tried again. */
+function spawnFailure(reason: string): Outcome {
+  return {
+    kind: 'spawn_failed',
+    status: 'failed',
+    message: reason,
+    retryable: true,
+    countsAsFailure: true,
+  };
 }
