@@ -1,6 +1,9 @@
 // The dependencies of src/, checked by `npm run lint` (depcruise src): static imports,
 // `import()` expressions and type-only imports alike.
 
+const fs = require('node:fs');
+const path = require('node:path');
+
 /** The folders the runner composes, below it and above lib and config. */
 const FEATURES = [
   'events',
@@ -148,8 +151,17 @@ const PORTS_INTO_ROOMS = {
 /** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
-/** The rooms of the stages beside the workers (src/stage/stage.ts). */
-const STAGE_ROOMS = ['land', 'forge', 'sources', 'push', 'review', 'environment', 'decide'];
+/**
+ * The stages beside the workers, read from the one list of them (src/cli/stages.ts): each
+ * import there names a stage's room and its module. A new stage is one line there; these rules
+ * follow.
+ */
+const STAGE_IMPORTS = [
+  ...fs
+    .readFileSync(path.join(__dirname, 'src/cli/stages.ts'), 'utf8')
+    .matchAll(/from '\.\.\/([a-z]+)\/([a-z-]+)\.js'/g),
+].filter(([, room]) => room !== 'stage');
+const STAGE_ROOMS = [...new Set(STAGE_IMPORTS.map(([, room]) => room))];
 /**
  * What one stage room may use of another's: sources use the forge's issues port; the lander
  * makes its worktree ready for its land gates as the setup stage makes an item's.
@@ -161,9 +173,8 @@ const PORTS_BETWEEN_ROOMS = {
   // and the forge's (a pull request merged or closed).
   decide: ['^src/land/(job|revert)[.]ts$', '^src/forge/(forge|open)[.]ts$'],
 };
-/** The modules that make a stage (a `StageFactory`): only src/cli/stages.ts names them. */
-const STAGE_MODULES =
-  '^src/(land/lander|forge/pull-request-stage|sources/write-back|push/push-stage|review/review-stage|environment/setup-stage|decide/decision-stage)[.]ts$';
+/** The modules that declare a stage (a `StageFactory`): only src/cli/stages.ts names them. */
+const STAGE_MODULES = `^src/(${STAGE_IMPORTS.map(([, room, module]) => `${room}/${module}`).join('|')})[.]ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -44,6 +44,9 @@ if (runner > RUNNER_MAX_LINES)
   problems.push(`src/runner/ is ${runner} lines (at most ${RUNNER_MAX_LINES})`);
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) process.exit(1);
+const held = Object.entries(NOT_YET_SPLIT)
+  .map(([name, max]) => `${name} ${max}`)
+  .join(', ');
 console.log(
-  `sizes: src/runner/ ${runner} lines of ${RUNNER_MAX_LINES}; no class over ${CLASS_MAX_LINES}`,
+  `sizes: src/runner/ ${runner} lines of ${RUNNER_MAX_LINES}; no class over ${CLASS_MAX_LINES} lines (until split: ${held})`,
 );

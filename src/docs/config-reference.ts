@@ -69,15 +69,35 @@ export function configReference(): string {
   const schema = configJsonSchema() as JsonSchema;
   const defaults = ConfigSchema.parse({});
   const rows = rowsOf(schema, [], defaults, false);
+  // One section a top-level key (`run`, `land`, …); the keys of no group of their own first.
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const top = /^[^.[<]+/.exec(row.key)?.[0] ?? row.key;
+    const grouped = rows.some((r) => r.key.startsWith(`${top}.`) || r.key.startsWith(`${top}[`));
+    const group = grouped ? top : '';
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  const heading = (group: string) => (group === '' ? 'Top-level keys' : `\`${group}\``);
+  const anchor = (group: string) => (group === '' ? 'top-level-keys' : group.toLowerCase());
   return [
     generatedNote(
       "the schemas of `ralph.config.json` (`src/config/schema.ts` and each room's `config-schema.ts`)",
     ),
     '# Configuration reference',
     `Every key of \`ralph.config.json\`. Every key is optional, and an unknown key or a wrong type stops every command with a message naming the file and the key. The default is what ralph reads from an empty file. A duration is written \`"90s"\`, \`"15m"\`, \`"2h"\` or as seconds, and its default is given in seconds; \`[]\` marks the keys of each entry of a list, \`<name>\` those of each entry of a map. \`ralph init\` writes \`"$schema"\`, so an editor completes and checks the file against [\`schema/ralph.config.schema.json\`](../../schema/ralph.config.schema.json). How the settings of an item, a persona and the workspace combine is in [Configuration](../configuration.md).`,
-    table(
-      ['key', 'type', 'default', 'meaning'],
-      rows.map((r) => [code(r.key), r.type, r.default, r.description]),
-    ),
+    [...groups.keys()].map((group) => `- [${heading(group)}](#${anchor(group)})`).join('\n'),
+    ...[...groups].flatMap(([group, members]) => [
+      `## ${heading(group)}`,
+      ...(group === '' ? [] : [members[0]?.description ?? '']),
+      table(
+        ['key', 'type', 'default', 'meaning'],
+        (group === '' ? members : members.slice(1)).map((r) => [
+          code(r.key),
+          r.type,
+          r.default,
+          r.description,
+        ]),
+      ),
+    ]),
   ].join('\n\n');
 }

@@ -19,7 +19,7 @@ afterEach(killRunners);
 
 const ITEMS = scale('CHAOS_ITEMS', 40);
 const KILLS = scale('CHAOS_KILLS', 20);
-// Kills come at uniform random times between 0.3 s and this; the stress run uses docs/RELIABILITY.md's
+// Kills come at uniform random times between 0.3 s and this; the stress run uses docs/reliability.md's
 // 4 s. Too short a ceiling on a loaded machine kills the first item in line before it can ever
 // finish, and it rightly ends `failed` after maxAttempts (the poison-item bound, T32).
 const MAX_INTERVAL_MS = scale('CHAOS_MAX_INTERVAL_MS', 1500);

@@ -1,5 +1,5 @@
 // The reliability harness: a driver that runs the built CLI as a real process, the invariant
-// checker run after every scenario (docs/RELIABILITY.md I1-I7), a scan for leaked secrets, and the
+// checker run after every scenario (docs/reliability.md I1-I7), a scan for leaked secrets, and the
 // figures each scenario reports for the table printed at the end of the run.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -118,7 +118,7 @@ export interface InvariantReport {
   problems: string[];
 }
 
-/** docs/RELIABILITY.md I1-I7 on a workspace after a scenario. */
+/** docs/reliability.md I1-I7 on a workspace after a scenario. */
 export async function checkInvariants(
   root: string,
   options: InvariantOptions,
