@@ -46,7 +46,7 @@ export function writeReviewNight(
     const id = `item-${String(i).padStart(5, '0')}`;
     const kind = pick(i, 1, 20);
     const status =
-      kind < 2 ? 'failed' : kind < 3 ? 'needs_input' : kind < 4 ? 'awaiting_review' : 'done';
+      kind < 2 ? 'failed' : kind < 3 ? 'needs_input' : kind < 4 ? 'awaiting_merge' : 'done';
     const startedAt = new Date(start + i * 60_000).toISOString();
     const finishedAt = new Date(start + i * 60_000 + 45_000).toISOString();
     const sessions = [];
@@ -102,7 +102,7 @@ export function writeReviewNight(
       ...(status === 'needs_input'
         ? { question: 'Should the export keep the old column order?' }
         : {}),
-      ...(status === 'awaiting_review'
+      ...(status === 'awaiting_merge'
         ? {
             pullRequest: {
               number: i + 1,

@@ -1,5 +1,5 @@
 /** Calls of the ralph API; the browser sends the server's HttpOnly cookie with each. */
-import type { StreamEvent as ApiStreamEvent } from '../../src/server/api-types.js';
+import type { SessionStreamEvent } from '../../src/server/api-types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -40,7 +40,7 @@ export type {
   ItemDetail,
   Items,
   ListedItem as Item,
-  Night,
+  NightReport,
   Report,
   ReportGroup,
   Review,
@@ -55,4 +55,5 @@ export type {
  * A parsed line of a session's stream, as a page sends it (`offset`) or the night's events
  * (`session`, `item`).
  */
-export type StreamEvent = ApiStreamEvent & { offset?: number; session?: string; item?: string };
+/** An event of a session as the dashboard shows it, with where it came from. */
+export type ShownEvent = SessionStreamEvent & { offset?: number; session?: string; item?: string };

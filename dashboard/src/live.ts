@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Health, StreamEvent } from './api.js';
+import type { Health, ShownEvent } from './api.js';
 
 /** A runner log entry as `/events` sends it. */
 export interface RunnerEntry {
@@ -13,7 +13,7 @@ export interface RunnerEntry {
 export interface LiveSession {
   id: string;
   item: string;
-  events: StreamEvent[];
+  events: ShownEvent[];
   ended: boolean;
   /** When its agent last wrote (the browser's clock): its idle time is counted from here. */
   lastEventAt: number;
@@ -82,7 +82,7 @@ export function connect(): void {
     else update({ log });
   });
   source.addEventListener('stream', (e) => {
-    const event = JSON.parse((e as MessageEvent<string>).data) as StreamEvent;
+    const event = JSON.parse((e as MessageEvent<string>).data) as ShownEvent;
     const id = String(event.session);
     const known = state.sessions.some((s) => s.id === id);
     const sessions = known ? state.sessions : [...state.sessions, fresh(id, String(event.item))];

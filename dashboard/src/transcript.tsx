@@ -2,9 +2,9 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RESULT_CHARS, oneLine, summariseToolInput } from '../../src/archive/transcript-rules.js';
 import { formatDuration } from '../../src/lib/duration.js';
-import type { StreamEvent } from './api.js';
+import type { ShownEvent } from './api.js';
 
-type EventOf<K extends StreamEvent['kind']> = Extract<StreamEvent, { kind: K }>;
+type EventOf<K extends ShownEvent['kind']> = Extract<ShownEvent, { kind: K }>;
 type ToolResult = EventOf<'tool_results'>['results'][number];
 
 /** A field of an event as text (a number or a string; anything else is `fallback`). */
@@ -87,7 +87,7 @@ function assistantLines(event: EventOf<'assistant'>, key: string, names: Map<str
 }
 
 /** The lines of one event; `names` maps tool call ids to tool names across events. */
-function linesOf(event: StreamEvent, key: string, names: Map<string, string>) {
+function linesOf(event: ShownEvent, key: string, names: Map<string, string>) {
   switch (event.kind) {
     case 'init':
       return [
@@ -142,7 +142,7 @@ export function Transcript({
   events,
   follow = false,
 }: {
-  events: readonly StreamEvent[];
+  events: readonly ShownEvent[];
   /** Keep the newest line in view as lines come, unless the person scrolled up to read. */
   follow?: boolean;
 }) {

@@ -41,7 +41,7 @@ export interface SupervisionLimits {
 }
 
 /** What to do now. */
-export interface Decision {
+export interface SupervisionStep {
   /** Stop the agent, for this reason. */
   stop?: StopReason;
   /** Write a heartbeat. */
@@ -55,7 +55,7 @@ export interface Decision {
  * check of a session's limits is decided here, in this order (a person's pause first, then a
  * finished agent that lingers, a flood, the turn and budget limits ralph holds, a full disk, the wall clock, silence).
  */
-export function decide(o: Observation, limits: SupervisionLimits): Decision {
+export function decide(o: Observation, limits: SupervisionLimits): SupervisionStep {
   const heartbeat = o.changedSinceHeartbeat && o.now - o.lastHeartbeatAt >= limits.heartbeatMs;
   if (o.interrupt === 'present') return { stop: 'interrupt', heartbeat };
   if (o.interrupt === 'empty') {

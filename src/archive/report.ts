@@ -295,9 +295,7 @@ export function pullRequestsReport(
             url: item.pullRequest.url,
             // Finished: how (merged, ready_for_review, checks_failed…); else its status.
             state:
-              item.status === 'done' ||
-              item.status === 'failed' ||
-              item.status === 'awaiting_review'
+              item.status === 'done' || item.status === 'failed' || item.status === 'awaiting_merge'
                 ? (item.lastOutcome ?? item.status)
                 : item.status,
             ...(item.checks === undefined ? {} : { checks: item.checks }),

@@ -21,7 +21,7 @@ const LINGER_MS = 10_000;
  * once.
  */
 export class Awake {
-  private holders = 0;
+  private keepers = 0;
   private lock: ChildProcess | undefined;
   private problem: string | undefined;
   private lingering: NodeJS.Timeout | undefined;
@@ -46,17 +46,17 @@ export class Awake {
     return awake;
   }
 
-  /** Holds the machine awake until the returned release is called (once). */
-  hold(): () => void {
-    this.holders += 1;
+  /** Keeps the machine awake until the returned release is called (once). */
+  keep(): () => void {
+    this.keepers += 1;
     clearTimeout(this.lingering);
     if (this.lock === undefined) this.take();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.holders -= 1;
-      if (this.holders > 0) return;
+      this.keepers -= 1;
+      if (this.keepers > 0) return;
       this.lingering = setTimeout(() => this.release(), LINGER_MS);
       this.lingering.unref();
     };
@@ -64,7 +64,7 @@ export class Awake {
 
   /** Releases the lock whoever holds it: the run is over. */
   close(): void {
-    this.holders = 0;
+    this.keepers = 0;
     clearTimeout(this.lingering);
     this.release();
   }

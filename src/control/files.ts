@@ -24,7 +24,7 @@ export interface HeldCli {
 }
 
 /** A person's request to stop one running item (`state/stop/<item>.json`). */
-export interface StopRequest {
+export interface ItemStopRequest {
   /** Cancel the item once its session has ended, instead of putting it back in line. */
   cancel: boolean;
   /** Park it (out of line until a person puts it back), instead of putting it back in line. */
@@ -61,7 +61,7 @@ export class ControlFiles {
   }
 
   /** Asks the runner to stop the session of one item (the rest of the night goes on). */
-  async requestStop(itemId: string, request: StopRequest): Promise<void> {
+  async requestStop(itemId: string, request: ItemStopRequest): Promise<void> {
     await fsp.mkdir(this.paths.stopRequests, { recursive: true });
     await writeJsonAtomically(path.join(this.paths.stopRequests, `${itemId}.json`), request);
   }
@@ -70,11 +70,11 @@ export class ControlFiles {
    * The stop request of an item, if one waits; a file that is not one (cut short, edited) is a
    * request all the same, to stop without cancelling.
    */
-  async stopRequest(itemId: string): Promise<StopRequest | undefined> {
+  async stopRequest(itemId: string): Promise<ItemStopRequest | undefined> {
     const text = await readIfExists(path.join(this.paths.stopRequests, `${itemId}.json`));
     if (text === undefined) return undefined;
     try {
-      const parsed = JSON.parse(text) as Partial<StopRequest>;
+      const parsed = JSON.parse(text) as Partial<ItemStopRequest>;
       return {
         cancel: parsed.cancel === true,
         by: typeof parsed.by === 'string' ? parsed.by : 'unknown',

@@ -158,7 +158,7 @@ class Decisions implements StageDeclaration {
     const target = item.landedOn ?? job.land.target;
     // One change of a target at a time: the lander (here, or another runner's) may hold it.
     const release = await ctx.persistently(`waiting to revert on ${target}`, () =>
-      ctx.queue.lockStage(target),
+      ctx.queue.lockAlone(target),
     );
     if (release === undefined) throw new Error(`another runner is changing ${target}`);
     try {

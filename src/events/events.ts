@@ -7,7 +7,7 @@ import type { PlanSummary } from './plan-summary.js';
 export type Level = 'info' | 'warn' | 'error';
 
 /** A limit, window or backoff the runner sleeps through (also in `state/waiting.json`). */
-type Wait = { until: string; reason: string };
+type WaitFields = { until: string; reason: string };
 
 /**
  * Every event of the runner with its fields, one definition each. The log file, the terminal,
@@ -45,9 +45,9 @@ export interface RunnerEvents {
   resumed: Record<string, never>;
   pausing: { reason: string };
   pause_write_failed: { error: string };
-  window_wait: Wait;
-  limit_wait: Wait;
-  failure_backoff: Wait;
+  window_wait: WaitFields;
+  limit_wait: WaitFields;
+  failure_backoff: WaitFields;
   limit_too_far: { until: string; maxLimitWait: number };
   /** An agent CLI takes no new session until `until` (absent: not in this run). */
   cli_held: { cli: string; until?: string; reason: string; kind: string };

@@ -7,7 +7,7 @@ import type { FileCache } from '../lib/file-cache.js';
 import type { Queue } from '../queue/queue.js';
 
 /** The run the plan is for: its workers, deadline and cost cap. */
-interface Night {
+interface PlannedRun {
   workers: number;
   deadline?: number;
   maxCostUsd?: number;
@@ -30,7 +30,7 @@ import { forecastNight } from './night-forecast.js';
  */
 export class Pacing {
   private order: readonly string[] | undefined;
-  private night: Night | undefined;
+  private night: PlannedRun | undefined;
 
   /** The ids to start first, in order; absent while no window limits the night. */
   get pace(): readonly string[] | undefined {
@@ -38,7 +38,7 @@ export class Pacing {
   }
 
   /** The night's plan as the run starts: said in the log and kept for the morning. */
-  async start(ctx: PlanSource, night: Night): Promise<void> {
+  async start(ctx: PlanSource, night: PlannedRun): Promise<void> {
     this.night = night;
     const plan = await this.plan(ctx, night);
     if (plan === undefined) return;
@@ -64,7 +64,7 @@ export class Pacing {
     await this.plan(ctx, { ...night, maxCostUsd });
   }
 
-  private async plan(ctx: PlanSource, night: Night): Promise<NightPlan | undefined> {
+  private async plan(ctx: PlanSource, night: PlannedRun): Promise<NightPlan | undefined> {
     try {
       const plan = await forecastNight({
         workspace: ctx.workspace,

@@ -60,4 +60,4 @@ export class ForgeClients {
 
 /** Done, its pull request open for a person's review (not known merged or closed). */
 const awaitingPerson = (item: Item) =>
-  item.status === 'awaiting_review' && item.pullRequest !== undefined;
+  item.status === 'awaiting_merge' && item.pullRequest !== undefined;

@@ -108,7 +108,7 @@ class PullRequestStage implements StageDeclaration {
       ctx.queue.tally(),
     );
     const open =
-      (counts.awaiting_checks ?? 0) + (counts.running ?? 0) + (counts.awaiting_review ?? 0);
+      (counts.awaiting_checks ?? 0) + (counts.running ?? 0) + (counts.awaiting_merge ?? 0);
     if (open < forge.maxOpen) return undefined;
     return `${open} pull request${open === 1 ? ' is' : 's are'} open and not merged (forge.maxOpen ${forge.maxOpen}): no new item starts until one is merged or closed`;
   }
@@ -124,7 +124,7 @@ class PullRequestStage implements StageDeclaration {
 
   /** One runner of a fleet tends the pull requests at a time. */
   lock(): Promise<(() => Promise<void>) | undefined> {
-    return this.ctx.persistently('tending pull requests', () => this.ctx.queue.lockStage('forge'));
+    return this.ctx.persistently('tending pull requests', () => this.ctx.queue.lockAlone('forge'));
   }
 
   /** While the forge is down, no item is looked at. */

@@ -138,7 +138,7 @@ class Lander implements StageDeclaration {
         await this.moveTrain();
       // One lander a target at a time: another runner of the fleet may hold it.
       const release = await ctx.persistently(`waiting to land on ${target}`, () =>
-        ctx.queue.lockStage(target),
+        ctx.queue.lockAlone(target),
       );
       if (release === undefined) return 'elsewhere';
       let landing: Landing;

@@ -17,11 +17,11 @@ export interface NotifyMessage {
 }
 
 /** Who a message goes to: a notifier of `notify` (by its place), or an issue to comment on. */
-export type Target =
+export type Recipient =
   | { kind: 'notifier'; index: number; notifier: string }
   | { kind: 'issue'; repo: string; number: number };
 
-export const targetName = (target: Target): string =>
+export const targetName = (target: Recipient): string =>
   target.kind === 'notifier'
     ? `notify[${target.index}] (${target.notifier})`
     : `a comment on ${target.repo}#${target.number}`;

@@ -3,7 +3,7 @@ import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import { DeliveryError, send } from './channels.js';
-import { targetName, type NotifyMessage, type Target } from './message.js';
+import { targetName, type NotifyMessage, type Recipient } from './message.js';
 import { NightNotes } from './messages.js';
 import { entryId, Outbox } from './outbox.js';
 import { Postman } from './postman.js';
@@ -14,7 +14,7 @@ export const TRY_TIMEOUT_MS = 5_000;
 const FLUSH_GRACE_MS = 2 * TRY_TIMEOUT_MS;
 
 /** Posts a message to its targets through the outbox: `id` names it there, once. */
-export type Post = (id: string, message: NotifyMessage, targets: readonly Target[]) => void;
+export type Post = (id: string, message: NotifyMessage, targets: readonly Recipient[]) => void;
 
 /** What the night's notifications are given of the run. */
 export interface NotifyHost {
@@ -100,7 +100,7 @@ export function startNotifications(host: NotifyHost): NightNotifications {
       .finally(() => posting.delete(done));
     posting.add(done);
   };
-  const notifiersOf = (message: NotifyMessage): Target[] =>
+  const notifiersOf = (message: NotifyMessage): Recipient[] =>
     notify.flatMap((notifier, index) =>
       notifier.events === undefined ||
       notifier.events.some((e) => (message.events as string[]).includes(e))

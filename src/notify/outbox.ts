@@ -3,11 +3,11 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import * as z from '../lib/zod.js';
 import { makePrivateDirs, writeJsonAtomically } from '../lib/fs.js';
-import type { NotifyMessage, Target } from './message.js';
+import type { NotifyMessage, Recipient } from './message.js';
 
 /** One target's delivery of an entry. */
 export interface Delivery {
-  target: Target;
+  target: Recipient;
   attempts: number;
   /** Not before this time (a backoff after a failed try). */
   nextAt?: string;

@@ -2,7 +2,7 @@ import { timeoutSignal } from '../lib/abort-wait.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
 import { serialized } from '../lib/serialized.js';
 import { DeliveryError } from './channels.js';
-import type { NotifyMessage, Target } from './message.js';
+import type { NotifyMessage, Recipient } from './message.js';
 import type { Delivery, Outbox, OutboxEntry } from './outbox.js';
 
 /** The wait after a first failed try; it doubles with each further one, up to the cap. */
@@ -15,7 +15,7 @@ export interface PostmanOptions {
   outbox: Outbox;
   /** Sends a message to one target; throws when it could not (a `DeliveryError` says why). */
   deliver: (
-    target: Target,
+    target: Recipient,
     message: NotifyMessage,
     id: string,
     signal: AbortSignal,
@@ -46,7 +46,7 @@ export class Postman {
    * Writes a message to the outbox for its targets, then sends it. An id already written (the
    * same happening told again after a restart) is not written twice.
    */
-  post(id: string, message: NotifyMessage, targets: readonly Target[]): Promise<void> {
+  post(id: string, message: NotifyMessage, targets: readonly Recipient[]): Promise<void> {
     const { outbox, now } = this.options;
     // Written one after the other, so that they are sent in the order they were made.
     const written = this.writing.then(async () => {

@@ -37,7 +37,7 @@ export function waitOf(item: Item): PersonWait | undefined {
       item.sessions.length > 0 && !accepted && item.lastOutcome !== 'cancelled'
         ? 'decide'
         : undefined,
-    awaiting_review: accepted ? undefined : 'decide',
+    awaiting_merge: accepted ? undefined : 'decide',
     needs_input: 'answer',
     failed: 'failure',
     parked: 'failure',
@@ -61,7 +61,7 @@ function carrying(item: Item, decision: ItemDecision, effects: DecisionEffect[])
  */
 export function accepted(item: Item, decision: ItemDecision, now: number): Item {
   const at = { ...item, decision, updatedAt: iso(now) };
-  if (item.status === 'awaiting_review' && item.pullRequest !== undefined)
+  if (item.status === 'awaiting_merge' && item.pullRequest !== undefined)
     return carrying(at, decision, ['merge_pull_request']);
   if (
     item.status === 'done' &&
@@ -84,7 +84,7 @@ export function rejected(item: Item, decision: ItemDecision, now: number): Item 
   if (item.landedCommit !== undefined) effects.push('revert');
   if (
     item.pullRequest?.kind === 'item' &&
-    (item.status === 'awaiting_checks' || item.status === 'awaiting_review')
+    (item.status === 'awaiting_checks' || item.status === 'awaiting_merge')
   )
     effects.push('close_pull_request');
   const at = { ...item, decision, updatedAt: iso(now) };

@@ -101,7 +101,7 @@ export class FileQueue extends FileQueueReader implements Queue {
     });
   }
 
-  lockStage(): Promise<() => Promise<void>> {
+  lockAlone(): Promise<() => Promise<void>> {
     // One runner holds the workspace, and lands one item at a time.
     return Promise.resolve(() => Promise.resolve());
   }

@@ -1,12 +1,16 @@
 import { withConversationId, schemaOf } from '../lib/state-schema.js';
 
-/** Before schema 7, a pull request waiting for a person was done, its outcome ready_for_review. */
-function awaitingReview(value: unknown): unknown {
+/**
+ * A pull request waiting for a person's merge is `awaiting_merge`: before schema 10 it was
+ * `awaiting_review`, and before schema 7 `done` with the outcome `ready_for_review`.
+ */
+function awaitingMerge(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
-  return item.status === 'done' && item.lastOutcome === 'ready_for_review'
-    ? { ...item, status: 'awaiting_review' }
-    : item;
+  const waited =
+    item.status === 'awaiting_review' ||
+    (item.status === 'done' && item.lastOutcome === 'ready_for_review');
+  return waited ? { ...item, status: 'awaiting_merge' } : item;
 }
 
 /**
@@ -17,10 +21,11 @@ function awaitingReview(value: unknown): unknown {
  * (`source`). 6: an item may be `parked` (a person stopped it). 7: a pull request that waits
  * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). 8: an item
  * may be `reviewing`, and keeps its reviewer's last verdict. 9: an item may be `preparing` (its
- * worktree's setup), and keeps its environment. Its
+ * worktree's setup), and keeps its environment. 10: a pull request waiting for a person's merge
+ * is `awaiting_merge` (`review` is the AI reviewer's alone). Its
  * `version` is another thing: a counter of the file's writes.
  */
-export const QUEUE_SCHEMA = 9;
+export const QUEUE_SCHEMA = 10;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {
@@ -39,7 +44,7 @@ export function migrateQueueFile(file: string, raw: unknown): unknown {
     ...queue,
     schema: QUEUE_SCHEMA,
     items: Array.isArray(queue.items)
-      ? queue.items.map((item) => awaitingReview(withConversationId(item)))
+      ? queue.items.map((item) => awaitingMerge(withConversationId(item)))
       : queue.items,
   };
 }

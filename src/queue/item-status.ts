@@ -17,7 +17,7 @@ export const ITEM_STATUSES = [
   /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
   'awaiting_checks',
   /** Its pull request passed its checks: it waits for a person to merge (or close) it. */
-  'awaiting_review',
+  'awaiting_merge',
   /**
    * A person's decision on its work is being carried out on the world by the decision stage:
    * its branch kept under an archive ref, a landing reverted on the target, a pull request
@@ -77,7 +77,7 @@ export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
   reviewing: trait({ waitsOnWorld: true, keepsWorktree: true }),
   landing: trait({ waitsOnWorld: true }),
   awaiting_checks: trait({ waitsOnWorld: true }),
-  awaiting_review: trait({
+  awaiting_merge: trait({
     finished: true,
     satisfiesDependents: true,
     takesMessages: false,

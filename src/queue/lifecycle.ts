@@ -205,7 +205,7 @@ const nothingToPush = (item: Item, event: { session: string }) =>
 /** What a person may reject or defer: work that waits on them, or that is over. */
 const DECIDED_ON: readonly ItemStatus[] = [
   'done',
-  'awaiting_review',
+  'awaiting_merge',
   'awaiting_checks',
   'reviewing',
   'landing',
@@ -356,7 +356,7 @@ export const LIFECYCLE: Lifecycle = {
     apply: (item, e) => checksFailed(item, e.refusal, e.maxRounds, e.now),
   },
   checks_passed: {
-    to: ['awaiting_review', 'done', 'pending'],
+    to: ['awaiting_merge', 'done', 'pending'],
     from: ['awaiting_checks'],
     apply: (item, e) => checksPassed(item, { checks: e.checks, merged: e.merged }, e.now),
   },
@@ -367,7 +367,7 @@ export const LIFECYCLE: Lifecycle = {
   },
   pull_request_ended: {
     to: ['done'],
-    from: ['awaiting_review'],
+    from: ['awaiting_merge'],
     apply: (item, e) => pullRequestEnded(item, e.merged, e.now),
   },
   messaged: {
@@ -463,8 +463,8 @@ export const LIFECYCLE: Lifecycle = {
     }),
   },
   accepted: {
-    to: { done: ['landing'], awaiting_review: ['deciding'] },
-    from: ['done', 'awaiting_review'],
+    to: { done: ['landing'], awaiting_merge: ['deciding'] },
+    from: ['done', 'awaiting_merge'],
     refuse: (item) => (isAccepted(item) ? `${item.id} was accepted already` : undefined),
     apply: (item, e) => accepted(item, e.decision, e.now),
   },
@@ -490,7 +490,7 @@ export const LIFECYCLE: Lifecycle = {
     to: [
       'done',
       'awaiting_checks',
-      'awaiting_review',
+      'awaiting_merge',
       'failed',
       'landing',
       'reviewing',
@@ -529,7 +529,7 @@ function isStatusList(
 
 /** Done, or waiting for a person's review of a pull request that is done as far as ralph goes. */
 function isDone(item: Item): boolean {
-  return item.status === 'done' || item.status === 'awaiting_review';
+  return item.status === 'done' || item.status === 'awaiting_merge';
 }
 
 /** A success's branch waits to be pushed (`git.push`), whatever stage it goes through next. */

@@ -49,11 +49,11 @@ export interface Queue {
   /** The items in `status`, in no particular order (a stage puts them in its own). */
   inStatus(status: ItemStatus): Promise<Item[]>;
   /**
-   * The right to act alone on `stage` (landing onto a target, the forge's pull requests), for
-   * one runner at a time: undefined when another of the fleet holds it. The workspace's runner
-   * lock is that right for a queue file.
+   * The right to act alone on `what` (a target branch to land on or revert, the forge's pull
+   * requests), for one runner at a time: undefined when another of the fleet holds it. The
+   * workspace's runner lock is that right for a queue file.
    */
-  lockStage(stage: string): Promise<(() => Promise<void>) | undefined>;
+  lockAlone(what: string): Promise<(() => Promise<void>) | undefined>;
   /**
    * Requeues the items a dead runner of this workspace left running, their attempt counted and
    * the cost their sessions reported (`spent`, by item id) added.
@@ -164,7 +164,7 @@ export interface PullRequestTally {
   id: string;
   number: number;
   url: string;
-  /** `awaiting_checks`, or `awaiting_review` once they passed. */
+  /** `awaiting_checks`, or `awaiting_merge` once they passed. */
   status: ItemStatus;
   checks?: string;
 }

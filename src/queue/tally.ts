@@ -35,7 +35,7 @@ export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
     .filter(
       (item) =>
         item.pullRequest !== undefined &&
-        (item.status === 'awaiting_checks' || item.status === 'awaiting_review'),
+        (item.status === 'awaiting_checks' || item.status === 'awaiting_merge'),
     )
     .map((item) => ({
       id: item.id,

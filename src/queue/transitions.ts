@@ -592,7 +592,7 @@ export function checksPassed(
     mergedAt: verdict.merged ? iso(now) : undefined,
   };
   if (verdict.merged || item.schedule !== undefined) return completed(passed, now);
-  return { ...passed, status: 'awaiting_review' };
+  return { ...passed, status: 'awaiting_merge' };
 }
 
 /** The pull request that waited for a person's review, merged by them (or closed unmerged). */

@@ -88,7 +88,7 @@ class Night {
   /** Counts those changes: a claim that found nothing knows whether it is stale. */
   private changes = 0;
   /** The wait every worker holds for (a usage limit, a backoff, a window), while there is one. */
-  private holding: { until: number; done: Promise<void> } | undefined;
+  private waiting: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
   /** What tends the items beside the workers (src/cli/stages.ts says which). */
   readonly stages: readonly Stage[];
@@ -247,8 +247,8 @@ class Night {
   /** Whether an item may be claimed now; waits (visibly) when not yet. */
   async beforeClaim(): Promise<Next> {
     const { ctx, options, result } = this;
-    if (this.holding !== undefined) {
-      await this.holding.done;
+    if (this.waiting !== undefined) {
+      await this.waiting.done;
       return 'again';
     }
     const lost = ctx.lockLost();
@@ -607,7 +607,7 @@ class Night {
 
   /**
    * Sleeps until `until`, visibly (`state/waiting.json` and the log), unless stopped first.
-   * Every worker holds for it: none claims until it is over. A wait already under way that
+   * Every worker waits for it: none claims until it is over. A wait already under way that
    * lasts as long is joined rather than started again.
    */
   private async waitUntil(
@@ -615,17 +615,17 @@ class Night {
     reason: string,
     event: 'window_wait' | 'limit_wait' | 'failure_backoff',
   ): Promise<void> {
-    if (this.holding !== undefined && this.holding.until >= until) return this.holding.done;
-    const holding = { until, done: this.hold(until, reason, event) };
-    this.holding = holding;
+    if (this.waiting !== undefined && this.waiting.until >= until) return this.waiting.done;
+    const wait = { until, done: this.waitVisibly(until, reason, event) };
+    this.waiting = wait;
     try {
-      await holding.done;
+      await wait.done;
     } finally {
-      if (this.holding === holding) this.holding = undefined;
+      if (this.waiting === wait) this.waiting = undefined;
     }
   }
 
-  private async hold(
+  private async waitVisibly(
     until: number,
     reason: string,
     event: 'window_wait' | 'limit_wait' | 'failure_backoff',
@@ -640,7 +640,7 @@ class Night {
         await ctx.wait({ ms: until - ctx.clock.now(), signal: control.signal });
       }
     } finally {
-      if (this.holding === undefined || this.holding.until <= until)
+      if (this.waiting === undefined || this.waiting.until <= until)
         await ctx.controlFiles.clearWaiting();
     }
   }

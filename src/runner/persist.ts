@@ -53,7 +53,7 @@ export async function persistently<T>(
     } catch (error) {
       const fault = faultOf(error);
       if (fault === undefined || control.requested !== undefined) throw error;
-      await hold(ctx, control, operation, fault, error, held === fault);
+      await waitOutFault(ctx, control, operation, fault, error, held === fault);
       held = fault;
     }
   }
@@ -75,7 +75,7 @@ export async function underWatchdog<T>(
   }
 }
 
-async function hold(
+async function waitOutFault(
   ctx: RunnerContext,
   control: StopControl,
   operation: string,

@@ -72,14 +72,14 @@ export class EgressProxy {
 }
 
 /** Where a request asks to go, and what to send there first. */
-interface Target {
+interface ProxyTarget {
   host: string;
   port: number;
   /** CONNECT: nothing (the tunnel opens); plain HTTP: the request, rewritten for the origin. */
   head?: Buffer;
 }
 
-function parseTarget(head: string): Target | undefined {
+function parseTarget(head: string): ProxyTarget | undefined {
   const lines = head.split('\r\n');
   const [method, target, version] = (lines[0] ?? '').split(' ');
   if (method === undefined || target === undefined || version === undefined) return undefined;

@@ -20,7 +20,7 @@ export type ListedItem = Items['items'][number];
 export type ItemDetail = z.output<typeof answers.ItemAnswer>;
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */
-export type Night = z.output<typeof answers.NightAnswer>;
+export type NightReport = z.output<typeof answers.NightAnswer>;
 
 /** `GET /sessions`: a page of the index. */
 export type Sessions = z.output<typeof answers.SessionsAnswer>;
@@ -32,7 +32,7 @@ export type SessionEntry = Sessions['sessions'][number];
 export type SessionEvents = z.output<typeof answers.SessionEventsAnswer>;
 
 /** A parsed line of a session's stream, by its kind. */
-export type StreamEvent = z.output<typeof answers.StreamEventAnswer>;
+export type SessionStreamEvent = z.output<typeof answers.StreamEventAnswer>;
 
 /** `GET /report`: the sums by day, item and CLI since a time. */
 export type Report = z.output<typeof answers.ReportAnswer>;

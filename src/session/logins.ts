@@ -11,7 +11,7 @@ import type { Item } from '../queue/item.js';
 import { clisInUse } from './fallback-clis.js';
 
 /** What a login check reads and tells: the runner's context, in part. */
-export interface LoginCheck {
+export interface LoginChecked {
   workspace: Workspace;
   events: RunEvents;
   files: FileCache;
@@ -26,7 +26,7 @@ export interface LoginCheck {
  * surely cannot is held for the run (its items fall back), and when it is some item's only CLI
  * the night is paused with the reason, before any session is paid for. A doubt is said.
  */
-export async function checkLogins(ctx: LoginCheck, items: readonly Item[]): Promise<void> {
+export async function checkLogins(ctx: LoginChecked, items: readonly Item[]): Promise<void> {
   const { workspace, events } = ctx;
   if (!workspace.config.run.checkLogins) return;
   for (const use of await clisInUse(workspace, items, ctx.files)) {

@@ -121,7 +121,7 @@ export class SessionRun {
       code: undefined,
     }));
     if ('problem' in command) return this.spawnFailed(command.problem, command.code);
-    const awake = this.ctx.awake.hold();
+    const awake = this.ctx.awake.keep();
     const services = await this.init.kind.beside(this.ctx, this.init, (refusal) =>
       this.egressRefused(refusal, 'gate'),
     );

@@ -17,7 +17,7 @@ export interface RiskPart {
 }
 
 /** What an item's branch changed, from its last session's record. */
-export interface Changes {
+export interface BranchChanges {
   files: number;
   added: number;
   deleted: number;
@@ -36,7 +36,7 @@ export interface InboxRow {
   /** How it came to be, oldest first (`gate failed → done → land conflict`). */
   chain: string;
   /** Git mode: what its branch changed (none: not in git mode, or not recorded). */
-  changes?: Changes;
+  changes?: BranchChanges;
   /** The paths of its change the configuration marks sensitive. */
   sensitive: string[];
 }
@@ -138,7 +138,7 @@ function rowOf(
 function riskParts(
   item: Item,
   work: readonly IndexEntry[],
-  changes: Changes | undefined,
+  changes: BranchChanges | undefined,
   sensitive: readonly string[],
 ): RiskPart[] {
   const parts: RiskPart[] = [];
@@ -158,7 +158,7 @@ function riskParts(
   if (item.unreviewed !== undefined)
     add('review', WEIGHT.unreviewed, 'its reviewer failed: unreviewed');
   const verdict = item.verdict;
-  // Changes asked before an approval are part of its story, not forgotten by it.
+  // BranchChanges asked before an approval are part of its story, not forgotten by it.
   const rounds = Math.max(item.reviewRounds ?? 0, verdict?.overall === 'request_changes' ? 1 : 0);
   if (rounds > 0)
     add(
@@ -223,7 +223,7 @@ function riskParts(
 }
 
 /** What happened to the item, in one line, a change of nothing said plainly. */
-function whatHappened(item: Item, changes: Changes | undefined): string {
+function whatHappened(item: Item, changes: BranchChanges | undefined): string {
   const size =
     changes === undefined
       ? ''
@@ -246,7 +246,7 @@ function whatHappened(item: Item, changes: Changes | undefined): string {
       return `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`;
     case 'deciding':
       return `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`;
-    case 'awaiting_review':
+    case 'awaiting_merge':
       return `pull request #${item.pullRequest?.number ?? '?'} ready for review${size}`;
     default:
       return item.landedCommit !== undefined

@@ -31,7 +31,7 @@ export interface FileDiff {
   cut?: boolean;
 }
 
-export type Decision = 'accept' | 'reject' | 'defer';
+export type DecisionVerb = 'accept' | 'reject' | 'defer';
 
 export interface ReviewPage {
   item: Item;
@@ -56,7 +56,7 @@ export interface ReviewPage {
   /** Git mode: what the branch (or its landing) changed; none: not in git mode. */
   diff?: { files: FileDiff[]; landed: boolean; error?: string };
   /** The decisions the item allows now. */
-  decisions: Decision[];
+  decisions: DecisionVerb[];
 }
 
 /** The review page of `item`, from the queue, the index and the repository. */
@@ -98,9 +98,9 @@ export async function reviewPage(
 }
 
 /** The decisions the lifecycle allows the item now. */
-export function decisionsOf(item: Item, now: number): Decision[] {
+export function decisionsOf(item: Item, now: number): DecisionVerb[] {
   const probe = { id: 'probe', by: 'probe', at: new Date(now).toISOString() };
-  const allowed: Decision[] = [];
+  const allowed: DecisionVerb[] = [];
   if (
     applyEvent(item, { kind: 'accepted', decision: { ...probe, kind: 'accepted' }, now }).kind ===
     'applied'

@@ -63,7 +63,7 @@ describe('pull requests with CI in the loop', () => {
     expect(run.code, run.stderr).toBe(0);
     const done = item(root, 'fixme');
     expect(done).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
       checkRounds: 1,
       checks: 'green: build',
@@ -145,7 +145,7 @@ describe('pull requests with CI in the loop', () => {
     const next = await ralph(root, ['run', '--drain'], env);
     expect(next.code, next.stderr).toBe(0);
     expect(item(root, 'later')).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
     });
     expect(item(root, 'later').sessions).toHaveLength(1);
@@ -203,7 +203,7 @@ describe('the land target\'s pull request (forge.pr "landed")', () => {
     expect(run.code, run.stderr).toBe(0);
     for (const id of ['first', 'second'])
       expect(item(root, id)).toMatchObject({
-        status: 'awaiting_review',
+        status: 'awaiting_merge',
         lastOutcome: 'ready_for_review',
         landedOn: 'ralph/landed',
         pullRequest: { number: 1, head: 'ralph/landed', base: 'main', kind: 'landed' },
@@ -293,7 +293,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const second = await ralph(root, ['run', '--drain'], env);
     expect(second.code, second.stderr).toBe(0);
     expect(item(root, 'waits')).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
     });
     expect((item(root, 'waits').sessions as string[]).length).toBe(1);
@@ -504,7 +504,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const run = await ralph(root, ['run', '--drain'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, 'patient')).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
     });
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
@@ -538,7 +538,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(run.code, run.stderr).toBe(0);
     const done = item(root, 'asked');
     expect(done).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
       checkRounds: 1,
     });
@@ -564,7 +564,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
           {
             id: 'open',
             title: 'Item open',
-            status: 'awaiting_review',
+            status: 'awaiting_merge',
             lastOutcome: 'ready_for_review',
             pullRequest: {
               number: 1,
@@ -605,7 +605,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
       '1 pull request is open and not merged (forge.maxOpen 1)',
     );
     expect(item(root, 'one')).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
     });
     expect(item(root, 'two').status).toBe('pending');
@@ -634,7 +634,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(item(root, 'one')).toMatchObject({ lastOutcome: 'merged' });
     expect(item(root, 'two')).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
     });
   });

@@ -193,15 +193,15 @@ describe('the Postgres queue', () => {
   it('lets one runner of the fleet land onto a target at a time, and puts in line only from the status the table names', async () => {
     const { open } = await postgresWorkspace();
     const [a, b] = [await open(), await open()];
-    const release = await a.lockStage('ralph/landed');
+    const release = await a.lockAlone('ralph/landed');
     expect(release).toBeDefined();
-    expect(await b.lockStage('ralph/landed')).toBeUndefined();
+    expect(await b.lockAlone('ralph/landed')).toBeUndefined();
     // Another target is another lock.
-    const other = await b.lockStage('main');
+    const other = await b.lockAlone('main');
     expect(other).toBeDefined();
     await other?.();
     await release?.();
-    const then = await b.lockStage('ralph/landed');
+    const then = await b.lockAlone('ralph/landed');
     expect(then).toBeDefined();
     await then?.();
     await a.importItems([item('x', { status: 'done', branch: 'ralph/x' }), item('y')]);
@@ -268,6 +268,28 @@ describe('the Postgres queue', () => {
     expect(await count()).toBeLessThanOrEqual(6);
     fs.writeFileSync(gate, '');
     expect(await runner.exited).toBe(0);
+  });
+
+  it('migrates a pull request that waited for review to awaiting_merge, in its column and its document', async () => {
+    const { url, open } = await postgresWorkspace();
+    const queue = await open();
+    await queue.importItems([queueItem('pr', { status: 'done' })]);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    // As a database of schema 9 held it.
+    await admin.query(
+      `UPDATE ralph_items SET status = 'awaiting_review', doc = jsonb_set(doc, '{status}', '"awaiting_review"') WHERE id = 'pr'`,
+    );
+    await admin.query('DELETE FROM ralph_migrations WHERE version = 10');
+    await migrated(url);
+    const { rows } = await admin.query<{ status: string; doc: { status: string } }>(
+      "SELECT status, doc FROM ralph_items WHERE id = 'pr'",
+    );
+    expect(rows.map((row) => [row.status, row.doc.status])).toEqual([
+      ['awaiting_merge', 'awaiting_merge'],
+    ]);
+    expect((await queue.inStatus('awaiting_merge')).map((item) => item.id)).toEqual(['pr']);
   });
 
   it('migrates under a lock once however many start at once, and refuses a schema it does not know', async () => {
@@ -643,7 +665,7 @@ describe('the Postgres queue', () => {
     const exported = await ralph(a.root, ['queue', 'export'], envA);
     const { items } = JSON.parse(exported.stdout) as { items: Item[] };
     for (const i of items)
-      expect(i, i.id).toMatchObject({ status: 'awaiting_review', lastOutcome: 'ready_for_review' });
+      expect(i, i.id).toMatchObject({ status: 'awaiting_merge', lastOutcome: 'ready_for_review' });
     // One pull request an item, whichever runner opened it or read its checks.
     expect(github.pulls.map((p) => p.head).sort()).toEqual(ids.map((id) => `ralph/${id}`));
     expect(items.filter((i) => i.checkRounds === 1).map((i) => i.id)).toEqual(['p1', 'p3']);

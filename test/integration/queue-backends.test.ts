@@ -172,7 +172,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       }),
       item('g', { status: 'awaiting_checks', pullRequest: pull(12), checks: 'pending: build' }),
       item('h', {
-        status: 'awaiting_review',
+        status: 'awaiting_merge',
         lastOutcome: 'ready_for_review',
         pullRequest: pull(3),
       }),
@@ -201,7 +201,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
         done: 4,
         failed: 1,
         awaiting_checks: 1,
-        awaiting_review: 1,
+        awaiting_merge: 1,
         needs_input: 1,
         reviewing: 1,
         deciding: 1,
@@ -214,7 +214,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       },
       // Awaiting checks, or a person's review: a merged one is not told.
       pullRequests: [
-        { id: 'h', number: 3, url: pull(3).url, status: 'awaiting_review' },
+        { id: 'h', number: 3, url: pull(3).url, status: 'awaiting_merge' },
         {
           id: 'g',
           number: 12,

@@ -267,7 +267,7 @@ describe('a decision on a pull request waiting for a person', () => {
     await ralph(root, ['add', `Item ${id}`, '--id', id, '--body', '#behave: ci']);
     const run = await ralph(root, ['run', '--drain'], { GITHUB_TOKEN: 'test-token-0123456789' });
     expect(run.code, run.stderr).toBe(0);
-    expect(item(root, id)).toMatchObject({ status: 'awaiting_review' });
+    expect(item(root, id)).toMatchObject({ status: 'awaiting_merge' });
     return { root, github: setup.github };
   }
 

@@ -182,7 +182,7 @@ process.stdin.resume();`,
   it('goes on without one, and says so', async () => {
     const problems: string[] = [];
     const awake = Awake.start(true, { PATH: '/nonexistent' }, (p) => problems.push(p));
-    awake.hold()();
+    awake.keep()();
     awake.close();
     expect(problems).toEqual([
       'systemd-inhibit is not on PATH: the machine may suspend while agents work',
@@ -196,7 +196,7 @@ process.stdin.resume();`,
     );
     const refused = await new Promise<string>((resolve) => {
       const held = Awake.start(true, { PATH: `${bin}:${process.env.PATH ?? ''}` }, resolve);
-      held.hold();
+      held.keep();
     });
     expect(refused).toContain('systemd-inhibit refused (exit 1: Failed to connect to bus');
   });

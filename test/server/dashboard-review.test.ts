@@ -23,7 +23,7 @@ beforeAll(async () => {
   const items = [
     queueItem('review', {
       title: 'Add the export button',
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
       attempts: 1,
       createdAt: at,
@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe('a pull request waiting for review', () => {
   it('has a column of its own on the board, and a page that links it', async () => {
-    const column = page.locator('.column[data-status="awaiting_review"]');
+    const column = page.locator('.column[data-status="awaiting_merge"]');
     await column.locator('.card[data-item="review"]').waitFor();
     // "pr review", apart from the items waiting for ralph's own reviewer ("reviewing").
     expect(await column.locator('h2, h3').first().textContent()).toMatch(/^pr review/);
@@ -78,7 +78,7 @@ describe('a pull request waiting for review', () => {
     await page.goto(`${served.base}/#/items/review`);
     const facts = page.locator('#item-page .facts');
     await facts.waitFor();
-    expect(await facts.textContent()).toContain('awaiting_review');
+    expect(await facts.textContent()).toContain('awaiting_merge');
     expect(await facts.locator('a[href$="/pull/12"]').textContent()).toBe('#12');
     expect(await facts.textContent()).toContain('green: build, test');
     expect(await page.locator('#item-page .message-box').count()).toBe(0);

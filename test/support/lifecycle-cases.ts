@@ -57,7 +57,7 @@ export function itemIn(status: ItemStatus, id = 'it'): Item {
 const DECISION = { id: 'd2', by: 'cli', at: new Date(NOW).toISOString() };
 const DECIDED_ON = [
   'done',
-  'awaiting_review',
+  'awaiting_merge',
   'awaiting_checks',
   'reviewing',
   'landing',
@@ -221,7 +221,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   },
   checks_passed: {
     event: { kind: 'checks_passed', checks: 'green', merged: false, now: NOW },
-    to: { awaiting_checks: 'awaiting_review' },
+    to: { awaiting_checks: 'awaiting_merge' },
   },
   pull_request_closed: {
     event: { kind: 'pull_request_closed', now: NOW },
@@ -229,7 +229,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   },
   pull_request_ended: {
     event: { kind: 'pull_request_ended', merged: true, now: NOW },
-    to: { awaiting_review: 'done' },
+    to: { awaiting_merge: 'done' },
   },
   messaged: {
     event: {
@@ -238,7 +238,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       now: NOW,
     },
     to: {
-      ...every(but('done', 'cancelled', 'awaiting_review', 'deciding'), 'same'),
+      ...every(but('done', 'cancelled', 'awaiting_merge', 'deciding'), 'same'),
       needs_input: 'interrupted',
     },
   },
@@ -253,7 +253,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   accepted: {
     event: { kind: 'accepted', decision: { ...DECISION, kind: 'accepted' }, now: NOW },
     // The example's done item has a pull request: it is recorded, not landed.
-    to: { done: 'same', awaiting_review: 'deciding' },
+    to: { done: 'same', awaiting_merge: 'deciding' },
   },
   rejected: {
     event: {
@@ -311,7 +311,7 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
   },
   written_back: {
     event: { kind: 'written_back', now: NOW },
-    to: every(['awaiting_review', 'done', 'failed', 'cancelled'], 'same'),
+    to: every(['awaiting_merge', 'done', 'failed', 'cancelled'], 'same'),
   },
 };
 

@@ -113,7 +113,7 @@ describe('pull request transitions', () => {
       mergedAt: at(0),
     });
     expect(checksPassed(opened, { checks: 'green: build', merged: false }, T0)).toMatchObject({
-      status: 'awaiting_review',
+      status: 'awaiting_merge',
       lastOutcome: 'ready_for_review',
       mergedAt: undefined,
     });

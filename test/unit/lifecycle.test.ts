@@ -138,7 +138,7 @@ describe('the lifecycle table', () => {
   it('answers every trait of every status from one table', () => {
     expect(Object.keys(STATUS_TRAITS).sort()).toEqual([...ITEM_STATUSES].sort());
     expect(statusesWhere('runnable')).toEqual(['pending', 'interrupted']);
-    expect(statusesWhere('satisfiesDependents')).toEqual(['awaiting_review', 'done']);
+    expect(statusesWhere('satisfiesDependents')).toEqual(['awaiting_merge', 'done']);
     expect(statusesWhere('waitsOnWorld')).toEqual([
       'preparing',
       'reviewing',
@@ -146,12 +146,12 @@ describe('the lifecycle table', () => {
       'awaiting_checks',
       'deciding',
     ]);
-    expect(statusesWhere('waitsOnPerson')).toEqual(['awaiting_review', 'needs_input', 'parked']);
+    expect(statusesWhere('waitsOnPerson')).toEqual(['awaiting_merge', 'needs_input', 'parked']);
   });
 });
 
 describe('a queue file of schema 6', () => {
-  it('reads a pull request that waited for review as awaiting_review', () => {
+  it('reads a pull request that waited for review as awaiting_merge', () => {
     const raw = {
       schema: 6,
       version: 3,
@@ -164,9 +164,20 @@ describe('a queue file of schema 6', () => {
       schema: QUEUE_SCHEMA,
       version: 3,
       items: [
-        { id: 'a', status: 'awaiting_review', lastOutcome: 'ready_for_review' },
+        { id: 'a', status: 'awaiting_merge', lastOutcome: 'ready_for_review' },
         { id: 'b', status: 'done', lastOutcome: 'merged' },
       ],
+    });
+  });
+});
+
+describe('a queue file of schema 9', () => {
+  it('reads a pull request that waited for review as awaiting_merge', () => {
+    const raw = { schema: 9, version: 1, items: [{ id: 'a', status: 'awaiting_review' }] };
+    expect(migrateQueueFile('state/queue.json', raw)).toEqual({
+      schema: QUEUE_SCHEMA,
+      version: 1,
+      items: [{ id: 'a', status: 'awaiting_merge' }],
     });
   });
 });

@@ -12,7 +12,7 @@ const COLUMNS = [
   'reviewing',
   'landing',
   'awaiting_checks',
-  'awaiting_review',
+  'awaiting_merge',
   'deciding',
   'needs_input',
   'parked',
@@ -27,7 +27,7 @@ const OCCASIONAL = new Set<string>([
   'reviewing',
   'landing',
   'awaiting_checks',
-  'awaiting_review',
+  'awaiting_merge',
   'deciding',
   'needs_input',
   'parked',
@@ -36,7 +36,7 @@ const OCCASIONAL = new Set<string>([
 const HEADINGS: Record<string, string> = {
   preparing: 'setup',
   awaiting_checks: 'checks',
-  awaiting_review: 'pr review',
+  awaiting_merge: 'pr review',
   needs_input: 'needs you',
 };
 /** Outcomes shown as good news. */

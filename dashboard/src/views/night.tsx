@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type Night } from '../api.js';
+import { get, type NightReport } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
 import { clock, money, when } from '../format.js';
 import { useLive } from '../live.js';
@@ -7,11 +7,11 @@ import { LandingSummary } from './landing-summary.js';
 import { PullRequestsSummary } from './pull-requests.js';
 
 /** The last night, fetched again whenever the queue changes. */
-export function useNight(): Night | undefined {
+export function useNight(): NightReport | undefined {
   const { health } = useLive();
-  const [night, setNight] = useState<Night>();
+  const [night, setNight] = useState<NightReport>();
   const version = health?.queueVersion;
-  useEffect(() => void get<Night>('/night').then(setNight, () => undefined), [version]);
+  useEffect(() => void get<NightReport>('/night').then(setNight, () => undefined), [version]);
   return night;
 }
 
@@ -20,7 +20,7 @@ export function useNight(): Night | undefined {
  * done and what failed (each failure in the agent's last words, with its session), the spend
  * and the budget left.
  */
-export function NightSummary({ night }: { night: Night | undefined }) {
+export function NightSummary({ night }: { night: NightReport | undefined }) {
   if (night?.startedAt === undefined) return null;
   return (
     <div class="night" id="night">
@@ -56,7 +56,7 @@ export function NightSummary({ night }: { night: Night | undefined }) {
  * The plan the run started with (`ralph plan`): what it expected of the night and of each
  * usage window, and how the night has gone against it so far.
  */
-function PlanSummary({ plan }: { plan: NonNullable<Night['plan']> }) {
+function PlanSummary({ plan }: { plan: NonNullable<NightReport['plan']> }) {
   const { summary, outcome } = plan;
   const so = outcome.outcome;
   // With no past session to go by, the figures are the items' caps: bounds, not likelihoods.

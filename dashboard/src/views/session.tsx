@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type SessionEvents, type SessionRecord, type StreamEvent } from '../api.js';
+import { get, type SessionEvents, type SessionRecord, type ShownEvent } from '../api.js';
 import { money, when } from '../format.js';
 import { Transcript } from '../transcript.js';
 
@@ -40,7 +40,7 @@ function SandboxFacts({ record }: { record: SessionRecord }) {
 /** One session as a readable transcript, read page by page from its archive. */
 export function Session({ id }: { id: string }) {
   const [record, setRecord] = useState<SessionRecord>();
-  const [events, setEvents] = useState<StreamEvent[]>([]);
+  const [events, setEvents] = useState<ShownEvent[]>([]);
   const [next, setNext] = useState<number | undefined>(0);
   const [error, setError] = useState<string>();
   const more = (after: number) =>

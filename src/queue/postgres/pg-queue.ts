@@ -258,7 +258,7 @@ export class PgQueue implements Queue {
           }>(
             `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
             WHERE queue = $1 AND doc ? 'pullRequest'
-              AND status IN ('awaiting_checks', 'awaiting_review')
+              AND status IN ('awaiting_checks', 'awaiting_merge')
             ORDER BY (doc->'pullRequest'->>'number')::int`,
             [this.options.name],
           ),
@@ -475,11 +475,11 @@ export class PgQueue implements Queue {
     return this.run((db) => this.items(db, 'status = $2 ORDER BY seq', [status]));
   }
 
-  async lockStage(stage: string): Promise<(() => Promise<void>) | undefined> {
+  async lockAlone(what: string): Promise<(() => Promise<void>) | undefined> {
     // A session-level advisory lock, on a connection held while the landing lasts: it goes
     // with the connection if this runner dies.
     const client = await this.run((db) => (db as pg.Pool).connect());
-    const key: unknown[] = [STAGE_LOCK, `${this.options.name}\n${stage}`];
+    const key: unknown[] = [STAGE_LOCK, `${this.options.name}\n${what}`];
     try {
       const { rows } = await client.query<{ held: boolean }>(
         'SELECT pg_try_advisory_lock($1, hashtext($2)) AS held',

@@ -25,7 +25,14 @@ import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
 import { openApiDocument } from '../openapi.js';
-import type { Health, LogEntries, Night, PauseResult, Report, ResumeResult } from '../api-types.js';
+import type {
+  Health,
+  LogEntries,
+  NightReport,
+  PauseResult,
+  Report,
+  ResumeResult,
+} from '../api-types.js';
 import { body, query } from '../request.js';
 import { EmptyBody, PauseBody, ReportQuery } from '../schemas.js';
 
@@ -53,7 +60,7 @@ const LOG_TAIL_BYTES = 64 * 1024;
 const MAX_FAILURES_SHOWN = 20;
 
 /** `GET /night`: the last run at a glance. */
-async function nightAnswer(ctx: ServerContext): Promise<Night> {
+async function nightAnswer(ctx: ServerContext): Promise<NightReport> {
   const { paths } = ctx.workspace;
   const { run } = await readBudget(paths.budget);
   const { entries } = await indexOf(ctx);
@@ -85,7 +92,7 @@ async function nightAnswer(ctx: ServerContext): Promise<Night> {
     landing,
     pullRequests,
     plan,
-  } satisfies Night);
+  } satisfies NightReport);
 }
 
 /** `/health`, `/events`, `/report`, `/night` and the pause and resume controls. */
