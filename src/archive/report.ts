@@ -272,7 +272,7 @@ export interface PullRequestReport {
   itemId: string;
   number: number;
   url: string;
-  /** `merged`, `ready_for_review`, `awaiting_checks`, or why it failed (`checks_failed`…). */
+  /** `merged`, `ready_to_merge`, `awaiting_checks`, or why it failed (`checks_failed`…). */
   state: string;
   checks?: string;
   /** Times its checks failed (or a review asked for changes). */
@@ -293,7 +293,7 @@ export function pullRequestsReport(
             itemId: item.id,
             number: item.pullRequest.number,
             url: item.pullRequest.url,
-            // Finished: how (merged, ready_for_review, checks_failed…); else its status.
+            // Finished: how (merged, ready_to_merge, checks_failed…); else its status.
             state:
               item.status === 'done' || item.status === 'failed' || item.status === 'awaiting_merge'
                 ? (item.lastOutcome ?? item.status)

@@ -89,7 +89,7 @@ export const RunSchema = z.strictObject({
     .positive()
     .optional()
     .describe(
-      'Items waiting on a person (done and not yet accepted, a pull request ready for review, a question, a failure, a rejection that could not be carried out) past which no new item starts: work in progress sized to what a person can review. The run says why it holds. Absent: no limit.',
+      'Items waiting on a person (done and not yet accepted, a pull request ready to merge, a question, a failure, a rejection that could not be carried out) past which no new item starts: work in progress sized to what a person can review. The run says why it holds. Absent: no limit.',
     ),
   reserve: z
     .number()

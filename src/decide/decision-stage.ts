@@ -11,7 +11,7 @@ import { rejectedRef, waitsOnPerson } from '../queue/decisions.js';
 import type { DecisionEffect, Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { inDecisionOrder } from '../queue/select.js';
+import { decisionOrder } from '../queue/select.js';
 
 // The decision stage: a person's accept or reject carried out on the world, one effect at a
 // time, each recorded as it is made (the item keeps what is left), so that a runner killed
@@ -34,7 +34,7 @@ export const decisions: StageFactory = (ctx) => new Decisions(ctx);
 class Decisions implements StageDeclaration {
   readonly name = 'decisions';
   readonly on = true;
-  readonly tends = { status: 'deciding', order: inDecisionOrder } as const;
+  readonly tends = { status: 'deciding', order: decisionOrder } as const;
   readonly width = 1;
   /** A person's decision is carried out while the night is paused too: it is theirs. */
   readonly pauses = false;

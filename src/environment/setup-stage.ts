@@ -6,7 +6,7 @@ import { repositoryRoot } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { inSetupOrder } from '../queue/select.js';
+import { setupOrder } from '../queue/select.js';
 import { dependencyStore, refillSpares, type GivenTree } from './dependencies.js';
 import { makeReady } from './make-ready.js';
 import { withRepositoryEnvironment } from './repository.js';
@@ -27,7 +27,7 @@ export const setups: StageFactory = (ctx) => new Setups(ctx);
 class Setups implements StageDeclaration {
   readonly name = 'setup';
   readonly on = true;
-  readonly tends = { status: 'preparing', order: inSetupOrder } as const;
+  readonly tends = { status: 'preparing', order: setupOrder } as const;
   readonly pauses = true;
   /** A failed setup parks its item for a person: nothing waits on the stage. */
   readonly unmoved = 'waiting';

@@ -18,7 +18,7 @@ import {
   taskOf,
 } from './pull-request-text.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { inChecksOrder } from '../queue/select.js';
+import { checksOrder } from '../queue/select.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -40,13 +40,13 @@ export const pullRequests: StageFactory = (ctx) => new PullRequestStage(ctx);
  * The forge stage, beside the lander: items whose work is done wait in the queue as
  * `awaiting_checks`. It pushes each one's branch and opens its pull request, looks at the
  * checks of its head (conditional requests, backing off), and moves it on: green → merged or
- * ready for review; red → back to its agent with what failed, or failed after its rounds. No
+ * ready to merge; red → back to its agent with what failed, or failed after its rounds. No
  * worker waits for a check; a restart finds the waiting items in the queue, and when to look at
  * each again stored with it. An item whose checks cannot be read waits in the queue.
  */
 class PullRequestStage implements StageDeclaration {
   readonly name = 'pull requests';
-  readonly tends = { status: 'awaiting_checks', order: inChecksOrder } as const;
+  readonly tends = { status: 'awaiting_checks', order: checksOrder } as const;
   readonly width = 1;
   readonly pauses = true;
   readonly unmoved = 'waiting';

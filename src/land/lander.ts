@@ -8,7 +8,7 @@ import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import { readyTargetWorktree, targetJob } from './job.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { inLandingOrder } from '../queue/select.js';
+import { landingOrder } from '../queue/select.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -58,7 +58,7 @@ export const lander: StageFactory = (ctx, moved) => new Lander(ctx, moved);
 class Lander implements StageDeclaration {
   readonly name = 'lander';
   readonly on = true;
-  readonly tends = { status: 'landing', order: inLandingOrder } as const;
+  readonly tends = { status: 'landing', order: landingOrder } as const;
   readonly width = 1;
   readonly pauses = true;
   readonly unmoved = 'stuck';

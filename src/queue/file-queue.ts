@@ -13,7 +13,7 @@ import type {
 } from './queue.js';
 import type { SettlePolicy } from './lease.js';
 import { nextWakeTime, selectNext } from './select.js';
-import type { ItemStatus } from './item-status.js';
+import { statusIs, type ItemStatus } from './item-status.js';
 import {
   chosenOf,
   refuseQueued,
@@ -115,8 +115,7 @@ export class FileQueue extends FileQueueReader implements Queue {
         return { value: { wakeAt, retryAt } };
       }
       const claimed = appliedOrThrow(applyEvent(next, { kind: 'claimed', sessionId, now }));
-      const queued =
-        items.filter((i) => i.status === 'pending' || i.status === 'interrupted').length - 1;
+      const queued = items.filter((i) => statusIs(i.status, 'runnable')).length - 1;
       return {
         items: items.map((i) => (i.id === next.id ? claimed : i)),
         value: { item: claimed, queued },

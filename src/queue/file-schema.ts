@@ -1,16 +1,22 @@
 import { withConversationId, schemaOf } from '../lib/state-schema.js';
 
 /**
- * A pull request waiting for a person's merge is `awaiting_merge`: before schema 10 it was
- * `awaiting_review`, and before schema 7 `done` with the outcome `ready_for_review`.
+ * A pull request waiting for a person's merge is `awaiting_merge`, its outcome `ready_to_merge`:
+ * before schema 10 they were `awaiting_review` and `ready_for_review`, and before schema 7 it was
+ * `done` with that outcome.
  */
-function awaitingMerge(value: unknown): unknown {
+function awaitingMerge(value: unknown, schema: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
+  const ready = item.lastOutcome === 'ready_for_review';
+  // From schema 7 on, a done item with that outcome was merged or accepted since: it stays done.
   const waited =
-    item.status === 'awaiting_review' ||
-    (item.status === 'done' && item.lastOutcome === 'ready_for_review');
-  return waited ? { ...item, status: 'awaiting_merge' } : item;
+    item.status === 'awaiting_review' || (schema < 7 && ready && item.status === 'done');
+  return {
+    ...item,
+    ...(ready ? { lastOutcome: 'ready_to_merge' } : {}),
+    ...(waited ? { status: 'awaiting_merge' } : {}),
+  };
 }
 
 /**
@@ -22,7 +28,7 @@ function awaitingMerge(value: unknown): unknown {
  * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). 8: an item
  * may be `reviewing`, and keeps its reviewer's last verdict. 9: an item may be `preparing` (its
  * worktree's setup), and keeps its environment. 10: a pull request waiting for a person's merge
- * is `awaiting_merge` (`review` is the AI reviewer's alone). Its
+ * is `awaiting_merge`, its outcome `ready_to_merge` (`review` is the AI reviewer's alone). Its
  * `version` is another thing: a counter of the file's writes.
  */
 export const QUEUE_SCHEMA = 10;
@@ -44,7 +50,7 @@ export function migrateQueueFile(file: string, raw: unknown): unknown {
     ...queue,
     schema: QUEUE_SCHEMA,
     items: Array.isArray(queue.items)
-      ? queue.items.map((item) => awaitingMerge(withConversationId(item)))
+      ? queue.items.map((item) => awaitingMerge(withConversationId(item), schema))
       : queue.items,
   };
 }

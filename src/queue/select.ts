@@ -98,11 +98,6 @@ export function nextWakeTime(
   return earliest;
 }
 
-/** The items waiting to land, in the order they land (`landingOrder`). */
-export function inLandingOrder(items: readonly Item[]): Item[] {
-  return landingOrder(items.filter((item) => item.status === 'landing'));
-}
-
 /**
  * Items in the order they land: the order they finished, each after those of them it depends
  * on (a dependency lands first).
@@ -126,30 +121,20 @@ export function landingOrder(items: readonly Item[]): Item[] {
   return order;
 }
 
-/** The items waiting for their review, in the order they finished. */
-export function inReviewOrder(items: readonly Item[]): Item[] {
-  return items
-    .filter((item) => item.status === 'reviewing')
-    .sort((a, b) => compareText(a.finishedAt ?? '', b.finishedAt ?? ''));
-}
+/** Items in a stage's order: by `key` (an ISO time), the earliest first, the unset before all. */
+const byTime =
+  (key: (item: Item) => string | undefined) =>
+  (items: readonly Item[]): Item[] =>
+    [...items].sort((a, b) => compareText(key(a) ?? '', key(b) ?? ''));
 
-/** The items whose worktree waits for its setup, the one handed over first first. */
-export function inSetupOrder(items: readonly Item[]): Item[] {
-  return items
-    .filter((item) => item.status === 'preparing')
-    .sort((a, b) => compareText(a.updatedAt ?? '', b.updatedAt ?? ''));
-}
+/** Items waiting for their review: in the order they finished. */
+export const reviewOrder = byTime((item) => item.finishedAt);
 
-/** The items whose decision is being carried out, the oldest decision first. */
-export function inDecisionOrder(items: readonly Item[]): Item[] {
-  return items
-    .filter((item) => item.status === 'deciding')
-    .sort((a, b) => compareText(a.decision?.at ?? '', b.decision?.at ?? ''));
-}
+/** Items whose worktree waits for its setup: the one handed over first first. */
+export const setupOrder = byTime((item) => item.updatedAt);
 
-/** The items awaiting their checks, the one that has waited longest (or not yet pushed) first. */
-export function inChecksOrder(items: readonly Item[]): Item[] {
-  return items
-    .filter((item) => item.status === 'awaiting_checks')
-    .sort((a, b) => compareText(a.checksSince ?? '', b.checksSince ?? ''));
-}
+/** Items whose decision is being carried out: the oldest decision first. */
+export const decisionOrder = byTime((item) => item.decision?.at);
+
+/** Items awaiting their checks: the one that has waited longest (or not yet pushed) first. */
+export const checksOrder = byTime((item) => item.checksSince);

@@ -585,7 +585,7 @@ export function checksPassed(
     updatedAt: iso(now),
     finishedAt: iso(now),
     checks: verdict.checks,
-    lastOutcome: verdict.merged ? 'merged' : 'ready_for_review',
+    lastOutcome: verdict.merged ? 'merged' : 'ready_to_merge',
     lastError: undefined,
     checksFailure: undefined,
     conversationId: undefined,

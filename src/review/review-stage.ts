@@ -14,7 +14,7 @@ import type { Item, ItemVerdict } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { ItemWork } from '../stage/sessions.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { inReviewOrder } from '../queue/select.js';
+import { reviewOrder } from '../queue/select.js';
 import type { ReviewSettings } from './config-schema.js';
 import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
 import type { Verdict } from './verdict.js';
@@ -43,7 +43,7 @@ export const reviews: StageFactory = (ctx) => new Reviews(ctx);
 class Reviews implements StageDeclaration {
   readonly name = 'review';
   readonly on = true;
-  readonly tends = { status: 'reviewing', order: inReviewOrder } as const;
+  readonly tends = { status: 'reviewing', order: reviewOrder } as const;
   readonly width = 1;
   readonly pauses = true;
   /** An item whose review failed is unreviewed, not failed: it waits for a reviewer again. */

@@ -1,3 +1,4 @@
+import { statusIs } from '../queue/item-status.js';
 import { Slots } from '../session/slots.js';
 import { Awake } from '../control/awake.js';
 import path from 'node:path';
@@ -172,7 +173,7 @@ async function openWhenReachable(
  */
 function warnIfSerial(ctx: RunnerContext, items: readonly Item[], workers: number): void {
   const { config, root } = ctx.workspace;
-  const waiting = items.filter((i) => i.status === 'pending' || i.status === 'interrupted');
+  const waiting = items.filter((i) => statusIs(i.status, 'runnable'));
   if (waiting.length < 2 || waiting.some((i) => i.git ?? config.git.enabled)) return;
   const dirs = new Set(
     waiting.map((i) => path.resolve(root, i.workDir ?? config.defaults.workDir ?? '.')),

@@ -247,7 +247,7 @@ function whatHappened(item: Item, changes: BranchChanges | undefined): string {
     case 'deciding':
       return `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`;
     case 'awaiting_merge':
-      return `pull request #${item.pullRequest?.number ?? '?'} ready for review${size}`;
+      return `pull request #${item.pullRequest?.number ?? '?'} ready to merge${size}`;
     default:
       return item.landedCommit !== undefined
         ? `done, landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)}${size}`

@@ -53,7 +53,7 @@ async function add(root: string, id: string, behave: string, ...flags: string[])
 }
 
 describe('pull requests with CI in the loop', () => {
-  it('opens a pull request, hands a failed check back to the agent, and is ready for review when green', async () => {
+  it('opens a pull request, hands a failed check back to the agent, and is ready to merge when green', async () => {
     const { repo, bare, root, github } = await forgeSetup({
       labels: ['ralph'],
       reviewers: ['octo'],
@@ -64,7 +64,7 @@ describe('pull requests with CI in the loop', () => {
     const done = item(root, 'fixme');
     expect(done).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
       checkRounds: 1,
       checks: 'green: build',
       pullRequest: { number: 1, head: 'ralph/fixme', base: 'main', kind: 'item' },
@@ -109,7 +109,7 @@ describe('pull requests with CI in the loop', () => {
     expect(show.stdout).toMatch(/Checks: +green: build, 1 failed round/);
     const report = await ralph(root, ['report']);
     expect(report.stdout).toContain(
-      '#1 fixme ready for review (green: build), red 1 time: https://github.example/acme/app/pull/1',
+      '#1 fixme ready to merge (green: build), red 1 time: https://github.example/acme/app/pull/1',
     );
     // The person's main is untouched: nothing merges without forge.merge.
     expect(git(bare, 'rev-parse', 'main')).toBe(git(repo, 'rev-parse', 'main'));
@@ -146,7 +146,7 @@ describe('pull requests with CI in the loop', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(item(root, 'later')).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
     });
     expect(item(root, 'later').sessions).toHaveLength(1);
   });
@@ -204,7 +204,7 @@ describe('the land target\'s pull request (forge.pr "landed")', () => {
     for (const id of ['first', 'second'])
       expect(item(root, id)).toMatchObject({
         status: 'awaiting_merge',
-        lastOutcome: 'ready_for_review',
+        lastOutcome: 'ready_to_merge',
         landedOn: 'ralph/landed',
         pullRequest: { number: 1, head: 'ralph/landed', base: 'main', kind: 'landed' },
       });
@@ -294,7 +294,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(item(root, 'waits')).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
     });
     expect((item(root, 'waits').sessions as string[]).length).toBe(1);
     expect(github.pulls).toHaveLength(1);
@@ -505,7 +505,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(item(root, 'patient')).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
     });
     const log = fs.readFileSync(path.join(root, 'state', 'iteration.log'), 'utf8');
     expect(log).toMatch(
@@ -539,7 +539,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     const done = item(root, 'asked');
     expect(done).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
       checkRounds: 1,
     });
     const sessions = done.sessions as string[];
@@ -565,7 +565,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
             id: 'open',
             title: 'Item open',
             status: 'awaiting_merge',
-            lastOutcome: 'ready_for_review',
+            lastOutcome: 'ready_to_merge',
             pullRequest: {
               number: 1,
               url: 'https://github.example/acme/app/pull/1',
@@ -606,7 +606,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     );
     expect(item(root, 'one')).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
     });
     expect(item(root, 'two').status).toBe('pending');
     // The drained run left no wait behind; a night that does not drain holds its workers, and
@@ -635,7 +635,7 @@ describe('pull requests: waiting, restarts, faults and limits', () => {
     expect(item(root, 'one')).toMatchObject({ lastOutcome: 'merged' });
     expect(item(root, 'two')).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
     });
   });
 });

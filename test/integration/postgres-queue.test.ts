@@ -665,14 +665,14 @@ describe('the Postgres queue', () => {
     const exported = await ralph(a.root, ['queue', 'export'], envA);
     const { items } = JSON.parse(exported.stdout) as { items: Item[] };
     for (const i of items)
-      expect(i, i.id).toMatchObject({ status: 'awaiting_merge', lastOutcome: 'ready_for_review' });
+      expect(i, i.id).toMatchObject({ status: 'awaiting_merge', lastOutcome: 'ready_to_merge' });
     // One pull request an item, whichever runner opened it or read its checks.
     expect(github.pulls.map((p) => p.head).sort()).toEqual(ids.map((id) => `ralph/${id}`));
     expect(items.filter((i) => i.checkRounds === 1).map((i) => i.id)).toEqual(['p1', 'p3']);
     const status = await ralph(a.root, ['status'], envA);
     expect(status.stdout).toContain('Pull requests: #');
     expect(
-      status.stdout.match(/ready for review: https:\/\/github\.example\/acme\/app\/pull\/\d/g),
+      status.stdout.match(/ready to merge: https:\/\/github\.example\/acme\/app\/pull\/\d/g),
     ).toHaveLength(4);
   });
 

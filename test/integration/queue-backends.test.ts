@@ -173,7 +173,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
       item('g', { status: 'awaiting_checks', pullRequest: pull(12), checks: 'pending: build' }),
       item('h', {
         status: 'awaiting_merge',
-        lastOutcome: 'ready_for_review',
+        lastOutcome: 'ready_to_merge',
         pullRequest: pull(3),
       }),
       item('i', { status: 'done', lastOutcome: 'merged', pullRequest: pull(4) }),

@@ -24,7 +24,7 @@ beforeAll(async () => {
     queueItem('review', {
       title: 'Add the export button',
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
       attempts: 1,
       createdAt: at,
       finishedAt: at,
@@ -67,8 +67,8 @@ describe('a pull request waiting for review', () => {
   it('has a column of its own on the board, and a page that links it', async () => {
     const column = page.locator('.column[data-status="awaiting_merge"]');
     await column.locator('.card[data-item="review"]').waitFor();
-    // "pr review", apart from the items waiting for ralph's own reviewer ("reviewing").
-    expect(await column.locator('h2, h3').first().textContent()).toMatch(/^pr review/);
+    // "to merge", apart from the items waiting for ralph's own reviewer ("reviewing").
+    expect(await column.locator('h2, h3').first().textContent()).toMatch(/^to merge/);
     // No card's buttons run past its edge.
     const overflowing = await page.evaluate<string[]>(
       "[...document.querySelectorAll('.card')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.dataset.item)",

@@ -1,7 +1,7 @@
 // The pull request part of an item's life, as pure transitions both queue backends apply.
 import { describe, expect, it } from 'vitest';
 import { ItemSchema, type Item } from '../../src/queue/item.js';
-import { inChecksOrder } from '../../src/queue/select.js';
+import { checksOrder } from '../../src/queue/select.js';
 import {
   checksFailed,
   checksPassed,
@@ -97,7 +97,7 @@ describe('pull request transitions', () => {
     expect(fixed.checksFailure).toBeUndefined();
   });
 
-  it("ends green as merged or ready for review, and keeps the forge's new head", () => {
+  it("ends green as merged or ready to merge, and keeps the forge's new head", () => {
     const opened = pullRequestOpened(
       item({ id: 'x', status: 'awaiting_checks' }),
       { pullRequest, head: 'h1' },
@@ -114,7 +114,7 @@ describe('pull request transitions', () => {
     });
     expect(checksPassed(opened, { checks: 'green: build', merged: false }, T0)).toMatchObject({
       status: 'awaiting_merge',
-      lastOutcome: 'ready_for_review',
+      lastOutcome: 'ready_to_merge',
       mergedAt: undefined,
     });
   });
@@ -124,8 +124,7 @@ describe('pull request transitions', () => {
       item({ id: 'late', status: 'awaiting_checks', checksSince: at(5) }),
       item({ id: 'early', status: 'awaiting_checks', checksSince: at(1) }),
       item({ id: 'new', status: 'awaiting_checks' }),
-      item({ id: 'other', status: 'pending' }),
     ];
-    expect(inChecksOrder(items).map((i) => i.id)).toEqual(['new', 'early', 'late']);
+    expect(checksOrder(items).map((i) => i.id)).toEqual(['new', 'early', 'late']);
   });
 });

@@ -1,7 +1,7 @@
 // The landing part of an item's life, as pure transitions both queue backends apply.
 import { describe, expect, it } from 'vitest';
 import { ItemSchema, type Item } from '../../src/queue/item.js';
-import { inLandingOrder } from '../../src/queue/select.js';
+import { landingOrder } from '../../src/queue/select.js';
 import {
   landed,
   landRefused,
@@ -92,10 +92,9 @@ describe('landing transitions', () => {
   });
 
   it('lands in the order items finished, each dependency first', () => {
-    const order = inLandingOrder([
+    const order = landingOrder([
       item({ id: 'late', status: 'landing', finishedAt: at(3) }),
       item({ id: 'dependent', status: 'landing', finishedAt: at(1), dependsOn: ['dependency'] }),
-      item({ id: 'done', status: 'done', finishedAt: at(0) }),
       item({ id: 'dependency', status: 'landing', finishedAt: at(2) }),
     ]);
     expect(order.map((i) => i.id)).toEqual(['dependency', 'dependent', 'late']);

@@ -164,7 +164,7 @@ describe('a queue file of schema 6', () => {
       schema: QUEUE_SCHEMA,
       version: 3,
       items: [
-        { id: 'a', status: 'awaiting_merge', lastOutcome: 'ready_for_review' },
+        { id: 'a', status: 'awaiting_merge', lastOutcome: 'ready_to_merge' },
         { id: 'b', status: 'done', lastOutcome: 'merged' },
       ],
     });

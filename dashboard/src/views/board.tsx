@@ -36,11 +36,11 @@ const OCCASIONAL = new Set<string>([
 const HEADINGS: Record<string, string> = {
   preparing: 'setup',
   awaiting_checks: 'checks',
-  awaiting_merge: 'pr review',
+  awaiting_merge: 'to merge',
   needs_input: 'needs you',
 };
 /** Outcomes shown as good news. */
-const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_for_review']);
+const GOOD_OUTCOMES = new Set(['success', 'merged', 'ready_to_merge']);
 /** Cards a column shows before "more": a queue of a thousand items stays light. */
 const PAGE = 50;
 

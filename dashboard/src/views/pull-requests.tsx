@@ -2,10 +2,10 @@ import type { Report } from '../api.js';
 
 type PullRequests = NonNullable<Report['pullRequests']>;
 
-/** How a pull request stands, for people: merged, ready for review, awaiting checks, failed. */
+/** How a pull request stands, for people: merged, ready to merge, awaiting checks, failed. */
 const STATES: Record<string, { text: string; tone: string }> = {
   merged: { text: 'merged', tone: 'ok' },
-  ready_for_review: { text: 'ready for review', tone: 'ok' },
+  ready_to_merge: { text: 'ready to merge', tone: 'ok' },
   awaiting_checks: { text: 'awaiting checks', tone: 'warn' },
   checks_failed: { text: 'checks failed', tone: 'bad' },
   checks_timeout: { text: 'checks never ended', tone: 'bad' },
@@ -16,12 +16,12 @@ const STATES: Record<string, { text: string; tone: string }> = {
 export function PullRequestsSummary({ pulls }: { pulls: PullRequests | undefined }) {
   if (pulls === undefined || pulls.length === 0) return null;
   const merged = pulls.filter((p) => p.state === 'merged').length;
-  const ready = pulls.filter((p) => p.state === 'ready_for_review').length;
+  const ready = pulls.filter((p) => p.state === 'ready_to_merge').length;
   return (
     <div class="pull-requests">
       <div>
         <b>Pull requests</b> · {pulls.length} · <span class="ok">{merged} merged</span> ·{' '}
-        <span class="ok">{ready} ready for review</span>
+        <span class="ok">{ready} ready to merge</span>
       </div>
       <ul class="failures">
         {pulls.map((p) => {

@@ -36,10 +36,9 @@ export async function queueCommand(
   const stuck = new Map(unrunnableItems(items).map(({ id, reason }) => [id, reason]));
   const maxAttempts = workspace.config.defaults.maxAttempts;
   const rows = items.map((item) => {
-    const waiting =
-      item.status === 'pending' || item.status === 'interrupted'
-        ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
-        : undefined;
+    const waiting = statusIs(item.status, 'runnable')
+      ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
+      : undefined;
     const note =
       waiting ??
       (item.status === 'failed'

@@ -138,8 +138,9 @@ const MIGRATIONS: readonly Migration[] = [
     sql: `CREATE INDEX ralph_items_deciding ON ralph_items (queue) WHERE status = 'deciding';`,
   },
   {
-    // A pull request that waits for a person's merge is "awaiting_merge" ("review" is the AI
-    // reviewer's alone): a ralph of schema 9 does not know it and stops claiming.
+    // A pull request that waits for a person's merge is "awaiting_merge", its outcome
+    // "ready_to_merge" ("review" is the AI reviewer's alone): a ralph of schema 9 does not know
+    // it and stops claiming.
     version: 10,
     name: 'pull requests awaiting their merge',
     sql: `
@@ -147,6 +148,10 @@ const MIGRATIONS: readonly Migration[] = [
         SET status = 'awaiting_merge', changed = nextval('ralph_changes'),
             doc = jsonb_set(doc, '{status}', '"awaiting_merge"')
         WHERE status = 'awaiting_review';
+      UPDATE ralph_items
+        SET changed = nextval('ralph_changes'),
+            doc = jsonb_set(doc, '{lastOutcome}', '"ready_to_merge"')
+        WHERE doc->>'lastOutcome' = 'ready_for_review';
       DROP INDEX IF EXISTS ralph_items_awaiting_review;
       CREATE INDEX IF NOT EXISTS ralph_items_awaiting_merge ON ralph_items (queue) WHERE status = 'awaiting_merge';
     `,

@@ -1,3 +1,4 @@
+import { statusIs } from '../../queue/item-status.js';
 import { git } from '../../git/git.js';
 import { Hono } from 'hono';
 import { InputError, NotFoundError } from '../../lib/errors.js';
@@ -102,7 +103,7 @@ export function itemRoutes(ctx: ServerContext): Hono {
       .map((item) =>
         listed(
           item,
-          item.status === 'pending' || item.status === 'interrupted'
+          statusIs(item.status, 'runnable')
             ? (stuck.get(item.id) ?? blockedReason(item, byId, now))
             : undefined,
         ),
