@@ -1,5 +1,5 @@
 // A pull request that waits for a person, in a real headless Chromium: its item has a column of
-// its own on the board ("review", shown only while one waits), and its page links the pull
+// its own on the board ("to merge", shown only while one waits), and its page links the pull
 // request, says its checks passed, and offers no message box (its agent's work is over). No
 // card's buttons run past its edge.
 // Screenshots go to test-artifacts/dashboard/.
