@@ -141,11 +141,16 @@ const MAY_IMPORT = {
 const folders = Object.keys(MAY_IMPORT);
 
 /**
- * A room's module another room may use beside its settings: a session reads the repository's
- * own environment and whether its worktree's lockfiles still match the tree it holds.
+ * A room's module another room may use beside its settings schema: a session reads the
+ * repository's own environment and whether its worktree's lockfiles still match the tree it
+ * holds; and each stage room resolves its own settings of an item (its `settings.ts`), which
+ * the session host composes into the item's work.
  */
 const PORTS_INTO_ROOMS = {
-  session: ['^src/environment/(tree-keys|repository)[.]ts$'],
+  session: [
+    '^src/environment/(tree-keys|repository|settings)[.]ts$',
+    '^src/(forge|review)/settings[.]ts$',
+  ],
 };
 
 /** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */

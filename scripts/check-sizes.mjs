@@ -11,7 +11,7 @@ const CLASS_MAX_LINES = 400;
  * Classes still over the limit, each held to the size it has until it is split (a ratchet: it
  * may shrink, never grow).
  */
-const NOT_YET_SPLIT = { Night: 593, PgQueue: 611 };
+const NOT_YET_SPLIT = { Night: 561, PgQueue: 611 };
 
 const root = path.resolve(import.meta.dirname, '..');
 const sources = fs

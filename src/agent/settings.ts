@@ -1,9 +1,5 @@
 import type { CliName } from '../config/cli-names.js';
 import type { Config, SessionSettings } from '../config/schema.js';
-import type { EnvironmentConfig } from '../environment/config-schema.js';
-import type { ForgeConfig } from '../forge/config-schema.js';
-import type { Gate } from '../gates/config-schema.js';
-import type { LandChoice } from '../land/config-schema.js';
 import type { SandboxChoice } from '../sandbox/config-schema.js';
 import { nearest } from '../config/layers.js';
 import { cliOfFallback } from './config-schema.js';
@@ -123,14 +119,6 @@ export function pickLayer<K extends keyof SessionSettings>(
   return nearest(layers, (layer) => layer[key]);
 }
 
-/** One key of `land` of the item's layers, without the workspace's. */
-function pickLand<K extends keyof LandChoice>(
-  layers: readonly SessionSettings[],
-  key: K,
-): LandChoice[K] {
-  return nearest(layers, (layer) => layer.land?.[key]);
-}
-
 /** What the item and its persona set themselves, before the workspace defaults. */
 export function explicitSettings(layers: readonly SessionSettings[]): SessionSettings {
   const explicit: Record<string, unknown> = {};
@@ -140,27 +128,10 @@ export function explicitSettings(layers: readonly SessionSettings[]): SessionSet
   return explicit;
 }
 
-/** How an item's work is kept and checked: git mode and the quality gates. */
-export interface WorkSettings {
-  git: boolean;
-  /** The ref a new branch starts from; undefined: the repository's HEAD at the claim. */
-  base?: string;
-  /** The remote a branch is pushed to once its gates pass. */
-  push?: string;
-  gates: Gate[];
-  /** Landing, when it is on (git mode only). */
-  land?: LandSettings;
-  /** Pull requests, when the workspace sets a forge and the item does not turn it off. */
-  forge?: ForgeConfig;
-  /** Where the agent and its gates run. */
-  sandbox: SandboxSettings;
-  /** A reviewer approves its work before it lands or its pull request opens (git mode only). */
-  review: boolean;
-  /** What makes its worktree ready (git mode only): its setup and maintenance, the item's or persona's over the workspace's. */
-  environment: EnvironmentConfig;
-}
-
-/** The sandbox after precedence: each key the item's, else the persona's, else the workspace's. */
+/**
+ * The sandbox after precedence: each key the item's, else the persona's, else the workspace's.
+ * Resolved here, beside the session's other settings, because a CLI's command depends on it.
+ */
 export type SandboxSettings = Required<SandboxChoice>;
 
 /** The sandbox an item's session and gates run in. */
@@ -180,56 +151,5 @@ export function resolveSandbox(
     allowHosts: pick('allowHosts'),
     readOnly: pick('readOnly'),
     readWrite: pick('readWrite'),
-  };
-}
-
-/** How an item's branch lands on the target once its gates pass. */
-export interface LandSettings {
-  target: string;
-  method: NonNullable<LandChoice['method']>;
-  /** Run on the merged tree before the target moves. */
-  gates: Gate[];
-  maxRounds: number;
-  /** The remote the target is pushed to after each landing. */
-  push?: string;
-  /** New branches start from the target (where their dependencies landed), unless a base is named. */
-  fromTarget: boolean;
-}
-
-/**
- * Git mode, gates and landing after precedence: the item's, then the persona's, then the
- * workspace's (each key of `land` on its own).
- */
-export function resolveWork(config: Config, layers: readonly SessionSettings[]): WorkSettings {
-  const git = pickLayer(layers, 'git') ?? config.git.enabled;
-  const gates = pickLayer(layers, 'gates') ?? config.gates;
-  const landing = git && (pickLand(layers, 'enabled') ?? config.land.enabled);
-  return {
-    git,
-    base: pickLayer(layers, 'base') ?? config.git.base,
-    push: config.git.push,
-    gates,
-    land: landing ? landSettingsOf(config, layers) : undefined,
-    forge: git && pickLayer(layers, 'forge') !== false ? config.forge : undefined,
-    sandbox: resolveSandbox(config, layers),
-    review: git && (pickLayer(layers, 'review') ?? config.review.enabled),
-    environment: {
-      ...config.environment,
-      setup: pickLayer(layers, 'setup') ?? config.environment.setup,
-      maintenance: pickLayer(layers, 'maintenance') ?? config.environment.maintenance,
-    },
-  };
-}
-
-/** How an item lands, whether or not landing is on for it (an item already waiting to land). */
-export function landSettingsOf(config: Config, layers: readonly SessionSettings[]): LandSettings {
-  const gates = pickLayer(layers, 'gates') ?? config.gates;
-  return {
-    target: pickLand(layers, 'target') ?? config.land.target,
-    method: pickLand(layers, 'method') ?? config.land.method,
-    gates: pickLand(layers, 'gates') ?? config.land.gates ?? gates,
-    maxRounds: pickLand(layers, 'maxRounds') ?? config.land.maxRounds,
-    push: pickLand(layers, 'push') ?? config.land.push,
-    fromTarget: pickLayer(layers, 'base') === undefined,
   };
 }

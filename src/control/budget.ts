@@ -48,29 +48,52 @@ async function writeBudget(file: string, budget: Budget): Promise<void> {
   await recordDigest(file, text);
 }
 
+/** The changes of each budget file under way in this process, chained one after another. */
+const changing = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `change` of `file` after the ones before it: the runner owns the file (its lock), but its
+ * sessions end side by side (a worker's and a reviewer's), and two read-modify-writes at once
+ * would lose one session's spend.
+ */
+function inTurn<T>(file: string, change: () => Promise<T>): Promise<T> {
+  const next = (changing.get(file) ?? Promise.resolve()).catch(() => undefined).then(change);
+  changing.set(file, next);
+  const forget = () => {
+    if (changing.get(file) === next) changing.delete(file);
+  };
+  next.then(forget, forget);
+  return next;
+}
+
 /** Adds one finished session to the totals and writes the file. */
-export async function recordSpend(
+export function recordSpend(
   file: string,
   spend: { costUsd: number; outcome: string; now: number },
 ): Promise<Budget> {
-  const budget = await readBudget(file);
-  const next: Budget = {
-    ...budget,
-    totalCostUsd: addUsd(budget.totalCostUsd, spend.costUsd),
-    iterations: budget.iterations + 1,
-    outcomes: { ...budget.outcomes, [spend.outcome]: (budget.outcomes[spend.outcome] ?? 0) + 1 },
-    run:
-      budget.run === undefined
-        ? undefined
-        : {
-            ...budget.run,
-            costUsd: addUsd(budget.run.costUsd, spend.costUsd),
-            iterations: budget.run.iterations + 1,
-          },
-    updatedAt: new Date(spend.now).toISOString(),
-  };
-  await writeBudget(file, next);
-  return next;
+  return inTurn(file, async () => {
+    const budget = await readBudget(file);
+    const next: Budget = {
+      ...budget,
+      totalCostUsd: addUsd(budget.totalCostUsd, spend.costUsd),
+      iterations: budget.iterations + 1,
+      outcomes: {
+        ...budget.outcomes,
+        [spend.outcome]: (budget.outcomes[spend.outcome] ?? 0) + 1,
+      },
+      run:
+        budget.run === undefined
+          ? undefined
+          : {
+              ...budget.run,
+              costUsd: addUsd(budget.run.costUsd, spend.costUsd),
+              iterations: budget.run.iterations + 1,
+            },
+      updatedAt: new Date(spend.now).toISOString(),
+    };
+    await writeBudget(file, next);
+    return next;
+  });
 }
 
 /** Starts the current run's account with its limits. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { buildAgentEnv } from '../agent/env.js';
-import { landSettingsOf } from '../agent/settings.js';
+import { landSettingsOf } from './settings.js';
 import { makeReady } from '../environment/make-ready.js';
 import { withRepositoryEnvironment } from '../environment/repository.js';
 import { gateEntry } from '../sandbox/entry.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { LandSettings } from '../agent/settings.js';
+import type { LandSettings } from './settings.js';
 import { gitSucceeds } from '../git/git.js';
 import { runGates, type GateResult, type GatesRequest, type GatesRun } from '../gates/gates.js';
 import type { Item } from '../queue/item.js';

@@ -6,8 +6,8 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import { RalphError } from '../lib/errors.js';
 import { ExitCode } from '../lib/exit-codes.js';
 import type { RunnerContext } from './context.js';
-import type { Stage, StageFactory } from '../stage/stage.js';
-import { StageLoop } from '../stage/loop.js';
+import type { StageFactory } from '../stage/stage.js';
+import { NightStages } from './night-stages.js';
 import { sessionHostContextOf, stageContextOf } from './stage-context.js';
 import { SessionHost } from '../session/session-host.js';
 import { holdCli } from '../session/holds.js';
@@ -18,8 +18,6 @@ import { fleetDailyLeft } from '../session/fleet-cap.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
-import type { Item } from '../queue/item.js';
-import { tidyWorktree } from '../session/worktrees.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -91,7 +89,7 @@ class Night {
   private waiting: { until: number; done: Promise<void> } | undefined;
   readonly workers: number;
   /** What tends the items beside the workers (src/cli/stages.ts says which). */
-  readonly stages: readonly Stage[];
+  private readonly stages: NightStages;
   /** Said once while a stage refuses new claims. */
   private refusalSaid = false;
   /** Where every session of the run runs, the workers' and the stages'. */
@@ -111,15 +109,14 @@ class Night {
         this.result.costUsd = addUsd(this.result.costUsd, costUsd);
       },
     });
-    const stageContext = stageContextOf(ctx, control, this.sessions);
-    const moved = (item: Item | undefined) => {
-      // A stage that failed its item for good failed the run's item.
-      if (item?.status === 'failed') this.result.failed++;
-      if (item !== undefined) this.tidy(item);
-      this.wake();
-    };
-    this.stages = options.stages.map(
-      (declare) => new StageLoop(declare(stageContext, moved), stageContext, moved),
+    this.stages = new NightStages(
+      ctx,
+      stageContextOf(ctx, control, this.sessions),
+      options.stages,
+      {
+        failed: () => this.result.failed++,
+        moved: () => this.wake(),
+      },
     );
   }
 
@@ -134,36 +131,14 @@ class Night {
     return check.budgetLeftUsd / (this.workers + 1);
   }
 
-  /** Worktrees being removed of items a stage moved on, beside the stage's next item. */
-  private readonly tidying = new Set<Promise<void>>();
-
-  /**
-   * An item a stage moved where its worktree is no longer needed (a review approved it): the
-   * worktree is removed, its branch kept, while the stage goes on with its next item.
-   */
-  private tidy(item: Item): void {
-    const tidied = tidyWorktree(this.ctx, item.id, item).finally(() => this.tidying.delete(tidied));
-    this.tidying.add(tidied);
-  }
-
   /** Runs every stage until the workers have ended and none has anything left to tend. */
   async runStages(workersDone: () => boolean): Promise<void> {
     const pace = { sleep: (ms: number) => this.sleep(ms), untilChanged: () => this.untilChanged() };
-    await Promise.all(
-      this.stages.map(async (stage) => {
-        await stage.run(workersDone, pace);
-        // An item a stage could not move on (a git error landing it) did not get done; one left
-        // unreviewed waits for a reviewer again, or a person.
-        this.result.failed += stage.stuck;
-        this.result.unreviewed += stage.unreviewed;
-      }),
-    );
-    await Promise.all(this.tidying);
-  }
-
-  /** Whether any stage has items to tend, or may have. */
-  private get stagesBusy(): boolean {
-    return this.stages.some((stage) => stage.busy);
+    const left = await this.stages.run(workersDone, pace);
+    // An item a stage could not move on (a git error landing it) did not get done; one left
+    // unreviewed waits for a reviewer again, or a person.
+    this.result.failed += left.stuck;
+    this.result.unreviewed += left.unreviewed;
   }
 
   /**
@@ -234,7 +209,7 @@ class Night {
    * again before they count as idle: the change may have given them an item.
    */
   wake(): void {
-    for (const stage of this.stages) stage.changed();
+    this.stages.changed();
     this.changes++;
     this.changed.abort();
     this.changed = new AbortController();
@@ -299,7 +274,7 @@ class Night {
       await this.waitUntil(nextUtcDay(ctx.clock.now()), daily.reason, 'window_wait');
       return 'again';
     }
-    const full = await this.claimsRefusedBy();
+    const full = await this.stages.refusal();
     if (full !== undefined) return this.whileClaimsRefused(full);
     if (this.refusalSaid) {
       this.refusalSaid = false;
@@ -312,15 +287,6 @@ class Night {
     };
   }
 
-  /** Why a stage refuses new claims, if one does. */
-  private async claimsRefusedBy(): Promise<string | undefined> {
-    for (const stage of this.stages) {
-      const reason = await stage.refusesClaims();
-      if (reason !== undefined) return reason;
-    }
-    return undefined;
-  }
-
   /**
    * A stage refuses new claims (a limit of its own: items that wait for a person): no item
    * starts until it lets go. A drained run whose workers and stages are idle ends, as nobody
@@ -328,7 +294,7 @@ class Night {
    */
   private async whileClaimsRefused(reason: string): Promise<'stop' | 'again'> {
     const { ctx, result } = this;
-    if (this.draining && this.active === 0 && !this.stagesBusy) {
+    if (this.draining && this.active === 0 && !this.stages.busy) {
       if (this.refusalSaid) await ctx.controlFiles.clearWaiting().catch(() => undefined);
       ctx.events.info('run_limit_reached', { reason });
       result.ended = reason;
@@ -405,7 +371,7 @@ class Night {
     const until = this.draining ? retryAt : wakeAt;
     // Another worker's item may yet fail and come back, or free the items that depend on it;
     // an item waiting to land may come back to its agent.
-    if (this.draining && until === undefined && this.active === 0 && !this.stagesBusy)
+    if (this.draining && until === undefined && this.active === 0 && !this.stages.busy)
       return 'stop';
     // A drained run waits for a retry no longer than for a usage limit's reset (an item given
     // back by a limit waits for its reset): past run.maxLimitWait it ends, saying when.
@@ -415,7 +381,7 @@ class Night {
       until !== undefined &&
       until - ctx.clock.now() > maxWaitMs &&
       this.active === 0 &&
-      !this.stagesBusy
+      !this.stages.busy
     ) {
       ctx.events.warn('limit_too_far', {
         until: new Date(until).toISOString(),

@@ -1,6 +1,6 @@
 import { GitError } from '../git/git.js';
 import path from 'node:path';
-import type { WorkSettings } from '../agent/settings.js';
+import type { WorkSettings } from './work.js';
 import { itemWorktree, type Workspace } from '../config/workspace.js';
 import { gitSucceeds } from '../git/git.js';
 import {

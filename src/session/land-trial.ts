@@ -1,4 +1,4 @@
-import { landSettingsOf } from '../agent/settings.js';
+import { landSettingsOf } from '../land/settings.js';
 import type { Workspace } from '../config/workspace.js';
 import { identityEnv, repositoryRoot } from '../git/worktree.js';
 import { FileCache } from '../lib/file-cache.js';

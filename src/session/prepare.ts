@@ -16,11 +16,10 @@ import {
   namedWorkDir,
   resolveFallback,
   resolveSettings,
-  resolveWork,
   type FallbackSettings,
   type ResolvedSettings,
-  type WorkSettings,
 } from '../agent/settings.js';
+import { resolveWork, type WorkSettings } from './work.js';
 import { SessionRecordSchema, type SessionRecord } from '../archive/record.js';
 import { sessionFiles } from '../archive/paths.js';
 import type { CliName } from '../config/cli-names.js';

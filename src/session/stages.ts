@@ -1,4 +1,4 @@
-import type { WorkSettings } from '../agent/settings.js';
+import type { WorkSettings } from './work.js';
 import type { SessionStages } from '../queue/lifecycle.js';
 
 /**
