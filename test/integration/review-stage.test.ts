@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
-import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import { TARGET, addWithCriterion, item, landingWorkspace } from '../support/landing.js';
 import { ralph, readSessions, tempDir } from '../support/workspace.js';
 
 /** A workspace whose items land once a reviewer approves them; `env` keeps the fake's counts. */
@@ -18,20 +18,9 @@ async function reviewed(
   return { ...made, env: { FAKE_CLAUDE_STATE: await tempDir('ralph-fake-state-') } };
 }
 
+/** An item with two criteria: the one every landing test's item has, and its saying so. */
 const add = (root: string, id: string, body: string, ...flags: string[]) =>
-  ralph(root, [
-    'add',
-    `Item ${id}`,
-    '--id',
-    id,
-    '--body',
-    body,
-    '--criterion',
-    'it writes its file',
-    '--criterion',
-    'it says so',
-    ...flags,
-  ]);
+  addWithCriterion(root, id, body, '--criterion', 'it says so', ...flags);
 
 const reviewerSessions = (root: string, id: string) =>
   readSessions(root).filter((r) => r.itemId === id && r.role === 'reviewer');
