@@ -10,7 +10,6 @@ import type { StageFactory } from '../stage/stage.js';
 import { NightStages } from './night-stages.js';
 import { sessionHostContextOf, stageContextOf } from './stage-context.js';
 import { SessionHost } from '../session/session-host.js';
-import type { SessionHostContext } from '../session/host.js';
 import { holdCli } from '../session/holds.js';
 import type { StopControl } from './stop-control.js';
 import type { Ran } from '../session/session-run.js';
@@ -95,8 +94,6 @@ class Night {
   private refusalSaid = false;
   /** Where every session of the run runs, the workers' and the stages'. */
   private readonly sessions: SessionHost;
-  /** What the session host is given of the run: made once, not at every claim. */
-  private readonly hosting: SessionHostContext;
 
   constructor(
     private readonly ctx: RunnerContext,
@@ -104,8 +101,7 @@ class Night {
     private readonly control: StopControl,
   ) {
     this.workers = options.once ? 1 : Math.max(1, options.workers);
-    this.hosting = sessionHostContextOf(ctx, control);
-    this.sessions = new SessionHost(this.hosting, {
+    this.sessions = new SessionHost(sessionHostContextOf(ctx, control), {
       left: () => this.stageBudgetLeft(),
       // A stage's session (a reviewer's) ended, having cost `costUsd`.
       spent: (costUsd) => {
@@ -268,7 +264,7 @@ class Night {
       await this.waitUntil(check.until, check.reason, 'window_wait');
       return 'again';
     }
-    const daily = await fleetDailyLeft(this.hosting);
+    const daily = await fleetDailyLeft(this.sessions.ctx);
     if (daily !== undefined && daily.left <= 0) {
       if (this.draining) {
         ctx.events.info('run_limit_reached', { reason: daily.reason, cost: true });

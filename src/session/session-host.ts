@@ -20,7 +20,8 @@ import { SessionRun, type SessionRequest } from './session-run.js';
  */
 export class SessionHost implements Sessions {
   constructor(
-    private readonly ctx: SessionHostContext,
+    /** What it is given of the run, made once (the fleet's daily cap is read through it too). */
+    readonly ctx: SessionHostContext,
     /** The run's spend, as the sessions a stage asks for take part in it. */
     private readonly spend: RunSpend,
   ) {}
