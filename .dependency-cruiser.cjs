@@ -153,6 +153,12 @@ const PORTS_INTO_ROOMS = {
   ],
 };
 
+/**
+ * An item's statuses and what each says (src/queue/item-status.ts): the words every room speaks
+ * of an item, so any room may read them; the module imports nothing.
+ */
+const ITEM_STATUSES = '^src/queue/item-status[.]ts$';
+
 /** Each room's settings schema, composed into ralph.config.json's by src/config/schema.ts. */
 const ROOM_SETTINGS = '^src/[a-z]+/config-schema[.]ts$';
 
@@ -216,9 +222,16 @@ module.exports = {
       to: {
         path: `^src/(${folders.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/`,
         // The schema of a room's settings is public: config/ composes them, others read types.
-        pathNot: [ROOM_SETTINGS, ...(PORTS_INTO_ROOMS[folder] ?? [])],
+        pathNot: [ROOM_SETTINGS, ITEM_STATUSES, ...(PORTS_INTO_ROOMS[folder] ?? [])],
       },
     })),
+    {
+      name: 'item-statuses-are-a-leaf',
+      severity: 'error',
+      comment: 'src/queue/item-status.ts imports nothing: every room may read it',
+      from: { path: ITEM_STATUSES },
+      to: { path: '^src/' },
+    },
     {
       name: 'room-settings-are-leaves',
       severity: 'error',

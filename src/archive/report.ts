@@ -3,6 +3,7 @@ import { compareText } from '../lib/text.js';
 import { allTokens } from './tokens.js';
 import type { IndexEntry } from './index-entry.js';
 import type { SessionRecord } from './record.js';
+import { holderOf, statusIs, type ItemStatus } from '../queue/item-status.js';
 
 /** Sums of a group of sessions. */
 export interface ReportGroup {
@@ -166,7 +167,7 @@ export function reportOf(entries: readonly IndexEntry[]): {
 /** What `landingReport` reads of a queue item. */
 export interface LandingOfItem {
   id: string;
-  status: string;
+  status: ItemStatus;
   branch?: string;
   land?: { enabled?: boolean };
   landedCommit?: string;
@@ -187,7 +188,7 @@ export interface LandingReport {
    * (`--no-land`), that neither landed nor wait to land: a landing refused them, or they never
    * got there (failed, unreviewed, waiting for a person, back in line), each with why.
    */
-  notLanded: { itemId: string; status: string; error: string }[];
+  notLanded: { itemId: string; status: ItemStatus; error: string }[];
   /** Spend on the landed items: every attempt that led to them. */
   landedCostUsd: number;
   /** Spend on items that have not landed (failed, waiting, never finished). */
@@ -211,7 +212,7 @@ export function landingReport(
   const worked = new Set(entries.map((e) => e.itemId));
   const touched = items.filter(
     (item) =>
-      item.status === 'landing' ||
+      holderOf(item.status) === 'lander' ||
       item.landedCommit !== undefined ||
       item.landFailure !== undefined,
   );
@@ -232,18 +233,18 @@ export function landingReport(
       i.branch !== undefined &&
       (i.land?.enabled ?? landsByDefault) &&
       i.landedCommit === undefined &&
-      i.status !== 'landing' &&
-      i.status !== 'cancelled',
+      holderOf(i.status) !== 'lander' &&
+      !statusIs(i.status, 'withdrawn'),
   );
   return {
     landed,
-    waiting: touched.filter((i) => i.status === 'landing').length,
+    waiting: touched.filter((i) => holderOf(i.status) === 'lander').length,
     notLanded: notLanded.map((i) => ({
       itemId: i.id,
       status: i.status,
       error:
         i.unreviewed ??
-        (i.status === 'needs_input' ? i.question : undefined) ??
+        (statusIs(i.status, 'asksPerson') ? i.question : undefined) ??
         i.lastError ??
         i.status,
     })),
@@ -260,7 +261,7 @@ export function landingReport(
 /** What `pullRequestsReport` reads of a queue item. */
 export interface PullRequestOfItem {
   id: string;
-  status: string;
+  status: ItemStatus;
   lastOutcome?: string;
   checks?: string;
   checkRounds?: number;
@@ -295,7 +296,7 @@ export function pullRequestsReport(
             url: item.pullRequest.url,
             // Finished: how (merged, ready_to_merge, checks_failed…); else its status.
             state:
-              item.status === 'done' || item.status === 'failed' || item.status === 'awaiting_merge'
+              statusIs(item.status, 'finished') && !statusIs(item.status, 'withdrawn')
                 ? (item.lastOutcome ?? item.status)
                 : item.status,
             ...(item.checks === undefined ? {} : { checks: item.checks }),
@@ -309,7 +310,7 @@ export function pullRequestsReport(
 /** What `reviewReport` reads of a queue item. */
 export interface ReviewOfItem {
   id: string;
-  status: string;
+  status: ItemStatus;
   verdict?: { overall: string; session: string };
   reviewRounds?: number;
   unreviewed?: string;
@@ -396,7 +397,7 @@ export function reviewReport(
     changesRequested: counts.changes_asked,
     failed: counts.failed,
     unreviewed: mine
-      .filter((item) => item.status === 'reviewing' && item.unreviewed !== undefined)
+      .filter((item) => holderOf(item.status) === 'reviewer' && item.unreviewed !== undefined)
       .map((item) => ({ itemId: item.id, reason: item.unreviewed ?? '' })),
     reviewersCostUsd,
     authorsCostUsd,
@@ -482,7 +483,7 @@ export function nightOf(
   entries: readonly IndexEntry[],
   run: { startedAt: string; costUsd: number; maxCostUsd?: number } | undefined,
   /** The queue's items now: where each item worked on stands. */
-  items: readonly { id: string; status: string }[],
+  items: readonly { id: string; status: ItemStatus }[],
 ): NightSummary {
   if (run === undefined)
     return {
@@ -507,8 +508,8 @@ export function nightOf(
     startedAt: run.startedAt,
     lastEndedAt: ends.at(-1),
     sessions: all?.sessions ?? 0,
-    done: now.filter((item) => item.status === 'done').length,
-    failed: now.filter((item) => item.status === 'failed').length,
+    done: now.filter((item) => statusIs(item.status, 'complete')).length,
+    failed: now.filter((item) => statusIs(item.status, 'failure')).length,
     retried: all?.retried ?? 0,
     costUsd: run.costUsd,
     costEstimated: all?.costEstimated ?? false,

@@ -6,6 +6,7 @@ import { withQueue } from '../queue/open.js';
 import { carryLedger } from '../workspace/decide.js';
 import { sessionIndex } from '../workspace/sessions.js';
 import { quietRunner } from './quiet-runner.js';
+import { holderOf } from '../queue/item-status.js';
 
 // What the review commands share, on the command line and in the interactive inbox: who
 // decides, the state decided on, and a decision's effects carried out when no night runs.
@@ -36,7 +37,7 @@ export async function carryOut(
   env: Env,
   decided: readonly Item[],
 ): Promise<Item[]> {
-  const waits = decided.some((item) => item.status === 'deciding' || item.status === 'landing');
+  const waits = decided.some((item) => ['decider', 'lander'].includes(holderOf(item.status)));
   if (!waits || (await liveRunner(workspace.paths.runnerLock)) !== undefined) return [...decided];
   const { runner, options } = await quietRunner(workspace, env);
   const [{ decisions }, { lander }] = await Promise.all([
@@ -55,6 +56,6 @@ export async function carryOut(
  */
 export async function finishLeftDecisions(workspace: Workspace, env: Env): Promise<Item[]> {
   const items = await withQueue(workspace, env, (queue) => queue.list());
-  const left = items.filter((item) => item.status === 'deciding');
+  const left = items.filter((item) => holderOf(item.status) === 'decider');
   return left.length === 0 ? [] : carryOut(workspace, env, left);
 }

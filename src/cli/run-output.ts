@@ -3,6 +3,7 @@ import { plural } from '../lib/text.js';
 import type { EventName, RunnerEvent } from '../runner/index.js';
 import type { Output } from './output.js';
 import { planSummaryLines } from './plan-text.js';
+import { statusIs } from '../queue/item-status.js';
 
 /** Events a person sees on a terminal besides every warning and error. */
 const SHOWN: ReadonlySet<EventName> = new Set([
@@ -182,7 +183,7 @@ export function runConsole(
       }
       if (event.event === 'session_ended') {
         runCostUsd += event.costUsd;
-        if (event.itemStatus === 'pending' || event.itemStatus === 'interrupted')
+        if (event.itemStatus !== undefined && statusIs(event.itemStatus, 'runnable'))
           backInLine.add(event.item);
         sessions.delete(event.session);
         gates.delete(event.session);

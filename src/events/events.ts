@@ -2,6 +2,7 @@ import type { StreamIssue } from '../stream/events.js';
 import type { Redactor } from '../lib/redact.js';
 import type { LoopResult } from './run-result.js';
 import type { PlanSummary } from './plan-summary.js';
+import type { ItemStatus } from '../queue/item-status.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';
@@ -111,7 +112,7 @@ export interface RunnerEvents {
     outcome: string;
     status: string;
     message: string;
-    itemStatus?: string;
+    itemStatus?: ItemStatus;
     /** What its agent asks a person, when the item now waits for an answer. */
     question?: string;
     costUsd: number;
@@ -155,7 +156,7 @@ export interface RunnerEvents {
   pushed: { item: string; branch: string; remote: string };
   push_failed: { item: string; branch: string; remote: string; error: string; retryAt: string };
   /** A person stopped this item's session alone (`ralph stop`): back in line, or cancelled. */
-  item_stopped: { item: string; session: string; by: string; itemStatus: string };
+  item_stopped: { item: string; session: string; by: string; itemStatus: ItemStatus };
   /** The sandbox's proxy refused a connection of the agent's or of its gates'. */
   egress_blocked: {
     item: string;
@@ -176,7 +177,7 @@ export interface RunnerEvents {
     session: string;
     overall: string;
     costUsd: number;
-    itemStatus?: string;
+    itemStatus?: ItemStatus;
   };
   /** No valid verdict (an error, a timeout, a limit, an answer that is none): unreviewed. */
   review_failed: { item: string; cli: string; session?: string; reason: string; retryAt: string };
@@ -213,12 +214,18 @@ export interface RunnerEvents {
     target: string;
     outcome: string;
     error: string;
-    itemStatus?: string;
+    itemStatus?: ItemStatus;
   };
   /** Cancelled while it landed: the target was left without it. */
   land_withdrawn: { item: string; target: string };
   /** A person's decision on an item (`ralph accept|reject|defer`), written to the ledger. */
-  decision_taken: { item: string; decision: string; id: string; by: string; itemStatus: string };
+  decision_taken: {
+    item: string;
+    decision: string;
+    id: string;
+    by: string;
+    itemStatus: ItemStatus;
+  };
   /** One effect of a decision carried out (a branch kept, a revert landed, a pull request closed). */
   decision_carried: { item: string; effect: string; detail?: string };
   /** The world refused a decision's effect: the item is back where it was, `error` says why. */
@@ -236,7 +243,7 @@ export interface RunnerEvents {
   /** A person closed it unmerged: the item is cancelled. */
   pull_request_closed: { item: string; number: number };
   /** Red checks or changes asked for: back to the agent, or failed (`itemStatus`). */
-  checks_failed: { item: string; outcome: string; error: string; itemStatus?: string };
+  checks_failed: { item: string; outcome: string; error: string; itemStatus?: ItemStatus };
   /** The forge refused the token or the settings (the night pauses), or one item's request. */
   forge_refused: { item: string; error: string };
   /** The forge did not answer (down, rate-limited): the items wait, asked again at `retryAt`. */

@@ -1,4 +1,4 @@
-import { statusIs, type ItemStatus } from '../queue/item-status.js';
+import { statusIs, type ItemStatus, holderOf } from '../queue/item-status.js';
 import { foreseenPath } from '../queue/foreseen.js';
 import type { PlanSummary } from '../events/plan-summary.js';
 import type { Item } from '../queue/item.js';
@@ -158,7 +158,9 @@ export function planNight(input: PlanInput): NightPlan {
       );
       Object.assign(own, path.item);
       item.through = path.through;
-      const review = path.through.includes('reviewing') ? input.history.reviewSeconds() : 0;
+      const review = path.through.some((status) => holderOf(status) === 'reviewer')
+        ? input.history.reviewSeconds()
+        : 0;
       ends.set(own.id, item.endsAt + review * 1000);
     } else own.status = 'parked';
   }

@@ -1,5 +1,6 @@
 import type { Item } from '../queue/item.js';
 import type { Estimate } from './estimate.js';
+import { statusIs } from '../queue/item-status.js';
 
 /** A runnable item with what the forecast says of it. */
 export interface Candidate {
@@ -53,7 +54,7 @@ function tiersOf(candidates: readonly Candidate[]): Candidate[][] {
   const tiers: Candidate[][] = [];
   let key: string | undefined;
   for (const candidate of candidates) {
-    const own = `${candidate.item.status === 'interrupted'}:${candidate.item.priority}`;
+    const own = `${statusIs(candidate.item.status, 'resumesSession')}:${candidate.item.priority}`;
     if (own !== key) tiers.push([]);
     key = own;
     tiers[tiers.length - 1]?.push(candidate);

@@ -4,6 +4,7 @@ import type { StageContext } from '../stage/context.js';
 import type { ForgeConfig } from './config-schema.js';
 import type { Forge } from './forge.js';
 import { forgeOfRepository } from './open.js';
+import { holderOf, statusIs } from '../queue/item-status.js';
 
 /** The repository of an item's work and the forge client of that repository, each found once a run. */
 export class ForgeClients {
@@ -60,4 +61,6 @@ export class ForgeClients {
 
 /** Done, its pull request open for a person's review (not known merged or closed). */
 const awaitingPerson = (item: Item) =>
-  item.status === 'awaiting_merge' && item.pullRequest !== undefined;
+  holderOf(item.status) === 'person' &&
+  statusIs(item.status, 'pullRequestOpen') &&
+  item.pullRequest !== undefined;

@@ -19,6 +19,7 @@ import {
 } from './pull-request-text.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import { checksOrder } from '../queue/select.js';
+import { holderOf, statusIs } from '../queue/item-status.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -270,7 +271,7 @@ class PullRequestStage implements StageDeclaration {
       commit: sha,
     });
     await this.schedule(item.id, forge, 0);
-    return after?.status === 'awaiting_checks' ? 'waiting' : after;
+    return after !== undefined && holderOf(after.status) === 'checks' ? 'waiting' : after;
   }
 
   /** Reads the item's pull request and the checks of its head, and records what they say. */
@@ -383,7 +384,11 @@ class PullRequestStage implements StageDeclaration {
       error: redacted.error,
       itemStatus: after?.status,
     });
-    if (after?.status === 'failed' && item.pullRequest !== undefined) {
+    if (
+      after !== undefined &&
+      statusIs(after.status, 'failure') &&
+      item.pullRequest !== undefined
+    ) {
       const names = refusal.checks
         .replace(/^[^:]*: ?/, '')
         .split(', ')

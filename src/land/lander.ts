@@ -9,6 +9,7 @@ import type { StageContext } from '../stage/context.js';
 import { readyTargetWorktree, targetJob } from './job.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import { landingOrder } from '../queue/select.js';
+import { holderOf } from '../queue/item-status.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -351,7 +352,7 @@ class Lander implements StageDeclaration {
     const items = await this.ctx.persistently('reading the items landing', () =>
       this.ctx.queue.dependencyClosure(ids),
     );
-    return new Set(items.filter((i) => i.status === 'landing').map((i) => i.id));
+    return new Set(items.filter((i) => holderOf(i.status) === 'lander').map((i) => i.id));
   }
 
   /** git's automatic maintenance of the repositories landed into, once nothing waits to land. */

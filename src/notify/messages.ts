@@ -2,6 +2,7 @@ import type { NotifyEvent } from '../config/notify-events.js';
 import { formatDuration } from '../lib/duration.js';
 import type { NotifyMessage } from './message.js';
 import type { RunnerEvent } from '../events/events.js';
+import { statusIs, type ItemStatus, type StatusFlag } from '../queue/item-status.js';
 
 const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 
@@ -91,12 +92,12 @@ export class NightNotes {
           },
         );
       case 'session_ended':
-        if (event.itemStatus === 'failed')
+        if (is(event.itemStatus, 'failure'))
           return this.itemFailed(at, event.item, `${event.outcome}: ${event.message}`, {
             outcome: event.outcome,
             session: event.session,
           });
-        if (event.itemStatus === 'needs_input')
+        if (is(event.itemStatus, 'asksPerson'))
           return this.message(
             ['needs_input'],
             at,
@@ -106,7 +107,7 @@ export class NightNotes {
           );
         return undefined;
       case 'land_refused':
-        if (event.itemStatus !== 'failed') return undefined;
+        if (!is(event.itemStatus, 'failure')) return undefined;
         return this.itemFailed(
           at,
           event.item,
@@ -116,7 +117,7 @@ export class NightNotes {
           },
         );
       case 'checks_failed':
-        if (event.itemStatus !== 'failed') return undefined;
+        if (!is(event.itemStatus, 'failure')) return undefined;
         return this.itemFailed(at, event.item, `${event.outcome}: ${event.error}`, {
           outcome: event.outcome,
         });
@@ -124,7 +125,7 @@ export class NightNotes {
         this.reviews.unreviewed.delete(event.item);
         if (event.overall === 'approve') this.reviews.approved++;
         else this.reviews.changes++;
-        if (event.itemStatus !== 'needs_input') return undefined;
+        if (!is(event.itemStatus, 'asksPerson')) return undefined;
         return this.message(
           ['needs_input'],
           at,
@@ -202,4 +203,9 @@ export class NightNotes {
       },
     );
   }
+}
+
+/** Whether an event's item status (when it tells one) has the trait `name`. */
+function is(status: ItemStatus | undefined, name: StatusFlag): boolean {
+  return status !== undefined && statusIs(status, name);
 }

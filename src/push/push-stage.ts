@@ -2,6 +2,7 @@ import { pushBranch, repositoryRoot } from '../git/worktree.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { holderOf } from '../queue/item-status.js';
 
 /** The first wait after a failed push; it doubles with each failure, up to the longest. */
 const FIRST_RETRY_MS = 60_000;
@@ -14,7 +15,7 @@ export const pushes: StageFactory = (ctx) => new PushStage(ctx);
 
 /** An item whose branch waits to be pushed (now, or after a failed push, later). */
 const waitsToPush = (item: Item): boolean =>
-  item.pushTo !== undefined && item.branch !== undefined && item.status !== 'running';
+  item.pushTo !== undefined && item.branch !== undefined && holderOf(item.status) !== 'worker';
 
 /** When a push that failed `looks` times is tried again. */
 export const retryDelayMs = (looks: number): number =>

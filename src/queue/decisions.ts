@@ -1,5 +1,5 @@
 import type { DecisionEffect, Item, ItemDecision } from './item.js';
-import type { ItemStatus } from './item-status.js';
+import { type ItemStatus, holderOf, statusIs } from './item-status.js';
 import { cancelled, retried, toLand } from './transitions.js';
 
 // A person's decisions on an item's work (`ralph accept|reject|defer`), as pure transitions:
@@ -61,10 +61,10 @@ function carrying(item: Item, decision: ItemDecision, effects: DecisionEffect[])
  */
 export function accepted(item: Item, decision: ItemDecision, now: number): Item {
   const at = { ...item, decision, updatedAt: iso(now) };
-  if (item.status === 'awaiting_merge' && item.pullRequest !== undefined)
+  if (holderOf(item.status) === 'person' && statusIs(item.status, 'pullRequestOpen'))
     return carrying(at, decision, ['merge_pull_request']);
   if (
-    item.status === 'done' &&
+    statusIs(item.status, 'complete') &&
     item.branch !== undefined &&
     item.landedCommit === undefined &&
     item.pullRequest === undefined
@@ -82,10 +82,7 @@ export function rejected(item: Item, decision: ItemDecision, now: number): Item 
   const effects: DecisionEffect[] = [];
   if (item.branch !== undefined) effects.push('keep_branch');
   if (item.landedCommit !== undefined) effects.push('revert');
-  if (
-    item.pullRequest?.kind === 'item' &&
-    (item.status === 'awaiting_checks' || item.status === 'awaiting_merge')
-  )
+  if (item.pullRequest?.kind === 'item' && statusIs(item.status, 'pullRequestOpen'))
     effects.push('close_pull_request');
   const at = { ...item, decision, updatedAt: iso(now) };
   return effects.length > 0 ? carrying(at, decision, effects) : afterRejection(at, now);

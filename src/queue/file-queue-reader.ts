@@ -2,6 +2,7 @@ import type { Item } from './item.js';
 import type { QueueReader, QueueTally } from './queue.js';
 import { QueueStore } from './store.js';
 import { landingTally, pullRequestTally, questionTally, stalledTally } from './tally.js';
+import { holderOf } from './item-status.js';
 
 /**
  * `state/queue.json` as the commands that only look at it read it: without the transitions,
@@ -32,7 +33,8 @@ export class FileQueueReader implements QueueReader {
     const branches: Record<string, string> = {};
     for (const item of items) {
       counts[item.status] = (counts[item.status] ?? 0) + 1;
-      if (item.status === 'running' && item.branch !== undefined) branches[item.id] = item.branch;
+      if (holderOf(item.status) === 'worker' && item.branch !== undefined)
+        branches[item.id] = item.branch;
     }
     return {
       counts,

@@ -13,7 +13,7 @@ import type {
 } from './queue.js';
 import type { SettlePolicy } from './lease.js';
 import { nextWakeTime, selectNext } from './select.js';
-import { statusIs, type ItemStatus } from './item-status.js';
+import { statusIs, type ItemStatus, holderOf } from './item-status.js';
 import {
   chosenOf,
   refuseQueued,
@@ -52,7 +52,7 @@ export class FileQueue extends FileQueueReader implements Queue {
         throw new InputError(
           `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.replaceFlag})`,
         );
-      if (existing.status === 'running')
+      if (holderOf(existing.status) === 'worker')
         throw new InputError(
           `item ${JSON.stringify(item.id)} is running; it cannot be replaced now`,
         );
@@ -136,7 +136,7 @@ export class FileQueue extends FileQueueReader implements Queue {
     return this.store.update((items) => {
       const ids: string[] = [];
       const next = items.map((item) => {
-        if (item.status !== 'running') return item;
+        if (holderOf(item.status) !== 'worker') return item;
         ids.push(item.id);
         return appliedOrThrow(
           applyEvent(item, {

@@ -1,5 +1,5 @@
 import type { Item } from './item.js';
-import type { ItemStatus } from './item-status.js';
+import { type ItemStatus, holderOf } from './item-status.js';
 import { leaseOf } from './lease.js';
 import { appliedOrThrow, applyEvent, type ItemEvent, type SessionStages } from './lifecycle.js';
 
@@ -41,8 +41,8 @@ export function foreseenPath(
 
 /** The event that moves an item on from a stage's status when the stage's step went well. */
 function stepOf(item: Item, stages: SessionStages | undefined, now: number): ItemEvent | undefined {
-  switch (item.status) {
-    case 'reviewing':
+  switch (holderOf(item.status)) {
+    case 'reviewer':
       return {
         kind: 'review_approved',
         verdict: {
@@ -61,9 +61,9 @@ function stepOf(item: Item, stages: SessionStages | undefined, now: number): Ite
         then: { land: stages?.land ?? false, pullRequest: stages?.pullRequest ?? false },
         now,
       };
-    case 'landing':
+    case 'lander':
       return { kind: 'landed', landing: { commit: 'plan', target: 'plan', onto: 'plan' }, now };
-    case 'awaiting_checks':
+    case 'checks':
       return { kind: 'checks_passed', checks: 'passed', merged: false, now };
     default:
       return undefined;

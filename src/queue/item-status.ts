@@ -39,8 +39,27 @@ export const ITEM_STATUSES = [
 
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
 
+/** Who moves an item on from its status. */
+export type StatusHolder =
+  /** It waits in line for a worker. */
+  | 'line'
+  /** A worker's session of its agent runs it. */
+  | 'worker'
+  /** The stage beside the workers that tends it: setup, review, landing, checks, a decision. */
+  | 'setup'
+  | 'reviewer'
+  | 'lander'
+  | 'checks'
+  | 'decider'
+  /** Nothing moves it until a person acts. */
+  | 'person'
+  /** Its work is over. */
+  | 'nobody';
+
 /** What a status says of its items; every question of the kind is asked of this table. */
 export interface StatusTraits {
+  /** Who moves it on. */
+  holder: StatusHolder;
   /** A worker may claim it. */
   runnable: boolean;
   /** Its agent's work is over: nothing of ralph's will run it again unless a person asks. */
@@ -55,49 +74,89 @@ export interface StatusTraits {
   waitsOnWorld: boolean;
   /** Nothing moves it until a person acts. */
   waitsOnPerson: boolean;
+  /** Its agent asked a person something, and waits for the answer. */
+  asksPerson: boolean;
+  /** Its own pull request is open on the forge. */
+  pullRequestOpen: boolean;
+  /** Its last session was cut off: it resumes that session, before any other item starts. */
+  resumesSession: boolean;
+  /** Its work ended in failure. */
+  failure: boolean;
+  /** Its work went through every stage: ralph has nothing left to do with it. */
+  complete: boolean;
+  /** A person took it out of the night's work. */
+  withdrawn: boolean;
 }
 
-const trait = (traits: Partial<StatusTraits>): StatusTraits => ({
-  runnable: false,
+/** The traits that are yes or no. */
+export type StatusFlag = Exclude<keyof StatusTraits, 'holder'>;
+
+const trait = (holder: StatusHolder, traits: Partial<StatusTraits> = {}): StatusTraits => ({
+  holder,
+  runnable: holder === 'line',
   finished: false,
   satisfiesDependents: false,
   keepsWorktree: false,
   takesMessages: true,
-  waitsOnWorld: false,
-  waitsOnPerson: false,
+  waitsOnWorld: !['line', 'worker', 'person', 'nobody'].includes(holder),
+  waitsOnPerson: holder === 'person',
+  asksPerson: false,
+  pullRequestOpen: false,
+  resumesSession: false,
+  failure: false,
+  complete: false,
+  withdrawn: false,
   ...traits,
 });
 
 export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
-  pending: trait({ runnable: true, keepsWorktree: true }),
+  pending: trait('line', { keepsWorktree: true }),
   // Its worktree is where its setup runs, and where its session goes on.
-  preparing: trait({ waitsOnWorld: true, keepsWorktree: true }),
-  running: trait({ keepsWorktree: true }),
+  preparing: trait('setup', { keepsWorktree: true }),
+  running: trait('worker', { keepsWorktree: true }),
   // Its worktree is what the reviewer reads, and where its author goes on if changes are asked.
-  reviewing: trait({ waitsOnWorld: true, keepsWorktree: true }),
-  landing: trait({ waitsOnWorld: true }),
-  awaiting_checks: trait({ waitsOnWorld: true }),
-  awaiting_merge: trait({
+  reviewing: trait('reviewer', { keepsWorktree: true }),
+  landing: trait('lander'),
+  awaiting_checks: trait('checks', { pullRequestOpen: true }),
+  awaiting_merge: trait('person', {
     finished: true,
     satisfiesDependents: true,
     takesMessages: false,
-    waitsOnPerson: true,
+    pullRequestOpen: true,
   }),
-  deciding: trait({ waitsOnWorld: true, takesMessages: false }),
-  needs_input: trait({ waitsOnPerson: true }),
-  parked: trait({ waitsOnPerson: true }),
-  done: trait({ finished: true, satisfiesDependents: true, takesMessages: false }),
-  failed: trait({ finished: true }),
-  interrupted: trait({ runnable: true, keepsWorktree: true }),
-  cancelled: trait({ finished: true, takesMessages: false }),
+  deciding: trait('decider', { takesMessages: false }),
+  needs_input: trait('person', { asksPerson: true }),
+  parked: trait('person'),
+  done: trait('nobody', {
+    finished: true,
+    satisfiesDependents: true,
+    takesMessages: false,
+    complete: true,
+  }),
+  failed: trait('nobody', { finished: true, failure: true }),
+  interrupted: trait('line', { keepsWorktree: true, resumesSession: true }),
+  cancelled: trait('nobody', { finished: true, takesMessages: false, withdrawn: true }),
 };
 
 /** The statuses that have `name`, in the order of `ITEM_STATUSES`. */
-export function statusesWhere(name: keyof StatusTraits): ItemStatus[] {
+export function statusesWhere(name: StatusFlag): ItemStatus[] {
   return ITEM_STATUSES.filter((status) => STATUS_TRAITS[status][name]);
 }
 
 /** Whether `status` has the trait `name`. */
-export function statusIs(status: ItemStatus, name: keyof StatusTraits): boolean {
+export function statusIs(status: ItemStatus, name: StatusFlag): boolean {
   return STATUS_TRAITS[status][name];
+}
+
+/**
+ * It waits in line with no session to resume: what it is to do may still change (an import's
+ * update, a retry is refused as needless).
+ */
+export function freshInLine(status: ItemStatus): boolean {
+  return statusIs(status, 'runnable') && !statusIs(status, 'resumesSession');
+}
+
+/** Who moves an item in `status` on. */
+export function holderOf(status: ItemStatus): StatusHolder {
+  return STATUS_TRAITS[status].holder;
 }

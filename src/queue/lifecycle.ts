@@ -548,6 +548,11 @@ function afterSession(settlement: Settlement, stages: SessionStages | undefined)
   return settlement;
 }
 
+/** Whether the table lets `kind` start from `status` (its rule may still refuse the item). */
+export function appliesTo(kind: ItemEventKind, status: ItemStatus, table = LIFECYCLE): boolean {
+  return table[kind].from.includes(status);
+}
+
 /** An event applied, or refused with why. */
 export type Applied =
   { kind: 'applied'; item: Item } | { kind: 'refused'; reason: string; item?: Item };
@@ -565,7 +570,7 @@ export function applyEvent(
 ): Applied {
   if (item === undefined) return { kind: 'refused', reason: 'the item is no longer in the queue' };
   const rule = table[event.kind] as Rule<ItemEventKind>;
-  if (!rule.from.includes(item.status))
+  if (!appliesTo(event.kind, item.status, table))
     return {
       kind: 'refused',
       reason: `${event.kind} does not apply to a ${item.status} item (only to ${rule.from.join(', ')})`,

@@ -155,7 +155,8 @@ export interface QueueTally {
 /** An item a stage could not move on: its status and why, in a line. */
 export interface StalledTally {
   id: string;
-  status: 'reviewing' | 'deciding';
+  /** Its status: one a stage tends (`reviewing`, `deciding`). */
+  status: ItemStatus;
   why: string;
 }
 

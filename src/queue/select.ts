@@ -65,8 +65,9 @@ function compare(
   bIndex: number,
   pace: ReadonlyMap<string, number> = new Map(),
 ): number {
-  const interrupted = Number(b.status === 'interrupted') - Number(a.status === 'interrupted');
-  if (interrupted !== 0) return interrupted;
+  const resumes =
+    Number(statusIs(b.status, 'resumesSession')) - Number(statusIs(a.status, 'resumesSession'));
+  if (resumes !== 0) return resumes;
   if (a.priority !== b.priority) return b.priority - a.priority;
   const paced = (pace.get(a.id) ?? Infinity) - (pace.get(b.id) ?? Infinity);
   if (paced !== 0 && !Number.isNaN(paced)) return paced;

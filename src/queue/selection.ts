@@ -1,7 +1,7 @@
 import { InputError } from '../lib/errors.js';
 import type { Item } from './item.js';
 import type { Chosen, Selection } from './queue.js';
-import { ITEM_STATUSES, type ItemStatus } from './item-status.js';
+import { ITEM_STATUSES, type ItemStatus, holderOf, freshInLine } from './item-status.js';
 
 /** A selection checked: ids, or the statuses `--all` / `--status` pick among `eligible`. */
 export function chosenOf(selection: Selection, eligible: readonly ItemStatus[]): Chosen {
@@ -26,7 +26,7 @@ export function chosenOf(selection: Selection, eligible: readonly ItemStatus[]):
 
 /** Refuses to change a running item by hand: its runner settles it. */
 export function refuseRunning(item: Item): void {
-  if (item.status === 'running')
+  if (holderOf(item.status) === 'worker')
     throw new InputError(
       `item ${JSON.stringify(item.id)} is running; stop it first (ralph stop ${item.id})`,
     );
@@ -34,7 +34,7 @@ export function refuseRunning(item: Item): void {
 
 /** Refuses to retry an item that is already pending. */
 export function refuseRetryOfPending(item: Item): void {
-  if (item.status === 'pending')
+  if (freshInLine(item.status))
     throw new InputError(`item ${JSON.stringify(item.id)} is already pending`);
 }
 

@@ -1,6 +1,7 @@
 import type { Item } from './item.js';
 import { compareText } from '../lib/text.js';
 import type { LandingTally, PullRequestTally, StalledTally } from './queue.js';
+import { holderOf, statusIs } from './item-status.js';
 
 /** What landing did, read from the items (the file queue; Postgres asks the same in SQL). */
 export function landingTally(items: readonly Item[]): LandingTally {
@@ -32,11 +33,7 @@ export function landingTally(items: readonly Item[]): LandingTally {
 /** The pull requests awaiting checks or review, read from the items (the file queue). */
 export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
   return items
-    .filter(
-      (item) =>
-        item.pullRequest !== undefined &&
-        (item.status === 'awaiting_checks' || item.status === 'awaiting_merge'),
-    )
+    .filter((item) => item.pullRequest !== undefined && statusIs(item.status, 'pullRequestOpen'))
     .map((item) => ({
       id: item.id,
       number: item.pullRequest?.number ?? 0,
@@ -50,17 +47,17 @@ export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
 /** The items waiting for a person's answer, with their questions (the file queue). */
 export function questionTally(items: readonly Item[]): { id: string; question: string }[] {
   return items
-    .filter((item) => item.status === 'needs_input')
+    .filter((item) => statusIs(item.status, 'asksPerson'))
     .map((item) => ({ id: item.id, question: item.question ?? '' }));
 }
 
 /** The items unreviewed, and the decisions left half carried out (the file queue). */
 export function stalledTally(items: readonly Item[]): StalledTally[] {
   return items.flatMap((item): StalledTally[] => {
-    if (item.status === 'reviewing' && item.unreviewed !== undefined)
-      return [{ id: item.id, status: 'reviewing', why: item.unreviewed }];
-    if (item.status === 'deciding')
-      return [{ id: item.id, status: 'deciding', why: decidingWhy(item) }];
+    const { status } = item;
+    if (holderOf(status) === 'reviewer' && item.unreviewed !== undefined)
+      return [{ id: item.id, status, why: item.unreviewed }];
+    if (holderOf(status) === 'decider') return [{ id: item.id, status, why: decidingWhy(item) }];
     return [];
   });
 }

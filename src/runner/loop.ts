@@ -18,6 +18,7 @@ import { fleetDailyLeft } from '../session/fleet-cap.js';
 import { runIteration, type IterationResult } from './iteration.js';
 import { pauseForOperator, underWatchdog } from './persist.js';
 import type { LoopResult } from '../events/run-result.js';
+import { freshInLine, statusIs } from '../queue/item-status.js';
 
 /** Options of `ralph run`. */
 export interface LoopOptions {
@@ -199,7 +200,7 @@ class Night {
       // Those items alone (and what they depend on), not the whole queue.
       const items = await this.ctx.queue.dependencyClosure([...this.retrying]).catch(() => []);
       for (const item of items)
-        if (this.retrying.has(item.id) && item.status !== 'pending') this.retrying.delete(item.id);
+        if (this.retrying.has(item.id) && !freshInLine(item.status)) this.retrying.delete(item.id);
     }
     this.result.awaitingRetry = this.retrying.size;
   }
@@ -423,10 +424,11 @@ class Night {
     result.sessions++;
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
-    else if (turn.itemStatus === 'failed') result.failed++;
+    else if (turn.itemStatus !== undefined && statusIs(turn.itemStatus, 'failure')) result.failed++;
     // A failure of the item's own that it will be retried for; an attempt given back (a pause,
     // a limit, a stop) is told by the run's other exit codes.
-    if (outcome.countsAsFailure && turn.itemStatus === 'pending') this.retrying.add(turn.itemId);
+    if (outcome.countsAsFailure && turn.itemStatus !== undefined && freshInLine(turn.itemStatus))
+      this.retrying.add(turn.itemId);
     else this.retrying.delete(turn.itemId);
     this.keepReserve(turn);
     if (turn.usageWindow !== undefined)

@@ -4,6 +4,7 @@ import type { StageContext } from '../stage/context.js';
 import { StageLoop } from '../stage/loop.js';
 import type { Stage, StageFactory, StagePace } from '../stage/stage.js';
 import type { RunnerContext } from './context.js';
+import { statusIs } from '../queue/item-status.js';
 
 /** What the night hears of its stages: an item they failed, and that something moved. */
 export interface StageHooks {
@@ -29,7 +30,7 @@ export class NightStages {
   ) {
     const moved = (item: Item | undefined) => {
       // A stage that failed its item for good failed the run's item.
-      if (item?.status === 'failed') hooks.failed();
+      if (item !== undefined && statusIs(item.status, 'failure')) hooks.failed();
       if (item !== undefined) this.tidy(item);
       hooks.moved();
     };

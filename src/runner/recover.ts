@@ -18,6 +18,7 @@ import { sessionHostContextOf } from './stage-context.js';
 import { recordSpend } from '../control/budget.js';
 import { persistently } from './persist.js';
 import { tidyWorktrees } from '../session/worktrees.js';
+import { holderOf } from '../queue/item-status.js';
 
 /**
  * Removes the temp files of atomic writes cut short by a kill. A temp file whose writer is
@@ -104,7 +105,10 @@ async function settleOrphanSessions(
   for (const record of records) {
     const costUsd = await settleOrphanSession(ctx, control, record, now);
     const item = items.find((i) => i.id === record.itemId);
-    const unsettled = item?.status === 'running' && item.sessions.at(-1) === record.sessionId;
+    const unsettled =
+      item !== undefined &&
+      holderOf(item.status) === 'worker' &&
+      item.sessions.at(-1) === record.sessionId;
     if (!unsettled || costUsd === 0) continue;
     spent.set(record.itemId, costUsd);
     await persistently(ctx, control, 'recording the spend', () =>

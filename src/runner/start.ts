@@ -1,4 +1,4 @@
-import { statusIs } from '../queue/item-status.js';
+import { statusIs, holderOf } from '../queue/item-status.js';
 import { Slots } from '../session/slots.js';
 import { Awake } from '../control/awake.js';
 import path from 'node:path';
@@ -246,7 +246,7 @@ export function recoverWorkspace(options: Omit<RunnerOptions, 'loop'>): Promise<
   return asQuietRunner(options, async (ctx, queue) => {
     const before = await queue.list();
     await recoverAfterCrash(ctx, options.control);
-    return before.filter((item) => item.status === 'running').map((item) => item.id);
+    return before.filter((item) => holderOf(item.status) === 'worker').map((item) => item.id);
   });
 }
 

@@ -4,6 +4,7 @@ import * as z from '../lib/zod.js';
 import { PlanSummarySchema } from '../events/plan-summary.js';
 import { PlanOutcomeSchema } from '../forecast/plan-outcome.js';
 import { ItemSchema } from '../queue/item.js';
+import { ITEM_STATUSES } from '../queue/item-status.js';
 
 // What every route answers with: described by GET /openapi.json, the types the dashboard
 // imports (src/server/api-types.ts), and held to the real answers by test/server/responses.test.ts.
@@ -90,7 +91,9 @@ export const HealthAnswer = z.strictObject({
       targets: z.array(
         z.strictObject({ target: z.string(), landed: z.number(), commit: z.string() }),
       ),
-      refused: z.array(z.strictObject({ id: z.string(), status: z.string(), error: z.string() })),
+      refused: z.array(
+        z.strictObject({ id: z.string(), status: z.enum(ITEM_STATUSES), error: z.string() }),
+      ),
     })
     .optional(),
   pullRequests: z
@@ -99,7 +102,7 @@ export const HealthAnswer = z.strictObject({
         id: z.string(),
         number: z.number(),
         url: z.string(),
-        status: z.string(),
+        status: z.enum(ITEM_STATUSES),
         checks: z.string().optional(),
       }),
     )
@@ -109,7 +112,7 @@ export const HealthAnswer = z.strictObject({
     .array(
       z.strictObject({
         id: z.string(),
-        status: z.enum(['reviewing', 'deciding']),
+        status: z.enum(ITEM_STATUSES),
         why: z.string(),
       }),
     )
@@ -164,7 +167,7 @@ export const DiffAnswer = z.strictObject({
 /** `POST /items/:id/retry` and `/cancel`: the items changed (with what depended on them). */
 export const ItemsChangedAnswer = z.strictObject({
   items: z.array(z.string()),
-  status: z.enum(['pending', 'cancelled', 'parked']),
+  status: z.enum(ITEM_STATUSES),
 });
 
 /** `POST /items/:id/messages`: what became of the message (`ralph say`'s words in `text`). */
@@ -317,7 +320,9 @@ const ReportGroupAnswer = z.strictObject({
 const LandingReportAnswer = z.strictObject({
   landed: z.number(),
   waiting: z.number(),
-  notLanded: z.array(z.strictObject({ itemId: z.string(), status: z.string(), error: z.string() })),
+  notLanded: z.array(
+    z.strictObject({ itemId: z.string(), status: z.enum(ITEM_STATUSES), error: z.string() }),
+  ),
   landedCostUsd: usd,
   otherCostUsd: usd,
   costPerLandedUsd: usd.optional(),

@@ -18,7 +18,7 @@ import { workspaceLowOnSpace } from '../config/workspace.js';
 import { fingerprintSecrets } from '../lib/redact.js';
 import { ensurePrivateDir, readTail, writeNewFile } from '../lib/fs.js';
 import type { Item } from '../queue/item.js';
-import type { ItemStatus } from '../queue/item-status.js';
+import { type ItemStatus, statusIs } from '../queue/item-status.js';
 import { undeliveredMessages } from '../queue/transitions.js';
 import { applyToSummary, type StreamSummary } from '../stream/summary.js';
 import type { CliName } from '../config/cli-names.js';
@@ -506,7 +506,9 @@ function given(item: Item) {
 
 /** A session that ended asking a person is no success of the night's: its record says so. */
 function askedIn(record: SessionRecord, settled: Item | undefined): SessionRecord {
-  return settled?.status === 'needs_input' ? { ...record, asked: true } : record;
+  return settled !== undefined && statusIs(settled.status, 'asksPerson')
+    ? { ...record, asked: true }
+    : record;
 }
 
 /** The session's record as it is before its agent is spawned. */
@@ -656,7 +658,7 @@ function tellEnded(
     status: outcome.status,
     message: outcome.message,
     itemStatus: after?.status,
-    ...(after?.status === 'needs_input' && after.question !== undefined
+    ...(after !== undefined && statusIs(after.status, 'asksPerson') && after.question !== undefined
       ? { question: after.question }
       : {}),
     costUsd,

@@ -2,6 +2,7 @@ import type { Forge, Issue, IssueQuery } from '../forge/forge.js';
 import type { Item } from '../queue/item.js';
 import type { SourceEntry } from './entry.js';
 import { taskListOf } from './task-list.js';
+import { appliesTo } from '../queue/lifecycle.js';
 
 /** Whose issues are work (`import.trust`). */
 export interface IssueTrust {
@@ -59,7 +60,7 @@ export async function issueEntries(
   for (const item of items) {
     const source = item.source;
     if (
-      item.status !== 'pending' ||
+      !appliesTo('closed_at_source', item.status) ||
       source?.kind !== 'github' ||
       source.ref !== repo ||
       source.number === undefined ||

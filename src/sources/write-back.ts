@@ -16,7 +16,7 @@ export function endComment(item: Item): string {
   ].filter((part) => part !== undefined);
   const how = statusIs(item.status, 'satisfiesDependents')
     ? '**done**'
-    : item.status === 'failed'
+    : statusIs(item.status, 'failure')
       ? `**failed** (${item.lastOutcome ?? 'failed'}): ${(item.lastError ?? '').split('\n')[0]?.slice(0, 300)}`
       : '**cancelled** by a person';
   return [

@@ -9,6 +9,7 @@ import { DECISION_KINDS, type DecisionKind, type Item, type ItemDecision } from 
 import { applyEvent, type ItemEvent } from '../queue/lifecycle.js';
 import type { Queue } from '../queue/queue.js';
 import { inboxRow } from './review-inbox.js';
+import type { ItemStatus } from '../queue/item-status.js';
 
 // A person's decisions, each written to the ledger (`state/decisions.jsonl`) before it takes
 // effect on its item: the ledger line is the decision. A decision whose event a crash kept from
@@ -272,20 +273,24 @@ export function decidedText(kind: DecisionKind, item: Item, runnerLive = true): 
   const failure = item.decision?.failure;
   if (failure !== undefined) return `${item.id}: ${kind}, but not carried out: ${failure}`;
   if (kind === 'deferred') return `${item.id}: deferred until ${item.decision?.until ?? '?'}`;
-  switch (item.status) {
-    case 'deciding':
-      return `${item.id}: ${kind}; ${runnerLive ? 'the running night' : 'the next ralph run'} carries it out (${(item.decision?.effects ?? []).join(', ')})`;
-    case 'landing':
-      return `${item.id}: accepted; it waits to land${runnerLive ? '' : ' (the next ralph run lands it)'}${item.lastError === undefined ? '' : `: ${item.lastError}`}`;
-    case 'pending':
-      return `${item.id}: rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`;
-    case 'cancelled':
-      return `${item.id}: rejected and cancelled`;
-    case 'needs_input':
-      return `${item.id}: ${kind}, but it waits for you: ${item.lastError ?? item.question ?? ''}`;
-    default:
-      return item.landedCommit !== undefined && kind === 'accepted'
-        ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`
-        : `${item.id}: ${kind} (${item.status})`;
-  }
+  const said = DECIDED[item.status]?.(kind, item, runnerLive);
+  if (said !== undefined) return `${item.id}: ${said}`;
+  return item.landedCommit !== undefined && kind === 'accepted'
+    ? `${item.id}: accepted (landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)})`
+    : `${item.id}: ${kind} (${item.status})`;
 }
+
+/** What a decision left an item in each status that says more than its name, in words. */
+const DECIDED: Partial<
+  Record<ItemStatus, (kind: DecisionKind, item: Item, runnerLive: boolean) => string>
+> = {
+  deciding: (kind, item, runnerLive) =>
+    `${kind}; ${runnerLive ? 'the running night' : 'the next ralph run'} carries it out (${(item.decision?.effects ?? []).join(', ')})`,
+  landing: (_, item, runnerLive) =>
+    `accepted; it waits to land${runnerLive ? '' : ' (the next ralph run lands it)'}${item.lastError === undefined ? '' : `: ${item.lastError}`}`,
+  pending: (_, item) =>
+    `rejected; back in line with your note, its work kept at refs/ralph/rejected/${item.id}/${item.decision?.id ?? ''}`,
+  cancelled: () => 'rejected and cancelled',
+  needs_input: (kind, item) =>
+    `${kind}, but it waits for you: ${item.lastError ?? item.question ?? ''}`,
+};

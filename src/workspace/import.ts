@@ -9,6 +9,7 @@ import type { Queue } from '../queue/queue.js';
 import type { SourcedFields } from '../queue/transitions.js';
 import type { SourceEntry } from '../sources/entry.js';
 import { checkDependencies, checkRunnable, validateItem, type FieldNames } from './admission.js';
+import { appliesTo } from '../queue/lifecycle.js';
 
 /** What an import does with one entry of its source. */
 export type ImportStep =
@@ -101,7 +102,7 @@ export function planImport(
     const known = byKey.get(entry.source.key);
     if (known !== undefined) {
       if (entry.state !== 'dropped') previous = known.id;
-      if (known.status !== 'pending') return { kind: 'keep', entry, item: known };
+      if (!appliesTo('source_updated', known.status)) return { kind: 'keep', entry, item: known };
       if (entry.state === 'done') return { kind: 'complete', item: known };
       if (entry.state === 'dropped') return { kind: 'cancel', item: known };
       const fields = fieldsOf(entry, known);

@@ -4,6 +4,7 @@ import { reviewEnds, type ReviewEnd } from '../archive/report.js';
 import { waitOf, waitsOnPerson, type PersonWait } from '../queue/decisions.js';
 import type { Item } from '../queue/item.js';
 import { compareText, plural } from '../lib/text.js';
+import { statusIs, type ItemStatus } from '../queue/item-status.js';
 
 // The morning's inbox: every item that waits on a person, ranked by a risk score computed from
 // the item's structure alone (what it changed and where, how hard it was to get there, what its
@@ -64,6 +65,13 @@ const WEIGHT = {
   costCap: 10,
   noChanges: 10,
 } as const;
+
+/** The statuses that weigh on their own, and why, in the row's words. */
+const WEIGHED_STATUS: Partial<Record<ItemStatus, { weight: keyof typeof WEIGHT; why: string }>> = {
+  failed: { weight: 'failed', why: 'it failed' },
+  parked: { weight: 'failed', why: 'it was parked' },
+  needs_input: { weight: 'question', why: 'its agent asks a question' },
+};
 
 /** Builds the inbox: the items waiting on a person at `now`, most at risk first. */
 export function reviewInbox(
@@ -152,9 +160,8 @@ function riskParts(
       WEIGHT.decisionFailed,
       `its ${item.decision.kind} decision could not be carried out`,
     );
-  if (item.status === 'failed' || item.status === 'parked')
-    add('status', WEIGHT.failed, item.status === 'failed' ? 'it failed' : 'it was parked');
-  if (item.status === 'needs_input') add('status', WEIGHT.question, 'its agent asks a question');
+  const weighed = WEIGHED_STATUS[item.status];
+  if (weighed !== undefined) add('status', WEIGHT[weighed.weight], weighed.why);
   if (item.unreviewed !== undefined)
     add('review', WEIGHT.unreviewed, 'its reviewer failed: unreviewed');
   const verdict = item.verdict;
@@ -189,7 +196,7 @@ function riskParts(
       Math.min(WEIGHT.linesCap, lines / WEIGHT.linesPer),
       `${plural(lines, 'line')} (+${changes.added} −${changes.deleted})`,
     );
-    if (changes.files === 0 && item.status === 'done')
+    if (changes.files === 0 && statusIs(item.status, 'complete'))
       add('no changes', WEIGHT.noChanges, 'done, yet its branch changed nothing');
   }
   const denials = work.reduce((sum, e) => sum + (e.denials ?? 0), 0);
@@ -233,28 +240,31 @@ function whatHappened(item: Item, changes: BranchChanges | undefined): string {
   const failure = item.decision?.failure;
   if (failure !== undefined)
     return `${item.decision?.kind} but not carried out: ${firstLine(failure)}`;
-  switch (item.status) {
-    case 'needs_input':
-      return `asks: ${firstLine(item.question ?? '')}`;
-    case 'failed':
-      return `failed after ${plural(item.attempts, 'attempt')}: ${firstLine(item.lastError ?? item.lastOutcome ?? '')}`;
-    case 'parked':
-      return `parked: ${firstLine(item.lastError ?? item.environment?.failure ?? 'a person stopped it')}`;
-    case 'reviewing':
-      return `unreviewed: ${firstLine(item.unreviewed ?? '')}`;
-    case 'landing':
-      return `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`;
-    case 'deciding':
-      return `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`;
-    case 'awaiting_merge':
-      return `pull request #${item.pullRequest?.number ?? '?'} ready to merge${size}`;
-    default:
-      return item.landedCommit !== undefined
-        ? `done, landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)}${size}`
-        : item.branch !== undefined
-          ? `done, not landed (branch ${item.branch})${size}`
-          : `done${size}`;
-  }
+  return (WHAT_HAPPENED[item.status] ?? doneText)(item, size);
+}
+
+/** What happened to an item in a status that says more than done, in one line. */
+const WHAT_HAPPENED: Partial<Record<ItemStatus, (item: Item, size: string) => string>> = {
+  needs_input: (item) => `asks: ${firstLine(item.question ?? '')}`,
+  failed: (item) =>
+    `failed after ${plural(item.attempts, 'attempt')}: ${firstLine(item.lastError ?? item.lastOutcome ?? '')}`,
+  parked: (item) =>
+    `parked: ${firstLine(item.lastError ?? item.environment?.failure ?? 'a person stopped it')}`,
+  reviewing: (item) => `unreviewed: ${firstLine(item.unreviewed ?? '')}`,
+  landing: (item) =>
+    `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`,
+  deciding: (item) =>
+    `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`,
+  awaiting_merge: (item, size) =>
+    `pull request #${item.pullRequest?.number ?? '?'} ready to merge${size}`,
+};
+
+function doneText(item: Item, size: string): string {
+  return item.landedCommit !== undefined
+    ? `done, landed on ${item.landedOn ?? 'its target'} at ${item.landedCommit.slice(0, 12)}${size}`
+    : item.branch !== undefined
+      ? `done, not landed (branch ${item.branch})${size}`
+      : `done${size}`;
 }
 
 /** Short words for a session's outcome in a cause chain. */

@@ -4,7 +4,7 @@ import { InputError, NotFoundError } from '../lib/errors.js';
 import { MAX_BODY_CHARS } from '../prompt/assemble.js';
 import type { Item } from '../queue/item.js';
 import type { Queue } from '../queue/queue.js';
-import { statusIs } from '../queue/item-status.js';
+import { statusIs, holderOf } from '../queue/item-status.js';
 import { stopItems, stopTimeoutMs } from './stop.js';
 
 /** What became of a message to an item. */
@@ -44,7 +44,8 @@ export async function sayToItem(
   const before = await itemOf();
   if (before === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
   const finished = (status: string) => `${id} is ${status}: a finished item takes no message`;
-  const refused = before.status === 'needs_input' ? stillRefused(workspace, before) : undefined;
+  const asked = statusIs(before.status, 'asksPerson');
+  const refused = asked ? stillRefused(workspace, before) : undefined;
   if (refused !== undefined)
     throw new InputError(
       `${id} waits for its allowlist, not an answer: it was refused ${refused.tools.join(', ')}, which its allowedTools still refuse, so an answer would only be refused again. Allow them first: ralph edit ${id} --allowed-tools ${[...refused.allowed, ...refused.tools].join(',')}, then say this again; or, to have it do without them, change its task (ralph edit ${id} --body …) and retry it`,
@@ -58,8 +59,8 @@ export async function sayToItem(
   });
   if (applied.kind === 'refused') throw new InputError(finished(applied.item?.status ?? 'gone'));
   const after = applied.item;
-  if (before.status === 'needs_input') return { kind: 'answered' };
-  if (after.status !== 'running' || !message.runnerLive)
+  if (asked) return { kind: 'answered' };
+  if (holderOf(after.status) !== 'worker' || !message.runnerLive)
     return { kind: 'kept', status: after.status };
   const left = await stopItems(
     new ControlFiles(workspace.paths),
@@ -74,8 +75,11 @@ export async function sayToItem(
     return { kind: 'given' };
   // Stopped to resume with it (waiting first in line, or resumed already); or its agent had
   // ended (its gates ran): kept for its next session.
-  const resumed = later?.status === 'running' && later.sessions.at(-1) !== after.sessions.at(-1);
-  return later?.status === 'interrupted' || resumed
+  const resumed =
+    later !== undefined &&
+    holderOf(later.status) === 'worker' &&
+    later.sessions.at(-1) !== after.sessions.at(-1);
+  return (later !== undefined && statusIs(later.status, 'resumesSession')) || resumed
     ? { kind: 'resuming' }
     : { kind: 'kept', status: later?.status ?? 'gone' };
 }

@@ -1,4 +1,5 @@
 import type { FleetRunner } from '../queue/fleet-runner.js';
+import type { LandingTally, PullRequestTally, StalledTally } from '../queue/queue.js';
 /**
  * The shapes of a workspace's status, and nothing else: what `ralph status --json` prints and
  * the server's `/health` sends. Free of imports, so the dashboard (built without Node's types)
@@ -58,17 +59,17 @@ export interface StatusReport {
    */
   landing?: {
     targets: { target: string; landed: number; commit: string }[];
-    refused: { id: string; status: string; error: string }[];
+    refused: LandingTally['refused'];
   };
   /** Pull requests awaiting their checks, or a person's review (absent when there are none). */
-  pullRequests?: { id: string; number: number; url: string; status: string; checks?: string }[];
+  pullRequests?: PullRequestTally[];
   /** Items whose agent asked a person something, with the question (`ralph say` answers). */
   needsInput?: { id: string; question: string }[];
   /**
    * Items a stage could not move on: unreviewed (why their reviewer failed) and decisions left
    * half carried out (`deciding`), absent when there are none.
    */
-  stalled?: { id: string; status: 'reviewing' | 'deciding'; why: string }[];
+  stalled?: StalledTally[];
   /** Every running session, oldest first (several with `--workers`). */
   running: RunningSession[];
   /**

@@ -2,6 +2,8 @@ import type { Workspace } from '../config/workspace.js';
 import { ControlFiles } from '../control/files.js';
 import { InputError, NotFoundError } from '../lib/errors.js';
 import type { Queue } from '../queue/queue.js';
+import { holderOf, statusIs, type ItemStatus } from '../queue/item-status.js';
+import { leadsTo } from '../queue/lifecycle.js';
 
 /** How often a stop request is looked at while its runner carries it out. */
 const LOOK_EVERY_MS = 100;
@@ -43,7 +45,7 @@ export type StopThen = 'park' | 'requeue' | 'cancel';
  * time.
  */
 export type StopResult =
-  | { kind: 'stopped'; status: 'parked' | 'pending' | 'cancelled' }
+  | { kind: 'stopped'; status: ItemStatus }
   /** Its session had ended before the request was seen (its gates ran): the status it has. */
   | { kind: 'ended'; status: string }
   | { kind: 'not_in_time' };
@@ -62,7 +64,7 @@ export async function stopItem(
   const itemOf = async () => (await queue.dependencyClosure([id])).find((i) => i.id === id);
   const item = await itemOf();
   if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
-  if (item.status !== 'running')
+  if (holderOf(item.status) !== 'worker')
     throw new InputError(`${id} is ${item.status}, not running: nothing to stop`);
   if (!request.runnerLive)
     throw new InputError(
@@ -75,11 +77,15 @@ export async function stopItem(
     stopTimeoutMs(workspace.config.run.killGrace),
   );
   if (left.length > 0) return { kind: 'not_in_time' };
-  const status = (await itemOf())?.status ?? 'gone';
-  if (status === 'cancelled' || status === 'parked') return { kind: 'stopped', status };
-  return ['pending', 'interrupted', 'running'].includes(status)
-    ? { kind: 'stopped', status: 'pending' }
-    : { kind: 'ended', status };
+  const after = await itemOf();
+  if (after === undefined) return { kind: 'ended', status: 'gone' };
+  const { status } = after;
+  // Parked or cancelled by the stop's own event, as the person asked.
+  if (leadsTo('stopped', 'pending').includes(status)) return { kind: 'stopped', status };
+  // Asked back in line (or its runner took it up again already).
+  if (statusIs(status, 'runnable') || holderOf(status) === 'worker')
+    return { kind: 'stopped', status: 'pending' };
+  return { kind: 'ended', status };
 }
 
 /** Why a stop did not happen in time, for people. */

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, remove, type Item, type Items } from '../api.js';
 import { bulkStatusesFor } from '../../../src/queue/lifecycle.js';
+import { holderOf, statusIs } from '../../../src/queue/item-status.js';
 import { money } from '../format.js';
 import { useLive } from '../live.js';
 import { NightSummary, useNight } from './night.js';
@@ -65,10 +66,11 @@ function Card({
   off: boolean;
   act: (f: () => Promise<unknown>) => void;
 }) {
-  const note =
-    item.status === 'needs_input'
-      ? `asks: ${item.question ?? ''}`
-      : (item.waiting ?? (item.status === 'failed' ? (lastWords ?? item.lastError) : undefined));
+  const failed = statusIs(item.status, 'failure');
+  const inSession = holderOf(item.status) === 'worker';
+  const note = statusIs(item.status, 'asksPerson')
+    ? `asks: ${item.question ?? ''}`
+    : (item.waiting ?? (failed ? (lastWords ?? item.lastError) : undefined));
   return (
     <div class="card" data-item={item.id}>
       <div class="card-head">
@@ -96,7 +98,7 @@ function Card({
         </div>
       )}
       {note && (
-        <div class={item.status === 'failed' ? 'note why' : 'note'} title={note}>
+        <div class={failed ? 'note why' : 'note'} title={note}>
           {note.split('\n')[0]}
         </div>
       )}
@@ -105,7 +107,7 @@ function Card({
           landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
         </div>
       )}
-      {item.status === 'failed' && item.sessions.length > 0 && (
+      {failed && item.sessions.length > 0 && (
         <a class="sessions-link" href={`#/sessions/${item.sessions.at(-1) ?? ''}`}>
           last transcript
         </a>
@@ -122,7 +124,7 @@ function Card({
               cancel
             </button>
           )}
-          {item.status === 'running' && (
+          {inSession && (
             <button
               title="end this item's session alone; it is parked (retry puts it back), its attempt given back"
               disabled={off}
@@ -131,7 +133,7 @@ function Card({
               stop
             </button>
           )}
-          {item.status !== 'running' && (
+          {!inSession && (
             <button
               class="danger"
               disabled={off}

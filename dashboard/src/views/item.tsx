@@ -4,7 +4,7 @@ import { plural } from '../../../src/lib/text.js';
 import { sourceText } from '../../../src/queue/source-text.js';
 import { formatDuration, money, when } from '../format.js';
 import { MessageBox } from './message-box.js';
-import { statusIs } from '../../../src/queue/item-status.js';
+import { holderOf, statusIs } from '../../../src/queue/item-status.js';
 
 /** The gates' log of one session, fetched when asked for. */
 function GateLog({ session }: { session: string }) {
@@ -76,21 +76,23 @@ function ItemFacts({ item }: { item: ItemDetail }) {
         {item.lastOutcome ? ` · ${item.lastOutcome}` : ''} · {plural(item.attempts, 'attempt')} ·{' '}
         {money(item.costUsd, 4)}
       </div>
-      {item.lastError && item.status === 'failed' && <div class="bad">{item.lastError}</div>}
+      {item.lastError && statusIs(item.status, 'failure') && (
+        <div class="bad">{item.lastError}</div>
+      )}
       {item.landedCommit !== undefined && (
         <div class="ok">
           landed on {item.landedOn} at {item.landedCommit.slice(0, 12)}
           {item.landedAt ? `, ${when(item.landedAt)}` : ''}
         </div>
       )}
-      {item.status === 'landing' && <div class="dim">waiting to land</div>}
+      {holderOf(item.status) === 'lander' && <div class="dim">waiting to land</div>}
       <SourceLine item={item} />
       <PullRequestLine item={item} />
       <Messages item={item} />
       {statusIs(item.status, 'takesMessages') && (
         <MessageBox itemId={item.id} asking={item.question} />
       )}
-      {item.status === 'awaiting_checks' && item.pullRequest === undefined && (
+      {holderOf(item.status) === 'checks' && item.pullRequest === undefined && (
         <div class="dim">pushing its branch to open its pull request</div>
       )}
       <div class="dim">
@@ -147,7 +149,7 @@ function Environment({ item }: { item: ItemDetail }) {
   return (
     <>
       <h3>Environment</h3>
-      {item.status === 'preparing' ? (
+      {holderOf(item.status) === 'setup' ? (
         <div class="dim">its {environment.wanted ?? 'setup'} runs before its next session</div>
       ) : environment.failure !== undefined ? (
         <>
@@ -164,11 +166,12 @@ function Environment({ item }: { item: ItemDetail }) {
 
 function Review({ item }: { item: ItemDetail }) {
   const { verdict } = item;
-  if (verdict === undefined && item.status !== 'reviewing') return null;
+  const reviewing = holderOf(item.status) === 'reviewer';
+  if (verdict === undefined && !reviewing) return null;
   return (
     <>
       <h3>Review</h3>
-      {item.status === 'reviewing' && (
+      {reviewing && (
         <div class={item.unreviewed === undefined ? 'dim' : 'bad'}>
           {item.unreviewed === undefined
             ? 'waiting for its reviewer'

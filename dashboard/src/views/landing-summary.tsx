@@ -1,5 +1,6 @@
 import type { Report } from '../api.js';
 import { money } from '../format.js';
+import { statusIs } from '../../../src/queue/item-status.js';
 
 type Landing = NonNullable<Report['landing']>;
 
@@ -28,8 +29,8 @@ export function LandingSummary({ landing }: { landing: Landing | undefined }) {
           {landing.notLanded.map((n) => (
             <li key={n.itemId}>
               <a href={`#/items/${n.itemId}`}>{n.itemId}</a>{' '}
-              <span class={n.status === 'failed' ? 'bad' : 'warn'}>
-                {n.status === 'failed' ? 'failed' : 'back with its agent'}
+              <span class={statusIs(n.status, 'failure') ? 'bad' : 'warn'}>
+                {statusIs(n.status, 'failure') ? 'failed' : 'back with its agent'}
               </span>
               : {n.error}
             </li>

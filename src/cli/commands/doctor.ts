@@ -43,6 +43,7 @@ import { openForge } from '../../forge/open.js';
 import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
 import { checkCliInSandbox } from './doctor-sandbox.js';
 import type { Check } from './doctor-check.js';
+import { statusIs } from '../../queue/item-status.js';
 
 /**
  * A detail as plain text: control bytes (a terminal escape in a binary's output, say) are shown
@@ -490,7 +491,7 @@ async function checkWork(
   checks.push(...checkNotify(workspace, env));
   // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
   const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);
-  for (const item of items.filter((i) => ['pending', 'interrupted'].includes(i.status))) {
+  for (const item of items.filter((i) => statusIs(i.status, 'runnable'))) {
     try {
       await checkRunnable(workspace, item, flagOf, env.PATH);
     } catch (error) {

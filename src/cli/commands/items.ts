@@ -12,6 +12,7 @@ import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';
 import { finishLeftDecisions } from '../review-state.js';
 import type { Output } from '../output.js';
+import { holderOf } from '../../queue/item-status.js';
 
 /**
  * Settles what a runner that died left running (as its next run would) when a person acts on
@@ -30,7 +31,7 @@ async function recoverDeadRunner(
     selection.ids.length === 0
       ? selection.all === true || selection.status !== undefined
       : selection.ids.includes(item.id);
-  if (!items.some((item) => item.status === 'running' && chosen(item))) return;
+  if (!items.some((item) => holderOf(item.status) === 'worker' && chosen(item))) return;
   for (const id of await recover(workspace, env))
     output.err(
       `ralph: ${id} was left running by a runner that died: settled (its session archived)`,
@@ -50,7 +51,7 @@ async function stopRunning(
   if (ids.length === 0 || (await liveRunner(workspace.paths.runnerLock)) === undefined) return;
   const items = await withQueueReader(workspace, env, (queue) => queue.list());
   const running = items
-    .filter((i) => i.status === 'running' && ids.includes(i.id))
+    .filter((i) => holderOf(i.status) === 'worker' && ids.includes(i.id))
     .map((i) => i.id);
   if (running.length === 0) return;
   const left = await stopItems(
@@ -91,7 +92,7 @@ export async function recoverCommand(
     ...ids.map((id) => `${id}: settled (left running by a runner that died)`),
     ...decisions.map(
       (item) =>
-        `${item.id}: its decision (${item.decision?.kind ?? '?'}), left half carried out, ${item.status === 'deciding' ? 'still to be carried out' : `carried out: ${item.status}`}${item.decision?.failure === undefined ? '' : `; it failed: ${item.decision.failure}`}`,
+        `${item.id}: its decision (${item.decision?.kind ?? '?'}), left half carried out, ${holderOf(item.status) === 'decider' ? 'still to be carried out' : `carried out: ${item.status}`}${item.decision?.failure === undefined ? '' : `; it failed: ${item.decision.failure}`}`,
     ),
   ];
   output.out(lines.length === 0 ? 'nothing was left running or half decided' : lines.join('\n'));

@@ -10,11 +10,14 @@ import { trialLand } from '../../runner/index.js';
 import { openWorkspace } from '../open-workspace.js';
 import { quietRunner } from '../quiet-runner.js';
 import type { Output } from '../output.js';
+import { appliesTo } from '../../queue/lifecycle.js';
+import { freshInLine, holderOf, statusIs } from '../../queue/item-status.js';
 
 /** Why a done item cannot be put in line to land, or undefined when it can. */
 function cannotLand(item: Item): string | undefined {
-  if (item.status === 'landing') return undefined;
-  if (item.status !== 'done') return `it is ${item.status} (only a done item lands)`;
+  if (holderOf(item.status) === 'lander') return undefined;
+  if (!appliesTo('sent_to_land', item.status))
+    return `it is ${item.status} (only a done item lands)`;
   if (item.branch === undefined) return 'it ran without git mode: it has no branch to land';
   if (item.landedCommit !== undefined)
     return `it landed already (${item.landedCommit.slice(0, 12)} on ${item.landedOn ?? 'its target'})`;
@@ -24,10 +27,10 @@ function cannotLand(item: Item): string | undefined {
 /** What became of an item `ralph land` could not land. */
 function notLanded(item: Item | undefined): string {
   if (item === undefined) return 'gone from the queue';
-  if (item.status === 'landing')
+  if (holderOf(item.status) === 'lander')
     return `still waiting to land: ${item.lastError ?? 'its landing could not be made'}${item.lookAgain === undefined ? '' : ` (tried again at ${item.lookAgain.at})`}`;
   const why = item.lastError === undefined ? '' : `: ${item.lastError}`;
-  return item.status === 'pending'
+  return freshInLine(item.status)
     ? `back to its agent (the next ralph run)${why}`
     : `${item.status}${why}`;
 }
@@ -40,8 +43,8 @@ function chosen(items: readonly Item[], ids: readonly string[]): Item[] {
   if (ids.length === 0)
     return items.filter(
       (item) =>
-        item.status === 'landing' ||
-        (item.status === 'done' &&
+        holderOf(item.status) === 'lander' ||
+        (statusIs(item.status, 'complete') &&
           item.branch !== undefined &&
           item.landedCommit === undefined &&
           item.land?.enabled !== false),
@@ -109,7 +112,7 @@ export async function landCommand(
   let failed = 0;
   for (const { id } of lined) {
     const item = after.find((i) => i.id === id);
-    if (item?.landedCommit !== undefined && item.status !== 'landing')
+    if (item?.landedCommit !== undefined && holderOf(item.status) !== 'lander')
       output.out(`${id}: landed on ${item.landedOn ?? ''} at ${item.landedCommit.slice(0, 12)}`);
     else {
       failed++;

@@ -7,7 +7,7 @@ import { unrunnableItems } from '../../queue/dependencies.js';
 import { queueFileText } from '../../queue/file-schema.js';
 import { blockedReason } from '../../queue/select.js';
 import type { Item } from '../../queue/item.js';
-import { statusIs } from '../../queue/item-status.js';
+import { statusIs, freshInLine, holderOf } from '../../queue/item-status.js';
 import { withQueue, withQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
@@ -41,7 +41,7 @@ export async function queueCommand(
       : undefined;
     const note =
       waiting ??
-      (item.status === 'failed'
+      (statusIs(item.status, 'failure')
         ? [pullRequestNote(item), item.lastError].filter((n) => n !== undefined).join(' — ')
         : stageNote(item));
     return [
@@ -69,21 +69,25 @@ function pullRequestNote(item: Item): string | undefined {
  * went back to its agent.
  */
 function stageNote(item: Item): string | undefined {
-  if (item.status === 'awaiting_checks' || statusIs(item.status, 'satisfiesDependents')) {
+  if (statusIs(item.status, 'pullRequestOpen') || statusIs(item.status, 'satisfiesDependents')) {
     const pr = pullRequestNote(item);
     if (pr !== undefined) return pr;
   }
-  if (item.status === 'awaiting_checks') return 'pushing, to open its pull request';
-  if (item.status === 'reviewing')
+  if (holderOf(item.status) === 'checks') return 'pushing, to open its pull request';
+  if (holderOf(item.status) === 'reviewer')
     return item.unreviewed === undefined
       ? 'waits for its reviewer'
       : `unreviewed: ${item.unreviewed}`;
-  if (item.reviewFindings !== undefined && item.status === 'pending')
+  if (item.reviewFindings !== undefined && freshInLine(item.status))
     return `back from review: ${item.lastError ?? ''}`;
-  if (item.checksFailure !== undefined && item.status === 'pending')
+  if (item.checksFailure !== undefined && freshInLine(item.status))
     return `back from its checks: ${item.lastError ?? ''}`;
   if (item.landFailure !== undefined) return `back from landing: ${item.lastError ?? ''}`;
-  if (item.status === 'landing' && item.lookAgain !== undefined && item.lastError !== undefined)
+  if (
+    holderOf(item.status) === 'lander' &&
+    item.lookAgain !== undefined &&
+    item.lastError !== undefined
+  )
     return `waits to land: ${item.lastError}`;
   if (item.landedCommit !== undefined)
     return `landed on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}`;
@@ -104,7 +108,7 @@ export async function importCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const { items } = await readQueueFileToImport(path.resolve(file));
-  const running = items.filter((item) => item.status === 'running').map((item) => item.id);
+  const running = items.filter((item) => holderOf(item.status) === 'worker').map((item) => item.id);
   if (running.length > 0)
     throw new InputError(
       `${file}: ${running.join(', ')} ${running.length === 1 ? 'is' : 'are'} running: stop the runner of that queue first (ralph pause, or wait for it to end); nothing was imported`,

@@ -30,6 +30,7 @@ import type { Item } from '../../queue/item.js';
 import { lastPlanOutcome } from '../../forecast/plan-file.js';
 import type { PlanOutcome } from '../../forecast/plan-outcome.js';
 import { clockTime, dollars } from '../plan-text.js';
+import { statusIs, type ItemStatus } from '../../queue/item-status.js';
 
 /** The connections the sandbox refused, by host. */
 function egressLines(egress: NonNullable<ReturnType<typeof egressReport>>): string[] {
@@ -137,11 +138,11 @@ function itemCounts(items: readonly Item[], worked: ReadonlySet<string>): Record
   const now = Date.now();
   for (const item of items.filter((i) => worked.has(i.id))) {
     const key =
-      item.status === 'done' && isAccepted(item)
+      statusIs(item.status, 'complete') && isAccepted(item)
         ? 'accepted'
         : waitsOnPerson(item, now)
           ? 'waiting on you'
-          : item.status === 'done' && item.landedCommit !== undefined
+          : statusIs(item.status, 'complete') && item.landedCommit !== undefined
             ? 'landed'
             : item.status;
     counts[key] = (counts[key] ?? 0) + 1;
@@ -289,9 +290,12 @@ export async function reportCommand(
 
 /** Where an item that did not land stands, in words. */
 function notLandedWords(status: string): string {
-  if (status === 'failed') return 'failed';
-  if (status === 'pending') return 'back with its agent';
-  if (status === 'reviewing') return 'unreviewed';
-  if (status === 'needs_input') return 'waits for you';
-  return status;
+  return NOT_LANDED_WORDS[status as ItemStatus] ?? status;
 }
+
+const NOT_LANDED_WORDS: Partial<Record<ItemStatus, string>> = {
+  failed: 'failed',
+  pending: 'back with its agent',
+  reviewing: 'unreviewed',
+  needs_input: 'waits for you',
+};

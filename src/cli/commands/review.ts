@@ -11,6 +11,7 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { carryOut, finishLeftDecisions, personOfTerminal, reviewState } from '../review-state.js';
 import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
+import { holderOf } from '../../queue/item-status.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -109,7 +110,9 @@ export async function decideCommand(
   });
   const after = await carryOut(workspace, env, decided);
   for (const item of after) output.out(decidedText(kind, item));
-  return after.some((item) => item.decision?.failure !== undefined && item.status !== 'deciding')
+  return after.some(
+    (item) => item.decision?.failure !== undefined && holderOf(item.status) !== 'decider',
+  )
     ? ExitCode.itemsFailed
     : ExitCode.ok;
 }

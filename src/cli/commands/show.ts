@@ -21,6 +21,7 @@ import { gateVerdict } from '../../gates/gates.js';
 import type { Workspace } from '../../config/workspace.js';
 import { sourceText } from '../../queue/source-text.js';
 import { withQueue } from '../../queue/open.js';
+import { holderOf, statusIs } from '../../queue/item-status.js';
 
 const STDERR_TAIL = 4096;
 
@@ -67,7 +68,7 @@ async function itemLines(
   const pr = item.pullRequest;
   const pull =
     pr === undefined
-      ? item.status === 'awaiting_checks'
+      ? holderOf(item.status) === 'checks'
         ? ['Pull request: being opened']
         : []
       : [
@@ -81,7 +82,7 @@ async function itemLines(
           `Source:   ${sourceText(item.source)}${item.source.url === undefined ? '' : ` ${item.source.url}`}${item.source.writtenBackAt === undefined ? '' : ` (its end written back ${item.source.writtenBackAt})`}`,
         ];
   return [
-    ...(item.status === 'needs_input' && item.question !== undefined
+    ...(statusIs(item.status, 'asksPerson') && item.question !== undefined
       ? [`Waits:    for you: ${item.question}`]
       : []),
     ...(item.head === undefined
@@ -102,7 +103,7 @@ function environmentLines(item: Item): string[] {
   const environment = item.environment;
   if (environment === undefined) return [];
   const log = environment.log === undefined ? '' : ` (log ${environment.log})`;
-  if (item.status === 'preparing')
+  if (holderOf(item.status) === 'setup')
     return [`Environment: its ${environment.wanted ?? 'setup'} runs before its next session`];
   if (environment.failure !== undefined)
     return [`Environment: failed${log}:`, ...environment.failure.split('\n').map((l) => `  ${l}`)];
@@ -132,7 +133,7 @@ function criteriaLines(item: Item): string[] {
 function reviewLines(item: Item): string[] {
   const lines: string[] = [];
   const { verdict } = item;
-  if (item.status === 'reviewing')
+  if (holderOf(item.status) === 'reviewer')
     lines.push(
       item.unreviewed === undefined
         ? 'Review:   waits for its reviewer'
@@ -162,7 +163,7 @@ function landingLines(item: Item): string[] {
     return [
       `Landed:   on ${item.landedOn ?? '?'} at ${item.landedCommit.slice(0, 12)}${item.landedOnto ? ` (onto ${item.landedOnto.slice(0, 12)})` : ''}${item.landedAt ? `, ${item.landedAt}` : ''}`,
     ];
-  if (item.status === 'landing')
+  if (holderOf(item.status) === 'lander')
     return [
       item.lookAgain === undefined || item.lastError === undefined
         ? 'Landing:  waits to land'
@@ -170,7 +171,7 @@ function landingLines(item: Item): string[] {
     ];
   if (item.landFailure !== undefined)
     return [
-      `Landing:  not landed (${item.status === 'failed' ? 'failed' : 'back with its agent'}, round ${item.landRounds ?? 1}): ${item.lastError ?? ''}`,
+      `Landing:  not landed (${statusIs(item.status, 'failure') ? 'failed' : 'back with its agent'}, round ${item.landRounds ?? 1}): ${item.lastError ?? ''}`,
     ];
   return [];
 }

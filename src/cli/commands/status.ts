@@ -8,6 +8,7 @@ import { openQueueReader } from '../../queue/open.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Workspace } from '../../config/workspace.js';
 import type { Output } from '../output.js';
+import { holderOf, statusIs } from '../../queue/item-status.js';
 
 /** Statuses said only while items have them: a night without landing never sees the word. */
 const OCCASIONAL = new Set([
@@ -88,7 +89,7 @@ function queueLines(report: StatusReport): string[] {
   const refused = report.landing?.refused ?? [];
   for (const [i, { id, status, error }] of refused.slice(0, REFUSALS_SHOWN).entries())
     lines.push(
-      `${i === 0 ? 'Not landed:' : '           '} ${id} ${status === 'failed' ? 'failed' : 'back with its agent'}: ${error}`,
+      `${i === 0 ? 'Not landed:' : '           '} ${id} ${statusIs(status, 'failure') ? 'failed' : 'back with its agent'}: ${error}`,
     );
   if (refused.length > REFUSALS_SHOWN)
     lines.push(`            and ${refused.length - REFUSALS_SHOWN} more (ralph ls)`);
@@ -97,16 +98,16 @@ function queueLines(report: StatusReport): string[] {
       `${i === 0 ? 'Needs you:' : '          '} ${id} asks "${question}" (ralph say ${id} <answer>)`,
     );
   const stalled = report.stalled ?? [];
-  for (const [i, { id, why }] of stalled.filter((s) => s.status === 'reviewing').entries())
+  for (const [i, { id, why }] of stalled.filter((s) => holderOf(s.status) === 'reviewer').entries())
     lines.push(`${i === 0 ? 'Unreviewed:' : '           '} ${id}: ${why}`);
-  for (const { id, why } of stalled.filter((s) => s.status === 'deciding'))
+  for (const { id, why } of stalled.filter((s) => holderOf(s.status) === 'decider'))
     lines.push(
       `Deciding:  ${id} ${why}${report.runner ? ' (the running night carries it out)' : ' (ralph recover finishes it)'}`,
     );
   const pulls = report.pullRequests ?? [];
   for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
     lines.push(
-      `${i === 0 ? 'Pull requests:' : '              '} #${pr.number} ${pr.id} ${pr.status === 'awaiting_merge' ? 'ready to merge' : (pr.checks ?? 'opening')}: ${pr.url}`,
+      `${i === 0 ? 'Pull requests:' : '              '} #${pr.number} ${pr.id} ${holderOf(pr.status) === 'person' ? 'ready to merge' : (pr.checks ?? 'opening')}: ${pr.url}`,
     );
   if (pulls.length > REFUSALS_SHOWN)
     lines.push(`               and ${pulls.length - REFUSALS_SHOWN} more (ralph ls)`);

@@ -5,6 +5,7 @@ import { liveRunner } from '../../control/runner-lock.js';
 import { notStoppedInTime, stopItem } from '../../workspace/stop.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
+import type { ItemStatus } from '../../queue/item-status.js';
 
 /**
  * `ralph stop <item> [--requeue | --cancel]`: ends the session of one running item by the kill
@@ -36,11 +37,14 @@ export async function stopCommand(
   output.out(
     result.kind === 'ended'
       ? `${id}: its session had ended already (${result.status})`
-      : result.status === 'cancelled'
-        ? `${id}: stopped and cancelled`
-        : result.status === 'parked'
-          ? `${id}: stopped and parked, its attempt given back: it waits until "ralph resume ${id}" (or "ralph retry ${id}") puts it back in line`
-          : `${id}: stopped; back in line with its attempt given back`,
+      : `${id}: ${STOPPED[result.status]?.(id) ?? 'stopped; back in line with its attempt given back'}`,
   );
   return ExitCode.ok;
 }
+
+/** What a stop left an item as, in words, where it is not back in line. */
+const STOPPED: Partial<Record<ItemStatus, (id: string) => string>> = {
+  cancelled: () => 'stopped and cancelled',
+  parked: (id) =>
+    `stopped and parked, its attempt given back: it waits until "ralph resume ${id}" (or "ralph retry ${id}") puts it back in line`,
+};

@@ -21,7 +21,7 @@ import {
   refuseRetryOfPending,
   refuseRunning,
 } from '../selection.js';
-import { statusesWhere, type ItemStatus } from '../item-status.js';
+import { statusesWhere, type ItemStatus, holderOf } from '../item-status.js';
 import {
   applyEvent,
   appliedOrThrow,
@@ -304,7 +304,7 @@ export class PgQueue implements Queue {
           id: r.id,
           status: r.status,
           why:
-            r.status === 'reviewing'
+            holderOf(r.status) === 'reviewer'
               ? (r.unreviewed ?? '')
               : decidingWhy({ decision: r.decision ?? undefined }),
         })),
@@ -339,7 +339,7 @@ export class PgQueue implements Queue {
           throw new InputError(
             `an item with id ${JSON.stringify(item.id)} is already queued (use ${options.replaceFlag})`,
           );
-        if (existing.status === 'running')
+        if (holderOf(existing.status) === 'worker')
           throw new InputError(
             `item ${JSON.stringify(item.id)} is running; it cannot be replaced now`,
           );
@@ -755,7 +755,7 @@ export class PgQueue implements Queue {
 
   /** Writes an item back; `session` leases it (a running item), else its lease is cleared. */
   private async write(db: Db, item: Item, session?: string): Promise<void> {
-    const leased = item.status === 'running' && session !== undefined;
+    const leased = holderOf(item.status) === 'worker' && session !== undefined;
     const { owner, leaseSeconds } = this.options;
     const n = ITEM_COLUMNS.split(', ').length + 3;
     await db.query(
