@@ -384,25 +384,20 @@ class PullRequestStage implements StageDeclaration {
       error: redacted.error,
       itemStatus: after?.status,
     });
-    if (
-      after !== undefined &&
-      statusIs(after.status, 'failure') &&
-      item.pullRequest !== undefined
-    ) {
-      const names = refusal.checks
-        .replace(/^[^:]*: ?/, '')
-        .split(', ')
-        .filter(Boolean);
-      const client = await this.clients.forgeOf(forge, await this.clients.repositoryOf(item));
-      await client
-        .comment(item.pullRequest.number, checksFailedComment(after, names))
-        .catch((error: unknown) =>
-          ctx.events.warn('forge_comment_failed', {
-            item: item.id,
-            error: ctx.redactor.redact(messageOf(error)),
-          }),
-        );
-    }
+    // A failed item's pull request says why, for the person who reads it there.
+    const pr = item.pullRequest;
+    if (after === undefined || !statusIs(after.status, 'failure') || pr === undefined) return after;
+    const names = refusal.checks
+      .replace(/^[^:]*: ?/, '')
+      .split(', ')
+      .filter(Boolean);
+    const client = await this.clients.forgeOf(forge, await this.clients.repositoryOf(item));
+    await client.comment(pr.number, checksFailedComment(after, names)).catch((error: unknown) =>
+      ctx.events.warn('forge_comment_failed', {
+        item: item.id,
+        error: ctx.redactor.redact(messageOf(error)),
+      }),
+    );
     return after;
   }
 

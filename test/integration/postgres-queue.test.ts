@@ -15,7 +15,7 @@ import { leaseOf } from '../../src/queue/lease.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { inTransaction, openPool } from '../../src/queue/postgres/connection.js';
 import { SCHEMA_VERSION, migrate } from '../../src/queue/postgres/migrations.js';
-import { CLAIM } from '../../src/queue/postgres/pg-queue.js';
+import { CLAIM } from '../../src/queue/postgres/claims.js';
 import { claim } from '../../src/queue/transitions.js';
 import { calls, guardedWorkspace, logEvents } from '../support/guarded.js';
 import { git, makeRepo } from '../support/git.js';
