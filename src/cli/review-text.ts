@@ -2,6 +2,7 @@ import { formatUsd, plural } from '../lib/text.js';
 import { formatDuration } from '../lib/duration.js';
 import type { InboxRow } from '../workspace/review-inbox.js';
 import type { ReviewPage } from '../workspace/review-page.js';
+import type { DecisionVerb } from '../queue/decision-kinds.js';
 
 // The review inbox and an item's review page as a terminal shows them, coloured on a terminal.
 
@@ -118,7 +119,7 @@ export function pageLines(page: ReviewPage, paint: Paint): string[] {
     '',
     page.decisions.length === 0
       ? `No decision applies to a ${item.status} item.`
-      : `Decide: ${page.decisions.map((d) => (d === 'reject' ? `ralph reject ${item.id} --note "…" [--cancel]` : d === 'defer' ? `ralph defer ${item.id} --until 2d` : `ralph accept ${item.id}`)).join(' · ')}`,
+      : `Decide: ${page.decisions.map((verb) => DECIDE_WITH[verb](item.id)).join(' · ')}`,
   );
   return lines;
 }
@@ -172,3 +173,10 @@ function indent(text: string): string[] {
     .split('\n')
     .map((line) => `  ${line}`);
 }
+
+/** The command a person decides with, for each decision the page allows. */
+const DECIDE_WITH: Record<DecisionVerb, (id: string) => string> = {
+  accept: (id) => `ralph accept ${id}`,
+  reject: (id) => `ralph reject ${id} --note "…" [--cancel]`,
+  defer: (id) => `ralph defer ${id} --until 2d`,
+};

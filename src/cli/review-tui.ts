@@ -4,7 +4,7 @@ import type { IndexEntry } from '../archive/index-entry.js';
 import type { Workspace } from '../config/workspace.js';
 import { systemClock } from '../lib/clock.js';
 import { ExitCode } from '../lib/exit-codes.js';
-import type { DecisionKind } from '../queue/item.js';
+import type { DecisionKind } from '../queue/decision-kinds.js';
 import { withQueue } from '../queue/open.js';
 import { decide, parseUntil } from '../workspace/decide.js';
 import { reviewInbox, type InboxRow } from '../workspace/review-inbox.js';

@@ -3,6 +3,7 @@ import { SessionSettingsSchema } from '../config/schema.js';
 import { CronSchema, VAR_NAME } from '../config/values.js';
 import { QUEUE_SCHEMA } from './file-schema.js';
 import { ITEM_STATUSES } from './item-status.js';
+import { DECISION_KINDS } from './decision-kinds.js';
 
 /** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
 export const BUILTIN_VARS = [
@@ -138,10 +139,6 @@ export const ItemVerdictSchema = z.strictObject({
 });
 
 export type ItemVerdict = z.output<typeof ItemVerdictSchema>;
-
-/** The kinds of a person's decision on an item's work (`ralph accept|reject|defer`). */
-export const DECISION_KINDS = ['accepted', 'rejected', 'deferred'] as const;
-export type DecisionKind = (typeof DECISION_KINDS)[number];
 
 /** What the world is to be made to say of a decision, by the decision stage, in this order. */
 export const DECISION_EFFECTS = [

@@ -3,20 +3,11 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Workspace } from '../config/workspace.js';
 import type { Redactor } from '../lib/redact.js';
 import { RunEvents, logFile } from '../runner/index.js';
+import type { DecisionVerb } from '../queue/decision-kinds.js';
 
 /** What a person may change over HTTP. */
 export type HttpAction =
-  | 'add'
-  | 'retry'
-  | 'cancel'
-  | 'stop'
-  | 'say'
-  | 'remove'
-  | 'pause'
-  | 'resume'
-  | 'accept'
-  | 'reject'
-  | 'defer';
+  'add' | 'retry' | 'cancel' | 'stop' | 'say' | 'remove' | 'pause' | 'resume' | DecisionVerb;
 
 /** Writes one change made over HTTP to the runner's log, with the address that made it. */
 export type ActionLog = (c: Context, action: HttpAction, items?: readonly string[]) => void;

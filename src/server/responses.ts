@@ -5,6 +5,7 @@ import { PlanSummarySchema } from '../events/plan-summary.js';
 import { PlanOutcomeSchema } from '../forecast/plan-outcome.js';
 import { ItemSchema } from '../queue/item.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
+import { DECISION_VERB_LIST } from '../queue/decision-kinds.js';
 
 // What every route answers with: described by GET /openapi.json, the types the dashboard
 // imports (src/server/api-types.ts), and held to the real answers by test/server/responses.test.ts.
@@ -206,7 +207,7 @@ export const ReviewAnswer = z.strictObject({
       status: z.string(),
       costUsd: usd,
       /** The decisions the item allows now. */
-      decisions: z.array(z.enum(['accept', 'reject', 'defer'])),
+      decisions: z.array(z.enum(DECISION_VERB_LIST)),
       ...InboxRowFields,
     }),
   ),
@@ -253,7 +254,7 @@ export const ReviewPageAnswer = z.strictObject({
       error: z.string().optional(),
     })
     .optional(),
-  decisions: z.array(z.enum(['accept', 'reject', 'defer'])),
+  decisions: z.array(z.enum(DECISION_VERB_LIST)),
 });
 
 /** `POST /items/:id/accept`, `/reject`, `/defer`: the decision, and what became of the item. */

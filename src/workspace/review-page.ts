@@ -10,6 +10,7 @@ import type { Item, ItemVerdict } from '../queue/item.js';
 import { applyEvent } from '../queue/lifecycle.js';
 import { branchOfItem } from './branches.js';
 import { reviewInbox, type InboxRow } from './review-inbox.js';
+import { DECISION_VERBS, type DecisionVerb } from '../queue/decision-kinds.js';
 
 // Everything a person needs to decide on one item, on one page (the terminal's and the
 // dashboard's): the task and its criteria with their verdicts, the diff file by file, the
@@ -30,8 +31,6 @@ export interface FileDiff {
   text?: string;
   cut?: boolean;
 }
-
-export type DecisionVerb = 'accept' | 'reject' | 'defer';
 
 export interface ReviewPage {
   item: Item;
@@ -105,7 +104,7 @@ export function decisionsOf(item: Item, now: number): DecisionVerb[] {
     applyEvent(item, { kind: 'accepted', decision: { ...probe, kind: 'accepted' }, now }).kind ===
     'applied'
   )
-    allowed.push('accept');
+    allowed.push(DECISION_VERBS.accepted);
   if (
     applyEvent(item, {
       kind: 'rejected',
@@ -113,7 +112,7 @@ export function decisionsOf(item: Item, now: number): DecisionVerb[] {
       now,
     }).kind === 'applied'
   )
-    allowed.push('reject', 'defer');
+    allowed.push(DECISION_VERBS.rejected, DECISION_VERBS.deferred);
   return allowed;
 }
 

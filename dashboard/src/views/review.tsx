@@ -10,6 +10,7 @@ import {
 } from '../api.js';
 import { formatDuration, money } from '../format.js';
 import { useLive } from '../live.js';
+import type { DecisionVerb } from '../../../src/queue/decision-kinds.js';
 
 // The Review view: the morning's inbox, most at risk first, driven from the keyboard (j/k move,
 // enter open, a accept, r reject with a note, d defer) or by touch, and one item's review page.
@@ -20,11 +21,7 @@ type Asking = { kind: 'reject' | 'defer'; id: string } | undefined;
 const level = (score: number) => (score >= 40 ? 'high' : score >= 15 ? 'mid' : 'low');
 
 /** What a person says with one decision, sent to the server; its answer's words, or its refusal. */
-async function send(
-  id: string,
-  path: 'accept' | 'reject' | 'defer',
-  body: unknown = {},
-): Promise<string> {
+async function send(id: string, path: DecisionVerb, body: unknown = {}): Promise<string> {
   try {
     return (await post<Decided>(`/items/${encodeURIComponent(id)}/${path}`, body)).text;
   } catch (e) {
@@ -299,8 +296,7 @@ export function ReviewItem({ id }: { id: string }) {
   if (error !== undefined) return <div class="error-box">{error}</div>;
   if (page === undefined) return <p class="dim">loading…</p>;
   const { item, row } = page;
-  const can = (d: 'accept' | 'reject' | 'defer') =>
-    health?.readOnly !== true && page.decisions.includes(d);
+  const can = (d: DecisionVerb) => health?.readOnly !== true && page.decisions.includes(d);
   return (
     <section class="review-page" id="review-page">
       <p>

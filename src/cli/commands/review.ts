@@ -1,7 +1,8 @@
 import { systemClock } from '../../lib/clock.js';
 import { InputError, NotFoundError } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import type { DecisionKind, Item } from '../../queue/item.js';
+import type { Item } from '../../queue/item.js';
+import type { DecisionKind } from '../../queue/decision-kinds.js';
 import { withQueue } from '../../queue/open.js';
 import { decide, decidedText, parseUntil } from '../../workspace/decide.js';
 import { reviewInbox, type InboxRow } from '../../workspace/review-inbox.js';

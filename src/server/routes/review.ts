@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { liveRunner } from '../../control/runner-lock.js';
 import { NotFoundError } from '../../lib/errors.js';
-import type { DecisionKind } from '../../queue/item.js';
+import { DECISION_VERBS, type DecisionKind } from '../../queue/decision-kinds.js';
 import { carryLedger, decide, decidedText, parseUntil } from '../../workspace/decide.js';
 import { reviewInbox } from '../../workspace/review-inbox.js';
 import { decisionsOf, reviewPage } from '../../workspace/review-page.js';
@@ -53,11 +53,10 @@ export function reviewRoutes(ctx: ServerContext): Hono {
   });
 
   const decisionRoute = (
-    path: 'accept' | 'reject' | 'defer',
     kind: DecisionKind,
     asked: (c: Context) => Promise<{ note?: string; cancel?: boolean; until?: number }>,
   ) =>
-    app.post(`/items/:id/${path}`, async (c) => {
+    app.post(`/items/:id/${DECISION_VERBS[kind]}`, async (c) => {
       const id = idOf(c.req.param());
       const { note, cancel, until } = await asked(c);
       const { entries } = await indexOf(ctx);
@@ -70,7 +69,7 @@ export function reviewRoutes(ctx: ServerContext): Hono {
         entries,
         Date.now(),
       );
-      ctx.logAction(c, path, [id]);
+      ctx.logAction(c, DECISION_VERBS[kind], [id]);
       const live = (await liveRunner(ctx.workspace.paths.runnerLock)) !== undefined;
       const answer: Decided = {
         item: id,
@@ -81,12 +80,12 @@ export function reviewRoutes(ctx: ServerContext): Hono {
       };
       return c.json(ctx.redactor.redactValue(answer));
     });
-  decisionRoute('accept', 'accepted', async (c) => {
+  decisionRoute('accepted', async (c) => {
     await body(c, EmptyBody);
     return {};
   });
-  decisionRoute('reject', 'rejected', (c) => body(c, RejectRequest));
-  decisionRoute('defer', 'deferred', async (c) => {
+  decisionRoute('rejected', (c) => body(c, RejectRequest));
+  decisionRoute('deferred', async (c) => {
     const { until } = await body(c, DeferRequest);
     return { until: parseUntil(until, Date.now()) };
   });
