@@ -28,6 +28,7 @@ const FEATURES = [
   'stage',
   'session',
   'decide',
+  'candidates',
   'forecast',
 ];
 
@@ -103,6 +104,9 @@ const MAY_IMPORT = {
   // forge rooms' means (a branch kept under an archive ref, a revert gated like a landing, a
   // pull request merged or closed).
   decide: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'land', 'forge'],
+  // The candidates stage: several CLIs try an item, each a full attempt, and the gates and an
+  // anonymized judge (a session it asks for) pick the change that goes on.
+  candidates: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'archive'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],
@@ -149,7 +153,7 @@ const folders = Object.keys(MAY_IMPORT);
 const PORTS_INTO_ROOMS = {
   session: [
     '^src/environment/(tree-keys|repository|settings)[.]ts$',
-    '^src/(forge|review)/settings[.]ts$',
+    '^src/(forge|review|candidates)/settings[.]ts$',
   ],
 };
 

@@ -1,5 +1,6 @@
 import * as z from '../lib/zod.js';
 import { SessionTokensSchema, UsageWindowsSchema } from './record.js';
+import { ASKED_ROLES } from '../lib/session-roles.js';
 
 /** One line of `docs/sessions/index.jsonl`: enough to list and report without opening records. */
 export const IndexEntrySchema = z.looseObject({
@@ -31,7 +32,7 @@ export const IndexEntrySchema = z.looseObject({
   /** Its subscription's usage windows as last reported (claude's `rate_limit_event`). */
   windows: UsageWindowsSchema.optional(),
   /** `reviewer`: it reviewed its item's work (absent: it did the work). */
-  role: z.literal('reviewer').optional(),
+  role: z.enum(ASKED_ROLES).optional(),
   /** The sandbox's refusals: how many, and the distinct `host:port`s refused (first hundred). */
   egressBlocked: z.number().optional(),
   blockedHosts: z.array(z.string()).optional(),

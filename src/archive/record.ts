@@ -1,5 +1,6 @@
 import { withConversationId } from '../lib/state-schema.js';
 import * as z from '../lib/zod.js';
+import { ASKED_ROLES } from '../lib/session-roles.js';
 
 /** Lifecycle states of a session, from the spawn to how it ended. */
 export const SESSION_STATUSES = [
@@ -87,7 +88,7 @@ export const SessionRecordFields = z.looseObject({
   handoverChars: z.number().optional(),
   persona: z.string().optional(),
   /** `reviewer`: it reviewed its item's work, read-only (absent: it did the work). */
-  role: z.literal('reviewer').optional(),
+  role: z.enum(ASKED_ROLES).optional(),
   conversationId: z.string().optional(),
   model: z.string().optional(),
   cliVersion: z.string().optional(),

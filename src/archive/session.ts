@@ -7,6 +7,7 @@ import {
   type SessionStatus,
   type SessionTokens,
 } from './record.js';
+import type { AskedRole } from '../lib/session-roles.js';
 
 /**
  * The session record as a value changed by named transitions, like the queue's items: each
@@ -41,7 +42,7 @@ export interface NewSession {
   fallback?: SessionRecord['fallback'];
   handoverChars?: number;
   persona?: string;
-  role?: 'reviewer';
+  role?: AskedRole;
   yolo: boolean;
   limits: SessionRecord['limits'];
   secrets?: SessionRecord['secrets'];

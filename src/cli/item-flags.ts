@@ -38,6 +38,7 @@ const FLAG_OF: Record<string, string> = {
   review: '--review',
   sandbox: '--sandbox',
   fallback: '--fallback',
+  candidates: '--candidates',
   lean: '--lean',
 };
 
@@ -133,14 +134,14 @@ export async function fieldsFromFlags(o: Record<string, unknown>, now: number): 
   if (typeof o.sandbox === 'string') set('sandbox', { kind: o.sandbox });
   if (typeof o.lean === 'boolean') set('lean', o.lean);
   const fallback = list(o.fallback);
-  if (fallback !== undefined)
-    set('fallback', {
-      clis: fallback.map((entry) => {
-        const colon = entry.indexOf(':');
-        return colon < 0
-          ? entry
-          : { cli: entry.slice(0, colon), model: entry.slice(colon + 1) || undefined };
-      }),
+  if (fallback !== undefined) set('fallback', { clis: fallback.map((entry) => cliChoice(entry)) });
+  const candidates = list(o.candidates);
+  if (candidates !== undefined || o.candidatesWhen !== undefined)
+    set('candidates', {
+      ...(candidates === undefined
+        ? {}
+        : { clis: candidates.map((entry) => cliChoice(entry, true)) }),
+      ...(o.candidatesWhen === undefined ? {} : { when: o.candidatesWhen }),
     });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));
@@ -151,6 +152,13 @@ export async function fieldsFromFlags(o: Record<string, unknown>, now: number): 
     if (o.notBefore === undefined) set('notBefore', scheduleStart(o.schedule, now));
   }
   return fields;
+}
+
+/** A CLI named as `codex`, or with its model after a colon (`codex:gpt-5`). */
+function cliChoice(entry: string, whole = false) {
+  const colon = entry.indexOf(':');
+  if (colon < 0) return whole ? { cli: entry } : entry;
+  return { cli: entry.slice(0, colon), model: entry.slice(colon + 1) || undefined };
 }
 
 /**

@@ -11,6 +11,7 @@ import { addExamples } from './examples.js';
 import { workspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from '../lib/version.js';
+import { CANDIDATE_WHENS } from '../candidates/config-schema.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -77,6 +78,18 @@ function itemOptions(command: commander.Command): commander.Command {
     .option('--no-review', 'no reviewer for the item, whatever "review.enabled" says')
     .option('--lean', 'trim what the CLI sends before the task (tools its rules refuse, skills)')
     .option('--no-lean', 'send the CLI\'s first request whole, whatever "defaults.lean" says')
+    .option(
+      '--candidates <list>',
+      'git mode: several CLIs try the item, and the gates and a judge pick the change that goes on: "claude,codex,gemini", a model after a colon ("codex:gpt-5"); the same CLI may appear twice',
+    )
+    .addOption(
+      command
+        .createOption(
+          '--candidates-when <when>',
+          'when its candidates run: "always" (from the start; the default for --candidates) or "after_failure" (its own CLI first)',
+        )
+        .choices(CANDIDATE_WHENS),
+    )
     .option(
       '--fallback <list>',
       'CLIs to fall back on when its own is held by a usage limit, in order: "codex,gemini", a model after a colon ("codex:gpt-5"); "" for none',

@@ -4,6 +4,7 @@ import type { EventName, RunnerEvent } from '../runner/index.js';
 import type { Output } from './output.js';
 import { planSummaryLines } from './plan-text.js';
 import { statusIs } from '../queue/item-status.js';
+import type { AskedRole } from '../lib/session-roles.js';
 
 /** Events a person sees on a terminal besides every warning and error. */
 const SHOWN: ReadonlySet<EventName> = new Set([
@@ -52,20 +53,23 @@ function fields(event: RunnerEvent): string {
 }
 
 /** One short line for an event. */
+/** What an asked session does to its item, in the log's words. */
+const ASKED_WORDS: Record<AskedRole, string> = { reviewer: 'reviewed by', judge: 'judged by' };
+
 function describe(event: RunnerEvent): string {
   let detail: string;
   switch (event.event) {
     case 'session_started':
       detail =
-        event.role === 'reviewer'
-          ? `${event.item} reviewed by ${event.cli}, session ${event.session}`
+        event.role !== undefined
+          ? `${event.item} ${ASKED_WORDS[event.role]} ${event.cli}, session ${event.session}`
           : `${event.item} (attempt ${event.attempt}) session ${event.session}`;
       break;
     case 'session_ended':
-      // A reviewer's session moves no item itself: its verdict is said once it is read.
+      // An asked session moves no item itself: its answer is said once it is read.
       detail =
-        event.role === 'reviewer'
-          ? `${event.item}: its reviewer's session ${event.outcome} ($${event.costUsd.toFixed(4)})`
+        event.role !== undefined
+          ? `${event.item}: its ${event.role}'s session ${event.outcome} ($${event.costUsd.toFixed(4)})`
           : `${event.item}: ${event.outcome} — ${event.message} ($${event.costUsd.toFixed(4)})${event.itemStatus === undefined ? '' : ` → ${event.itemStatus}`}`;
       break;
     case 'reviewed':
@@ -149,7 +153,7 @@ export function runConsole(
     const head =
       running.length === 1
         ? [
-            `▶ item ${ordinal(last.item)} of ${total(last.queued)}: ${last.item}${last.role === 'reviewer' ? ' (review)' : ''}`,
+            `▶ item ${ordinal(last.item)} of ${total(last.queued)}: ${last.item}${last.role === undefined ? '' : ` (${last.role})`}`,
             elapsed(last),
             activity(last),
           ]

@@ -1,3 +1,4 @@
+import { candidates } from '../candidates/candidate-stage.js';
 import { decisions } from '../decide/decision-stage.js';
 import { setups } from '../environment/setup-stage.js';
 import { pullRequests } from '../forge/pull-request-stage.js';
@@ -16,6 +17,7 @@ export const STAGES: readonly StageFactory[] = [
   setups,
   pushes,
   reviews,
+  candidates,
   lander,
   pullRequests,
   writeBack,

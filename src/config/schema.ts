@@ -21,6 +21,7 @@ import { LandChoiceSchema, LandSchema } from '../land/config-schema.js';
 import { NotifierSchema } from '../notify/config-schema.js';
 import { QueueSchema } from '../queue/config-schema.js';
 import { ReviewSchema } from '../review/config-schema.js';
+import { CandidateChoiceSchema, CandidatesSchema } from '../candidates/config-schema.js';
 import { SandboxChoiceSchema, SandboxSchema } from '../sandbox/config-schema.js';
 import { ImportSchema } from '../sources/config-schema.js';
 
@@ -51,6 +52,9 @@ const GitChoiceShape = {
       'Whether a reviewer approves its work before it lands or its pull request is opened; overrides `review.enabled`.',
     )
     .optional(),
+  candidates: CandidateChoiceSchema.describe(
+    'Several CLIs try it, and the gates and a judge pick the change that goes on; overrides `candidates`.',
+  ).optional(),
   setup: z
     .array(GateSchema)
     .describe('Commands that make its new worktree ready; they replace `environment.setup`.')
@@ -119,6 +123,7 @@ const DefaultsSchema = z.strictObject({
     forge: true,
     sandbox: true,
     review: true,
+    candidates: true,
     setup: true,
     maintenance: true,
   }).shape,
@@ -245,6 +250,9 @@ export const ConfigSchema = z
     ),
     review: ReviewSchema.prefault({}).describe(
       "Review: a reviewer of another CLI approves an item's work before it lands or its pull request opens, failing closed.",
+    ),
+    candidates: CandidatesSchema.prefault({}).describe(
+      'Candidates: several CLIs try an item, each a full attempt; the gates and an anonymized judge pick the change that goes on, failing closed.',
     ),
     queue: QueueSchema.prefault({}).describe(
       'Where the queue is: `state/queue.json`, or a Postgres database a fleet shares.',

@@ -3,6 +3,7 @@ import type { Redactor } from '../lib/redact.js';
 import type { LoopResult } from './run-result.js';
 import type { PlanSummary } from './plan-summary.js';
 import type { ItemStatus } from '../queue/item-status.js';
+import type { AskedRole } from '../lib/session-roles.js';
 
 /** How much an event matters to a person reading the log. */
 export type Level = 'info' | 'warn' | 'error';
@@ -78,7 +79,7 @@ export interface RunnerEvents {
     item: string;
     session: string;
     /** `reviewer`: a reviewer's session of the item's work, not its author's. */
-    role?: 'reviewer';
+    role?: AskedRole;
     /** The agent CLI that runs it. */
     cli: string;
     attempt: number;
@@ -89,7 +90,7 @@ export interface RunnerEvents {
   /** A running session's progress: for live displays only, never written to the log file. */
   session_progress: {
     item: string;
-    role?: 'reviewer';
+    role?: AskedRole;
     itemTitle: string;
     session: string;
     startedAt: string;
@@ -108,7 +109,7 @@ export interface RunnerEvents {
   session_ended: {
     item: string;
     session: string;
-    role?: 'reviewer';
+    role?: AskedRole;
     outcome: string;
     status: string;
     message: string;
@@ -181,6 +182,21 @@ export interface RunnerEvents {
   };
   /** No valid verdict (an error, a timeout, a limit, an answer that is none): unreviewed. */
   review_failed: { item: string; cli: string; session?: string; reason: string; retryAt: string };
+  /** Candidates: several CLIs are to try the item (\`candidates\`: each letter, CLI and model). */
+  candidates_forked: { item: string; candidates: string[] };
+  /** The judge compares an item's passing candidates (\`shown\`: how many), anonymized. */
+  judgement_started: { item: string; cli: string; shown: number; diffChars: number };
+  /** A candidate was picked (by the gates alone, or by the judge): its work goes on. */
+  candidate_picked: {
+    item: string;
+    candidate: string;
+    cli: string;
+    by: string;
+    costUsd: number;
+    itemStatus?: ItemStatus;
+  };
+  /** No candidate was picked: none passed (failed), or the judge could not pick (a person decides). */
+  candidates_unpicked: { item: string; reason: string; itemStatus?: ItemStatus };
   /** Setup: an item's worktree is to be made ready (\`wanted\`: setup or maintenance) first. */
   environment_wanted: { item: string; wanted: string };
   environment_started: { item: string; wanted: string; worktree: string; commands: number };

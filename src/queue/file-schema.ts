@@ -28,10 +28,11 @@ function awaitingMerge(value: unknown, schema: number): unknown {
  * for a person is `awaiting_review` (before, `done` with the outcome `ready_for_review`). 8: an item
  * may be `reviewing`, and keeps its reviewer's last verdict. 9: an item may be `preparing` (its
  * worktree's setup), and keeps its environment. 10: a pull request waiting for a person's merge
- * is `awaiting_merge`, its outcome `ready_to_merge` (`review` is the AI reviewer's alone). Its
- * `version` is another thing: a counter of the file's writes.
+ * is `awaiting_merge`, its outcome `ready_to_merge` (`review` is the AI reviewer's alone). 11: an
+ * item may be `judging` (several CLIs try it), with its candidates, and a candidate says whose
+ * it is. Its `version` is another thing: a counter of the file's writes.
  */
-export const QUEUE_SCHEMA = 10;
+export const QUEUE_SCHEMA = 11;
 
 /** A queue file's text as ralph writes it. */
 export function queueFileText(version: number, items: readonly unknown[]): string {

@@ -46,6 +46,9 @@ export const ITEM_LIFE_KEYS = [
   'unreviewed',
   'decision',
   'reviewCostUsd',
+  'roster',
+  'candidateOf',
+  'judgement',
   'environment',
 ] as const satisfies readonly (keyof ItemLife)[];
 

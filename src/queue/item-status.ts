@@ -12,6 +12,11 @@ export const ITEM_STATUSES = [
    * lands, or its pull request is opened (or it is done).
    */
   'reviewing',
+  /**
+   * Several CLIs try it (`candidates`): it waits for its candidates to end, then for the judge
+   * to pick the change that goes on.
+   */
+  'judging',
   /** Its session and gates passed; its branch waits to land on the target (or is landing). */
   'landing',
   /** Its branch is pushed and its pull request open: it waits for the forge's checks. */
@@ -48,6 +53,7 @@ export type StatusHolder =
   /** The stage beside the workers that tends it: setup, review, landing, checks, a decision. */
   | 'setup'
   | 'reviewer'
+  | 'judge'
   | 'lander'
   | 'checks'
   | 'decider'
@@ -116,6 +122,8 @@ export const STATUS_TRAITS: { readonly [S in ItemStatus]: StatusTraits } = {
   running: trait('worker', { keepsWorktree: true }),
   // Its worktree is what the reviewer reads, and where its author goes on if changes are asked.
   reviewing: trait('reviewer', { keepsWorktree: true }),
+  // Its candidates' worktrees are theirs; its own, if it ran first, is on its branch.
+  judging: trait('judge'),
   landing: trait('lander'),
   awaiting_checks: trait('checks', { pullRequestOpen: true }),
   awaiting_merge: trait('person', {

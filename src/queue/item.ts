@@ -4,6 +4,7 @@ import { CronSchema, VAR_NAME } from '../config/values.js';
 import { QUEUE_SCHEMA } from './file-schema.js';
 import { ITEM_STATUSES } from './item-status.js';
 import { DECISION_KINDS } from './decision-kinds.js';
+import { CLI_NAMES } from '../config/cli-names.js';
 
 /** Placeholders the renderer always provides; item and workspace vars may not shadow them. */
 export const BUILTIN_VARS = [
@@ -254,6 +255,58 @@ export function itemSettingsOf(item: Item): { settings: ItemSettings } | { probl
 export const ENVIRONMENT_KINDS = ['setup', 'maintenance'] as const;
 export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
 
+/** A candidate's letter: `A` for the first. */
+export const CandidateLetterSchema = z.string().regex(/^[A-Z]$/, 'a candidate is a letter, A to Z');
+
+/**
+ * One candidate of an item (`candidates`): its letter and CLI, and its own item; none is the
+ * item's own first attempt, when the others ran after it failed. `out` says why it cannot be
+ * picked (its gates, its failure); `head` is the commit it left, once it passed.
+ */
+export const CandidateEntrySchema = z.strictObject({
+  letter: CandidateLetterSchema,
+  cli: z.enum(CLI_NAMES),
+  model: z.string().min(1).optional(),
+  item: ItemIdSchema.optional(),
+  out: z.string().optional(),
+  branch: z.string().optional(),
+  head: z.string().optional(),
+  costUsd: z.number().nonnegative().optional(),
+});
+
+export type CandidateEntry = z.output<typeof CandidateEntrySchema>;
+
+/**
+ * What the judge made of an item's passing candidates: those it was shown, in the order shown
+ * (the first as `A`, whatever its own letter), its verdict translated back to the candidates'
+ * own letters, and the one picked; `failure` when it could not pick (nothing goes on then).
+ */
+export const JudgementSchema = z.strictObject({
+  shown: z.array(CandidateLetterSchema),
+  cli: z.string().optional(),
+  session: z.string().optional(),
+  costUsd: z.number().nonnegative(),
+  ranking: z.array(CandidateLetterSchema).optional(),
+  reason: z.string().optional(),
+  criteria: z
+    .record(
+      CandidateLetterSchema,
+      z.array(
+        z.strictObject({
+          id: z.int().positive(),
+          verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
+          evidence: z.string(),
+        }),
+      ),
+    )
+    .optional(),
+  picked: CandidateLetterSchema.optional(),
+  failure: z.string().optional(),
+  at: Timestamp,
+});
+
+export type Judgement = z.output<typeof JudgementSchema>;
+
 /** Its life: what ralph writes as it goes, never what a person asks. */
 export const ItemLifeSchema = z.strictObject({
   status: z.enum(ITEM_STATUSES).default('pending'),
@@ -341,6 +394,12 @@ export const ItemLifeSchema = z.strictObject({
   decision: ItemDecisionSchema.optional(),
   /** What its reviewers cost, counted in `costUsd` too. */
   reviewCostUsd: z.number().nonnegative().optional(),
+  /** Several CLIs try it (`candidates`): its roster, each candidate as it stands. */
+  roster: z.array(CandidateEntrySchema).optional(),
+  /** It is a candidate of another item: that item, and its letter. */
+  candidateOf: z.strictObject({ item: ItemIdSchema, letter: CandidateLetterSchema }).optional(),
+  /** What the gates and the judge made of its candidates. */
+  judgement: JudgementSchema.optional(),
   /**
    * Its worktree's environment (`environment`): what the setup stage is to run for it, when it
    * was last made ready and for which attempt (the attempts spent before it), the log of its

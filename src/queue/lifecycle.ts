@@ -1,14 +1,22 @@
 import { InputError } from '../lib/errors.js';
 import type {
+  CandidateEntry,
   DecisionEffect,
   EnvironmentKind,
   Item,
   ItemDecision,
   ItemEdit,
   ItemVerdict,
+  Judgement,
   Message,
 } from './item.js';
 import { lifeFieldsIn } from './item-life.js';
+import {
+  candidatePicked,
+  candidatesForked,
+  candidatesUnpicked,
+  type PickedWork,
+} from './candidate-transitions.js';
 import {
   accepted,
   decisionCarried,
@@ -81,6 +89,8 @@ export type ItemEvent =
       settlement: Settlement;
       policy: SettlePolicy;
       stages?: SessionStages;
+      /** Its candidates, should this end fail it (`candidates.when: after_failure`). */
+      candidates?: readonly CandidateEntry[];
     }
   | { kind: 'checked_out'; lease: Lease; checkout: { branch: string; baseCommit: string } }
   /** Messages given to its running session on its stdin, mid-task. */
@@ -166,6 +176,36 @@ export type ItemEvent =
   | { kind: 'rejected'; decision: ItemDecision; now: number }
   /** A person put off deciding on it (`ralph defer`) until `decision.until`. */
   | { kind: 'deferred'; decision: ItemDecision; now: number }
+  /**
+   * Several CLIs are to try it (`candidates`): its candidates' items are in the queue, and it
+   * waits for them (claimed, its attempt given back; or after its own attempt failed).
+   */
+  | {
+      kind: 'candidates_forked';
+      roster: readonly CandidateEntry[];
+      /** The commit every candidate starts from. */
+      base: string;
+      lease: Lease;
+      now: number;
+    }
+  /** The gates and the judge picked a candidate: its work is the item's, on to `then`. */
+  | {
+      kind: 'candidate_picked';
+      judgement: Judgement;
+      pick: PickedWork;
+      roster: readonly CandidateEntry[];
+      then: Pick<SessionStages, 'land' | 'pullRequest'>;
+      now: number;
+    }
+  /** No candidate could be picked: none passed (it failed), or the judge could not pick. */
+  | {
+      kind: 'candidates_unpicked';
+      judgement: Judgement;
+      roster: readonly CandidateEntry[];
+      reason: string;
+      passed: boolean;
+      now: number;
+    }
   /** The decision stage carried out one of its decision's effects. */
   | { kind: 'decision_carried'; effect: DecisionEffect; now: number }
   /** The world refused its decision's effect: back where it was, `failure` says why. */
@@ -234,17 +274,21 @@ export const LIFECYCLE: Lifecycle = {
       'reviewing',
       'landing',
       'awaiting_checks',
+      'judging',
     ],
     from: ['running'],
     refuse: leaseRefusal,
     apply: (item, e) =>
-      pushAfter(
-        settle(
-          item,
-          afterSession(e.settlement, e.stages),
-          item.maxAttempts ?? e.policy.maxAttempts,
-          e.policy.now,
-          e.policy.retryBackoffCapMs,
+      afterFailure(
+        pushAfter(
+          settle(
+            item,
+            afterSession(e.settlement, e.stages),
+            item.maxAttempts ?? e.policy.maxAttempts,
+            e.policy.now,
+            e.policy.retryBackoffCapMs,
+          ),
+          e,
         ),
         e,
       ),
@@ -253,7 +297,9 @@ export const LIFECYCLE: Lifecycle = {
     from: ['running'],
     refuse: (item, e) =>
       leaseRefusal(item, e) ??
-      (item.baseCommit === e.checkout.baseCommit ? 'its checkout is recorded' : undefined),
+      (item.branch === e.checkout.branch && item.baseCommit === e.checkout.baseCommit
+        ? 'its checkout is recorded'
+        : undefined),
     apply: (item, e) => checkedOut(item, e.checkout),
   },
   messages_given_live: {
@@ -501,6 +547,27 @@ export const LIFECYCLE: Lifecycle = {
     from: ['deciding'],
     apply: (item, e) => decisionFailed(item, e.failure, e.now),
   },
+  candidates_forked: {
+    to: ['judging'],
+    from: ['running'],
+    refuse: (item, e) =>
+      item.roster !== undefined
+        ? 'its candidates are forked already'
+        : item.candidateOf !== undefined
+          ? 'a candidate has no candidates of its own'
+          : fenceReason(item, e.lease),
+    apply: (item, e) => candidatesForked({ ...item, baseCommit: e.base }, e.roster, e.now),
+  },
+  candidate_picked: {
+    to: ['landing', 'awaiting_checks', 'done'],
+    from: ['judging'],
+    apply: (item, e) => candidatePicked(item, e),
+  },
+  candidates_unpicked: {
+    to: ['failed', 'needs_input'],
+    from: ['judging'],
+    apply: (item, e) => candidatesUnpicked(item, e),
+  },
   look_again: {
     from: statusesWhere('waitsOnWorld'),
     apply: (item, e) => ({
@@ -537,6 +604,20 @@ function pushAfter(item: Item, e: EventOf<'session_ended'>): Item {
   const remote = e.stages?.push;
   if (remote === undefined || e.settlement.kind !== 'succeeded') return item;
   return { ...item, pushTo: { remote, looks: 0 } };
+}
+
+/**
+ * An end that failed the item hands it to its candidates (`candidates.when: after_failure`):
+ * its own attempt is the roster's first, out for why it failed.
+ */
+function afterFailure(item: Item, e: EventOf<'session_ended'>): Item {
+  if (e.candidates === undefined || item.status !== 'failed' || item.roster !== undefined)
+    return item;
+  const out = item.lastError ?? item.lastOutcome ?? 'its attempt failed';
+  const roster = e.candidates.map((c) =>
+    c.item === undefined ? { ...c, out, branch: item.branch, head: item.head } : c,
+  );
+  return candidatesForked(item, roster, e.policy.now);
 }
 
 /** A success goes through the stages the workspace turns on for a branch of its own. */

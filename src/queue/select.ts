@@ -139,3 +139,6 @@ export const decisionOrder = byTime((item) => item.decision?.at);
 
 /** Items awaiting their checks: the one that has waited longest (or not yet pushed) first. */
 export const checksOrder = byTime((item) => item.checksSince);
+
+/** Items whose candidates are judged: the one forked first first. */
+export const judgingOrder = byTime((item) => item.updatedAt);

@@ -198,7 +198,7 @@ export function settle(
 }
 
 /** Where a success goes once it needs no review (or a reviewer approved it). */
-function afterReview(
+export function afterReview(
   item: Item,
   next: { land?: boolean; checks?: boolean },
   conversationId: string | undefined,
@@ -392,6 +392,9 @@ export function retried(item: Item, now: number): Item {
     reviewRounds: undefined,
     retryAfter: undefined,
     finishedAt: undefined,
+    // Its candidates are forked again at its next claim (those that ended are not run again).
+    roster: undefined,
+    judgement: undefined,
     updatedAt: iso(now),
     // Its next end is told to its issue again.
     source: item.source === undefined ? undefined : { ...item.source, writtenBackAt: undefined },

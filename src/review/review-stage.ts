@@ -16,7 +16,8 @@ import type { ItemWork } from '../stage/sessions.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import { reviewOrder } from '../queue/select.js';
 import type { ReviewSettings } from './config-schema.js';
-import { capDiff, reviewRequest, type ReviewSubject } from './request.js';
+import { reviewRequest, type ReviewSubject } from './request.js';
+import { capDiff } from '../git/capped-diff.js';
 import type { Verdict } from './verdict.js';
 import { REVIEWER } from './reviewer.js';
 

@@ -1,26 +1,11 @@
 import * as z from '../lib/zod.js';
+import { CRITERION_VERDICTS, jsonObjectsIn, word } from '../stage/answers.js';
 
-/** What a reviewer found of one criterion. */
-export const CRITERION_VERDICTS = ['PASS', 'FAIL', 'UNKNOWN'] as const;
 export const SEVERITIES = ['blocking', 'major', 'minor'] as const;
 export const OVERALLS = ['approve', 'request_changes'] as const;
 
 const MAX_TEXT = 2_000;
 const MAX_FINDINGS = 50;
-
-/** A word a model may write in its own case or spelling, read as one of `words`. */
-const word = <const T extends readonly string[]>(
-  words: T,
-  aliases: Record<string, T[number]> = {},
-) =>
-  z.preprocess((value) => {
-    if (typeof value !== 'string') return value;
-    const plain = value
-      .trim()
-      .toLowerCase()
-      .replace(/[\s-]+/g, '_');
-    return aliases[plain] ?? words.find((w) => w.toLowerCase() === plain) ?? value;
-  }, z.enum(words));
 
 const Text = z.string().trim().min(1).max(MAX_TEXT);
 
@@ -93,30 +78,6 @@ export const VERDICT_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictObje
 export type ReadVerdict =
   { kind: 'verdict'; verdict: Verdict } | { kind: 'invalid'; reason: string };
 
-/**
- * The JSON objects a reviewer's final message may hold, the likeliest first: fenced `json`
- * blocks from the last, then every balanced `{…}` from the last.
- */
-function candidates(text: string): string[] {
-  const fenced = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const spans: string[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"' && depth > 0) inString = true;
-    else if (c === '{') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (c === '}' && depth > 0 && --depth === 0) spans.push(text.slice(start, i + 1));
-  }
-  return [...fenced.reverse(), ...spans.reverse()];
-}
-
 /** Why a verdict cannot stand for an item with `criteria` (none: it can). */
 function contradiction(verdict: Verdict, criteria: readonly string[]): string | undefined {
   const seen = new Set<number>();
@@ -144,7 +105,7 @@ function contradiction(verdict: Verdict, criteria: readonly string[]): string | 
  */
 export function readVerdict(text: string, criteria: readonly string[]): ReadVerdict {
   let firstProblem: string | undefined;
-  for (const candidate of candidates(text)) {
+  for (const candidate of jsonObjectsIn(text)) {
     let json: unknown;
     try {
       json = JSON.parse(candidate);

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import type { Outcome } from '../agent/outcome.js';
 import { unreachable } from '../lib/errors.js';
-import type { EnvironmentKind, Item } from '../queue/item.js';
+import type { CandidateEntry, EnvironmentKind, Item } from '../queue/item.js';
 import { leaseOf } from '../queue/lease.js';
 import type { SessionStages } from '../queue/lifecycle.js';
 import type { Claim } from '../queue/queue.js';
 import type { Settlement } from '../queue/transitions.js';
 import type { RunnerContext } from './context.js';
 import { stagesOfWork } from '../session/stages.js';
-import type { PreparedSession } from '../session/prepare.js';
+import type { CandidatesWanted, PreparedSession } from '../session/prepare.js';
+import { candidatesAfterFailure, forkedAtClaim, forkedSaid } from '../candidates/fork.js';
 import type { SessionEnd } from '../session/session-run.js';
 import type { SessionRecord } from '../archive/record.js';
 import type { StopControl } from './stop-control.js';
@@ -60,6 +61,8 @@ export async function settleItem(
   claimed: Item,
   settlement: Settlement,
   stages?: SessionStages,
+  /** Its candidates, should this settlement fail it. */
+  candidates?: readonly CandidateEntry[],
 ): Promise<Item | undefined> {
   const policy = {
     maxAttempts: ctx.workspace.config.defaults.maxAttempts,
@@ -68,7 +71,14 @@ export async function settleItem(
   };
   const lease = leaseOf(claimed);
   const settled = await persistently(ctx, control, `settling item ${claimed.id}`, () =>
-    ctx.queue.apply(claimed.id, { kind: 'session_ended', lease, settlement, policy, stages }),
+    ctx.queue.apply(claimed.id, {
+      kind: 'session_ended',
+      lease,
+      settlement,
+      policy,
+      stages,
+      ...(candidates === undefined ? {} : { candidates }),
+    }),
   );
   ctx.leases.delete(lease.sessionId);
   if (settled.kind === 'refused') {
@@ -81,6 +91,9 @@ export async function settleItem(
     });
   }
   await tidyWorktree(ctx, claimed.id, settled.item);
+  // Failed, it went to its candidates (`after_failure`).
+  const forked = settled.item?.roster !== undefined && claimed.roster === undefined;
+  if (forked) ctx.events.info('candidates_forked', forkedSaid(settled.item as Item));
   return settled.item;
 }
 
@@ -125,7 +138,9 @@ export function settleEnd(
       message: end.messageBy,
       conversationId: summary.conversationId ?? prepared.resume,
     }),
-    stagesOf(prepared),
+    // A candidate's work goes to its judge, not on by itself.
+    item.candidateOf === undefined ? stagesOf(prepared) : undefined,
+    candidatesAfterFailure(item, prepared),
   );
 }
 
@@ -268,4 +283,22 @@ export async function handToSetup(
   ctx.leases.delete(lease.sessionId);
   if (applied.kind === 'applied')
     ctx.events.info('environment_wanted', { item: claimed.id, wanted });
+}
+
+/**
+ * An item its candidates are to try from the start: it waits for them (the candidates stage
+ * puts them in line), its attempt given back.
+ */
+export async function handToCandidates(
+  ctx: RunnerContext,
+  control: StopControl,
+  claimed: Item,
+  wanted: CandidatesWanted,
+): Promise<void> {
+  const lease = leaseOf(claimed);
+  const applied = await persistently(ctx, control, `forking the candidates of ${claimed.id}`, () =>
+    ctx.queue.apply(claimed.id, forkedAtClaim(claimed, wanted, lease, ctx.clock.now())),
+  );
+  ctx.leases.delete(lease.sessionId);
+  if (applied.kind === 'applied') ctx.events.info('candidates_forked', forkedSaid(applied.item));
 }

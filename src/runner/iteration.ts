@@ -8,7 +8,7 @@ import type { Ran } from '../session/session-run.js';
 import type { SessionHost } from '../session/session-host.js';
 import type { RunnerContext } from './context.js';
 import type { StopControl } from './stop-control.js';
-import { claimNext, handToSetup, settleEnd, settleItem } from './item-steps.js';
+import { claimNext, handToCandidates, handToSetup, settleEnd, settleItem } from './item-steps.js';
 import { pauseForOperator } from './persist.js';
 import type { PreparationError } from '../session/preparation-error.js';
 import { prepareSession } from '../session/prepare.js';
@@ -26,6 +26,8 @@ export type IterationResult =
   | { kind: 'agent_unavailable'; itemId: string; reason: string }
   /** Its worktree is not ready: handed to the setup stage, its attempt given back. */
   | { kind: 'preparing'; itemId: string; wanted: EnvironmentKind }
+  /** Its candidates are to try it: put in line, its attempt given back. */
+  | { kind: 'forked'; itemId: string }
   /** Every CLI the item may use is held (a usage limit): item given back, no attempt spent. */
   | { kind: 'held'; itemId: string; cli: CliName; until: number; reason: string };
 
@@ -97,6 +99,12 @@ async function prepareAndRun(
   if ('wanted' in prepared) {
     await handToSetup(ctx, control, item, prepared.wanted);
     return { kind: 'preparing', itemId: item.id, wanted: prepared.wanted };
+  }
+  if ('candidates' in prepared) {
+    const refused = await handToCandidates(ctx, control, item, prepared);
+    if (refused !== undefined)
+      return refuse(ctx, control, item, { reason: refused, scope: 'item' });
+    return { kind: 'forked', itemId: item.id };
   }
   if (prepared.fallbackFrom !== undefined)
     ctx.events.warn('fallback', {

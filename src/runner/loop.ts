@@ -206,7 +206,8 @@ class Night implements GatedNight {
       case 'workspace_fault':
         return 'again';
       case 'preparing':
-        // The setup stage has an item: it looks before the night counts as idle.
+      case 'forked':
+        // A stage has an item (the setup, the candidates'): it looks before the night is idle.
         this.wake();
         return 'again';
       case 'agent_unavailable':
@@ -276,7 +277,8 @@ class Night implements GatedNight {
     result.sessions++;
     result.outcomes[outcome.kind] = (result.outcomes[outcome.kind] ?? 0) + 1;
     if (outcome.kind === 'success') result.succeeded++;
-    else if (turn.itemStatus !== undefined && statusIs(turn.itemStatus, 'failure')) result.failed++;
+    // A candidate that failed is out of its item's pick: the item's end is what counts.
+    else if (!turn.candidate && statusIs(turn.itemStatus, 'failure')) result.failed++;
     // A failure of the item's own that it will be retried for; an attempt given back (a pause,
     // a limit, a stop) is told by the run's other exit codes.
     if (outcome.countsAsFailure && turn.itemStatus !== undefined && freshInLine(turn.itemStatus))

@@ -31,19 +31,8 @@ export async function checkoutFor(
 ): Promise<CheckoutStep> {
   const repo = await repositoryRoot(workDir);
   if (repo === undefined) return {};
-  let baseCommit = item.baseCommit;
-  const target = work.land?.fromTarget === true ? `refs/heads/${work.land.target}` : undefined;
-  const fromTarget =
-    target !== undefined && (await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', target]));
-  const baseRef = fromTarget ? target : (work.base ?? 'HEAD');
-  try {
-    baseCommit ??= await resolveCommit(repo, baseRef);
-  } catch {
-    return {
-      reason: `git base ${JSON.stringify(baseRef)} is not a commit in ${repo}`,
-      scope: 'item',
-    };
-  }
+  const baseCommit = item.baseCommit ?? (await baseCommitOf(repo, work));
+  if (typeof baseCommit !== 'string') return baseCommit;
   const dir = itemWorktree(workspace.paths, item.id);
   const branch = branchOf(item.id);
   if (mode === 'plan')
@@ -63,6 +52,28 @@ export async function checkoutFor(
       }
       return { reason: `the worktree of ${item.id} could not be made: ${message}`, scope: 'item' };
     }
+  }
+}
+
+/**
+ * The commit a new branch of the item starts from: the land target's head when it lands from
+ * its target, else its base (the repository's HEAD by default).
+ */
+export async function baseCommitOf(
+  repo: string,
+  work: WorkSettings,
+): Promise<string | PreparationError> {
+  const target = work.land?.fromTarget === true ? `refs/heads/${work.land.target}` : undefined;
+  const fromTarget =
+    target !== undefined && (await gitSucceeds(repo, ['show-ref', '--verify', '--quiet', target]));
+  const baseRef = fromTarget ? target : (work.base ?? 'HEAD');
+  try {
+    return await resolveCommit(repo, baseRef);
+  } catch {
+    return {
+      reason: `git base ${JSON.stringify(baseRef)} is not a commit in ${repo}`,
+      scope: 'item',
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AskedRole } from '../stage/sessions.js';
+import type { AskedRole } from '../lib/session-roles.js';
 import { slotVariables, type Slot } from './slots.js';
 import { environmentWanted, type EnvironmentWanted } from './environment.js';
 import { withRepositoryEnvironment } from '../environment/repository.js';
@@ -28,8 +28,8 @@ import { readIfExists } from '../lib/fs.js';
 import type { CliHold } from '../agent/cli-holds.js';
 import { chooseCli } from '../agent/fallback.js';
 import { handoverText, sessionWork } from '../agent/handover.js';
-import { checkoutFor, type CheckoutStep } from './checkout.js';
-import type { Checkout } from '../git/worktree.js';
+import { baseCommitOf, checkoutFor, type CheckoutStep } from './checkout.js';
+import { type Checkout, repositoryRoot } from '../git/worktree.js';
 import { workDirProblem, type Workspace } from '../config/workspace.js';
 import { isErrnoException } from '../lib/errors.js';
 import { itemSettingsOf, type Item } from '../queue/item.js';
@@ -44,6 +44,7 @@ import {
   PROMPT_CAP_CHARS,
   type AssembledPrompt,
 } from '../prompt/assemble.js';
+import type { CandidateSettings } from '../candidates/settings.js';
 
 /** Files of the work dir given to the agent as project context: what the project says of itself. */
 const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
@@ -197,15 +198,22 @@ export interface Resolution {
  */
 export async function prepareSession(
   request: PreparationRequest & Required<Pick<PreparationRequest, 'holds'>>,
-): Promise<PreparedSession | PreparationError | HeldSession | EnvironmentWanted>;
+): Promise<PreparedSession | PreparationError | HeldSession | EnvironmentWanted | CandidatesWanted>;
 export async function prepareSession(
   request: Omit<PreparationRequest, 'holds' | 'mode'> & { mode: 'plan' },
 ): Promise<PreparedSession | PreparationError>;
 export async function prepareSession(
   request: PreparationRequest,
-): Promise<PreparedSession | PreparationError | HeldSession | EnvironmentWanted> {
+): Promise<
+  PreparedSession | PreparationError | HeldSession | EnvironmentWanted | CandidatesWanted
+> {
   const own = await resolveSession(request);
   if ('reason' in own) return own;
+  // Several CLIs are to try it: no session of its own is paid for.
+  if (request.mode !== 'plan') {
+    const wanted = await candidatesWanted(request.item, own);
+    if (wanted !== undefined) return wanted;
+  }
   const chosen = onFreeCli(request, own);
   if ('held' in chosen) return chosen;
   const { resolved, fallbackFrom } = chosen;
@@ -604,4 +612,31 @@ async function promptOf(
     instructions,
     bootstrap,
   });
+}
+
+/** Its candidates are to run instead of it, from `base` (the same commit for each). */
+export interface CandidatesWanted {
+  candidates: CandidateSettings;
+  base: string;
+}
+
+/**
+ * Whether its candidates are to try it from the start (`candidates.when: always`) and have not
+ * been put in the queue yet: a candidate has none of its own.
+ */
+async function candidatesWanted(
+  item: Item,
+  resolved: Resolution,
+): Promise<CandidatesWanted | PreparationError | undefined> {
+  const candidates = resolved.work.candidates;
+  if (candidates?.when !== 'always' || item.roster !== undefined) return undefined;
+  if (item.candidateOf !== undefined) return undefined;
+  const repo = await repositoryRoot(resolved.settings.workDir);
+  if (repo === undefined)
+    return {
+      reason: `its candidates need a git repository, and ${resolved.settings.workDir} is in none`,
+      scope: 'item',
+    };
+  const base = item.baseCommit ?? (await baseCommitOf(repo, resolved.work));
+  return typeof base === 'string' ? { candidates, base } : base;
 }

@@ -42,6 +42,7 @@ export class SessionHost implements Sessions {
       environment: resolved.work.environment,
       land: resolved.work.land !== undefined,
       forge: resolved.work.forge !== undefined,
+      review: resolved.work.review,
       cli: resolved.settings.cli,
       fallbackClis: resolved.fallback.clis.map((choice) => choice.cli),
     };

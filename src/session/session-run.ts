@@ -45,6 +45,8 @@ export interface Ran {
   cli: CliName;
   /** Whether its item has a CLI to fall back on when this one is held. */
   canFallBack: boolean;
+  /** Its item is a candidate of another: how it ended is that one's to count. */
+  candidate: boolean;
   /** How much of its usage window the CLI said was used, if it said. */
   usageWindow?: StreamSummary['usageWindow'];
   /** The agent's last words (its result, else its last message): a reviewer's verdict. */
@@ -296,6 +298,7 @@ export class SessionRun {
       costUsd: 0,
       cli: prepared.settings.cli,
       canFallBack: prepared.fallback.clis.length > 0,
+      candidate: item.candidateOf !== undefined,
     };
   }
 
@@ -479,6 +482,7 @@ export class SessionRun {
       costUsd,
       cli: prepared.settings.cli,
       canFallBack: prepared.fallback.clis.length > 0,
+      candidate: item.candidateOf !== undefined,
       usageWindow: end.summary.usageWindow,
       finalText:
         end.summary.result?.structuredOutput ?? end.summary.result?.text ?? end.summary.lastText,

@@ -7,6 +7,7 @@ import { forgeOf } from '../forge/settings.js';
 import type { Gate } from '../gates/config-schema.js';
 import { landingOn, landSettingsOf, type LandSettings } from '../land/settings.js';
 import { reviewOn } from '../review/settings.js';
+import { candidatesOf, type CandidateSettings } from '../candidates/settings.js';
 
 /** How an item's work is kept and checked: git mode, the quality gates, and the stages after. */
 export interface WorkSettings {
@@ -26,6 +27,8 @@ export interface WorkSettings {
   review: boolean;
   /** What makes its worktree ready (git mode only): its setup and maintenance, the item's or persona's over the workspace's. */
   environment: EnvironmentConfig;
+  /** Several CLIs try it (git mode only), and a judge picks. */
+  candidates?: CandidateSettings;
 }
 
 /**
@@ -44,5 +47,6 @@ export function resolveWork(config: Config, layers: readonly SessionSettings[]):
     sandbox: resolveSandbox(config, layers),
     review: reviewOn(config, layers, git),
     environment: environmentOf(config, layers),
+    candidates: candidatesOf(config, layers, git),
   };
 }

@@ -3,6 +3,7 @@ import type { CliName } from '../config/cli-names.js';
 import type { SessionSettings } from '../config/schema.js';
 import type { EnvironmentConfig } from '../environment/config-schema.js';
 import type { Item } from '../queue/item.js';
+import type { AskedRole } from '../lib/session-roles.js';
 
 // The port through which a stage has an agent session of its own run (a reviewer; a judge, a
 // proposer): the session host runs every session, and a stage declares only the kind it asks
@@ -20,14 +21,12 @@ export interface ItemWork {
   land: boolean;
   /** Whether its work goes to a pull request. */
   forge: boolean;
+  /** Whether a reviewer approves its work before it goes on. */
+  review: boolean;
   /** The CLI its sessions run on, and those it falls back on, in order. */
   cli: CliName;
   fallbackClis: readonly CliName[];
 }
-
-/** The roles of the sessions a stage asks for, as their records and events name them. */
-export const ASKED_ROLES = ['reviewer'] as const;
-export type AskedRole = (typeof ASKED_ROLES)[number];
 
 /** An answer read: what it says, or why it says nothing that can be used. */
 export type AnswerRead<A> = { kind: 'valid'; value: A } | { kind: 'invalid'; reason: string };

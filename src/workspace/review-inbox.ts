@@ -125,7 +125,7 @@ function rowOf(
   entries: readonly IndexEntry[],
   isSensitive: (path: string) => boolean,
 ): InboxRow {
-  const work = entries.filter((e) => e.role !== 'reviewer');
+  const work = entries.filter((e) => e.role === undefined);
   const last = work.at(-1);
   const changes = last?.changes;
   const sensitive = (changes?.paths ?? []).filter((path) => isSensitive(path));

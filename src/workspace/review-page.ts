@@ -66,7 +66,7 @@ export async function reviewPage(
   now: number,
 ): Promise<ReviewPage> {
   const own = entries.filter((e) => e.itemId === item.id);
-  const work = own.filter((e) => e.role !== 'reviewer');
+  const work = own.filter((e) => e.role === undefined);
   const row = reviewInbox([item], own, workspace.config.review.sensitive, now)[0];
   const verdicts = new Map(item.verdict?.criteria.map((c) => [c.id, c]) ?? []);
   return {

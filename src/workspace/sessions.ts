@@ -119,7 +119,7 @@ function resolveSession(entries: readonly IndexEntry[], ref: string): IndexEntry
   if (exact !== undefined) return exact;
   // An item's latest session of its author's: a reviewer's is shown from the author's page.
   const ofItem = entries.filter((e) => e.itemId === ref);
-  const latest = ofItem.filter((e) => e.role !== 'reviewer').at(-1) ?? ofItem.at(-1);
+  const latest = ofItem.filter((e) => e.role === undefined).at(-1) ?? ofItem.at(-1);
   if (latest !== undefined) return latest;
   if (ref.length < 4) return undefined;
   const matches = [...new Set(entries.filter((e) => e.sessionId.startsWith(ref)))];

@@ -55,6 +55,19 @@ export function itemIn(status: ItemStatus, id = 'it'): Item {
 }
 
 const DECISION = { id: 'd2', by: 'cli', at: new Date(NOW).toISOString() };
+const ROSTER = [
+  { letter: 'A', cli: 'claude' as const, item: 'it.a' },
+  { letter: 'B', cli: 'codex' as const, item: 'it.b', head: 'c'.repeat(40) },
+];
+const JUDGEMENT = {
+  shown: ['B', 'A'],
+  cli: 'gemini',
+  costUsd: 0.03,
+  ranking: ['B', 'A'],
+  reason: 'B holds every criterion',
+  picked: 'B',
+  at: new Date(NOW).toISOString(),
+};
 const DECIDED_ON = [
   'done',
   'awaiting_merge',
@@ -302,7 +315,40 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       landing: 'same',
       awaiting_checks: 'same',
       deciding: 'same',
+      judging: 'same',
     },
+  },
+  candidates_forked: {
+    event: {
+      kind: 'candidates_forked',
+      roster: ROSTER,
+      base: 'a'.repeat(40),
+      lease: LEASE,
+      now: NOW,
+    },
+    to: { running: 'judging' },
+  },
+  candidate_picked: {
+    event: {
+      kind: 'candidate_picked',
+      judgement: JUDGEMENT,
+      pick: { branch: 'ralph/it.b', baseCommit: 'a'.repeat(40), head: 'c'.repeat(40) },
+      roster: ROSTER,
+      then: { land: true, pullRequest: false },
+      now: NOW,
+    },
+    to: { judging: 'landing' },
+  },
+  candidates_unpicked: {
+    event: {
+      kind: 'candidates_unpicked',
+      judgement: { ...JUDGEMENT, picked: undefined, failure: 'the judge answered prose' },
+      roster: ROSTER,
+      reason: 'the judge answered prose',
+      passed: true,
+      now: NOW,
+    },
+    to: { judging: 'needs_input' },
   },
   pushed: { event: { kind: 'pushed', session: 's1', now: NOW }, to: every(but('running'), 'same') },
   push_deferred: {

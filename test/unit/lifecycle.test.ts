@@ -142,6 +142,7 @@ describe('the lifecycle table', () => {
     expect(statusesWhere('waitsOnWorld')).toEqual([
       'preparing',
       'reviewing',
+      'judging',
       'landing',
       'awaiting_checks',
       'deciding',

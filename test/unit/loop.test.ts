@@ -75,6 +75,7 @@ describe('the night loop with workers', () => {
         costUsd: 0,
         cli: 'claude',
         canFallBack: false,
+        candidate: false,
       };
     };
     const result = await runLoop(

@@ -1,7 +1,8 @@
 // The reviewer is given the task, the criteria, the diff (cut to fit at file boundaries, saying
 // what is left out), the gates and the author's last word, and told the verdict to answer.
 import { describe, expect, it } from 'vitest';
-import { capDiff, reviewRequest } from '../../src/review/request.js';
+import { reviewRequest } from '../../src/review/request.js';
+import { capDiff } from '../../src/git/capped-diff.js';
 import { readVerdict } from '../../src/review/verdict.js';
 
 const section = (file: string, lines: number) =>

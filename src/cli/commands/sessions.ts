@@ -50,8 +50,8 @@ export async function sessionsCommand(
     e.turns === undefined ? '-' : String(e.turns),
     String(e.toolCalls),
     formatCost(e.costUsd, e.costEstimated),
-    // A reviewer's session is told from its author's by its CLI column.
-    e.role === 'reviewer' ? `${e.cli} (reviewer)` : e.cli,
+    // An asked session (a reviewer's, a judge's) is told from its author's by its CLI column.
+    e.role === undefined ? e.cli : `${e.cli} (${e.role})`,
     ...(fleet ? [e.host ?? os.hostname()] : []),
   ]);
   output.out(

@@ -156,6 +156,13 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS ralph_items_awaiting_merge ON ralph_items (queue) WHERE status = 'awaiting_merge';
     `,
   },
+  {
+    // Items may be "judging" (several CLIs try them), which a ralph of schema 10 does not know:
+    // it stops claiming.
+    version: 11,
+    name: 'items whose candidates are judged',
+    sql: `CREATE INDEX ralph_items_judging ON ralph_items (queue) WHERE status = 'judging';`,
+  },
 ];
 
 /** The schema version this ralph knows. */

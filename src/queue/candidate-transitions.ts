@@ -1,0 +1,119 @@
+import { addUsd } from '../lib/usd.js';
+import type { CandidateEntry, Item, Judgement } from './item.js';
+import { afterReview } from './transitions.js';
+
+// What candidates do to the item they try (`candidates`): its own work waits while they run,
+// the one picked becomes its work, and an item none of them could be picked for goes no further.
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Several CLIs are to try it: it waits (`judging`) for its roster's candidates, each an item of
+ * its own already in the queue. Forked at its claim, the attempt is given back; forked after its
+ * own attempt failed, that attempt stays counted and is the roster's first, out.
+ */
+export function candidatesForked(item: Item, roster: readonly CandidateEntry[], now: number): Item {
+  return {
+    ...item,
+    status: 'judging',
+    attempts: item.status === 'running' ? Math.max(0, item.attempts - 1) : item.attempts,
+    roster: [...roster],
+    judgement: undefined,
+    finishedAt: undefined,
+    retryAfter: undefined,
+    updatedAt: iso(now),
+  };
+}
+
+/** What the item's work becomes: the picked candidate's branch, from its base, at its head. */
+export interface PickedWork {
+  branch: string;
+  baseCommit: string;
+  head: string;
+}
+
+/**
+ * The gates and the judge picked a candidate: its work is the item's (`head` is what lands, is
+ * pushed or merged), which goes on as approved work does. The item costs what its candidates
+ * and its judge cost, its own first attempt included.
+ */
+export function candidatePicked(
+  item: Item,
+  e: {
+    judgement: Judgement;
+    pick: PickedWork;
+    roster: readonly CandidateEntry[];
+    then: { land: boolean; pullRequest: boolean };
+    now: number;
+  },
+): Item {
+  const picked = {
+    ...withJudgement(item, e.judgement, e.roster, e.now),
+    branch: e.pick.branch,
+    baseCommit: e.pick.baseCommit,
+    head: e.pick.head,
+    lastError: undefined,
+    lastOutcome: 'picked',
+    finishedAt: iso(e.now),
+  };
+  return afterReview(
+    picked,
+    { land: e.then.land, checks: e.then.pullRequest && !e.then.land },
+    undefined,
+    e.now,
+  );
+}
+
+/**
+ * No candidate could be picked: none passed its gates (the item failed, each one's failure on
+ * its page), or the judge could not pick one (it erred, or none met every criterion): a person
+ * decides, and nothing goes on before.
+ */
+export function candidatesUnpicked(
+  item: Item,
+  e: {
+    judgement: Judgement;
+    roster: readonly CandidateEntry[];
+    reason: string;
+    passed: boolean;
+    now: number;
+  },
+): Item {
+  const judged = withJudgement(item, e.judgement, e.roster, e.now);
+  if (!e.passed)
+    return {
+      ...judged,
+      status: 'failed',
+      lastOutcome: 'candidates_failed',
+      lastError: e.reason,
+      finishedAt: iso(e.now),
+    };
+  return {
+    ...judged,
+    status: 'needs_input',
+    lastOutcome: 'unpicked',
+    lastError: e.reason,
+    question: `No candidate was picked: ${e.reason}. Retry or cancel the item.`,
+  };
+}
+
+/** The roster and the judgement kept with the item, what they cost counted in its cost. */
+function withJudgement(
+  item: Item,
+  judgement: Judgement,
+  roster: readonly CandidateEntry[],
+  now: number,
+): Item {
+  // Its own first attempt (no item of its own) is already in its cost.
+  const candidates = roster
+    .filter((c) => c.item !== undefined)
+    .reduce((sum, c) => addUsd(sum, c.costUsd ?? 0), 0);
+  return {
+    ...item,
+    roster: [...roster],
+    judgement,
+    costUsd: addUsd(addUsd(item.costUsd, candidates), judgement.costUsd),
+    lookAgain: undefined,
+    updatedAt: iso(now),
+  };
+}

@@ -1,0 +1,146 @@
+// Candidates: several CLIs try one item, each a full attempt of its own from one base commit;
+// the gates put out those that fail, and a judge (anonymized, failing closed) picks among those
+// that pass. The fake claude writes each candidate (`#behave@<candidate's id>:`, its models
+// standing for different agents) and judges them (`#judge:`).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git } from '../support/git.js';
+import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import { ralph, readSessions } from '../support/workspace.js';
+
+/** The gate every candidate must pass: no `broken.txt` in its work. */
+const GATE = { gates: [['test', '!', '-e', 'broken.txt']] };
+
+const add = (root: string, id: string, body: string, ...flags: string[]) =>
+  ralph(root, [
+    'add',
+    `Item ${id}`,
+    '--id',
+    id,
+    '--body',
+    body,
+    '--criterion',
+    'it writes its file',
+    '--max-attempts',
+    '1',
+    ...flags,
+  ]);
+
+const promptOf = (root: string, session: string) =>
+  fs.readFileSync(path.join(root, 'docs', 'sessions', `${session}-prompt.md`), 'utf8');
+
+describe('candidates', () => {
+  it("runs every candidate, puts out the one whose gates fail, and lands the judge's pick", async () => {
+    const { repo, root } = await landingWorkspace({}, GATE);
+    const body = [
+      '#behave: work commit=1',
+      '#behave@x.b: work commit=1 file=best.txt',
+      '#behave@x.c: work commit=1 file=broken.txt',
+      '#judge: prefer text=best.txt',
+    ].join('\n');
+    const added = await add(
+      root,
+      'x',
+      body,
+      '--candidates',
+      'claude:model-one,claude:model-two,claude:model-three',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const x = item(root, 'x');
+    expect(x).toMatchObject({ status: 'done', landedOn: TARGET, branch: 'ralph/x.b' });
+    const roster = x.roster as { letter: string; out?: string; head?: string }[];
+    expect(roster.map((c) => [c.letter, c.out === undefined])).toEqual([
+      ['A', true],
+      ['B', true],
+      ['C', false],
+    ]);
+    expect(roster[2]?.out).toMatch(/test ! -e broken.txt/);
+    const judgement = x.judgement as Record<string, unknown>;
+    expect(judgement).toMatchObject({ picked: 'B', cli: 'claude' });
+    expect([...(judgement.shown as string[])].sort()).toEqual(['A', 'B']);
+    // What landed is B's work, and only B's.
+    const landed = git(repo, 'ls-tree', '--name-only', TARGET);
+    expect(landed).toContain('best.txt');
+    expect(landed).not.toContain('x.a.txt');
+    expect(landed).not.toContain('broken.txt');
+    // Every candidate's branch is kept under its ref.
+    const refs = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/ralph/candidates/x/');
+    expect(refs.split('\n').sort()).toEqual([
+      'refs/ralph/candidates/x/A-claude',
+      'refs/ralph/candidates/x/B-claude',
+      'refs/ralph/candidates/x/C-claude',
+    ]);
+    // The item costs its three candidates and its judge.
+    const sessions = readSessions(root);
+    const judge = sessions.find((s) => s.itemId === 'x' && s.role === 'judge');
+    expect(judge).toBeDefined();
+    const candidates = sessions.filter((s) => String(s.itemId).startsWith('x.'));
+    expect(candidates).toHaveLength(3);
+    expect(x.costUsd).toBeCloseTo(0.04);
+    // The judge's request names no candidate's CLI nor model.
+    const request = promptOf(root, judge!.sessionId as string);
+    expect(request).toContain('## Candidate A');
+    expect(request).toContain('## Candidate B');
+    expect(request).not.toMatch(/claude|model-one|model-two|model-three/i);
+  });
+
+  it('after its own attempt fails, runs the other candidates, and one lands', async () => {
+    const { repo, root } = await landingWorkspace(
+      {},
+      { ...GATE, candidates: { clis: [{ cli: 'claude' }, { cli: 'claude', model: 'other' }] } },
+    );
+    await add(root, 'y', '#behave: work commit=1 file=broken.txt\n#behave@y.b: work commit=1');
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const y = item(root, 'y');
+    expect(y).toMatchObject({ status: 'done', landedOn: TARGET, branch: 'ralph/y.b' });
+    const roster = y.roster as { letter: string; item?: string; out?: string }[];
+    expect(roster.map((c) => c.letter)).toEqual(['A', 'B']);
+    expect(roster[0]?.item).toBeUndefined();
+    expect(roster[0]?.out).toMatch(/broken.txt/);
+    // Its gates alone picked the one that passed: no judge was paid for.
+    expect(readSessions(root).some((s) => s.role === 'judge')).toBe(false);
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.b.txt');
+  });
+
+  it.each([
+    ['answers prose', 'prose', /no JSON object/],
+    ['names a candidate it was not shown', 'unknown', /candidate Z/],
+    ['finds every candidate failing a criterion', 'fail-all', /no candidate meets every criterion/],
+  ])('lands nothing when the judge %s: the item waits for a person', async (_, judge, why) => {
+    const { repo, root } = await landingWorkspace({}, GATE);
+    await add(
+      root,
+      'z',
+      `#behave: work commit=1\n#judge: ${judge}`,
+      '--candidates',
+      'claude:one,claude:two',
+    );
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stderr).toBe(0);
+    const z = item(root, 'z');
+    expect(z.status).toBe('needs_input');
+    expect(z.lastError).toMatch(why);
+    expect(z.question).toMatch(/No candidate was picked/);
+    expect(git(repo, 'branch', '--list', TARGET)).toBe('');
+  });
+
+  it('fails the item when no candidate passes its gates, saying why each failed', async () => {
+    const { repo, root } = await landingWorkspace({}, GATE);
+    await add(
+      root,
+      'w',
+      '#behave: work commit=1 file=broken.txt',
+      '--candidates',
+      'claude:one,claude:two',
+    );
+    const run = await ralph(root, ['run', '--drain']);
+    const w = item(root, 'w');
+    expect(w.status, run.stderr).toBe('failed');
+    expect(w.lastError).toMatch(/no candidate passed its gates: A \(claude\): .*; B \(claude\): /);
+    expect(git(repo, 'branch', '--list', TARGET)).toBe('');
+  });
+});
