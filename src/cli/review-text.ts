@@ -3,6 +3,7 @@ import { formatDuration } from '../lib/duration.js';
 import type { InboxRow } from '../workspace/review-inbox.js';
 import type { ReviewPage } from '../workspace/review-page.js';
 import type { DecisionVerb } from '../queue/decision-kinds.js';
+import { candidateLines } from './candidate-text.js';
 
 // The review inbox and an item's review page as a terminal shows them, coloured on a terminal.
 
@@ -105,6 +106,9 @@ export function pageLines(page: ReviewPage, paint: Paint): string[] {
     if (page.verdict.summary !== undefined) lines.push(...indent(page.verdict.summary));
     for (const f of page.findings) lines.push(`  - ${f.severity} ${f.place}: ${f.finding}`);
   }
+  const candidates = candidateLines(item);
+  if (candidates.length > 0)
+    lines.push('', paint.bold(candidates[0] ?? ''), ...candidates.slice(1));
   if (item.question !== undefined) lines.push('', paint.bold('It asks'), ...indent(item.question));
   for (const [title, text] of [
     ['Failing gate', page.gateFailure],

@@ -85,6 +85,18 @@ describe('candidates', () => {
     expect(request).toContain('## Candidate A');
     expect(request).toContain('## Candidate B');
     expect(request).not.toMatch(/claude|model-one|model-two|model-three/i);
+    // Side by side for the person: each one's end, the pick, and the judge's reason.
+    const shown = await ralph(root, ['show', 'x']);
+    expect(shown.stdout).toMatch(
+      /^ {2}B claude model-two \$0\.0100: picked at [0-9a-f]{12} \(1 PASS\)$/m,
+    );
+    expect(shown.stdout).toMatch(
+      /^ {2}C claude model-three \$0\.0100: out: gate "test ! -e broken.txt" failed/m,
+    );
+    expect(shown.stdout).toMatch(/^Judge: {4}claude \(session .*\), ranked B, A: [AB] reads best$/m);
+    expect(shown.stdout).toMatch(/^ {10}\(it knew [AB] as A, [AB] as B\)$/m);
+    const reviewed = await ralph(root, ['review', 'x']);
+    expect(reviewed.stdout).toContain('Candidates:');
   });
 
   it('after its own attempt fails, runs the other candidates, and one lands', async () => {

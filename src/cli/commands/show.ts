@@ -22,6 +22,7 @@ import type { Workspace } from '../../config/workspace.js';
 import { sourceText } from '../../queue/source-text.js';
 import { withQueue } from '../../queue/open.js';
 import { holderOf, statusIs } from '../../queue/item-status.js';
+import { candidateLines } from '../candidate-text.js';
 
 const STDERR_TAIL = 4096;
 
@@ -62,8 +63,8 @@ async function itemLines(
   const item = await withQueue(workspace, env, (queue) => queue.dependencyClosure([record.itemId]))
     .then((items) => items.find((i) => i.id === record.itemId))
     .catch(() => undefined);
-  // An earlier session of its author's is history; its latest, or a reviewer's, shows it now.
-  if (item === undefined || (item.sessions.at(-1) !== sessionId && record.role !== 'reviewer'))
+  // An earlier session of its author's is history; its latest, or an asked one's, shows it now.
+  if (item === undefined || (item.sessions.at(-1) !== sessionId && record.role === undefined))
     return [];
   const pr = item.pullRequest;
   const pull =
@@ -89,6 +90,7 @@ async function itemLines(
       ? []
       : [`Work:     ${item.head.slice(0, 12)} (the commit ralph recorded of its branch)`]),
     ...environmentLines(item),
+    ...candidateLines(item),
     ...criteriaLines(item),
     ...reviewLines(item),
     ...source,

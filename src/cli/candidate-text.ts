@@ -1,0 +1,48 @@
+import { formatCost } from '../lib/usd.js';
+import type { Item } from '../queue/item.js';
+
+/**
+ * An item's candidates side by side, as `ralph show` and `ralph review` say them: each one's CLI
+ * and model, cost, how it ended (out with why, passed, picked) and the judge's verdict of it,
+ * then the judge and its reason; or, for a candidate, whose it is.
+ */
+export function candidateLines(item: Item): string[] {
+  if (item.candidateOf !== undefined)
+    return [`Candidate: ${item.candidateOf.letter} of ${item.candidateOf.item}`];
+  const roster = item.roster ?? [];
+  if (roster.length === 0) return [];
+  const { judgement } = item;
+  const rows = roster.map((entry) => {
+    const who = `${entry.cli}${entry.model === undefined ? '' : ` ${entry.model}`}`;
+    const cost = entry.costUsd === undefined ? '' : ` ${formatCost(entry.costUsd, false)}`;
+    const criteria = judgement?.criteria?.[entry.letter];
+    const judged =
+      criteria === undefined || criteria.length === 0
+        ? ''
+        : ` (${criteria.map((c) => `${c.id} ${c.verdict}`).join(', ')})`;
+    const end =
+      entry.out !== undefined
+        ? `out: ${entry.out.split('\n')[0] ?? ''}`
+        : entry.head === undefined
+          ? 'running'
+          : judgement?.picked === entry.letter
+            ? `picked at ${entry.head.slice(0, 12)}`
+            : `passed at ${entry.head.slice(0, 12)}`;
+    return `  ${entry.letter} ${who}${cost}: ${end}${judged}`;
+  });
+  const judge =
+    judgement === undefined
+      ? []
+      : judgement.failure !== undefined
+        ? [`Judge:    ${judgement.cli ?? 'none'}: ${judgement.failure}`]
+        : [
+            `Judge:    ${judgement.cli ?? 'its gates'}${judgement.session === undefined ? '' : ` (session ${judgement.session}, ${formatCost(judgement.costUsd, false)})`}, ranked ${(judgement.ranking ?? judgement.shown).join(', ')}: ${judgement.reason ?? ''}`,
+            // Its reason speaks of the labels it was shown, in an order of chance.
+            ...(judgement.session === undefined
+              ? []
+              : [
+                  `          (it knew ${judgement.shown.map((letter, i) => `${letter} as ${String.fromCharCode(65 + i)}`).join(', ')})`,
+                ]),
+          ];
+  return ['Candidates:', ...rows, ...judge];
+}
