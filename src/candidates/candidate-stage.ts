@@ -4,7 +4,7 @@ import { git } from '../git/git.js';
 import { capDiff } from '../git/capped-diff.js';
 import { repositoryRoot } from '../git/worktree.js';
 import type { CandidateEntry, Item, Judgement } from '../queue/item.js';
-import { statusIs } from '../queue/item-status.js';
+import { holderOf, statusIs } from '../queue/item-status.js';
 import { judgingOrder } from '../queue/select.js';
 import type { StageContext } from '../stage/context.js';
 import type { ItemWork } from '../stage/sessions.js';
@@ -64,14 +64,28 @@ class Candidates implements StageDeclaration {
     );
   }
 
+  /** One runner of a fleet judges at a time: a pick is paid for once. */
+  lock(): Promise<(() => Promise<void>) | undefined> {
+    return this.ctx.persistently('judging candidates', () =>
+      this.ctx.queue.lockAlone('candidates'),
+    );
+  }
+
   dueAt(item: Item): number | undefined {
     return this.ready.has(item.id) ? undefined : NOT_DUE;
   }
 
-  async step(item: Item): Promise<Stepped> {
+  async step(looked: Item): Promise<Stepped> {
     const { ctx } = this;
-    const roster = item.roster ?? [];
-    const present = await ctx.queue.dependencyClosure(roster.flatMap((c) => c.item ?? []));
+    // Read again under the lock: another runner may have made its pick since the look.
+    const roster = looked.roster ?? [];
+    const read = await ctx.queue.dependencyClosure([
+      looked.id,
+      ...roster.flatMap((c) => c.item ?? []),
+    ]);
+    const item = read.find((i) => i.id === looked.id);
+    if (item === undefined || holderOf(item.status) !== 'judge') return { kind: 'moved' };
+    const present = read.filter((i) => i.id !== item.id);
     if (roster.some((c) => c.item !== undefined && !present.some((p) => p.id === c.item))) {
       const refused = await addMissingCandidates(ctx.queue, item, present, ctx.clock.now());
       if (refused === undefined) return { kind: 'moved' };

@@ -2,12 +2,13 @@
 // the gates put out those that fail, and a judge (anonymized, failing closed) picks among those
 // that pass. The fake claude writes each candidate (`#behave@<candidate's id>:`, its models
 // standing for different agents) and judges them (`#judge:`).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
 import { TARGET, item, landingWorkspace } from '../support/landing.js';
-import { ralph, readSessions } from '../support/workspace.js';
+import { RALPH_BIN, ralph, readSessions, tempDir } from '../support/workspace.js';
 
 /** The gate every candidate must pass: no `broken.txt` in its work. */
 const GATE = { gates: [['test', '!', '-e', 'broken.txt']] };
@@ -93,7 +94,9 @@ describe('candidates', () => {
     expect(shown.stdout).toMatch(
       /^ {2}C claude model-three \$0\.0100: out: gate "test ! -e broken.txt" failed/m,
     );
-    expect(shown.stdout).toMatch(/^Judge: {4}claude \(session .*\), ranked B, A: [AB] reads best$/m);
+    expect(shown.stdout).toMatch(
+      /^Judge: {4}claude \(session .*\), ranked B, A: [AB] reads best$/m,
+    );
     expect(shown.stdout).toMatch(/^ {10}\(it knew [AB] as A, [AB] as B\)$/m);
     const reviewed = await ralph(root, ['review', 'x']);
     expect(reviewed.stdout).toContain('Candidates:');
@@ -154,5 +157,46 @@ describe('candidates', () => {
     expect(w.status, run.stderr).toBe('failed');
     expect(w.lastError).toMatch(/no candidate passed its gates: A \(claude\): .*; B \(claude\): /);
     expect(git(repo, 'branch', '--list', TARGET)).toBe('');
+  });
+
+  it('resumes after a kill -9 while a candidate ran: the finished one runs once, the other again, and the pick is made', async () => {
+    const dir = await tempDir();
+    const env = { KILL_MARK: path.join(dir, 'killed'), GATE_RUNS: path.join(dir, 'runs') };
+    // The second gate that runs (the second candidate's) kills the runner, the first time.
+    const gate = [
+      'sh',
+      '-c',
+      'n=$(($(cat "$GATE_RUNS" 2>/dev/null || echo 0) + 1)); echo $n > "$GATE_RUNS"; if [ $n -eq 2 ] && [ ! -e "$KILL_MARK" ]; then : > "$KILL_MARK"; kill -9 $PPID; fi',
+    ];
+    const { repo, root } = await landingWorkspace({}, { gates: [gate] });
+    await ralph(root, [
+      'add',
+      'Killed',
+      '--id',
+      'k',
+      '--body',
+      '#behave: work commit=1\n#judge: prefer text=k.b.txt',
+      '--candidates',
+      'claude:one,claude:two',
+    ]);
+    const run = () =>
+      spawnSync(process.execPath, [RALPH_BIN, '-C', root, 'run', '--drain'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+    expect(run().signal).toBe('SIGKILL');
+    expect(item(root, 'k').status).toBe('judging');
+    expect(item(root, 'k.a').status).toBe('done');
+    expect(item(root, 'k.b').status).toBe('running');
+    const again = run();
+    expect(again.status, again.stderr).toBe(0);
+    expect(item(root, 'k')).toMatchObject({
+      status: 'done',
+      landedOn: TARGET,
+      branch: 'ralph/k.b',
+    });
+    expect(item(root, 'k.a').sessions).toHaveLength(1);
+    expect(item(root, 'k.b').sessions).toHaveLength(2);
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('k.b.txt');
   });
 });

@@ -24,7 +24,7 @@ import { startRunner } from '../support/runner.js';
 import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
-import { makeWorkspace, ralph, tempDir } from '../support/workspace.js';
+import { makeWorkspace, ralph, readSessions, tempDir } from '../support/workspace.js';
 
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
 
@@ -618,6 +618,53 @@ describe('the Postgres queue', () => {
     expect(landings.filter((e) => e.event === 'land_retried' || e.event === 'land_failed')).toEqual(
       [],
     );
+  });
+
+  it("shares one item's candidates between two runners of the fleet, each candidate run once, the pick made once", async () => {
+    const url = await postgres.database();
+    await migrated(url);
+    const repo = await makeRepo();
+    const config = {
+      ...postgresConfig(),
+      defaults: { workDir: repo },
+      git: { enabled: true },
+      land: { enabled: true },
+    };
+    const [a, b] = [await guardedWorkspace(config), await guardedWorkspace(config)];
+    const [envA, envB] = [
+      { ...a.env, RALPH_DATABASE_URL: url },
+      { ...b.env, RALPH_DATABASE_URL: url },
+    ];
+    const added = await ralph(
+      a.root,
+      [
+        'add',
+        'Tried thrice',
+        '--id',
+        't',
+        '--body',
+        '#behave: work commit=1 ms=300\n#judge: prefer text=t.c.txt',
+        '--candidates',
+        'claude:one,claude:two,claude:three',
+      ],
+      envA,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const runners = [startRunner(a.root, envA, '--drain'), startRunner(b.root, envB, '--drain')];
+    for (const r of runners) onTestFinished(() => void r.child.kill('SIGKILL'));
+    expect(await Promise.all(runners.map((r) => r.exited))).toEqual([0, 0]);
+    const exported = await ralph(a.root, ['queue', 'export'], envA);
+    const { items } = JSON.parse(exported.stdout) as { items: Item[] };
+    const t = items.find((i) => i.id === 't');
+    expect(t).toMatchObject({ status: 'done', landedOn: 'ralph/landed', branch: 'ralph/t.c' });
+    for (const id of ['t.a', 't.b', 't.c'])
+      expect(items.find((i) => i.id === id)?.sessions).toHaveLength(1);
+    // One judge across the fleet.
+    const judges = [...readSessions(a.root), ...readSessions(b.root)].filter(
+      (s) => s.role === 'judge',
+    );
+    expect(judges).toHaveLength(1);
+    expect(git(repo, 'ls-tree', '--name-only', 'ralph/landed')).toContain('t.c.txt');
   });
 
   it("opens each item's pull request once from two runners of the fleet, and tends its checks across them", async () => {
