@@ -106,7 +106,7 @@ const MAY_IMPORT = {
   decide: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'land', 'forge'],
   // The candidates stage: several CLIs try an item, each a full attempt, and the gates and an
   // anonymized judge (a session it asks for) pick the change that goes on.
-  candidates: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'archive'],
+  candidates: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'agent', 'archive'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { CliName } from '../config/cli-names.js';
 import { git } from '../git/git.js';
+import { which } from '../lib/which.js';
+import { commandOf } from '../agent/clis/index.js';
 import { capDiff } from '../git/capped-diff.js';
 import { repositoryRoot } from '../git/worktree.js';
 import type { CandidateEntry, Item, Judgement } from '../queue/item.js';
@@ -214,15 +216,20 @@ class Candidates implements StageDeclaration {
     };
   }
 
-  /** The judge's CLI: the one set, else one that wrote none of the candidates, else the author's. */
+  /**
+   * The judge's CLI: the one set, else the first found of the reviewer's, the item's fallbacks
+   * and its own that wrote none of the candidates, else the reviewer's, else the item's own.
+   */
   private judgeCli(work: ItemWork, entries: readonly CandidateEntry[]): CliName {
     const { config } = this.ctx.workspace;
     if (config.candidates.judge !== undefined) return config.candidates.judge.cli;
     const wrote = new Set(entries.map((e) => e.cli));
+    const found = (cli: CliName) =>
+      which(commandOf(config, cli)[0] ?? cli, this.ctx.parentEnv.PATH) !== undefined;
     const choices = [config.review.cli, ...work.fallbackClis, work.cli].filter(
       (cli): cli is CliName => cli !== undefined,
     );
-    return choices.find((cli) => !wrote.has(cli)) ?? config.review.cli ?? work.cli;
+    return choices.find((cli) => !wrote.has(cli) && found(cli)) ?? config.review.cli ?? work.cli;
   }
 
   private async picked(

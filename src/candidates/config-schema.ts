@@ -36,11 +36,6 @@ export const CandidateChoiceSchema = z.strictObject({
     .describe(
       "`always`: every candidate runs from the start; `after_failure`: the item's own CLI first, the others only when its attempt fails. Default: `always` for an item's own candidates, else `after_failure`.",
     ),
-  maxCostUsd: z
-    .number()
-    .positive()
-    .optional()
-    .describe("What the item's candidates may spend together (each is held to `maxBudgetUsd`)."),
 });
 
 export type CandidateChoice = z.output<typeof CandidateChoiceSchema>;
@@ -56,11 +51,6 @@ export const CandidatesSchema = z.strictObject({
     .describe(
       "When the workspace's candidates run: `after_failure` (the thrifty default) or `always`.",
     ),
-  maxCostUsd: z
-    .number()
-    .positive()
-    .optional()
-    .describe("What one item's candidates may spend together."),
   judge: z
     .strictObject({
       cli: z.enum(CLI_NAMES).describe("The judge's CLI."),
@@ -68,7 +58,7 @@ export const CandidatesSchema = z.strictObject({
     })
     .optional()
     .describe(
-      "The judge of the passing candidates. Default: a CLI that wrote none of them (of the author's fallbacks and the candidates' CLIs), else the reviewer's.",
+      "The judge of the passing candidates. Default: the first found of the reviewer's CLI (`review.cli`), the item's fallback CLIs and its own CLI that wrote none of them; else the reviewer's, else the item's own.",
     ),
   timeout: LimitSchema.default(900).describe("The judge's session's wall-clock limit."),
   maxDiffChars: z

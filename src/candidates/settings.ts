@@ -1,11 +1,10 @@
 import type { Config, SessionSettings } from '../config/schema.js';
 import type { CandidateCli, CandidateWhen } from './config-schema.js';
 
-/** An item's candidates as its settings resolve: who tries it, when, and their joint cap. */
+/** An item's candidates as its settings resolve: who tries it, and when. */
 export interface CandidateSettings {
   clis: readonly CandidateCli[];
   when: CandidateWhen;
-  maxCostUsd?: number;
 }
 
 /**
@@ -24,12 +23,8 @@ export function candidatesOf(
     const choice = layers[i]?.candidates;
     if (choice?.clis === undefined) continue;
     const own = i === layers.length - 1;
-    return {
-      clis: choice.clis,
-      when: choice.when ?? (own ? 'always' : 'after_failure'),
-      maxCostUsd: choice.maxCostUsd ?? config.candidates.maxCostUsd,
-    };
+    return { clis: choice.clis, when: choice.when ?? (own ? 'always' : 'after_failure') };
   }
-  const { clis, when, maxCostUsd } = config.candidates;
-  return clis === undefined ? undefined : { clis, when, maxCostUsd };
+  const { clis, when } = config.candidates;
+  return clis === undefined ? undefined : { clis, when };
 }

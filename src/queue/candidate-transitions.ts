@@ -1,6 +1,7 @@
 import { addUsd } from '../lib/usd.js';
 import type { CandidateEntry, Item, Judgement } from './item.js';
 import { afterReview } from './transitions.js';
+import { holderOf } from './item-status.js';
 
 // What candidates do to the item they try (`candidates`): its own work waits while they run,
 // the one picked becomes its work, and an item none of them could be picked for goes no further.
@@ -16,7 +17,7 @@ export function candidatesForked(item: Item, roster: readonly CandidateEntry[], 
   return {
     ...item,
     status: 'judging',
-    attempts: item.status === 'running' ? Math.max(0, item.attempts - 1) : item.attempts,
+    attempts: holderOf(item.status) === 'worker' ? Math.max(0, item.attempts - 1) : item.attempts,
     roster: [...roster],
     judgement: undefined,
     finishedAt: undefined,
