@@ -90,7 +90,7 @@ export async function reviewPage(
     costUsd: item.costUsd,
     durationMs: own.reduce((sum, e) => sum + (e.durationMs ?? 0), 0),
     sessions: own.length,
-    reviews: own.length - work.length,
+    reviews: own.filter((e) => e.role === 'reviewer').length,
     diff: item.branch === undefined ? undefined : await diffOf(workspace, item),
     decisions: decisionsOf(item, now),
   };

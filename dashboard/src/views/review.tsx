@@ -10,6 +10,7 @@ import {
 } from '../api.js';
 import { formatDuration, money } from '../format.js';
 import { useLive } from '../live.js';
+import { Candidates } from './candidates.js';
 import type { DecisionVerb } from '../../../src/queue/decision-kinds.js';
 
 // The Review view: the morning's inbox, most at risk first, driven from the keyboard (j/k move,
@@ -371,6 +372,7 @@ function WhatItDid({ page }: { page: ReviewPage }) {
           </ol>
         </>
       )}
+      <Candidates item={item} />
       {page.verdict !== undefined && (
         <>
           <h3>

@@ -1,0 +1,103 @@
+import type { ReviewPage } from '../api.js';
+import { money } from '../format.js';
+
+type Item = ReviewPage['item'];
+
+/**
+ * An item's candidates side by side: each one's agent, cost, how it ended (out with why, passed,
+ * picked) and the judge's verdict on each criterion; then the judge, its ranking and reason, and
+ * the labels it knew them by (its reason speaks of those).
+ */
+export function Candidates({ item }: { item: Item }) {
+  const roster = item.roster ?? [];
+  if (roster.length === 0) return null;
+  const { judgement } = item;
+  const criteria = item.criteria ?? [];
+  return (
+    <>
+      <h3>Candidates</h3>
+      <div class="candidates-scroll">
+        <table class="candidates">
+          <thead>
+            <tr>
+              <th></th>
+              <th>agent</th>
+              <th>cost</th>
+              <th>end</th>
+              {criteria.map((_, i) => (
+                <th key={i} title={criteria[i]}>
+                  {i + 1}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {roster.map((entry) => {
+              const picked = judgement?.picked === entry.letter;
+              const verdicts = judgement?.criteria?.[entry.letter] ?? [];
+              return (
+                <tr
+                  key={entry.letter}
+                  class={picked ? 'picked' : entry.out === undefined ? '' : 'out'}
+                >
+                  <td>{entry.letter}</td>
+                  <td>
+                    {entry.cli}
+                    {entry.model === undefined ? '' : ` ${entry.model}`}
+                  </td>
+                  <td>{entry.costUsd === undefined ? '' : money(entry.costUsd)}</td>
+                  <td class={entry.out === undefined ? 'end' : 'end bad'} title={entry.out}>
+                    {entry.out !== undefined
+                      ? `out: ${entry.out.split('\n')[0] ?? ''}`
+                      : entry.head === undefined
+                        ? 'running'
+                        : picked
+                          ? `picked (${entry.head.slice(0, 12)})`
+                          : `passed (${entry.head.slice(0, 12)})`}
+                  </td>
+                  {criteria.map((_, i) => {
+                    const verdict = verdicts.find((v) => v.id === i + 1);
+                    return (
+                      <td key={i} title={verdict?.evidence}>
+                        {verdict !== undefined && (
+                          <span class={`verdict ${verdict.verdict.toLowerCase()}`}>
+                            {verdict.verdict}
+                          </span>
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {judgement !== undefined && (
+        <p class="judgement">
+          {judgement.failure !== undefined ? (
+            <span class="bad">
+              Judge {judgement.cli ?? ''}: {judgement.failure}
+            </span>
+          ) : (
+            <>
+              Judge {judgement.cli ?? 'its gates'}
+              {judgement.session === undefined ? '' : ` (${money(judgement.costUsd)})`}, ranked{' '}
+              {(judgement.ranking ?? judgement.shown).join(', ')}: {judgement.reason ?? ''}
+              {judgement.session !== undefined && (
+                <span class="dim">
+                  {' '}
+                  (it knew{' '}
+                  {judgement.shown
+                    .map((letter, i) => `${letter} as ${String.fromCharCode(65 + i)}`)
+                    .join(', ')}
+                  )
+                </span>
+              )}
+            </>
+          )}
+        </p>
+      )}
+    </>
+  );
+}
