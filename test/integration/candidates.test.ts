@@ -100,6 +100,14 @@ describe('candidates', () => {
     expect(shown.stdout).toMatch(/^ {10}\(it knew [AB] as A, [AB] as B\)$/m);
     const reviewed = await ralph(root, ['review', 'x']);
     expect(reviewed.stdout).toContain('Candidates:');
+    // Accepted in the morning, the report says which agent won and what an accepted change cost.
+    expect((await ralph(root, ['accept', 'x'])).code).toBe(0);
+    const report = await ralph(root, ['report']);
+    expect(report.stdout).toMatch(
+      /^Candidates: 1 item tried; the judge's 1 pick: you kept 1, rejected 0; per accepted change \$0\.04\d* with candidates, none accepted without$/m,
+    );
+    expect(report.stdout).toMatch(/^claude model-two +1 +1 +1 +1$/m);
+    expect(report.stdout).toMatch(/^claude model-three +1 +0 +0 +0$/m);
   });
 
   it('after its own attempt fails, runs the other candidates, and one lands', async () => {

@@ -31,6 +31,7 @@ import { lastPlanOutcome } from '../../forecast/plan-file.js';
 import type { PlanOutcome } from '../../forecast/plan-outcome.js';
 import { clockTime, dollars } from '../plan-text.js';
 import { statusIs, type ItemStatus } from '../../queue/item-status.js';
+import { candidatesReport, type CandidatesReport } from '../../archive/candidates-report.js';
 
 /** The connections the sandbox refused, by host. */
 function egressLines(egress: NonNullable<ReturnType<typeof egressReport>>): string[] {
@@ -98,6 +99,26 @@ function reviewLines(report: ReviewReport): string[] {
   return [
     `Reviews: ${plural(report.reviews, 'review')}: ${report.approved} approved, ${plural(report.changesRequested, 'change request')}, ${report.failed} failed (${plural(report.unreviewed.length, 'item')} unreviewed); reviewers cost ${formatCost(report.reviewersCostUsd, false)}${share}`,
     ...report.unreviewed.map((u) => `  ${u.itemId} unreviewed: ${u.reason}`),
+  ];
+}
+
+/** Which agents win as candidates, how often the person kept the judge's pick, and at what cost. */
+function candidateReportLines(report: CandidatesReport): string[] {
+  const { judge, costPerAccepted } = report;
+  const cost = (usd: number | undefined) =>
+    usd === undefined ? 'none accepted' : formatCost(usd, false);
+  return [
+    `Candidates: ${plural(report.items, 'item')} tried; the judge's ${plural(judge.picks, 'pick')}: you kept ${judge.kept}, rejected ${judge.rejected}; per accepted change ${cost(costPerAccepted.withCandidates)} with candidates, ${cost(costPerAccepted.without)} without`,
+    ...renderTable(
+      ['AGENT', 'CANDIDATES', 'PASSED', 'PICKED', 'ACCEPTED'],
+      report.byAgent.map((a) => [
+        a.agent,
+        String(a.candidates),
+        String(a.passed),
+        String(a.picked),
+        String(a.accepted),
+      ]),
+    ).split('\n'),
   ];
 }
 
@@ -186,6 +207,7 @@ export async function reportCommand(
   const landing = landingReport(entries, items, workspace.config.land.enabled);
   const pullRequests = pullRequestsReport(entries, items);
   const reviews = reviewReport(entries, items);
+  const candidates = candidatesReport(items);
   const egress = egressReport(entries);
   const worked = new Set(entries.map((e) => e.itemId));
   const imported = importedReport(items, worked);
@@ -205,6 +227,7 @@ export async function reportCommand(
           landing,
           pullRequests,
           reviews,
+          candidates,
           egress,
           imported,
           notifications,
@@ -270,6 +293,7 @@ export async function reportCommand(
       ...(landing === undefined ? [] : ['', ...landingLines(landing)]),
       ...(pullRequests === undefined ? [] : ['', ...pullRequestLines(pullRequests)]),
       ...(reviews === undefined ? [] : ['', ...reviewLines(reviews)]),
+      ...(candidates === undefined ? [] : ['', ...candidateReportLines(candidates)]),
       ...(imported === undefined ? [] : ['', ...importedLines(imported)]),
       ...(notifications === undefined ? [] : ['', ...notificationLines(notifications)]),
       ...(egress === undefined ? [] : ['', ...egressLines(egress)]),
