@@ -13,8 +13,8 @@ export interface CandidatesOfItem {
   }[];
   candidateOf?: { item: string };
   judgement?: { picked?: string; session?: string };
-  /** A person's last decision on it. */
-  decision?: { kind: string };
+  /** A person's last decision on it, and the candidate they took instead of the pick. */
+  decision?: { kind: string; candidate?: string };
 }
 
 /** One agent (a CLI and its model) as a candidate: how often it passed, was picked, was kept. */
@@ -33,13 +33,18 @@ export interface CandidatesReport {
   /** Items tried by candidates whose pick was made (or could not be). */
   items: number;
   byAgent: CandidateAgent[];
-  /** A judge's picks (none by the gates alone), and those the person accepted. */
-  judge: { picks: number; kept: number; rejected: number };
+  /** A judge's picks (none by the gates alone): those the person accepted, and those they overturned (rejected, or took another candidate). */
+  judge: { picks: number; kept: number; overturned: number };
   /** Dollars per accepted change: of items with candidates, and of those without. */
   costPerAccepted: { withCandidates?: number; without?: number };
 }
 
 const accepted = (item: CandidatesOfItem) => item.decision?.kind === 'accepted';
+
+/** The person accepted the item with the candidate that was picked. */
+const pickKept = (item: CandidatesOfItem) =>
+  accepted(item) &&
+  (item.decision?.candidate === undefined || item.decision.candidate === item.judgement?.picked);
 
 /** Dollars per accepted item of `items`, none when none was accepted. */
 function perAccepted(items: readonly CandidatesOfItem[]): number | undefined {
@@ -64,10 +69,9 @@ export function candidatesReport(items: readonly CandidatesOfItem[]): Candidates
       const row = agents.get(agent) ?? { agent, candidates: 0, passed: 0, picked: 0, accepted: 0 };
       row.candidates++;
       if (entry.out === undefined && entry.head !== undefined) row.passed++;
-      if (item.judgement?.picked === entry.letter) {
-        row.picked++;
-        if (accepted(item)) row.accepted++;
-      }
+      if (item.judgement?.picked === entry.letter) row.picked++;
+      const taken = item.decision?.candidate ?? item.judgement?.picked;
+      if (accepted(item) && taken === entry.letter) row.accepted++;
       agents.set(agent, row);
     }
   const judged = tried.filter(
@@ -82,8 +86,8 @@ export function candidatesReport(items: readonly CandidatesOfItem[]): Candidates
     ),
     judge: {
       picks: judged.length,
-      kept: decided.filter(accepted).length,
-      rejected: decided.filter((i) => i.decision?.kind === 'rejected').length,
+      kept: decided.filter(pickKept).length,
+      overturned: decided.filter((i) => !pickKept(i) && i.decision?.kind !== 'deferred').length,
     },
     costPerAccepted: { withCandidates: perAccepted(tried), without: perAccepted(alone) },
   };

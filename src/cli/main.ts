@@ -266,9 +266,13 @@ function decisionCommands(program: commander.Command, app: App): void {
     .description(
       "accept items' work: a done item of git mode lands, a pull request waiting for you is merged, anything else is recorded (state/decisions.jsonl)",
     )
-    .action(async (ids: string[]) => {
+    .option(
+      '--candidate <letter>',
+      "take this candidate of the item rather than the one picked: the pick's landing is reverted (gated, as a rejection's), and this one lands",
+    )
+    .action(async (ids: string[], options: { candidate?: string }) => {
       const { decideCommand } = await import('./commands/review.js');
-      app.done(await decideCommand(app.root(), 'accepted', ids, {}, app.output, app.env));
+      app.done(await decideCommand(app.root(), 'accepted', ids, options, app.output, app.env));
     });
 
   program

@@ -1,7 +1,8 @@
 import { addUsd } from '../lib/usd.js';
-import type { CandidateEntry, Item, Judgement } from './item.js';
-import { afterReview } from './transitions.js';
-import { holderOf } from './item-status.js';
+import type { CandidateEntry, Item, ItemDecision, Judgement } from './item.js';
+import { accepted } from './decisions.js';
+import { afterReview, toLand } from './transitions.js';
+import { holderOf, statusIs } from './item-status.js';
 
 // What candidates do to the item they try (`candidates`): its own work waits while they run,
 // the one picked becomes its work, and an item none of them could be picked for goes no further.
@@ -117,4 +118,52 @@ function withJudgement(
     lookAgain: undefined,
     updatedAt: iso(now),
   };
+}
+
+/** Why candidate `letter` of the item cannot be taken by a person (none: it can). */
+export function candidateRefusal(item: Item, letter: string): string | undefined {
+  const roster = item.roster ?? [];
+  const entry = roster.find((c) => c.letter === letter);
+  if (entry === undefined)
+    return roster.length === 0
+      ? `${item.id} has no candidates`
+      : `${item.id} has no candidate ${letter} (its candidates: ${roster.map((c) => c.letter).join(', ')})`;
+  // Only work its gates passed may land.
+  if (entry.out !== undefined || entry.head === undefined || entry.branch === undefined)
+    return `candidate ${letter} of ${item.id} is out: ${entry.out ?? 'it left no commit'}`;
+  if (item.pullRequest !== undefined)
+    return `${item.id} has a pull request: another candidate cannot be taken for it`;
+  if (item.decision?.kind === 'accepted' && item.decision.candidate === letter)
+    return `candidate ${letter} of ${item.id} was taken already`;
+  return undefined;
+}
+
+/**
+ * A person took candidate `decision.candidate`: its work becomes the item's, and lands; a
+ * landing of the one picked before is reverted first (by the decision stage, as a rejected
+ * landing is). Taking the one picked is an acceptance as any.
+ */
+export function candidateTaken(item: Item, decision: ItemDecision, now: number): Item {
+  const entry = (item.roster ?? []).find((c) => c.letter === decision.candidate);
+  if (entry?.head === undefined || entry.branch === undefined) return item;
+  const taken: Item = {
+    ...item,
+    decision,
+    branch: entry.branch,
+    head: entry.head,
+    question: undefined,
+    lastError: undefined,
+    lastOutcome: 'taken',
+    updatedAt: iso(now),
+  };
+  // The one the judge picked, its work the item's already.
+  if (decision.candidate === item.judgement?.picked && statusIs(item.status, 'complete'))
+    return accepted(item, decision, now);
+  if (item.landedCommit !== undefined)
+    return {
+      ...taken,
+      status: 'deciding',
+      decision: { ...decision, effects: ['revert'], before: item.status },
+    };
+  return toLand(taken, now);
 }

@@ -148,7 +148,9 @@ export function decisionCarried(item: Item, effect: DecisionEffect, now: number)
   };
   if (effects.length > 0) return at;
   const ended: Item = { ...at, decision: { ...decision, effects: undefined, before: undefined } };
-  return decision.kind === 'rejected' ? afterRejection(ended, now) : { ...ended, status: 'done' };
+  if (decision.kind === 'rejected') return afterRejection(ended, now);
+  // Another candidate taken: its work lands now that the one picked before is reverted.
+  return decision.candidate === undefined ? { ...ended, status: 'done' } : toLand(ended, now);
 }
 
 /**

@@ -150,6 +150,9 @@ export const DECISION_EFFECTS = [
 ] as const;
 export type DecisionEffect = (typeof DECISION_EFFECTS)[number];
 
+/** A candidate's letter: `A` for the first. */
+export const CandidateLetterSchema = z.string().regex(/^[A-Z]$/, 'a candidate is a letter, A to Z');
+
 /**
  * A person's last decision on the item's work, as the ledger (`state/decisions.jsonl`) has it:
  * its id there, who and when, the note, and for a rejection what follows it. `effects` are
@@ -165,6 +168,8 @@ export const ItemDecisionSchema = z.strictObject({
   until: Timestamp.optional(),
   /** Rejected: back in line with the note in its next prompt, or cancelled. */
   then: z.enum(['retry', 'cancel']).optional(),
+  /** Accepted: the candidate the person took, if not the one picked. */
+  candidate: CandidateLetterSchema.optional(),
   effects: z.array(z.enum(DECISION_EFFECTS)).optional(),
   /** Where the item was when the decision was taken: a failed effect puts it back there. */
   before: z.enum(ITEM_STATUSES).optional(),
@@ -254,9 +259,6 @@ export function itemSettingsOf(item: Item): { settings: ItemSettings } | { probl
 /** What the setup stage runs: a new worktree's setup, or a kept one's maintenance. */
 export const ENVIRONMENT_KINDS = ['setup', 'maintenance'] as const;
 export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
-
-/** A candidate's letter: `A` for the first. */
-export const CandidateLetterSchema = z.string().regex(/^[A-Z]$/, 'a candidate is a letter, A to Z');
 
 /**
  * One candidate of an item (`candidates`): its letter and CLI, and its own item; none is the

@@ -15,6 +15,8 @@ import {
   candidatePicked,
   candidatesForked,
   candidatesUnpicked,
+  candidateRefusal,
+  candidateTaken,
   type PickedWork,
 } from './candidate-transitions.js';
 import {
@@ -172,6 +174,11 @@ export type ItemEvent =
     }
   /** A person accepted its work (`ralph accept`): it lands, its pull request is merged, or it is done. */
   | { kind: 'accepted'; decision: ItemDecision; now: number }
+  /**
+   * A person accepted it with another of its candidates (`ralph accept --candidate`): that one's
+   * work lands, the pick's landing reverted first.
+   */
+  | { kind: 'candidate_taken'; decision: ItemDecision; now: number }
   /** A person rejected its work (`ralph reject`), with a note: taken off, then back in line or cancelled. */
   | { kind: 'rejected'; decision: ItemDecision; now: number }
   /** A person put off deciding on it (`ralph defer`) until `decision.until`. */
@@ -514,6 +521,12 @@ export const LIFECYCLE: Lifecycle = {
     refuse: (item) => (isAccepted(item) ? `${item.id} was accepted already` : undefined),
     apply: (item, e) => accepted(item, e.decision, e.now),
   },
+  candidate_taken: {
+    to: { done: ['landing', 'deciding'], needs_input: ['landing'] },
+    from: ['done', 'needs_input'],
+    refuse: (item, e) => candidateRefusal(item, e.decision.candidate ?? ''),
+    apply: (item, e) => candidateTaken(item, e.decision, e.now),
+  },
   rejected: {
     to: ['deciding', 'pending', 'cancelled'],
     from: DECIDED_ON,
@@ -524,7 +537,7 @@ export const LIFECYCLE: Lifecycle = {
     apply: (item, e) => deferred(item, e.decision, e.now),
   },
   decision_carried: {
-    to: ['done', 'pending', 'cancelled'],
+    to: ['done', 'pending', 'cancelled', 'landing'],
     from: ['deciding'],
     refuse: (item, e) =>
       item.decision?.effects?.includes(e.effect) === true

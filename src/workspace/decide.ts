@@ -25,6 +25,8 @@ export const LedgerLineSchema = z.looseObject({
   note: z.string().optional(),
   then: z.enum(['retry', 'cancel']).optional(),
   until: z.string().optional(),
+  /** Accepted: the candidate taken, if not the one picked. */
+  candidate: z.string().optional(),
   by: z.string().min(1),
   at: z.string(),
   /** The item's status when it was decided on. */
@@ -53,6 +55,8 @@ export interface DecisionAsk {
   then?: 'retry' | 'cancel';
   /** Deferred: until when. */
   until?: number;
+  /** Accepted: another of its candidates taken (its letter). */
+  candidate?: string;
 }
 
 /** The ledger's lines, oldest first; lines that cannot be read are left out. */
@@ -80,8 +84,13 @@ function eventOf(line: LedgerLine): ItemEvent {
     note: line.note,
     then: line.then,
     until: line.until,
+    candidate: line.candidate,
   };
-  return { kind: line.decision, decision, now: Date.parse(line.at) };
+  const now = Date.parse(line.at);
+  // Accepted with another candidate than the one picked: that one is taken.
+  if (line.decision === 'accepted' && line.candidate !== undefined)
+    return { kind: 'candidate_taken', decision, now };
+  return { kind: line.decision, decision, now };
 }
 
 /**
@@ -144,6 +153,7 @@ function lineOf(
     ...(ask.note === undefined || ask.note.trim() === '' ? {} : { note: ask.note.trim() }),
     ...(ask.kind === 'rejected' ? { then: ask.then ?? 'retry' } : {}),
     ...(ask.until === undefined ? {} : { until: new Date(ask.until).toISOString() }),
+    ...(ask.candidate === undefined ? {} : { candidate: ask.candidate.toUpperCase() }),
     by: ask.by,
     at: new Date(now).toISOString(),
     status: item.status,

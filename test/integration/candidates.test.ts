@@ -104,7 +104,7 @@ describe('candidates', () => {
     expect((await ralph(root, ['accept', 'x'])).code).toBe(0);
     const report = await ralph(root, ['report']);
     expect(report.stdout).toMatch(
-      /^Candidates: 1 item tried; the judge's 1 pick: you kept 1, rejected 0; per accepted change \$0\.04\d* with candidates, none accepted without$/m,
+      /^Candidates: 1 item tried; the judge's 1 pick: you kept 1, overturned 0; per accepted change \$0\.04\d* with candidates, none accepted without$/m,
     );
     expect(report.stdout).toMatch(/^claude model-two +1 +1 +1 +1$/m);
     expect(report.stdout).toMatch(/^claude model-three +1 +0 +0 +0$/m);
@@ -206,5 +206,37 @@ describe('candidates', () => {
     expect(item(root, 'k.a').sessions).toHaveLength(1);
     expect(item(root, 'k.b').sessions).toHaveLength(2);
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('k.b.txt');
+  });
+
+  it("takes another candidate in the morning: the pick's landing reverted through the land gates, the other landed, one ledger line", async () => {
+    const { repo, root } = await landingWorkspace({}, GATE);
+    const body = '#behave: work commit=1\n#judge: prefer text=o.b.txt';
+    await add(root, 'o', body, '--candidates', 'claude:one,claude:two');
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    expect(item(root, 'o')).toMatchObject({ status: 'done', branch: 'ralph/o.b' });
+    expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('o.b.txt');
+    // An unknown or failed candidate is refused, and nothing is written.
+    const unknown = await ralph(root, ['accept', 'o', '--candidate', 'Z']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/has no candidate Z \(its candidates: A, B\)/);
+    const taken = await ralph(root, ['accept', 'o', '--candidate', 'a']);
+    expect(taken.code, taken.stderr).toBe(0);
+    const o = item(root, 'o');
+    expect(o).toMatchObject({ status: 'done', branch: 'ralph/o.a', landedOn: TARGET });
+    expect(o.decision).toMatchObject({ kind: 'accepted', candidate: 'A' });
+    const landed = git(repo, 'ls-tree', '--name-only', TARGET);
+    expect(landed).toContain('o.a.txt');
+    expect(landed).not.toContain('o.b.txt');
+    expect(git(repo, 'log', '--format=%s', TARGET)).toMatch(/^ralph: revert Item o \(o\)$/m);
+    const ledger = fs
+      .readFileSync(path.join(root, 'state', 'decisions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ item: 'o', decision: 'accepted', candidate: 'A' });
+    const report = await ralph(root, ['report']);
+    expect(report.stdout).toMatch(/you kept 0, overturned 1;/);
+    expect(report.stdout).toMatch(/^claude one +1 +1 +0 +1$/m);
   });
 });

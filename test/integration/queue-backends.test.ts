@@ -10,7 +10,7 @@ import type { Settlement } from '../../src/queue/transitions.js';
 import { migrate } from '../../src/queue/postgres/migrations.js';
 import { openPool } from '../../src/queue/postgres/connection.js';
 import { queueItem } from '../support/items.js';
-import { itemIn, lifecyclePairs } from '../support/lifecycle-cases.js';
+import { lifecyclePairs } from '../support/lifecycle-cases.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -376,7 +376,7 @@ describe.each(['file', 'postgres'] as const)('the %s queue', (backend) => {
   it('applies every event through the one lifecycle table, refusing what it refuses', async () => {
     const { queue } = await backendQueue(backend);
     const pairs = lifecyclePairs().map((pair, n) => ({ ...pair, id: `p${n}` }));
-    await queue.importItems(pairs.map(({ status, id }) => itemIn(status, id)));
+    await queue.importItems(pairs.map(({ item, id }) => item(id)));
     for (const { id, status, event, to } of pairs) {
       const applied = await queue.apply(id, event);
       if (to === undefined)

@@ -84,7 +84,20 @@ interface Case {
   event: ItemEvent;
   /** The status each allowed status leads to (`same`: it stays). */
   to: Partial<Record<ItemStatus, ItemStatus | 'same'>>;
+  /** The item it applies to, when the example needs more than `itemIn`'s. */
+  item?: (status: ItemStatus, id: string) => Item;
 }
+
+/** An item that several candidates tried: B passed and was not picked. */
+const tried = (status: ItemStatus, id: string): Item => ({
+  ...itemIn(status, id),
+  pullRequest: undefined,
+  roster: [
+    { letter: 'A', cli: 'claude', item: `${id}.a`, branch: `ralph/${id}.a`, head: 'c'.repeat(40) },
+    { letter: 'B', cli: 'codex', item: `${id}.b`, branch: `ralph/${id}.b`, head: 'd'.repeat(40) },
+  ],
+  judgement: { shown: ['A', 'B'], costUsd: 0, picked: 'A', at: new Date(NOW).toISOString() },
+});
 
 const every = (statuses: readonly ItemStatus[], to: ItemStatus | 'same') =>
   Object.fromEntries(statuses.map((status) => [status, to]));
@@ -268,6 +281,16 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     // The example's done item has a pull request: it is recorded, not landed.
     to: { done: 'same', awaiting_merge: 'deciding' },
   },
+  candidate_taken: {
+    event: {
+      kind: 'candidate_taken',
+      decision: { ...DECISION, kind: 'accepted', candidate: 'B' },
+      now: NOW,
+    },
+    // Its pick did not land (the example's is done without a landing): the other lands.
+    to: { done: 'landing', needs_input: 'landing' },
+    item: tried,
+  },
   rejected: {
     event: {
       kind: 'rejected',
@@ -362,11 +385,22 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
 };
 
 /** Every (status, event) pair, with the status it leads to, or undefined when it is refused. */
-export function lifecyclePairs(): { status: ItemStatus; event: ItemEvent; to?: ItemStatus }[] {
-  return Object.values(LIFECYCLE_CASES).flatMap(({ event, to }) =>
+export function lifecyclePairs(): {
+  status: ItemStatus;
+  event: ItemEvent;
+  to?: ItemStatus;
+  /** The item the example applies to, as `id`. */
+  item: (id?: string) => Item;
+}[] {
+  return Object.values(LIFECYCLE_CASES).flatMap(({ event, to, item }) =>
     ITEM_STATUSES.map((status) => {
       const next = to[status];
-      return { status, event, to: next === 'same' ? status : next };
+      return {
+        status,
+        event,
+        to: next === 'same' ? status : next,
+        item: (id = 'it') => (item ?? itemIn)(status, id),
+      };
     }),
   );
 }

@@ -19,8 +19,8 @@ describe('the lifecycle table', () => {
 
   it.each(lifecyclePairs().map((pair) => [pair.event.kind, pair.status, pair] as const))(
     '%s from %s',
-    (_kind, status, { event, to }) => {
-      const applied = applyEvent(itemIn(status), event);
+    (_kind, status, { event, to, item }) => {
+      const applied = applyEvent(item(), event);
       if (to === undefined) {
         expect(applied.kind).toBe('refused');
         if (applied.kind === 'refused') {
@@ -43,7 +43,7 @@ describe('the lifecycle table', () => {
       .map((pair) => [pair.event.kind, pair.status, pair] as const),
   )(
     'refuses, at run time, a mutant %s rule from %s that leads anywhere it does not declare',
-    (_kind, status, { event }) => {
+    (_kind, status, { event, item }) => {
       const kind = event.kind;
       const undeclared = ITEM_STATUSES.find(
         (s) => s !== status && !leadsTo(kind, status).includes(s),
@@ -54,7 +54,7 @@ describe('the lifecycle table', () => {
         ...LIFECYCLE,
         [kind]: { ...rule, apply: (item: Item) => ({ ...item, status: undeclared }) },
       } as Lifecycle;
-      const applied = applyEvent(itemIn(status), event, mutant);
+      const applied = applyEvent(item(), event, mutant);
       expect(applied).toMatchObject({ kind: 'refused' });
       if (applied.kind === 'refused') {
         expect(applied.reason).toContain(`led a ${status} item to ${undeclared}`);

@@ -108,7 +108,7 @@ function candidateReportLines(report: CandidatesReport): string[] {
   const cost = (usd: number | undefined) =>
     usd === undefined ? 'none accepted' : formatCost(usd, false);
   return [
-    `Candidates: ${plural(report.items, 'item')} tried; the judge's ${plural(judge.picks, 'pick')}: you kept ${judge.kept}, rejected ${judge.rejected}; per accepted change ${cost(costPerAccepted.withCandidates)} with candidates, ${cost(costPerAccepted.without)} without`,
+    `Candidates: ${plural(report.items, 'item')} tried; the judge's ${plural(judge.picks, 'pick')}: you kept ${judge.kept}, overturned ${judge.overturned}; per accepted change ${cost(costPerAccepted.withCandidates)} with candidates, ${cost(costPerAccepted.without)} without`,
     ...renderTable(
       ['AGENT', 'CANDIDATES', 'PASSED', 'PICKED', 'ACCEPTED'],
       report.byAgent.map((a) => [

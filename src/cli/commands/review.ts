@@ -73,13 +73,15 @@ export async function decideCommand(
   root: string,
   kind: DecisionKind,
   ids: readonly string[],
-  options: { note?: string; cancel?: boolean; until?: string },
+  options: { note?: string; cancel?: boolean; until?: string; candidate?: string },
   output: Output,
   env: Env,
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const now = systemClock.now();
   if (ids.length === 0) throw new InputError('give the id of an item');
+  if (options.candidate !== undefined && ids.length > 1)
+    throw new InputError('--candidate takes one item: give its id alone', 'candidate');
   const until = options.until === undefined ? undefined : parseUntil(options.until, now, '--until');
   if (kind === 'deferred' && until === undefined)
     throw new InputError('a deferral needs --until (3d, 12h, or a time to come)', 'until');
@@ -101,6 +103,7 @@ export async function decideCommand(
               note: options.note,
               then: options.cancel === true ? 'cancel' : 'retry',
               until,
+              candidate: options.candidate,
             },
             entries,
             now,
