@@ -246,7 +246,7 @@ module.exports = {
         path: '^src/',
         pathNot: [
           '^src/lib/',
-          '^src/config/(values|cli-names|sandbox-kinds|notify-events)[.]ts$',
+          '^src/config/(values|cli-names|sandbox-kinds|notify-events|candidate-whens)[.]ts$',
           ROOM_SETTINGS,
         ],
       },

@@ -28,6 +28,7 @@ import { reapScan } from './bench/reap.mjs';
 import { reviewFigures } from './bench/review.mjs';
 import { inboxAtScale } from './bench/inbox.mjs';
 import { cachePrefixFigures } from './bench/cache-prefix.mjs';
+import { candidateFigures } from './bench/candidates.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -56,6 +57,7 @@ const size = quick
       sandbox: { items: 20, runs: 3 },
       reap: { scans: 50, runs: 3 },
       review: { items: 10, runs: 3 },
+      candidates: { agentMs: 1500, runs: 1 },
       inbox: { sessions: 10_000, runs: 5 },
     }
   : {
@@ -80,6 +82,7 @@ const size = quick
       sandbox: { items: 40, runs: 5 },
       reap: { scans: 200, runs: 5 },
       review: { items: 20, runs: 5 },
+      candidates: { agentMs: 3000, runs: 3 },
       inbox: { sessions: 10_000, runs: 9 },
     };
 
@@ -102,6 +105,7 @@ const benches = [
   ['first-request', () => firstRequestFigures()],
   ['cache-prefix', () => cachePrefixFigures()],
   ['review', () => reviewFigures(size.review)],
+  ['candidates', () => candidateFigures(size.candidates)],
   ['inbox', () => inboxAtScale(size.inbox)],
 ];
 

@@ -19,9 +19,6 @@ import { candidateGates } from './gates.js';
 /** The candidates stage: items several CLIs try wait as `judging` for them, then for a pick. */
 export const candidates: StageFactory = (ctx) => new Candidates(ctx);
 
-/** Not due: its candidates still run (a finished one changes the queue, and it looks again). */
-const NOT_DUE = Number.MAX_SAFE_INTEGER;
-
 /** Where a candidate's branch is kept once the pick is made, won or lost. */
 export const candidateRef = (item: string, entry: CandidateEntry) =>
   `refs/ralph/candidates/${item}/${entry.letter}-${entry.cli}`;
@@ -42,27 +39,31 @@ class Candidates implements StageDeclaration {
   readonly pauses = true;
   readonly unmoved = 'waiting';
   readonly awaits = 'due';
-  readonly pollMs = 60_000;
-  /** The items whose candidates are all over (or not all in line yet): due now. */
-  private ready = new Set<string>();
+  /**
+   * The items whose candidates were still running at the last look: not due until one ends (a
+   * change of the queue, which wakes the stage) or the run's next poll. Any other is due.
+   */
+  private running = new Set<string>();
 
   constructor(private readonly ctx: StageContext) {}
 
+  /** Which of the items it waits on still have candidates running; no read while there are none. */
   async beforeLook(): Promise<void> {
-    const { queue } = this.ctx;
-    const judging = await queue.inStatus('judging');
-    const ids = judging.flatMap((item) => (item.roster ?? []).flatMap((c) => c.item ?? []));
-    const byId = new Map((await queue.dependencyClosure(ids)).map((item) => [item.id, item]));
-    this.ready = new Set(
-      judging
-        .filter((item) =>
-          (item.roster ?? []).every((c) => {
-            if (c.item === undefined) return true;
-            const candidate = byId.get(c.item);
-            return candidate === undefined || statusIs(candidate.status, 'finished');
-          }),
-        )
-        .map((item) => item.id),
+    if (this.running.size === 0) return;
+    const { ctx } = this;
+    const [parents, candidates] = await ctx.persistently(
+      'reading the candidates judged',
+      async () => {
+        const judged = (await ctx.queue.dependencyClosure([...this.running])).filter(
+          (item) => this.running.has(item.id) && holderOf(item.status) === 'judge',
+        );
+        const ids = judged.flatMap((item) => (item.roster ?? []).flatMap((c) => c.item ?? []));
+        return [judged, await ctx.queue.dependencyClosure(ids)] as const;
+      },
+    );
+    const byId = new Map(candidates.map((item) => [item.id, item]));
+    this.running = new Set(
+      parents.filter((item) => stillRunning(item, byId)).map((item) => item.id),
     );
   }
 
@@ -73,8 +74,13 @@ class Candidates implements StageDeclaration {
     );
   }
 
+  /**
+   * Due once its candidates have all ended; until then, at the run's next poll at the latest (a
+   * candidate that ends changes the queue, which wakes the stage sooner).
+   */
   dueAt(item: Item): number | undefined {
-    return this.ready.has(item.id) ? undefined : NOT_DUE;
+    if (!this.running.has(item.id)) return undefined;
+    return this.ctx.clock.now() + this.ctx.workspace.config.run.pollInterval * 1000;
   }
 
   async step(looked: Item): Promise<Stepped> {
@@ -94,7 +100,11 @@ class Candidates implements StageDeclaration {
       return { kind: 'moved', item: await this.unpicked(item, roster, refused, false) };
     }
     const ended = roster.map((entry) => endOf(entry, present));
-    if (ended.some((entry) => entry === 'running')) return { kind: 'waiting' };
+    if (ended.some((entry) => entry === 'running')) {
+      this.running.add(item.id);
+      return { kind: 'waiting' };
+    }
+    this.running.delete(item.id);
     const entries = ended.filter((entry) => entry !== 'running');
     const work = await ctx.sessions.workOf(item);
     const repo = await repositoryRoot(work.workDir);
@@ -320,6 +330,14 @@ function endOf(entry: CandidateEntry, present: readonly Item[]): CandidateEntry 
   return statusIs(item.status, 'complete') && item.head !== undefined
     ? ended
     : { ...ended, out: item.lastError ?? `it is ${item.status}` };
+}
+
+/** Whether an item's candidates (among `byId`) are not all over: a missing one is over. */
+function stillRunning(item: Item, byId: ReadonlyMap<string, Item>): boolean {
+  return (item.roster ?? []).some((c) => {
+    const candidate = c.item === undefined ? undefined : byId.get(c.item);
+    return candidate !== undefined && !statusIs(candidate.status, 'finished');
+  });
 }
 
 /** Why no candidate passed, each in a line. */

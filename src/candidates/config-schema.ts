@@ -1,13 +1,10 @@
 import * as z from '../lib/zod.js';
 import { CLI_NAMES } from '../config/cli-names.js';
 import { LimitSchema } from '../config/values.js';
+import { CANDIDATE_WHENS } from '../config/candidate-whens.js';
 
 /** Most candidates an item may have: each is a full attempt, paid for. */
 export const MAX_CANDIDATES = 6;
-
-/** When an item's candidates run. */
-export const CANDIDATE_WHENS = ['always', 'after_failure'] as const;
-export type CandidateWhen = (typeof CANDIDATE_WHENS)[number];
 
 /** One candidate: the CLI that tries the item, and its model. */
 export const CandidateCliSchema = z.strictObject({

@@ -1,5 +1,6 @@
 import type { Config, SessionSettings } from '../config/schema.js';
-import type { CandidateCli, CandidateWhen } from './config-schema.js';
+import type { CandidateCli } from './config-schema.js';
+import type { CandidateWhen } from '../config/candidate-whens.js';
 
 /** An item's candidates as its settings resolve: who tries it, and when. */
 export interface CandidateSettings {

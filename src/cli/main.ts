@@ -11,7 +11,7 @@ import { addExamples } from './examples.js';
 import { workspaceRoot } from './find-workspace.js';
 import { processOutput, type Output } from './output.js';
 import { VERSION } from '../lib/version.js';
-import { CANDIDATE_WHENS } from '../candidates/config-schema.js';
+import { CANDIDATE_WHENS } from '../config/candidate-whens.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -113,9 +113,26 @@ describe('candidates', () => {
   it('after its own attempt fails, runs the other candidates, and one lands', async () => {
     const { repo, root } = await landingWorkspace(
       {},
-      { ...GATE, candidates: { clis: [{ cli: 'claude' }, { cli: 'claude', model: 'other' }] } },
+      {
+        ...GATE,
+        candidates: { clis: [{ cli: 'claude' }, { cli: 'claude', model: 'other' }] },
+        // Its second attempt at once, not after the retry's backoff.
+        run: {
+          failureBackoffCap: 0,
+          maxConsecutiveFailures: 0,
+          pollInterval: 0.2,
+          retryBackoffCap: 0,
+        },
+      },
     );
-    await add(root, 'y', '#behave: work commit=1 file=broken.txt\n#behave@y.b: work commit=1');
+    // Its own CLI fails its gates twice (its two attempts), then the other runs.
+    await add(
+      root,
+      'y',
+      '#behave: work commit=1 file=broken.txt\n#behave@y.b: work commit=1',
+      '--max-attempts',
+      '2',
+    );
     const run = await ralph(root, ['run', '--drain']);
     expect(run.code, run.stderr).toBe(0);
     const y = item(root, 'y');
@@ -124,6 +141,7 @@ describe('candidates', () => {
     expect(roster.map((c) => c.letter)).toEqual(['A', 'B']);
     expect(roster[0]?.item).toBeUndefined();
     expect(roster[0]?.out).toMatch(/broken.txt/);
+    expect(y.attempts).toBe(2);
     // Its gates alone picked the one that passed: no judge was paid for.
     expect(readSessions(root).some((s) => s.role === 'judge')).toBe(false);
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.b.txt');

@@ -14,6 +14,7 @@ import { holderOf, statusIs } from '../../queue/item-status.js';
 const OCCASIONAL = new Set([
   'preparing',
   'reviewing',
+  'judging',
   'landing',
   'awaiting_checks',
   'awaiting_merge',

@@ -161,7 +161,7 @@ const MIGRATIONS: readonly Migration[] = [
     // it stops claiming.
     version: 11,
     name: 'items whose candidates are judged',
-    sql: `CREATE INDEX ralph_items_judging ON ralph_items (queue) WHERE status = 'judging';`,
+    sql: `CREATE INDEX IF NOT EXISTS ralph_items_judging ON ralph_items (queue) WHERE status = 'judging';`,
   },
 ];
 
