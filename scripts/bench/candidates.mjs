@@ -3,29 +3,17 @@
 // wall time less its sessions', on one worker) against a single attempt's. The agent is the
 // suite's fake claude, which writes and commits a file in `ms` milliseconds; the judge is the
 // same fake, ranking the candidates as shown.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, benchEnv, elapsed, run, stats, workspace } from './lib.mjs';
+import { BIN, benchEnv, elapsed, repository, run, stats, workspace } from './lib.mjs';
 
 const AGENT = fileURLToPath(new URL('../../test/fixtures/fake-claude.mjs', import.meta.url));
 const MODELS = ['one', 'two', 'three'];
 
-function repository() {
-  const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-candidates-'));
-  const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(repo, 'README.md'), '# bench\n');
-  git('add', '.');
-  git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'init');
-  return repo;
-}
-
 /** One night of one item, tried by three candidates or by its own agent alone. */
 async function night({ candidates, workers, agentMs }) {
-  const repo = repository();
+  const repo = repository('ralph-bench-candidates-');
   const root = workspace([AGENT], { git: { enabled: true }, defaults: { workDir: repo } });
   const item = {
     id: 'x',

@@ -151,3 +151,14 @@ export async function stopRunner(runner, timeoutMs = 30_000) {
   await exited;
   clearTimeout(timer);
 }
+
+/** A new git repository with one commit on main, under a temporary directory. */
+export function repository(prefix = 'ralph-bench-repo-') {
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(repo, 'README.md'), '# bench\n');
+  git('add', '.');
+  git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'init');
+  return repo;
+}

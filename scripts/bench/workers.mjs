@@ -1,11 +1,10 @@
 // Rows: parallel workers and git mode. The speed-up of `--workers 2` and `--workers 4` over one
 // worker on items of a fixed-duration agent; and what git mode adds to each item (worktree
 // add, commit, diffstat, worktree remove) against the same items without it.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, FIXTURES, benchEnv, elapsed, run, stats, workspace } from './lib.mjs';
+import { BIN, FIXTURES, benchEnv, elapsed, repository, run, stats, workspace } from './lib.mjs';
 
 const AGENT = path.join(FIXTURES, 'steady-claude.mjs');
 
@@ -50,16 +49,6 @@ async function throughput(workers, { items, agentMs }) {
   const ms = await drain(root, ['--workers', String(workers)], env, items);
   fs.rmSync(root, { recursive: true, force: true });
   return ms;
-}
-
-function repository() {
-  const repo = tempDir('ralph-bench-repo-');
-  const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(repo, 'README.md'), '# bench\n');
-  git('add', '.');
-  git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '-m', 'init');
-  return repo;
 }
 
 /** One item after another in one repository, with git mode on or off. */

@@ -1,5 +1,5 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, jsonObjectsIn, word } from '../stage/answers.js';
+import { CRITERION_VERDICTS, readAnswer, word } from '../stage/answers.js';
 import type { AnswerRead, SessionKind } from '../stage/sessions.js';
 
 const MAX_TEXT = 2_000;
@@ -105,24 +105,9 @@ export function readJudgeVerdict(
   labels: readonly string[],
   criteria: number,
 ): AnswerRead<JudgeVerdict> {
-  let firstProblem: string | undefined;
-  for (const candidate of jsonObjectsIn(text)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(candidate);
-    } catch {
-      continue;
-    }
-    const parsed = JudgeVerdictSchema.safeParse(json);
-    if (!parsed.success) {
-      firstProblem ??= `not a verdict: ${z.prettifyError(parsed.error).split('\n')[0] ?? ''}`;
-      continue;
-    }
-    const wrong = contradiction(parsed.data, labels, criteria);
-    if (wrong === undefined) return { kind: 'valid', value: parsed.data };
-    firstProblem ??= `an inconsistent verdict: ${wrong}`;
-  }
-  return { kind: 'invalid', reason: firstProblem ?? 'no verdict: the answer holds no JSON object' };
+  return readAnswer(text, JudgeVerdictSchema, (verdict) =>
+    contradiction(verdict, labels, criteria),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, jsonObjectsIn, word } from '../stage/answers.js';
+import { CRITERION_VERDICTS, readAnswer, word } from '../stage/answers.js';
 
 export const SEVERITIES = ['blocking', 'major', 'minor'] as const;
 export const OVERALLS = ['approve', 'request_changes'] as const;
@@ -104,25 +104,6 @@ function contradiction(verdict: Verdict, criteria: readonly string[]): string | 
  * approves.
  */
 export function readVerdict(text: string, criteria: readonly string[]): ReadVerdict {
-  let firstProblem: string | undefined;
-  for (const candidate of jsonObjectsIn(text)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(candidate);
-    } catch {
-      continue;
-    }
-    const parsed = VerdictSchema.safeParse(json);
-    if (!parsed.success) {
-      firstProblem ??= `not a verdict: ${z.prettifyError(parsed.error).split('\n')[0] ?? ''}`;
-      continue;
-    }
-    const wrong = contradiction(parsed.data, criteria);
-    if (wrong === undefined) return { kind: 'verdict', verdict: parsed.data };
-    firstProblem ??= `an inconsistent verdict: ${wrong}`;
-  }
-  return {
-    kind: 'invalid',
-    reason: firstProblem ?? 'no verdict: the answer holds no JSON object',
-  };
+  const read = readAnswer(text, VerdictSchema, (verdict) => contradiction(verdict, criteria));
+  return read.kind === 'valid' ? { kind: 'verdict', verdict: read.value } : read;
 }

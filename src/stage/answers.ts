@@ -1,4 +1,5 @@
 import * as z from '../lib/zod.js';
+import type { AnswerRead } from './sessions.js';
 
 // What every session a stage asks for answers in: JSON in its last message, its words in the
 // model's own case or spelling. Read tolerantly of how it is written, never of what it says.
@@ -24,7 +25,7 @@ export const word = <const T extends readonly string[]>(
  * The JSON objects a session's final message may hold, the likeliest first: fenced `json`
  * blocks from the last, then every balanced `{…}` from the last.
  */
-export function jsonObjectsIn(text: string): string[] {
+function jsonObjectsIn(text: string): string[] {
   const fenced = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const spans: string[] = [];
   let depth = 0;
@@ -42,4 +43,34 @@ export function jsonObjectsIn(text: string): string[] {
     } else if (c === '}' && depth > 0 && --depth === 0) spans.push(text.slice(start, i + 1));
   }
   return [...fenced.reverse(), ...spans.reverse()];
+}
+
+/**
+ * The answer in a session's last message: the first JSON object of it (the likeliest first) that
+ * `schema` reads and in which `contradiction` finds nothing wrong; else why none is a whole,
+ * consistent answer (the first problem found).
+ */
+export function readAnswer<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  contradiction: (answer: z.output<S>) => string | undefined,
+): AnswerRead<z.output<S>> {
+  let firstProblem: string | undefined;
+  for (const candidate of jsonObjectsIn(text)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      firstProblem ??= `not a verdict: ${z.prettifyError(parsed.error).split('\n')[0] ?? ''}`;
+      continue;
+    }
+    const wrong = contradiction(parsed.data);
+    if (wrong === undefined) return { kind: 'valid', value: parsed.data };
+    firstProblem ??= `an inconsistent verdict: ${wrong}`;
+  }
+  return { kind: 'invalid', reason: firstProblem ?? 'no verdict: the answer holds no JSON object' };
 }

@@ -7,26 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
-import { TARGET, item, landingWorkspace } from '../support/landing.js';
+import { TARGET, addWithCriterion, item, landingWorkspace } from '../support/landing.js';
 import { RALPH_BIN, ralph, readSessions, tempDir } from '../support/workspace.js';
 
 /** The gate every candidate must pass: no `broken.txt` in its work. */
 const GATE = { gates: [['test', '!', '-e', 'broken.txt']] };
 
+/** An item with one criterion, tried once by each candidate (its retries are not the point). */
 const add = (root: string, id: string, body: string, ...flags: string[]) =>
-  ralph(root, [
-    'add',
-    `Item ${id}`,
-    '--id',
-    id,
-    '--body',
-    body,
-    '--criterion',
-    'it writes its file',
-    '--max-attempts',
-    '1',
-    ...flags,
-  ]);
+  addWithCriterion(root, id, body, '--max-attempts', '1', ...flags);
 
 const promptOf = (root: string, session: string) =>
   fs.readFileSync(path.join(root, 'docs', 'sessions', `${session}-prompt.md`), 'utf8');
