@@ -1,5 +1,5 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, readAnswer, word } from '../stage/answers.js';
+import { CRITERION_VERDICTS, CriterionVerdictsSchema, readAnswer } from '../stage/answers.js';
 import type { AnswerRead, SessionKind } from '../stage/sessions.js';
 
 const MAX_TEXT = 2_000;
@@ -16,15 +16,7 @@ const JudgeVerdictSchema = z.object({
   candidates: z.array(
     z.object({
       candidate: Label,
-      criteria: z
-        .array(
-          z.object({
-            id: z.coerce.number().int().positive(),
-            verdict: word(CRITERION_VERDICTS),
-            evidence: Text,
-          }),
-        )
-        .default([]),
+      criteria: CriterionVerdictsSchema,
     }),
   ),
   ranking: z.array(Label).min(1),

@@ -1,5 +1,5 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, readAnswer, word } from '../stage/answers.js';
+import { CRITERION_VERDICTS, CriterionVerdictsSchema, readAnswer, word } from '../stage/answers.js';
 
 export const SEVERITIES = ['blocking', 'major', 'minor'] as const;
 export const OVERALLS = ['approve', 'request_changes'] as const;
@@ -11,16 +11,7 @@ const Text = z.string().trim().min(1).max(MAX_TEXT);
 
 /** The verdict a reviewer is asked for, as it may write it. */
 export const VerdictSchema = z.object({
-  criteria: z
-    .array(
-      z.object({
-        /** The criterion's number, 1 for the first. */
-        id: z.coerce.number().int().positive(),
-        verdict: word(CRITERION_VERDICTS),
-        evidence: Text,
-      }),
-    )
-    .default([]),
+  criteria: CriterionVerdictsSchema,
   findings: z
     .array(
       z.object({

@@ -92,9 +92,10 @@ export async function settleItem(
   }
   await tidyWorktree(ctx, claimed.id, settled.item);
   // Failed, it went to its candidates (`after_failure`).
-  const forked = settled.item?.roster !== undefined && claimed.roster === undefined;
-  if (forked) ctx.events.info('candidates_forked', forkedSaid(settled.item as Item));
-  return settled.item;
+  const after = settled.item;
+  if (after?.roster !== undefined && claimed.roster === undefined)
+    ctx.events.info('candidates_forked', forkedSaid(after));
+  return after;
 }
 
 /** What an author's session's end does to its item: settled as its outcome says. */

@@ -21,6 +21,17 @@ export const word = <const T extends readonly string[]>(
     return aliases[plain] ?? words.find((w) => w.toLowerCase() === plain) ?? value;
   }, z.enum(words));
 
+/** What a session found of each criterion, by its number (1 for the first), with evidence. */
+export const CriterionVerdictsSchema = z
+  .array(
+    z.object({
+      id: z.coerce.number().int().positive(),
+      verdict: word(CRITERION_VERDICTS),
+      evidence: z.string().trim().min(1).max(2_000),
+    }),
+  )
+  .default([]);
+
 /**
  * The JSON objects a session's final message may hold, the likeliest first: fenced `json`
  * blocks from the last, then every balanced `{…}` from the last.
