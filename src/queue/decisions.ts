@@ -31,6 +31,8 @@ export function waitsOnPerson(item: Item, now: number): boolean {
 
 /** What an item asks of a person, if anything. */
 export function waitOf(item: Item): PersonWait | undefined {
+  // A candidate's end is its item's to decide on (a question of its agent still asks a person).
+  if (item.candidateOf !== undefined && statusIs(item.status, 'finished')) return undefined;
   const accepted = isAccepted(item);
   const waits: Partial<Record<ItemStatus, PersonWait | undefined>> = {
     done:

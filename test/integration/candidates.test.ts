@@ -89,6 +89,9 @@ describe('candidates', () => {
     expect(shown.stdout).toMatch(/^ {10}\(it knew [AB] as A, [AB] as B\)$/m);
     const reviewed = await ralph(root, ['review', 'x']);
     expect(reviewed.stdout).toContain('Candidates:');
+    // The inbox holds the item, not its candidates: their ends are its to decide on.
+    const inbox = await ralph(root, ['review', '--json']);
+    expect((JSON.parse(inbox.stdout) as { id: string }[]).map((row) => row.id)).toEqual(['x']);
     // Accepted in the morning, the report says which agent won and what an accepted change cost.
     expect((await ralph(root, ['accept', 'x'])).code).toBe(0);
     const report = await ralph(root, ['report']);

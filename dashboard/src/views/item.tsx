@@ -4,6 +4,7 @@ import { plural } from '../../../src/lib/text.js';
 import { sourceText } from '../../../src/queue/source-text.js';
 import { formatDuration, money, when } from '../format.js';
 import { MessageBox } from './message-box.js';
+import { Candidates } from './candidates.js';
 import { holderOf, statusIs } from '../../../src/queue/item-status.js';
 
 /** The gates' log of one session, fetched when asked for. */
@@ -53,6 +54,7 @@ export function ItemPage({ id }: { id: string }) {
       </pre>
       {item.criteria !== undefined && item.criteria.length > 0 && <Criteria item={item} />}
       <Review item={item} />
+      <Candidates item={item} />
       <Environment item={item} />
       <h3>Attempts</h3>
       <Attempts sessions={sessions} />
@@ -282,8 +284,8 @@ function Attempts({ sessions }: { sessions: SessionEntry[] }) {
               <td>
                 <a href={`#/sessions/${s.sessionId}`}>{when(s.startedAt)}</a>
               </td>
-              <td class={s.role === 'reviewer' ? 'dim' : ''}>
-                {s.role === 'reviewer' ? 'reviewer' : 'author'} · {s.cli}
+              <td class={s.role === undefined ? '' : 'dim'}>
+                {s.role ?? 'author'} · {s.cli}
               </td>
               <td>{s.durationMs === undefined ? '-' : formatDuration(s.durationMs / 1000)}</td>
               <td
@@ -294,7 +296,7 @@ function Attempts({ sessions }: { sessions: SessionEntry[] }) {
                 {s.outcome === 'success' || s.message === undefined ? '' : `: ${s.message}`}
               </td>
               <td>{money(s.costUsd, 4, s.costEstimated)}</td>
-              <td>{s.role === 'reviewer' ? '' : <GateLog session={s.sessionId} />}</td>
+              <td>{s.role === undefined ? <GateLog session={s.sessionId} /> : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -1,0 +1,147 @@
+// Every view of the dashboard in a real headless Chromium, at a desktop's and a phone's width,
+// on an empty workspace and on a heavy night: 1,000 items waiting, an item that several
+// candidates tried, and a session whose transcript is 5 MB. No view may raise a console error.
+// Screenshots go to test-artifacts/dashboard/views-<workspace>-<view>-<width>.png.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, launchChromium } from '../support/browser.js';
+import { landingWorkspace } from '../support/landing.js';
+import { startServe, stopServers } from '../support/serve.js';
+import { makeWorkspace, ralph, readQueue, readSessions } from '../support/workspace.js';
+
+const WIDTHS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+];
+
+let browser: Browser;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServers();
+});
+
+/** Opens each view of `root`'s dashboard at each width; the console's errors, if any. */
+async function visit(root: string, name: string, views: Record<string, string>) {
+  const served = await startServe(root);
+  const problems: string[] = [];
+  for (const viewport of WIDTHS) {
+    const page = await browser.newPage({ viewport });
+    // Requests in flight, the live feed's aside (it stays open).
+    let inFlight = 0;
+    const counted = (r: Request) => r.resourceType() !== 'eventsource';
+    page.on('request', (r) => void (counted(r) && inFlight++));
+    page.on('requestfinished', (r) => void (counted(r) && inFlight--));
+    page.on('requestfailed', (r) => void (counted(r) && inFlight--));
+    /** Until the view's requests are answered and nothing new asked for a while. */
+    const settled = async () => {
+      let quiet = 0;
+      while (quiet < 5) {
+        await page.waitForTimeout(60);
+        quiet = inFlight === 0 ? quiet + 1 : 0;
+      }
+    };
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`${name} ${viewport.width}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`${name} ${viewport.width}: ${e.message}`));
+    await page.goto(served.openUrl);
+    await settled();
+    for (const [view, hash] of Object.entries(views)) {
+      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await settled();
+      // What a person sees first: the screen, not the page's whole length.
+      await page.screenshot({
+        path: path.join(ARTIFACTS, `views-${name}-${view}-${viewport.width}.png`),
+      });
+    }
+    await page.close();
+  }
+  return problems;
+}
+
+describe('every view of the dashboard', () => {
+  it('reads on an empty workspace, and says nothing is there', async () => {
+    const root = await makeWorkspace();
+    const problems = await visit(root, 'empty', {
+      board: '#/',
+      review: '#/review',
+      live: '#/live',
+      sessions: '#/sessions',
+      report: '#/report',
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('reads on a heavy night: 1,000 items, candidates, a 5 MB transcript', async () => {
+    const { root } = await landingWorkspace(
+      { enabled: false },
+      { gates: [['test', '!', '-e', 'broken.txt']] },
+    );
+    const body = [
+      '#behave: work commit=1',
+      '#behave@greet.c: work commit=1 file=broken.txt',
+      '#judge: prefer text=greet.b.txt',
+    ].join('\n');
+    const added = await ralph(root, [
+      'add',
+      'Make the greeting say hello',
+      '--id',
+      'greet',
+      '--body',
+      body,
+      '--criterion',
+      'greet() returns hello',
+      '--max-attempts',
+      '1',
+      '--candidates',
+      'claude:opus,claude:sonnet,claude:haiku',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    // A thousand items waiting after the night's, and one session's transcript grown to 5 MB.
+    const queueFile = path.join(root, 'state', 'queue.json');
+    const queue = readQueue(root);
+    const now = Date.now();
+    const waiting = Array.from({ length: 1000 }, (_, i) => ({
+      id: `item-${i}`,
+      title: `Item ${i}: a task of the backlog with a title of some length`,
+      status: i % 25 === 0 ? 'failed' : 'pending',
+      createdAt: new Date(now + i).toISOString(),
+    }));
+    fs.writeFileSync(queueFile, JSON.stringify({ ...queue, items: [...queue.items, ...waiting] }));
+    const session = readSessions(root).find((r) => r.itemId === 'greet.a');
+    const sessionId = String(session?.sessionId);
+    const stream = path.join(root, 'docs', 'sessions', `${sessionId}.ndjson`);
+    const line = `${JSON.stringify({
+      type: 'assistant',
+      message: {
+        id: 'msg_x',
+        role: 'assistant',
+        model: 'opus',
+        content: [{ type: 'text', text: 'I read the parser and its tests. '.repeat(30) }],
+      },
+      session_id: sessionId,
+    })}\n`;
+    fs.appendFileSync(stream, line.repeat(Math.ceil((5 * 1024 * 1024) / line.length)));
+    expect(fs.statSync(stream).size).toBeGreaterThan(5 * 1024 * 1024);
+    const problems = await visit(root, 'heavy', {
+      board: '#/',
+      review: '#/review',
+      'review-page': '#/review/greet',
+      item: '#/items/greet',
+      live: '#/live',
+      sessions: '#/sessions',
+      session: `#/sessions/${sessionId}`,
+      report: '#/report',
+    });
+    expect(problems).toEqual([]);
+  });
+});
