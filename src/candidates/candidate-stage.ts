@@ -14,7 +14,7 @@ import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js'
 import { addMissingCandidates } from './fork.js';
 import { judgeOf, labelsFor, type JudgeVerdict } from './judge.js';
 import { anonymized, judgeRequest } from './request.js';
-import { candidateGates } from './gates.js';
+import { candidateGates, withGateOutput } from './gates.js';
 
 /** The candidates stage: items several CLIs try wait as `judging` for them, then for a pick. */
 export const candidates: StageFactory = (ctx) => new Candidates(ctx);
@@ -105,7 +105,12 @@ class Candidates implements StageDeclaration {
       return { kind: 'waiting' };
     }
     this.running.delete(item.id);
-    const entries = ended.filter((entry) => entry !== 'running');
+    const entries = await withGateOutput(
+      ctx.workspace.paths.sessions,
+      ended.filter((entry) => entry !== 'running'),
+      present,
+      (text) => ctx.redactor.redact(text),
+    );
     const work = await ctx.sessions.workOf(item);
     const repo = await repositoryRoot(work.workDir);
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);

@@ -3,8 +3,8 @@ import type { Item } from '../queue/item.js';
 
 /**
  * An item's candidates side by side, as `ralph show` and `ralph review` say them: each one's CLI
- * and model, cost, how it ended (out with why, passed, picked) and the judge's verdict of it,
- * then the judge and its reason; or, for a candidate, whose it is.
+ * and model, cost, how it ended (out with why and its gate's output, passed, picked) and the
+ * judge's verdict of it, then the judge and its reason; or, for a candidate, whose it is.
  */
 export function candidateLines(item: Item): string[] {
   if (item.candidateOf !== undefined)
@@ -28,7 +28,9 @@ export function candidateLines(item: Item): string[] {
           : judgement?.picked === entry.letter
             ? `picked at ${entry.head.slice(0, 12)}`
             : `passed at ${entry.head.slice(0, 12)}`;
-    return `  ${entry.letter} ${who}${cost}: ${end}${judged}`;
+    // An out candidate's gate output follows its line, indented under it.
+    const output = (entry.out?.split('\n') ?? []).slice(1).map((line) => `      ${line}`);
+    return [`  ${entry.letter} ${who}${cost}: ${end}${judged}`, ...output];
   });
   const judge =
     judgement === undefined
@@ -44,5 +46,5 @@ export function candidateLines(item: Item): string[] {
                   `          (it knew ${judgement.shown.map((letter, i) => `${letter} as ${String.fromCharCode(65 + i)}`).join(', ')})`,
                 ]),
           ];
-  return ['Candidates:', ...rows, ...judge];
+  return ['Candidates:', ...rows.flat(), ...judge];
 }

@@ -5,7 +5,7 @@ type Item = ReviewPage['item'];
 
 /**
  * An item's candidates side by side: each one's agent, cost, how it ended (out with why, passed,
- * picked) and the judge's verdict on each criterion; then the judge, its ranking and reason, and
+ * picked) and the judge's verdict on each criterion; the gate output of each that is out; then the judge, its ranking and reason, and
  * the labels it knew them by (its reason speaks of those).
  */
 export function Candidates({ item }: { item: Item }) {
@@ -73,6 +73,16 @@ export function Candidates({ item }: { item: Item }) {
           </tbody>
         </table>
       </div>
+      {roster
+        .filter((entry) => entry.out?.includes('\n') === true)
+        .map((entry) => (
+          <details key={entry.letter} class="candidate-out">
+            <summary>
+              {entry.letter}: {entry.out?.split('\n')[0]}
+            </summary>
+            <pre class="log">{entry.out?.split('\n').slice(1).join('\n')}</pre>
+          </details>
+        ))}
       {judgement !== undefined && (
         <p class="judgement">
           {judgement.failure !== undefined ? (

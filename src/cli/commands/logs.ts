@@ -1,4 +1,4 @@
-import { failingGateOutput } from '../gate-output.js';
+import { failingGateOutput } from '../../archive/gate-output.js';
 import { fallbackLines, sandboxLines } from '../../archive/report.js';
 import fs from 'node:fs';
 import { plural } from '../../lib/text.js';

@@ -15,7 +15,7 @@ import { redactorFor } from '../../agent/redaction.js';
 import { plural } from '../../lib/text.js';
 import { formatCost } from '../../lib/usd.js';
 import { openSession } from '../session-lookup.js';
-import { failingGateOutput } from '../gate-output.js';
+import { failingGateOutput } from '../../archive/gate-output.js';
 import type { SessionRecord } from '../../archive/record.js';
 import { gateVerdict } from '../../gates/gates.js';
 import type { Workspace } from '../../config/workspace.js';

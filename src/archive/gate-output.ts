@@ -1,4 +1,4 @@
-import type { SessionRecord } from '../archive/record.js';
+import type { SessionRecord } from './record.js';
 import { readTail } from '../lib/fs.js';
 
 /** Bytes of a gates log read for its end, and the lines of it shown. */
