@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { CliName } from '../config/cli-names.js';
 import { git } from '../git/git.js';
 import { which } from '../lib/which.js';
+import { addUsd, formatCost } from '../lib/usd.js';
 import { commandOf } from '../agent/clis/index.js';
 import { capDiff } from '../git/capped-diff.js';
 import { repositoryRoot } from '../git/worktree.js';
@@ -180,6 +181,15 @@ class Candidates implements StageDeclaration {
       ),
     };
     const cli = this.judgeCli(work, entries);
+    // Capped together, the judge may spend what its candidates left of the cap.
+    const leftUsd =
+      work.candidatesMaxCostUsd === undefined
+        ? undefined
+        : work.candidatesMaxCostUsd - spentOn(item, entries);
+    if (leftUsd !== undefined && leftUsd <= 0) {
+      const failure = `the candidates spent their cap (${formatCost(work.candidatesMaxCostUsd ?? 0, false)}): no judge was paid for`;
+      return { kind: 'moved', item: await this.unpicked(item, entries, failure, true) };
+    }
     const prompt = judgeRequest(subject);
     ctx.events.info('judgement_started', {
       item: item.id,
@@ -196,6 +206,7 @@ class Candidates implements StageDeclaration {
       worktree: repo,
       timeoutSeconds: settings.timeout,
       sandbox: work.sandbox,
+      ...(leftUsd === undefined ? {} : { maxCostUsd: leftUsd }),
     });
     if (end.kind === 'unanswered' && ctx.stopped()) return { kind: 'waiting' };
     const judgement: Judgement = {
@@ -344,6 +355,12 @@ function stillRunning(item: Item, byId: ReadonlyMap<string, Item>): boolean {
     return candidate !== undefined && !statusIs(candidate.status, 'finished');
   });
 }
+
+/** What the item has spent on itself and its candidates so far. */
+const spentOn = (item: Item, entries: readonly CandidateEntry[]) =>
+  entries
+    .filter((entry) => entry.item !== undefined)
+    .reduce((sum, entry) => addUsd(sum, entry.costUsd ?? 0), item.costUsd);
 
 /** Why no candidate passed, each in a line. */
 function failuresOf(entries: readonly CandidateEntry[]): string {

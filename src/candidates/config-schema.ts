@@ -14,6 +14,13 @@ export const CandidateCliSchema = z.strictObject({
 
 export type CandidateCli = z.output<typeof CandidateCliSchema>;
 
+const MaxCostSchema = z
+  .number()
+  .positive()
+  .describe(
+    "What the item's candidates and their judge may spend together, in USD: each candidate is held to its share (an even part, the judge's one of them), and the judge to what is left. Unset: each candidate is held to the item's `maxBudgetUsd` alone.",
+  );
+
 const ClisSchema = z
   .array(CandidateCliSchema)
   .min(2, 'candidates are at least two (one CLI is an ordinary attempt)')
@@ -33,6 +40,7 @@ export const CandidateChoiceSchema = z.strictObject({
     .describe(
       "`always`: every candidate runs from the start; `after_failure`: the item's own CLI first, the others only when its attempt fails. Default: `always` for an item's own candidates, else `after_failure`.",
     ),
+  maxCostUsd: MaxCostSchema.optional(),
 });
 
 export type CandidateChoice = z.output<typeof CandidateChoiceSchema>;
@@ -48,6 +56,7 @@ export const CandidatesSchema = z.strictObject({
     .describe(
       "When the workspace's candidates run: `after_failure` (the thrifty default) or `always`.",
     ),
+  maxCostUsd: MaxCostSchema.optional(),
   judge: z
     .strictObject({
       cli: z.enum(CLI_NAMES).describe("The judge's CLI."),

@@ -3,7 +3,8 @@ import type { Queue } from '../queue/queue.js';
 import type { Lease } from '../queue/lease.js';
 import type { ItemEvent } from '../queue/lifecycle.js';
 import type { CliName } from '../config/cli-names.js';
-import type { CandidateSettings } from './settings.js';
+import { addUsd } from '../lib/usd.js';
+import { shareOf, type CandidateSettings } from './settings.js';
 
 /** The id of an item's candidate: its own id and the candidate's letter. */
 export function candidateId(parent: string, letter: string): string {
@@ -20,23 +21,23 @@ const letterAt = (i: number) => String.fromCharCode(65 + i);
 export function rosterOf(
   parent: Item,
   settings: CandidateSettings,
-  own?: { cli: CandidateEntry['cli']; model?: string },
+  own?: { cli: CandidateEntry['cli']; model?: string; spentUsd: number },
 ): CandidateEntry[] {
-  if (own === undefined)
-    return settings.clis.map((c, i) => ({
-      letter: letterAt(i),
+  const running = (clis: CandidateSettings['clis'], from: number, spentUsd: number) => {
+    const share = shareOf(settings, spentUsd, clis.length);
+    return clis.map((c, i) => ({
+      letter: letterAt(from + i),
       ...c,
-      item: candidateId(parent.id, letterAt(i)),
+      item: candidateId(parent.id, letterAt(from + i)),
+      ...(share === undefined ? {} : { shareUsd: share }),
     }));
+  };
+  if (own === undefined) return running(settings.clis, 0, 0);
   const ownIndex = settings.clis.findIndex((c) => c.cli === own.cli && c.model === own.model);
   const others = settings.clis.filter((_, i) => i !== ownIndex);
   return [
     { letter: 'A', cli: own.cli, ...(own.model === undefined ? {} : { model: own.model }) },
-    ...others.map((c, i) => ({
-      letter: letterAt(i + 1),
-      ...c,
-      item: candidateId(parent.id, letterAt(i + 1)),
-    })),
+    ...running(others, 1, own.spentUsd),
   ];
 }
 
@@ -74,7 +75,11 @@ export function candidateItem(
     land: { enabled: false },
     createdAt: new Date(now).toISOString(),
     baseCommit: base,
-    candidateOf: { item: parent.id, letter: entry.letter },
+    candidateOf: {
+      item: parent.id,
+      letter: entry.letter,
+      ...(entry.shareUsd === undefined ? {} : { shareUsd: entry.shareUsd }),
+    },
   });
 }
 
@@ -119,8 +124,9 @@ export function forkedAtClaim(
 }
 
 /**
- * The candidates that try an item should its session's end fail it (`after_failure`): none
- * for a candidate, an item forked already, or work on no branch of its own.
+ * The candidates that try an item should its session's end (which cost `costUsd`) fail it
+ * (`after_failure`): none for a candidate, an item forked already, work on no branch of its
+ * own, or an item whose own attempts spent the candidates' cap already.
  */
 export function candidatesAfterFailure(
   item: Item,
@@ -129,11 +135,15 @@ export function candidatesAfterFailure(
     checkout?: unknown;
     settings: { cli: CliName; model?: string };
   },
+  costUsd: number,
 ): CandidateEntry[] | undefined {
   const { candidates } = session.work;
   if (candidates?.when !== 'after_failure' || session.checkout === undefined) return undefined;
   if (item.roster !== undefined || item.candidateOf !== undefined) return undefined;
-  return rosterOf(item, candidates, { cli: session.settings.cli, model: session.settings.model });
+  const spentUsd = addUsd(item.costUsd, costUsd);
+  if (candidates.maxCostUsd !== undefined && spentUsd >= candidates.maxCostUsd) return undefined;
+  const { cli, model } = session.settings;
+  return rosterOf(item, candidates, { cli, model, spentUsd });
 }
 
 /** What the log says of a fork: the item and each candidate's letter, CLI and model. */

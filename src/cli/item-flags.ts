@@ -136,12 +136,14 @@ export async function fieldsFromFlags(o: Record<string, unknown>, now: number): 
   const fallback = list(o.fallback);
   if (fallback !== undefined) set('fallback', { clis: fallback.map((entry) => cliChoice(entry)) });
   const candidates = list(o.candidates);
-  if (candidates !== undefined || o.candidatesWhen !== undefined)
+  const candidatesCap = number('--candidates-max-cost', o.candidatesMaxCost, false);
+  if (candidates !== undefined || o.candidatesWhen !== undefined || candidatesCap !== undefined)
     set('candidates', {
       ...(candidates === undefined
         ? {}
         : { clis: candidates.map((entry) => cliChoice(entry, true)) }),
       ...(o.candidatesWhen === undefined ? {} : { when: o.candidatesWhen }),
+      ...(candidatesCap === undefined ? {} : { maxCostUsd: candidatesCap }),
     });
   set('base', o.base);
   if (o.gate !== undefined) set('gates', (o.gate as string[]).map(gateArgv));

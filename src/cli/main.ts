@@ -91,6 +91,10 @@ function itemOptions(command: commander.Command): commander.Command {
         .choices(CANDIDATE_WHENS),
     )
     .option(
+      '--candidates-max-cost <usd>',
+      'what its candidates and their judge may spend together; each candidate is held to its share',
+    )
+    .option(
       '--fallback <list>',
       'CLIs to fall back on when its own is held by a usage limit, in order: "codex,gemini", a model after a colon ("codex:gpt-5"); "" for none',
     )

@@ -274,6 +274,8 @@ export const CandidateEntrySchema = z.strictObject({
   branch: z.string().optional(),
   head: z.string().optional(),
   costUsd: z.number().nonnegative().optional(),
+  /** What it may spend in all, when its item's candidates are capped together. */
+  shareUsd: z.number().nonnegative().optional(),
 });
 
 export type CandidateEntry = z.output<typeof CandidateEntrySchema>;
@@ -399,7 +401,14 @@ export const ItemLifeSchema = z.strictObject({
   /** Several CLIs try it (`candidates`): its roster, each candidate as it stands. */
   roster: z.array(CandidateEntrySchema).optional(),
   /** It is a candidate of another item: that item, and its letter. */
-  candidateOf: z.strictObject({ item: ItemIdSchema, letter: CandidateLetterSchema }).optional(),
+  candidateOf: z
+    .strictObject({
+      item: ItemIdSchema,
+      letter: CandidateLetterSchema,
+      /** What it may spend in all: its share of its item's cap on its candidates. */
+      shareUsd: z.number().nonnegative().optional(),
+    })
+    .optional(),
   /** What the gates and the judge made of its candidates. */
   judgement: JudgementSchema.optional(),
   /**

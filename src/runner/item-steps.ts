@@ -141,7 +141,7 @@ export function settleEnd(
     }),
     // A candidate's work goes to its judge, not on by itself.
     item.candidateOf === undefined ? stagesOf(prepared) : undefined,
-    candidatesAfterFailure(item, prepared),
+    candidatesAfterFailure(item, prepared, costUsd),
   );
 }
 

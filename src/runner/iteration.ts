@@ -19,7 +19,7 @@ export type IterationResult =
   | { kind: 'idle'; wakeAt?: number; retryAt?: number }
   | Ran
   /** Refused before spawning (the item is at fault); no attempt spent. */
-  | { kind: 'rejected'; itemId: string; reason: string }
+  | { kind: 'rejected'; itemId: string; reason: string; candidate: boolean }
   /** The workspace is at fault (every item would fail alike): item given back, night paused. */
   | { kind: 'workspace_fault'; itemId: string; reason: string }
   /** The agent could not be started at all: no item can run. */
@@ -101,9 +101,7 @@ async function prepareAndRun(
     return { kind: 'preparing', itemId: item.id, wanted: prepared.wanted };
   }
   if ('candidates' in prepared) {
-    const refused = await handToCandidates(ctx, control, item, prepared);
-    if (refused !== undefined)
-      return refuse(ctx, control, item, { reason: refused, scope: 'item' });
+    await handToCandidates(ctx, control, item, prepared);
     return { kind: 'forked', itemId: item.id };
   }
   if (prepared.fallbackFrom !== undefined)
@@ -161,5 +159,6 @@ async function refuse(
     park: error.park,
   });
   ctx.events.error('item_rejected', { item: item.id, reason });
-  return { kind: 'rejected', itemId: item.id, reason };
+  const candidate = item.candidateOf !== undefined;
+  return { kind: 'rejected', itemId: item.id, reason, candidate };
 }

@@ -201,7 +201,8 @@ class Night implements GatedNight {
       case 'idle':
         return this.whenIdle(turn.wakeAt, turn.retryAt);
       case 'rejected':
-        this.result.rejected++;
+        // A candidate refused is out of its item's pick: the item's end is what counts.
+        if (!turn.candidate) this.result.rejected++;
         return 'again';
       case 'workspace_fault':
         return 'again';

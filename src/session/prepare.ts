@@ -44,7 +44,8 @@ import {
   PROMPT_CAP_CHARS,
   type AssembledPrompt,
 } from '../prompt/assemble.js';
-import type { CandidateSettings } from '../candidates/settings.js';
+import { shareLeft, type CandidateSettings } from '../candidates/settings.js';
+import { formatCost } from '../lib/usd.js';
 
 /** Files of the work dir given to the agent as project context: what the project says of itself. */
 const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
@@ -450,6 +451,16 @@ export async function resolveSession(
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (request.budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
+  // A candidate is held to its share of its item's cap, between sessions and inside them.
+  const share = shareLeft(item);
+  if (share !== undefined) {
+    if (share <= 0)
+      return {
+        reason: `it spent its share of its item's cap on candidates (${formatCost(item.candidateOf?.shareUsd ?? 0, false)})`,
+        scope: 'item',
+      };
+    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, share);
+  }
   return {
     persona,
     settings,

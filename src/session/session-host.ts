@@ -45,13 +45,20 @@ export class SessionHost implements Sessions {
       review: resolved.work.review,
       cli: resolved.settings.cli,
       fallbackClis: resolved.fallback.clis.map((choice) => choice.cli),
+      ...(resolved.work.candidates?.maxCostUsd === undefined
+        ? {}
+        : { candidatesMaxCostUsd: resolved.work.candidates.maxCostUsd }),
     };
   }
 
   async ask<A>(item: Item, ask: SessionAsk<A>): Promise<Answered<A>> {
     const { ctx } = this;
     const sessionId = randomUUID();
-    const budgetLeftUsd = this.spend.left();
+    const runLeft = this.spend.left();
+    const budgetLeftUsd =
+      ask.maxCostUsd === undefined || runLeft === undefined
+        ? (ask.maxCostUsd ?? runLeft)
+        : Math.min(ask.maxCostUsd, runLeft);
     const none = (outcome: string, reason: string, retryAt?: number): Answered<A> => ({
       kind: 'unanswered',
       outcome,
@@ -60,7 +67,7 @@ export class SessionHost implements Sessions {
       retryAt,
     });
     // The run's cost limit is reached: no session is paid for, and nothing is answered.
-    if (budgetLeftUsd !== undefined && budgetLeftUsd <= 0)
+    if (runLeft !== undefined && runLeft <= 0)
       return none('cost_limit', "the run's cost limit is reached");
     // Its CLI held back (a usage limit it reported, an author's or an asked session's).
     const held = ctx.cliHolds.of(ask.cli, ctx.clock.now());

@@ -26,6 +26,8 @@ export interface ItemWork {
   /** The CLI its sessions run on, and those it falls back on, in order. */
   cli: CliName;
   fallbackClis: readonly CliName[];
+  /** What its candidates and their judge may spend together, if capped. */
+  candidatesMaxCostUsd?: number;
 }
 
 /** An answer read: what it says, or why it says nothing that can be used. */
@@ -61,6 +63,8 @@ export interface SessionAsk<A> {
   worktree: string;
   timeoutSeconds: number;
   sandbox: SandboxSettings;
+  /** What it may spend, besides the run's limits. */
+  maxCostUsd?: number;
 }
 
 /** What the session answered, or why it answered nothing (it approves nothing then). */

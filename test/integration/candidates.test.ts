@@ -143,6 +143,7 @@ describe('candidates', () => {
     ['answers prose', 'prose', /no JSON object/],
     ['names a candidate it was not shown', 'unknown', /candidate Z/],
     ['finds every candidate failing a criterion', 'fail-all', /no candidate meets every criterion/],
+    ['crashes', 'exit-signal', /the judge \(claude\) picked nothing: .*SIGSEGV/],
   ])('lands nothing when the judge %s: the item waits for a person', async (_, judge, why) => {
     const { repo, root } = await landingWorkspace({}, GATE);
     await add(
@@ -159,6 +160,54 @@ describe('candidates', () => {
     expect(z.lastError).toMatch(why);
     expect(z.question).toMatch(/No candidate was picked/);
     expect(git(repo, 'branch', '--list', TARGET)).toBe('');
+  });
+
+  it('holds candidates capped together to their shares, and pays no judge past the cap', async () => {
+    const { root } = await landingWorkspace(
+      {},
+      { ...GATE, run: { failureBackoffCap: 0, maxConsecutiveFailures: 0, retryBackoffCap: 0 } },
+    );
+    // $0.03 for two candidates and their judge: $0.01 each. B's first attempt spends its share,
+    // so its second is refused; A alone passes, and its gates pick it.
+    await addWithCriterion(
+      root,
+      'c',
+      '#behave: work commit=1\n#behave@c.b: work commit=1 file=broken.txt',
+      '--max-attempts',
+      '2',
+      '--candidates',
+      'claude:one,claude:two',
+      '--candidates-max-cost',
+      '0.03',
+    );
+    // $0.015 for two: the candidates spend $0.02 (a CLI may overrun its budget), and nothing is
+    // left for a judge.
+    await add(
+      root,
+      'd',
+      '#behave: work commit=1',
+      '--candidates',
+      'claude:one,claude:two',
+      '--candidates-max-cost',
+      '0.015',
+    );
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(item(root, 'c')).toMatchObject({ status: 'done', branch: 'ralph/c.a', costUsd: 0.02 });
+    const sessions = readSessions(root);
+    expect(sessions.filter((s) => s.itemId === 'c.b')).toHaveLength(1);
+    expect(item(root, 'c.b').lastError).toMatch(
+      /it spent its share of its item's cap on candidates \(\$0\.01/,
+    );
+    // Each candidate's session is held to its share inside it too.
+    for (const s of sessions.filter((s) => String(s.itemId).startsWith('c.')))
+      expect(s.command).toEqual(expect.arrayContaining(['--max-budget-usd', '0.01']));
+    const d = item(root, 'd');
+    expect(d.status).toBe('needs_input');
+    expect(d.lastError).toMatch(
+      /the candidates spent their cap \(\$0\.015\d*\): no judge was paid for/,
+    );
+    expect(sessions.some((s) => s.role === 'judge')).toBe(false);
   });
 
   it('fails the item when no candidate passes its gates, saying why each failed', async () => {
