@@ -148,12 +148,14 @@ const folders = Object.keys(MAY_IMPORT);
  * A room's module another room may use beside its settings schema: a session reads the
  * repository's own environment and whether its worktree's lockfiles still match the tree it
  * holds; and each stage room resolves its own settings of an item (its `settings.ts`), which
- * the session host composes into the item's work.
+ * the session host composes into the item's work (with the candidates that would try it, should
+ * its own work fail: `candidates/roster.ts`).
  */
 const PORTS_INTO_ROOMS = {
   session: [
     '^src/environment/(tree-keys|repository|settings)[.]ts$',
     '^src/(forge|review|candidates)/settings[.]ts$',
+    '^src/candidates/roster[.]ts$',
   ],
 };
 

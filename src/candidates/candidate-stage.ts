@@ -122,8 +122,10 @@ class Candidates implements StageDeclaration {
         kind: 'moved',
         item: await this.unpicked(item, entries, failuresOf(entries), false),
       };
-    if (passing.length === 1 && !work.review)
-      return { kind: 'moved', item: await this.picked(item, work, entries, passing[0]!, 'gates') };
+    if (passing.length === 1 && !work.review) {
+      const pick = { entry: passing[0]!, session: lastSessionOf(passing[0]!, present) };
+      return { kind: 'moved', item: await this.picked(item, work, entries, pick, 'gates') };
+    }
     return this.judge(item, work, repo, entries, passing, present);
   }
 
@@ -181,6 +183,8 @@ class Candidates implements StageDeclaration {
       ),
     };
     const cli = this.judgeCli(work, entries);
+    // Where the pick goes on: a candidate a person takes instead goes the same way.
+    const then = { land: work.land, pullRequest: work.forge };
     // Capped together, the judge may spend what its candidates left of the cap.
     const leftUsd =
       work.candidatesMaxCostUsd === undefined
@@ -188,7 +192,9 @@ class Candidates implements StageDeclaration {
         : work.candidatesMaxCostUsd - spentOn(item, entries);
     if (leftUsd !== undefined && leftUsd <= 0) {
       const failure = `the candidates spent their cap (${formatCost(work.candidatesMaxCostUsd ?? 0, false)}): no judge was paid for`;
-      return { kind: 'moved', item: await this.unpicked(item, entries, failure, true) };
+      const at = new Date(ctx.clock.now()).toISOString();
+      const none = { shown: [], costUsd: 0, failure, then, at };
+      return { kind: 'moved', item: await this.unpicked(item, entries, failure, true, none) };
     }
     const prompt = judgeRequest(subject);
     ctx.events.info('judgement_started', {
@@ -214,6 +220,7 @@ class Candidates implements StageDeclaration {
       cli,
       ...(end.sessionId === undefined ? {} : { session: end.sessionId }),
       costUsd: end.costUsd,
+      then,
       at: new Date(ctx.clock.now()).toISOString(),
     };
     if (end.kind === 'unanswered') {
@@ -238,7 +245,14 @@ class Candidates implements StageDeclaration {
     }
     return {
       kind: 'moved',
-      item: await this.picked(item, work, entries, best, cli, { ...judged, picked: best.letter }),
+      item: await this.picked(
+        item,
+        work,
+        entries,
+        { entry: best, session: lastSessionOf(best, items) },
+        cli,
+        { ...judged, picked: best.letter },
+      ),
     };
   }
 
@@ -262,7 +276,7 @@ class Candidates implements StageDeclaration {
     item: Item,
     work: ItemWork,
     roster: CandidateEntry[],
-    entry: CandidateEntry,
+    { entry, session }: { entry: CandidateEntry; session: string | undefined },
     by: string,
     judgement?: Judgement,
   ): Promise<Item | undefined> {
@@ -283,6 +297,7 @@ class Candidates implements StageDeclaration {
           branch: entry.branch ?? '',
           baseCommit: item.baseCommit ?? '',
           head: entry.head ?? '',
+          ...(session === undefined ? {} : { session }),
         },
         roster,
         then: { land: work.land, pullRequest: work.forge },
@@ -347,6 +362,10 @@ function endOf(entry: CandidateEntry, present: readonly Item[]): CandidateEntry 
     ? ended
     : { ...ended, out: item.lastError ?? `it is ${item.status}` };
 }
+
+/** The last session of a candidate's item, among `items`. */
+const lastSessionOf = (entry: CandidateEntry, items: readonly Item[]) =>
+  items.find((item) => item.id === entry.item)?.sessions.at(-1);
 
 /** Whether an item's candidates (among `byId`) are not all over: a missing one is over. */
 function stillRunning(item: Item, byId: ReadonlyMap<string, Item>): boolean {

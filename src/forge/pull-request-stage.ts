@@ -3,6 +3,7 @@ import { ForgeError } from './forge.js';
 import { ForgeClients } from './forge-clients.js';
 import { resolveCommit } from '../git/worktree.js';
 import { exponentialBackoffMs } from '../lib/backoff.js';
+import { isAccepted } from '../queue/decisions.js';
 import type { Item } from '../queue/item.js';
 import type { ItemEvent } from '../queue/lifecycle.js';
 import type { ChecksRefusal } from '../queue/transitions.js';
@@ -330,9 +331,13 @@ class PullRequestStage implements StageDeclaration {
         return 'waiting';
       }
     }
-    if (forge.merge === 'none')
+    // A person accepted this work already (another candidate taken): merged once green, as their
+    // accept of a pull request waiting for them is.
+    const accepted = isAccepted(item);
+    if (forge.merge === 'none' && !accepted)
       return this.record(item, { kind: 'checks_passed', checks: green, merged: false, now });
-    const merged = await client.merge(pr.number, forge.merge, pull.headSha);
+    const method = forge.merge === 'none' ? 'merge' : forge.merge;
+    const merged = await client.merge(pr.number, method, pull.headSha);
     if (merged === 'merged') {
       ctx.events.info('pull_request_merged', { item: item.id, number: pr.number });
       return this.record(item, { kind: 'checks_passed', checks: green, merged: true, now });

@@ -1,7 +1,7 @@
 import { addUsd } from '../lib/usd.js';
-import type { CandidateEntry, Item, ItemDecision, Judgement } from './item.js';
+import type { CandidateEntry, DecisionEffect, Item, ItemDecision, Judgement } from './item.js';
 import { accepted } from './decisions.js';
-import { afterReview, toLand } from './transitions.js';
+import { afterReview, takenGoesOn } from './transitions.js';
 import { holderOf, statusIs } from './item-status.js';
 
 // What candidates do to the item they try (`candidates`): its own work waits while they run,
@@ -11,14 +11,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Several CLIs are to try it: it waits (`judging`) for its roster's candidates, each an item of
- * its own already in the queue. Forked at its claim, the attempt is given back; forked after its
- * own attempt failed, that attempt stays counted and is the roster's first, out.
+ * its own already in the queue. Forked at its claim, the attempt is given back (and the session
+ * its claim named, which never ran); forked after its own attempt failed, that attempt stays
+ * counted and is the roster's first, out.
  */
 export function candidatesForked(item: Item, roster: readonly CandidateEntry[], now: number): Item {
+  const atClaim = holderOf(item.status) === 'worker';
   return {
     ...item,
     status: 'judging',
-    attempts: holderOf(item.status) === 'worker' ? Math.max(0, item.attempts - 1) : item.attempts,
+    attempts: atClaim ? Math.max(0, item.attempts - 1) : item.attempts,
+    sessions: atClaim ? item.sessions.slice(0, -1) : item.sessions,
     roster: [...roster],
     judgement: undefined,
     finishedAt: undefined,
@@ -27,11 +30,29 @@ export function candidatesForked(item: Item, roster: readonly CandidateEntry[], 
   };
 }
 
+/**
+ * Its own work failed (its gates stayed red, its reviewer's rounds are spent): its candidates
+ * try it, that work the roster's first, out for why it failed, its branch kept.
+ */
+export function forkedAfterFailure(
+  item: Item,
+  candidates: readonly CandidateEntry[],
+  now: number,
+): Item {
+  const out = item.lastError ?? item.lastOutcome ?? 'its attempt failed';
+  const roster = candidates.map((c) =>
+    c.item === undefined ? { ...c, out, branch: item.branch, head: item.head } : c,
+  );
+  return candidatesForked({ ...item, question: undefined }, roster, now);
+}
+
 /** What the item's work becomes: the picked candidate's branch, from its base, at its head. */
 export interface PickedWork {
   branch: string;
   baseCommit: string;
   head: string;
+  /** The session that left it there: the item's last now (its summary, its transcript). */
+  session?: string;
 }
 
 /**
@@ -50,10 +71,14 @@ export function candidatePicked(
   },
 ): Item {
   const picked = {
-    ...withJudgement(item, e.judgement, e.roster, e.now),
+    ...withJudgement(item, { ...e.judgement, then: e.then }, e.roster, e.now),
     branch: e.pick.branch,
     baseCommit: e.pick.baseCommit,
     head: e.pick.head,
+    sessions:
+      e.pick.session === undefined || item.sessions.includes(e.pick.session)
+        ? item.sessions
+        : [...item.sessions, e.pick.session],
     lastError: undefined,
     lastOutcome: 'picked',
     finishedAt: iso(e.now),
@@ -131,17 +156,19 @@ export function candidateRefusal(item: Item, letter: string): string | undefined
   // Only work its gates passed may land.
   if (entry.out !== undefined || entry.head === undefined || entry.branch === undefined)
     return `candidate ${letter} of ${item.id} is out: ${entry.out ?? 'it left no commit'}`;
-  if (item.pullRequest !== undefined)
-    return `${item.id} has a pull request: another candidate cannot be taken for it`;
+  // A merge is not undone here; an open pull request is closed for the one taken.
+  if (item.pullRequest?.kind === 'item' && !statusIs(item.status, 'pullRequestOpen'))
+    return `${item.id}'s pull request #${item.pullRequest.number} was merged or closed: another candidate cannot be taken for it`;
   if (item.decision?.kind === 'accepted' && item.decision.candidate === letter)
     return `candidate ${letter} of ${item.id} was taken already`;
   return undefined;
 }
 
 /**
- * A person took candidate `decision.candidate`: its work becomes the item's, and lands; a
- * landing of the one picked before is reverted first (by the decision stage, as a rejected
- * landing is). Taking the one picked is an acceptance as any.
+ * A person took candidate `decision.candidate`: its work becomes the item's, and goes on as the
+ * pick's would have (it lands, or has a pull request of its own). A landing of the one picked
+ * before is reverted first, its open pull request closed (by the decision stage, as a
+ * rejection's are). Taking the one picked is an acceptance as any.
  */
 export function candidateTaken(item: Item, decision: ItemDecision, now: number): Item {
   const entry = (item.roster ?? []).find((c) => c.letter === decision.candidate);
@@ -159,11 +186,15 @@ export function candidateTaken(item: Item, decision: ItemDecision, now: number):
   // The one the judge picked, its work the item's already.
   if (decision.candidate === item.judgement?.picked && statusIs(item.status, 'complete'))
     return accepted(item, decision, now);
-  if (item.landedCommit !== undefined)
+  const undo: DecisionEffect[] = [
+    ...(item.landedCommit === undefined ? [] : (['revert'] as const)),
+    ...(item.pullRequest?.kind === 'item' ? (['close_pull_request'] as const) : []),
+  ];
+  if (undo.length > 0)
     return {
       ...taken,
       status: 'deciding',
-      decision: { ...decision, effects: ['revert'], before: item.status },
+      decision: { ...decision, effects: undo, before: item.status },
     };
-  return toLand(taken, now);
+  return takenGoesOn(taken, now);
 }

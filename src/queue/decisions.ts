@@ -1,6 +1,6 @@
 import type { DecisionEffect, Item, ItemDecision } from './item.js';
 import { type ItemStatus, holderOf, statusIs } from './item-status.js';
-import { cancelled, retried, toLand } from './transitions.js';
+import { cancelled, retried, takenGoesOn, toLand } from './transitions.js';
 
 // A person's decisions on an item's work (`ralph accept|reject|defer`), as pure transitions:
 // what each does to the item at once, and what it leaves the decision stage to carry out on the
@@ -151,8 +151,8 @@ export function decisionCarried(item: Item, effect: DecisionEffect, now: number)
   if (effects.length > 0) return at;
   const ended: Item = { ...at, decision: { ...decision, effects: undefined, before: undefined } };
   if (decision.kind === 'rejected') return afterRejection(ended, now);
-  // Another candidate taken: its work lands now that the one picked before is reverted.
-  return decision.candidate === undefined ? { ...ended, status: 'done' } : toLand(ended, now);
+  // Another candidate taken: its work goes on now that the one picked before is undone.
+  return decision.candidate === undefined ? { ...ended, status: 'done' } : takenGoesOn(ended, now);
 }
 
 /**

@@ -306,6 +306,8 @@ export const JudgementSchema = z.strictObject({
     .optional(),
   picked: CandidateLetterSchema.optional(),
   failure: z.string().optional(),
+  /** Where the pick's work goes on (a candidate a person takes goes the same way). */
+  then: z.strictObject({ land: z.boolean(), pullRequest: z.boolean() }).optional(),
   at: Timestamp,
 });
 

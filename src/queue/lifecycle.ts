@@ -14,6 +14,7 @@ import { lifeFieldsIn } from './item-life.js';
 import {
   candidatePicked,
   candidatesForked,
+  forkedAfterFailure,
   candidatesUnpicked,
   candidateRefusal,
   candidateTaken,
@@ -28,7 +29,7 @@ import {
   landedUnderRejection,
   rejected,
 } from './decisions.js';
-import { ITEM_STATUSES, statusesWhere, type ItemStatus } from './item-status.js';
+import { ITEM_STATUSES, holderOf, statusesWhere, type ItemStatus } from './item-status.js';
 import { fenceReason, type Lease, type SettlePolicy } from './lease.js';
 import {
   cancelled,
@@ -115,12 +116,16 @@ export type ItemEvent =
       then: Pick<SessionStages, 'land' | 'pullRequest'>;
       now: number;
     }
-  /** Its reviewer asked for changes (`findings`, for its agent): back to it, or to a person. */
+  /**
+   * Its reviewer asked for changes (`findings`, for its agent): back to it; its rounds spent, to
+   * its `candidates` (`after_failure`), else to a person.
+   */
   | {
       kind: 'review_changes_requested';
       verdict: ItemVerdict;
       findings: string;
       maxRounds: number;
+      candidates?: readonly CandidateEntry[];
       now: number;
     }
   /** Its reviewer failed (no valid verdict): unreviewed, looked at again at `at`. */
@@ -357,9 +362,14 @@ export const LIFECYCLE: Lifecycle = {
       ),
   },
   review_changes_requested: {
-    to: ['pending', 'needs_input'],
+    to: ['pending', 'needs_input', 'judging'],
     from: ['reviewing'],
-    apply: (item, e) => reviewChangesRequested(item, e.verdict, e.findings, e.maxRounds, e.now),
+    apply: (item, e) => {
+      const after = reviewChangesRequested(item, e.verdict, e.findings, e.maxRounds, e.now);
+      return e.candidates === undefined || holderOf(after.status) !== 'person'
+        ? after
+        : forkedAfterFailure(after, e.candidates, e.now);
+    },
   },
   review_failed: {
     from: ['reviewing'],
@@ -522,8 +532,12 @@ export const LIFECYCLE: Lifecycle = {
     apply: (item, e) => accepted(item, e.decision, e.now),
   },
   candidate_taken: {
-    to: { done: ['landing', 'deciding'], needs_input: ['landing'] },
-    from: ['done', 'needs_input'],
+    to: {
+      done: ['landing', 'deciding'],
+      needs_input: ['landing', 'awaiting_checks', 'done'],
+      awaiting_merge: ['deciding'],
+    },
+    from: ['done', 'needs_input', 'awaiting_merge'],
     refuse: (item, e) => candidateRefusal(item, e.decision.candidate ?? ''),
     apply: (item, e) => candidateTaken(item, e.decision, e.now),
   },
@@ -537,7 +551,7 @@ export const LIFECYCLE: Lifecycle = {
     apply: (item, e) => deferred(item, e.decision, e.now),
   },
   decision_carried: {
-    to: ['done', 'pending', 'cancelled', 'landing'],
+    to: ['done', 'pending', 'cancelled', 'landing', 'awaiting_checks'],
     from: ['deciding'],
     refuse: (item, e) =>
       item.decision?.effects?.includes(e.effect) === true
@@ -626,11 +640,7 @@ function pushAfter(item: Item, e: EventOf<'session_ended'>): Item {
 function afterFailure(item: Item, e: EventOf<'session_ended'>): Item {
   if (e.candidates === undefined || item.status !== 'failed' || item.roster !== undefined)
     return item;
-  const out = item.lastError ?? item.lastOutcome ?? 'its attempt failed';
-  const roster = e.candidates.map((c) =>
-    c.item === undefined ? { ...c, out, branch: item.branch, head: item.head } : c,
-  );
-  return candidatesForked(item, roster, e.policy.now);
+  return forkedAfterFailure(item, e.candidates, e.policy.now);
 }
 
 /** A success goes through the stages the workspace turns on for a branch of its own. */

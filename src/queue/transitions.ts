@@ -500,6 +500,26 @@ export function toLand(item: Item, now: number): Item {
   return { ...item, status: 'landing', updatedAt: iso(now), landRounds: undefined };
 }
 
+/**
+ * A candidate a person took goes on as the judge's pick would have (`judgement.then`: landing,
+ * a pull request of its own, or done); the pull request of the one picked before, closed by
+ * now, is forgotten. Taken before `then` was kept, it lands.
+ */
+export function takenGoesOn(item: Item, now: number): Item {
+  const then = item.judgement?.then ?? { land: true, pullRequest: false };
+  if (then.land) return toLand(item, now);
+  const fresh: Item = {
+    ...item,
+    pullRequest: undefined,
+    checksHead: undefined,
+    checksSince: undefined,
+    checks: undefined,
+    checksFailure: undefined,
+    checkRounds: undefined,
+  };
+  return afterReview(fresh, { checks: then.pullRequest }, undefined, now);
+}
+
 /** Waits for its pull request's checks: the runner pushes and opens it first (no `checksSince`). */
 function awaitingChecks(item: Item, conversationId: string | undefined): Item {
   return {

@@ -185,6 +185,9 @@ class Reviews implements StageDeclaration {
               verdict,
               findings: ctx.redactor.redact(findingsText(item, verdict)),
               maxRounds: settings.maxRounds,
+              ...(work.candidatesOnFailure === undefined
+                ? {}
+                : { candidates: work.candidatesOnFailure }),
               now,
             },
       ),

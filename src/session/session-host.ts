@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '../agent/outcome.js';
 import { sessionFiles } from '../archive/paths.js';
+import { candidatesAfterFailure } from '../candidates/roster.js';
 import type { CliName } from '../config/cli-names.js';
 import type { Item } from '../queue/item.js';
 import type { Answered, ItemWork, SessionAsk, Sessions } from '../stage/sessions.js';
@@ -48,6 +49,11 @@ export class SessionHost implements Sessions {
       ...(resolved.work.candidates?.maxCostUsd === undefined
         ? {}
         : { candidatesMaxCostUsd: resolved.work.candidates.maxCostUsd }),
+      candidatesOnFailure: candidatesAfterFailure(
+        item,
+        { work: resolved.work, checkout: item.branch, settings: resolved.settings },
+        0,
+      ),
     };
   }
 

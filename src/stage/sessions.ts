@@ -2,7 +2,7 @@ import type { SandboxSettings } from '../agent/settings.js';
 import type { CliName } from '../config/cli-names.js';
 import type { SessionSettings } from '../config/schema.js';
 import type { EnvironmentConfig } from '../environment/config-schema.js';
-import type { Item } from '../queue/item.js';
+import type { CandidateEntry, Item } from '../queue/item.js';
 import type { AskedRole } from '../lib/session-roles.js';
 
 // The port through which a stage has an agent session of its own run (a reviewer; a judge, a
@@ -28,6 +28,8 @@ export interface ItemWork {
   fallbackClis: readonly CliName[];
   /** What its candidates and their judge may spend together, if capped. */
   candidatesMaxCostUsd?: number;
+  /** The candidates that try it should its own work fail (`candidates.when: after_failure`). */
+  candidatesOnFailure?: readonly CandidateEntry[];
 }
 
 /** An answer read: what it says, or why it says nothing that can be used. */

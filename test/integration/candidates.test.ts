@@ -5,10 +5,18 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { git } from '../support/git.js';
 import { TARGET, addWithCriterion, item, landingWorkspace } from '../support/landing.js';
 import { RALPH_BIN, ralph, readSessions, tempDir } from '../support/workspace.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { forgeWorkspace } from '../support/forge.js';
+
+let github: FakeGitHub | undefined;
+afterEach(async () => {
+  await github?.close();
+  github = undefined;
+});
 
 /** The gate every candidate must pass: no `broken.txt` in its work. */
 const GATE = { gates: [['test', '!', '-e', 'broken.txt']] };
@@ -137,6 +145,37 @@ describe('candidates', () => {
     // Its gates alone picked the one that passed: no judge was paid for.
     expect(readSessions(root).some((s) => s.role === 'judge')).toBe(false);
     expect(git(repo, 'ls-tree', '--name-only', TARGET)).toContain('y.b.txt');
+  });
+
+  it("after its reviewer's rounds are spent, runs the other candidates, and the judge's pick lands", async () => {
+    const { repo, root } = await landingWorkspace(
+      {},
+      {
+        ...GATE,
+        review: { enabled: true, maxRounds: 1 },
+        candidates: { clis: [{ cli: 'claude' }, { cli: 'claude', model: 'other' }] },
+      },
+    );
+    await add(root, 'r', '#behave: work commit=1\n#review: changes');
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const r = item(root, 'r');
+    expect(r).toMatchObject({
+      status: 'done',
+      landedOn: TARGET,
+      branch: 'ralph/r.b',
+      judgement: { picked: 'B', shown: ['B'] },
+    });
+    const roster = r.roster as { letter: string; out?: string; branch?: string }[];
+    expect(roster[0]).toMatchObject({ letter: 'A', branch: 'ralph/r' });
+    expect(roster[0]?.out).toMatch(/^the reviewer asked for changes/);
+    // Its own work is kept under its ref beside the pick's; only the pick's landed.
+    expect(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/ralph/candidates/r/')).toBe(
+      'refs/ralph/candidates/r/A-claude\nrefs/ralph/candidates/r/B-claude',
+    );
+    const landed = git(repo, 'ls-tree', '--name-only', TARGET);
+    expect(landed).toContain('r.b.txt');
+    expect(landed).not.toContain('r.txt');
   });
 
   it.each([
@@ -297,5 +336,40 @@ describe('candidates', () => {
     const report = await ralph(root, ['report']);
     expect(report.stdout).toMatch(/you kept 0, overturned 1;/);
     expect(report.stdout).toMatch(/^claude one +1 +1 +0 +1$/m);
+  });
+
+  it("takes another candidate over a pick whose pull request is open: that one closed, the taken one's opened, then merged", async () => {
+    const setup = await forgeWorkspace();
+    github = setup.github;
+    const { bare, root } = setup;
+    const env = { GITHUB_TOKEN: 'test-token-0123456789' };
+    const body = '#behave: work commit=1\n#judge: prefer text=p.b.txt';
+    await add(root, 'p', body, '--candidates', 'claude:one,claude:two');
+    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+    expect(item(root, 'p')).toMatchObject({
+      status: 'awaiting_merge',
+      branch: 'ralph/p.b',
+      pullRequest: { number: 1, head: 'ralph/p.b' },
+    });
+    const taken = await ralph(root, ['accept', 'p', '--candidate', 'A'], env);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(github.pulls[0]).toMatchObject({ state: 'closed', merged: false });
+    expect(item(root, 'p')).toMatchObject({ status: 'awaiting_checks', branch: 'ralph/p.a' });
+    // The taken one's pull request is opened and, the person having accepted it, merged once green.
+    const second = await ralph(root, ['run', '--drain'], env);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(item(root, 'p')).toMatchObject({
+      status: 'done',
+      lastOutcome: 'merged',
+      pullRequest: { number: 2, head: 'ralph/p.a' },
+    });
+    expect(github.pulls[1]).toMatchObject({ state: 'closed', merged: true });
+    const files = git(bare, 'ls-tree', '--name-only', 'main');
+    expect(files).toContain('p.a.txt');
+    expect(files).not.toContain('p.b.txt');
+    // A merged pull request is not undone here: another candidate is refused, nothing written.
+    const again = await ralph(root, ['accept', 'p', '--candidate', 'B'], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/pull request #2 was merged or closed/);
   });
 });

@@ -88,10 +88,13 @@ interface Case {
   item?: (status: ItemStatus, id: string) => Item;
 }
 
-/** An item that several candidates tried: B passed and was not picked. */
+/**
+ * An item that several candidates tried: B passed and was not picked. The pick's pull request
+ * is open while it waits for a person to merge it.
+ */
 const tried = (status: ItemStatus, id: string): Item => ({
   ...itemIn(status, id),
-  pullRequest: undefined,
+  ...(status === 'awaiting_merge' ? {} : { pullRequest: undefined }),
   roster: [
     { letter: 'A', cli: 'claude', item: `${id}.a`, branch: `ralph/${id}.a`, head: 'c'.repeat(40) },
     { letter: 'B', cli: 'codex', item: `${id}.b`, branch: `ralph/${id}.b`, head: 'd'.repeat(40) },
@@ -287,8 +290,9 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
       decision: { ...DECISION, kind: 'accepted', candidate: 'B' },
       now: NOW,
     },
-    // Its pick did not land (the example's is done without a landing): the other lands.
-    to: { done: 'landing', needs_input: 'landing' },
+    // Its pick did not land (the example's is done without a landing): the other lands. A
+    // pick's open pull request is closed first.
+    to: { done: 'landing', needs_input: 'landing', awaiting_merge: 'deciding' },
     item: tried,
   },
   rejected: {

@@ -77,6 +77,78 @@ describe('the lifecycle table', () => {
     expect(cleared).toMatchObject({ kind: 'refused', reason: 'an edit cannot change sessions' });
   });
 
+  it("hands an item to its candidates when its reviewer's rounds are spent (after_failure)", () => {
+    const reviewed = { ...itemIn('reviewing'), head: 'e'.repeat(40), reviewRounds: 1 };
+    const event = {
+      kind: 'review_changes_requested' as const,
+      verdict: {
+        overall: 'request_changes' as const,
+        criteria: [],
+        findings: [],
+        summary: 'it misses the point',
+        cli: 'codex',
+        session: 's2',
+        costUsd: 0.01,
+        at: new Date(0).toISOString(),
+      },
+      findings: 'blocking: a.ts:1: it misses the point',
+      maxRounds: 2,
+      now: 0,
+    };
+    const candidates = [
+      { letter: 'A', cli: 'claude' as const },
+      { letter: 'B', cli: 'codex' as const, item: 'it.b' },
+    ];
+    expect(applyEvent(reviewed, event)).toMatchObject({ item: { status: 'needs_input' } });
+    const applied = applyEvent(reviewed, { ...event, candidates });
+    expect(applied).toMatchObject({
+      kind: 'applied',
+      item: {
+        status: 'judging',
+        question: undefined,
+        roster: [
+          {
+            letter: 'A',
+            out: 'the reviewer asked for changes: it misses the point',
+            branch: 'ralph/it',
+            head: 'e'.repeat(40),
+          },
+          { letter: 'B', item: 'it.b' },
+        ],
+      },
+    });
+    // A round left: back to its author, the candidates not yet wanted.
+    const again = applyEvent({ ...reviewed, reviewRounds: 0 }, { ...event, candidates });
+    expect(again.item?.status).toBe('pending');
+    expect(again.item?.roster).toBeUndefined();
+  });
+
+  it.each([
+    [{ land: true, pullRequest: false }, 'landing'],
+    [{ land: false, pullRequest: true }, 'awaiting_checks'],
+    [{ land: false, pullRequest: false }, 'done'],
+  ] as const)(
+    'sends a candidate a person takes where the pick would have gone (%o)',
+    (then, status) => {
+      const waiting = {
+        ...itemIn('needs_input'),
+        pullRequest: undefined,
+        roster: [
+          { letter: 'A', cli: 'claude' as const, branch: 'ralph/it.a', head: 'c'.repeat(40) },
+        ],
+        judgement: { shown: ['A'], costUsd: 0, failure: 'the judge erred', then, at: '' },
+      };
+      const applied = applyEvent(waiting, {
+        kind: 'candidate_taken',
+        decision: { id: 'd', kind: 'accepted', by: 'cli', at: '', candidate: 'A' },
+        now: 0,
+      });
+      expect(applied).toMatchObject({
+        item: { status, branch: 'ralph/it.a', head: 'c'.repeat(40) },
+      });
+    },
+  );
+
   it('records a landing that a rejection raced, and has the rejection revert it', () => {
     const rejected = itemIn('deciding');
     const applied = applyEvent(
