@@ -14,6 +14,11 @@ export async function failingGateOutput(
   gatesLog: string,
 ): Promise<string[]> {
   if (!(record.gates ?? []).some((gate) => !gate.passed)) return [];
+  return gatesLogEnd(gatesLog);
+}
+
+/** The last lines of a session's gates log (none when it is missing or empty). */
+export async function gatesLogEnd(gatesLog: string): Promise<string[]> {
   const tail = await readTail(gatesLog, GATES_TAIL_BYTES).catch(() => undefined);
   if (tail === undefined || tail.text.trim() === '') return [];
   return tail.text.trimEnd().split('\n').slice(-GATES_TAIL_LINES);

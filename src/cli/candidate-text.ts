@@ -7,8 +7,11 @@ import type { Item } from '../queue/item.js';
  * judge's verdict of it, then the judge and its reason; or, for a candidate, whose it is.
  */
 export function candidateLines(item: Item): string[] {
-  if (item.candidateOf !== undefined)
-    return [`Candidate: ${item.candidateOf.letter} of ${item.candidateOf.item}`];
+  const of = item.candidateOf;
+  if (of !== undefined)
+    return [
+      `Candidate: ${of.letter} of ${of.item}${of.shareUsd === undefined ? '' : `, held to its share of its cap, ${formatCost(of.shareUsd, false)}`}`,
+    ];
   const roster = item.roster ?? [];
   if (roster.length === 0) return [];
   const { judgement } = item;

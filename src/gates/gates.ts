@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Gate } from './config-schema.js';
 import { runCommand, type CommandResult } from '../lib/command.js';
+import { gateEndLine } from '../lib/gate-log.js';
 
 /** How one gate ended. */
 export interface GateResult {
@@ -175,7 +176,7 @@ export async function runGates(gates: readonly Gate[], request: GatesRequest): P
     const verdict = ran.startError ?? gateVerdict(result, gate.timeout);
     fs.appendFileSync(
       request.logFile,
-      `\n[${kind.short} "${gate.name}": ${result.passed ? 'passed' : 'failed'}, ${verdict}, ${(ran.durationMs / 1000).toFixed(1)} s]\n\n`,
+      `\n${gateEndLine(kind.short, { ...result, verdict, durationMs: ran.durationMs })}\n\n`,
     );
     results.push(result);
     request.onEnd?.(result);

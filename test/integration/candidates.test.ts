@@ -82,6 +82,7 @@ describe('candidates', () => {
     const request = promptOf(root, judge!.sessionId as string);
     expect(request).toContain('## Candidate A');
     expect(request).toContain('## Candidate B');
+    expect(request).toContain('- test ! -e broken.txt: passed');
     expect(request).not.toMatch(/claude|model-one|model-two|model-three/i);
     // Side by side for the person: each one's end, the pick, and the judge's reason.
     const shown = await ralph(root, ['show', 'x']);
@@ -241,6 +242,9 @@ describe('candidates', () => {
     // Each candidate's session is held to its share inside it too.
     for (const s of sessions.filter((s) => String(s.itemId).startsWith('c.')))
       expect(s.command).toEqual(expect.arrayContaining(['--max-budget-usd', '0.01']));
+    expect((await ralph(root, ['show', 'c.a'])).stdout).toMatch(
+      /^Candidate: A of c, held to its share of its cap, \$0\.0100$/m,
+    );
     const d = item(root, 'd');
     expect(d.status).toBe('needs_input');
     expect(d.lastError).toMatch(

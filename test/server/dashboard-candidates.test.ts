@@ -18,7 +18,18 @@ beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const { root } = await landingWorkspace(
     { enabled: false },
-    { gates: [['test', '!', '-e', 'broken.txt']] },
+    {
+      gates: [
+        {
+          name: 'test ! -e broken.txt',
+          command: [
+            'sh',
+            '-c',
+            'if [ -e broken.txt ]; then echo "not ok: broken.txt is there"; exit 1; fi',
+          ],
+        },
+      ],
+    },
   );
   const body = [
     '#behave: work commit=1',
@@ -70,6 +81,11 @@ describe("an item's candidates on its review page", () => {
     expect(await page.locator('#review-page p.judgement').textContent()).toMatch(
       /^Judge claude \(\$0\.01\), ranked B, A: [AB] reads best \(it knew [AB] as A, [AB] as B\)$/,
     );
+    // The one out shows the end of its gate's output, opened on a click.
+    const out = page.locator('#review-page details.candidate-out');
+    expect(await out.locator('summary').textContent()).toMatch(/^C: gate "test ! -e broken.txt"/);
+    await out.locator('summary').click();
+    expect(await out.locator('pre').textContent()).toContain('not ok: broken.txt is there');
     await page.screenshot({ path: path.join(ARTIFACTS, 'candidates-1440.png'), fullPage: true });
   });
 
