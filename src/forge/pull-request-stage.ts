@@ -331,10 +331,8 @@ class PullRequestStage implements StageDeclaration {
         return 'waiting';
       }
     }
-    // A person accepted this work already (another candidate taken): merged once green, as their
-    // accept of a pull request waiting for them is.
-    const accepted = isAccepted(item);
-    if (forge.merge === 'none' && !accepted)
+    // Work a person accepted already (another candidate taken) is merged once green.
+    if (forge.merge === 'none' && !isAccepted(item))
       return this.record(item, { kind: 'checks_passed', checks: green, merged: false, now });
     const method = forge.merge === 'none' ? 'merge' : forge.merge;
     const merged = await client.merge(pr.number, method, pull.headSha);
