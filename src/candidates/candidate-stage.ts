@@ -5,7 +5,7 @@ import { which } from '../lib/which.js';
 import { addUsd, formatCost } from '../lib/usd.js';
 import { commandOf } from '../agent/clis/index.js';
 import { capDiff } from '../git/capped-diff.js';
-import { repositoryRoot } from '../git/worktree.js';
+import { fileChanges, repositoryRoot } from '../git/worktree.js';
 import type { CandidateEntry, Item, Judgement } from '../queue/item.js';
 import { holderOf, statusIs } from '../queue/item-status.js';
 import { judgingOrder } from '../queue/select.js';
@@ -106,15 +106,19 @@ class Candidates implements StageDeclaration {
       return { kind: 'waiting' };
     }
     this.running.delete(item.id);
-    const entries = await withGateOutput(
-      ctx.workspace.paths.sessions,
-      ended.filter((entry) => entry !== 'running'),
-      present,
-      (text) => ctx.redactor.redact(text),
-    );
     const work = await ctx.sessions.workOf(item);
     const repo = await repositoryRoot(work.workDir);
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
+    const entries = await measured(
+      repo,
+      item.baseCommit,
+      await withGateOutput(
+        ctx.workspace.paths.sessions,
+        ended.filter((entry) => entry !== 'running'),
+        present,
+        (text) => ctx.redactor.redact(text),
+      ),
+    );
     await this.keep(repo, item.id, entries);
     const passing = entries.filter((entry) => entry.out === undefined && entry.head !== undefined);
     if (passing.length === 0)
@@ -352,9 +356,11 @@ function endOf(entry: CandidateEntry, present: readonly Item[]): CandidateEntry 
   const item = present.find((p) => p.id === entry.item);
   if (item === undefined) return { ...entry, out: 'its item was removed' };
   if (!statusIs(item.status, 'finished')) return 'running';
+  const took = Date.parse(item.finishedAt ?? '') - Date.parse(item.startedAt ?? '');
   const ended = {
     ...entry,
     costUsd: item.costUsd,
+    ...(Number.isFinite(took) && took >= 0 ? { seconds: took / 1000 } : {}),
     ...(item.branch === undefined ? {} : { branch: item.branch }),
     ...(item.head === undefined ? {} : { head: item.head }),
   };
@@ -373,6 +379,27 @@ function stillRunning(item: Item, byId: ReadonlyMap<string, Item>): boolean {
     const candidate = c.item === undefined ? undefined : byId.get(c.item);
     return candidate !== undefined && !statusIs(candidate.status, 'finished');
   });
+}
+
+/** Each candidate with what its work changed since `base`, as people compare them. */
+function measured(
+  repo: string,
+  base: string | undefined,
+  entries: readonly CandidateEntry[],
+): Promise<CandidateEntry[]> {
+  return Promise.all(
+    entries.map(async (entry) => {
+      const tip = entry.head ?? entry.branch;
+      if (base === undefined || tip === undefined) return entry;
+      const files = await fileChanges(repo, base, tip).catch(() => undefined);
+      if (files === undefined) return entry;
+      const sum = (key: 'added' | 'deleted') => files.reduce((n, f) => n + f[key], 0);
+      return {
+        ...entry,
+        changes: { files: files.length, added: sum('added'), deleted: sum('deleted') },
+      };
+    }),
+  );
 }
 
 /** What the item has spent on itself and its candidates so far. */

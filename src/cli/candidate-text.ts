@@ -1,9 +1,11 @@
+import { formatDuration } from '../lib/duration.js';
+import { changesText } from '../lib/text.js';
 import { formatCost } from '../lib/usd.js';
 import type { Item } from '../queue/item.js';
 
 /**
  * An item's candidates side by side, as `ralph show` and `ralph review` say them: each one's CLI
- * and model, cost, how it ended (out with why and its gate's output, passed, picked) and the
+ * and model, cost, time and change, how it ended (out with why and its gate's output, passed, picked) and the
  * judge's verdict of it, then the judge and its reason; or, for a candidate, whose it is.
  */
 export function candidateLines(item: Item): string[] {
@@ -17,7 +19,14 @@ export function candidateLines(item: Item): string[] {
   const { judgement } = item;
   const rows = roster.map((entry) => {
     const who = `${entry.cli}${entry.model === undefined ? '' : ` ${entry.model}`}`;
-    const cost = entry.costUsd === undefined ? '' : ` ${formatCost(entry.costUsd, false)}`;
+    const cost = [
+      entry.costUsd === undefined ? undefined : formatCost(entry.costUsd, false),
+      entry.seconds === undefined ? undefined : formatDuration(entry.seconds),
+      entry.changes === undefined ? undefined : changesText(entry.changes),
+    ]
+      .filter((part) => part !== undefined)
+      .map((part, i) => (i === 0 ? ` ${part}` : `, ${part}`))
+      .join('');
     const criteria = judgement?.criteria?.[entry.letter];
     const judged =
       criteria === undefined || criteria.length === 0

@@ -4,6 +4,11 @@ export function plural(count: number | bigint, noun: string, nouns = `${noun}s`)
 }
 
 /** A dollar amount as people read it: `0.0118`, never `0.011755999999999999`. */
+/** A change's size as people read it: `3 files +10 −2`. */
+export function changesText(changes: { files: number; added: number; deleted: number }): string {
+  return `${plural(changes.files, 'file')} +${changes.added} −${changes.deleted}`;
+}
+
 export function formatUsd(usd: number): string {
   return usd.toFixed(4);
 }

@@ -276,6 +276,16 @@ export const CandidateEntrySchema = z.strictObject({
   costUsd: z.number().nonnegative().optional(),
   /** What it may spend in all, when its item's candidates are capped together. */
   shareUsd: z.number().nonnegative().optional(),
+  /** Seconds from its start to its end. */
+  seconds: z.number().nonnegative().optional(),
+  /** What its work changed since the base: files, lines added and deleted. */
+  changes: z
+    .strictObject({
+      files: z.int().nonnegative(),
+      added: z.int().nonnegative(),
+      deleted: z.int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type CandidateEntry = z.output<typeof CandidateEntrySchema>;

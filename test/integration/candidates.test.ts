@@ -87,10 +87,10 @@ describe('candidates', () => {
     // Side by side for the person: each one's end, the pick, and the judge's reason.
     const shown = await ralph(root, ['show', 'x']);
     expect(shown.stdout).toMatch(
-      /^ {2}B claude model-two \$0\.0100: picked at [0-9a-f]{12} \(1 PASS\)$/m,
+      /^ {2}B claude model-two \$0\.0100, \d+\.\ds, 1 file \+1 −0: picked at [0-9a-f]{12} \(1 PASS\)$/m,
     );
     expect(shown.stdout).toMatch(
-      /^ {2}C claude model-three \$0\.0100: out: gate "test ! -e broken.txt" failed/m,
+      /^ {2}C claude model-three \$0\.0100, \d+\.\ds, 1 file \+1 −0: out: gate "test ! -e broken.txt" failed/m,
     );
     expect(shown.stdout).toMatch(
       /^Judge: {4}claude \(session .*\), ranked B, A: [AB] reads best$/m,

@@ -74,9 +74,15 @@ describe("an item's candidates on its review page", () => {
   it('shows each candidate side by side, the pick, the one out, and the judge', async () => {
     const rows = await page.locator('#review-page table.candidates tbody tr').allTextContents();
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatch(/^Aclaude opus\$0\.01passed \([0-9a-f]{12}\)PASSPASS$/);
-    expect(rows[1]).toMatch(/^Bclaude sonnet\$0\.01picked \([0-9a-f]{12}\)PASSPASS$/);
-    expect(rows[2]).toMatch(/^Cclaude haiku\$0\.01out: gate "test ! -e broken.txt" failed/);
+    expect(rows[0]).toMatch(
+      /^Aclaude opus\$0\.01\d+\.\ds1 file \+1 −0passed \([0-9a-f]{12}\)PASSPASS$/,
+    );
+    expect(rows[1]).toMatch(
+      /^Bclaude sonnet\$0\.01\d+\.\ds1 file \+1 −0picked \([0-9a-f]{12}\)PASSPASS$/,
+    );
+    expect(rows[2]).toMatch(
+      /^Cclaude haiku\$0\.01\d+\.\ds1 file \+1 −0out: gate "test ! -e broken.txt" failed/,
+    );
     expect(await page.locator('#review-page tr.picked td').first().textContent()).toBe('B');
     expect(await page.locator('#review-page p.judgement').textContent()).toMatch(
       /^Judge claude \(\$0\.01\), ranked B, A: [AB] reads best \(it knew [AB] as A, [AB] as B\)$/,

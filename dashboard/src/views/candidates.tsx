@@ -1,10 +1,11 @@
 import type { ReviewPage } from '../api.js';
-import { money } from '../format.js';
+import { changesText } from '../../../src/lib/text.js';
+import { formatDuration, money } from '../format.js';
 
 type Item = ReviewPage['item'];
 
 /**
- * An item's candidates side by side: each one's agent, cost, how it ended (out with why, passed,
+ * An item's candidates side by side: each one's agent, cost, time, change, how it ended (out with why, passed,
  * picked) and the judge's verdict on each criterion; the gate output of each that is out; then the judge, its ranking and reason, and
  * the labels it knew them by (its reason speaks of those).
  */
@@ -23,6 +24,8 @@ export function Candidates({ item }: { item: Item }) {
               <th></th>
               <th>agent</th>
               <th>cost</th>
+              <th>time</th>
+              <th>change</th>
               <th>end</th>
               {criteria.map((_, i) => (
                 <th key={i} title={criteria[i]}>
@@ -46,6 +49,8 @@ export function Candidates({ item }: { item: Item }) {
                     {entry.model === undefined ? '' : ` ${entry.model}`}
                   </td>
                   <td>{entry.costUsd === undefined ? '' : money(entry.costUsd)}</td>
+                  <td>{entry.seconds === undefined ? '' : formatDuration(entry.seconds)}</td>
+                  <td>{entry.changes === undefined ? '' : changesText(entry.changes)}</td>
                   <td class={entry.out === undefined ? 'end' : 'end bad'} title={entry.out}>
                     {entry.out !== undefined
                       ? `out: ${entry.out.split('\n')[0] ?? ''}`
