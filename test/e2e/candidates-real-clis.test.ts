@@ -3,19 +3,14 @@
 // (a CLI that wrote none of them), anonymized and shuffled; the change it ranks first lands.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  claudeEnv,
-  lastIsToolResult,
-  startFakeAnthropic,
-  type FakeAnthropic,
-} from '../support/fake-anthropic.js';
-import { lastFunctionResponse, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
+import { describe, expect, it } from 'vitest';
+import { claudeEnv, lastIsToolResult, startFakeAnthropic } from '../support/fake-anthropic.js';
+import { fakeApisClosedAfterEach } from '../support/fake-apis.js';
+import { lastFunctionResponse, startFakeGemini } from '../support/fake-gemini.js';
 import {
   inputItems,
   lastToolOutput,
   startFakeOpenAi,
-  type FakeOpenAi,
   type OpenAiRequest,
 } from '../support/fake-openai.js';
 import { git, makeRepo } from '../support/git.js';
@@ -30,14 +25,7 @@ import {
   readSessions,
 } from '../support/workspace.js';
 
-let anthropic: FakeAnthropic | undefined;
-let openai: FakeOpenAi | undefined;
-let google: FakeGemini | undefined;
-afterEach(async () => {
-  await anthropic?.close();
-  await openai?.close();
-  await google?.close();
-});
+const apis = fakeApisClosedAfterEach();
 
 const TARGET = 'ralph/landed';
 
@@ -100,23 +88,26 @@ function chatText(request: OpenAiRequest): string {
 
 describe('candidates written by three real CLIs and judged by a fourth', () => {
   it("puts out the one that breaks the tests, lands the judge's pick, and keeps all three", async () => {
-    anthropic = await startFakeAnthropic((request) =>
+    const anthropic = await startFakeAnthropic((request) =>
       lastIsToolResult(request)
         ? { kind: 'text', text: 'Wrote my notes.' }
         : { kind: 'tool_use', name: 'Bash', input: { command: WRITES.A, description: 'write' } },
     );
+    apis.anthropic = anthropic;
     // codex asks the Responses API; opencode, the judge, asks chat completions.
-    openai = await startFakeOpenAi((request) => {
+    const openai = await startFakeOpenAi((request) => {
       if (request.api === 'chat') return { kind: 'text', text: verdictFor(chatText(request)) };
       return lastToolOutput(request) === undefined
         ? { kind: 'shell', command: WRITES.B }
         : { kind: 'text', text: 'Changed add.' };
     });
-    google = await startFakeGemini((request) =>
+    apis.openai = openai;
+    const google = await startFakeGemini((request) =>
       lastFunctionResponse(request) === undefined
         ? { kind: 'shell', command: WRITES.C }
         : { kind: 'text', text: 'Wrote my notes.' },
     );
+    apis.google = google;
     const repo = await repoWithTests();
     const root = await makeWorkspace({
       clis: {

@@ -2,10 +2,11 @@
 // in one queue, each its real binary against the suite's fake APIs, two workers.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { claudeEnv, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
-import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
+import { describe, expect, it } from 'vitest';
+import { claudeEnv, startFakeAnthropic } from '../support/fake-anthropic.js';
+import { fakeApisClosedAfterEach } from '../support/fake-apis.js';
+import { startFakeGemini } from '../support/fake-gemini.js';
+import { startFakeOpenAi } from '../support/fake-openai.js';
 import { OPENAI_TEST_KEY, codexCommand } from '../support/real-codex.js';
 import { geminiCommand, geminiEnv } from '../support/real-gemini.js';
 import { REAL_OPENCODE, opencodeEnv } from '../support/real-opencode.js';
@@ -18,19 +19,13 @@ import {
   readSessions,
 } from '../support/workspace.js';
 
-let anthropic: FakeAnthropic | undefined;
-let openai: FakeOpenAi | undefined;
-let google: FakeGemini | undefined;
-afterEach(async () => {
-  await anthropic?.close();
-  await openai?.close();
-  await google?.close();
-});
+const apis = fakeApisClosedAfterEach();
 
 describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
   it('runs them all in one night, and every review command shows each', async () => {
-    anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
-    openai = await startFakeOpenAi((request) => ({
+    const anthropic = await startFakeAnthropic(() => ({ kind: 'text', text: 'Done by claude.' }));
+    apis.anthropic = anthropic;
+    const openai = await startFakeOpenAi((request) => ({
       kind: 'text',
       text:
         request.api === 'responses'
@@ -39,7 +34,9 @@ describe('a queue mixing claude, codex, gemini, opencode and pi items', () => {
             ? 'Done by pi.'
             : 'Done by opencode.',
     }));
-    google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
+    apis.openai = openai;
+    const google = await startFakeGemini(() => ({ kind: 'text', text: 'Done by gemini.' }));
+    apis.google = google;
     const root = await makeWorkspace({
       clis: {
         claude: { command: [REAL_CLAUDE] },
