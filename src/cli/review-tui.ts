@@ -128,6 +128,7 @@ async function decideOn(
   row: InboxRow,
   kind: DecisionKind,
   entries: readonly IndexEntry[],
+  reviewMs: number | undefined,
 ): Promise<string> {
   let note: string | undefined;
   let then: 'retry' | 'cancel' = 'retry';
@@ -146,7 +147,8 @@ async function decideOn(
     until = parseUntil(answer === '' ? '1d' : answer, systemClock.now());
   }
   const now = systemClock.now();
-  const asked = { itemId: row.item.id, kind, by: personOfTerminal(), note, then, until };
+  const by = personOfTerminal();
+  const asked = { itemId: row.item.id, kind, by, note, then, until, reviewMs };
   const { item } = await withQueue(workspace, env, (queue) =>
     decide(workspace, queue, asked, entries, now),
   );
@@ -171,6 +173,8 @@ export async function interactiveReview(
   let entries = initialEntries;
   let at = 0;
   let said = '';
+  /** How long each item's page was open, for the report of the person's time per decision. */
+  const pageTime = new Map<string, number>();
   readline.emitKeypressEvents(stdin);
   stdin.setRawMode(true);
   stdout.write('\x1b[?1049h'); // the alternate screen: the person's scrollback stays as it was
@@ -215,15 +219,18 @@ export async function interactiveReview(
         // Drawn before the decision asks its question below the list.
         said = `${kind.replace(/ed$/, 'ing')} ${row.item.id}…`;
         drawInbox(rows, at, said);
-        act(() => decideOn(workspace, env, row, kind, entries));
+        act(() => decideOn(workspace, env, row, kind, entries, pageTime.get(row.item.id)));
         return;
       }
       if (row !== undefined && ['return', 'enter', 'o'].includes(name))
-        act(async () =>
-          pageView(
-            pageLines(await reviewPage(workspace, row.item, entries, systemClock.now()), COLOURS),
-          ),
-        );
+        act(async () => {
+          const opened = systemClock.now();
+          await pageView(
+            pageLines(await reviewPage(workspace, row.item, entries, opened), COLOURS),
+          );
+          const id = row.item.id;
+          pageTime.set(id, (pageTime.get(id) ?? 0) + systemClock.now() - opened);
+        });
       drawInbox(rows, at, said);
     };
     stdin.on('keypress', onKey);

@@ -1,6 +1,7 @@
 import { VERSION } from '../lib/version.js';
 import * as z from '../lib/zod.js';
 import {
+  AcceptRequest,
   EmptyBody,
   ItemParams,
   ItemsQuery,
@@ -138,7 +139,7 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       summary:
         "accept the item's work, as ralph accept: it lands, its pull request is merged, or it is recorded",
       params: ItemParams,
-      body: EmptyBody,
+      body: AcceptRequest,
       answer: DecidedAnswer,
     },
   },

@@ -73,14 +73,26 @@ export const StopQuery = z.object({ cancel: flag, requeue: flag });
 /** `POST /items/:id/messages`: a message to the item's agent (its length is checked with the item). */
 export const MessageRequest = z.strictObject({ text: z.string() });
 
+/** How long the person had the item's page open before deciding (a day at most). */
+const reviewMs = z
+  .int()
+  .nonnegative()
+  .max(86_400_000)
+  .optional()
+  .describe("Milliseconds the item's page was open before the decision, for the report.");
+
+/** `POST /items/:id/accept`: nothing but, from the item's page, the time it was open. */
+export const AcceptRequest = z.strictObject({ reviewMs });
+
 /** `POST /items/:id/reject`: the note its next attempt is told, or cancel it. */
 export const RejectRequest = z.strictObject({
   note: z.string().optional(),
   cancel: z.boolean().optional(),
+  reviewMs,
 });
 
 /** `POST /items/:id/defer`: until when (`3d`, `12h`, or a time). */
-export const DeferRequest = z.strictObject({ until: z.string().min(1) });
+export const DeferRequest = z.strictObject({ until: z.string().min(1), reviewMs });
 
 /** `GET /review`: `all=1`: deferred items too. */
 export const ReviewQuery = z.object({ all: flag });

@@ -40,6 +40,8 @@ export const LedgerLineSchema = z.looseObject({
   verdict: z.string().nullable(),
   /** When its work was done (the item's `finishedAt` then): the wait for the decision starts. */
   doneAt: z.string().optional(),
+  /** How long its page was open before the decision (the dashboard's, the terminal inbox's). */
+  reviewMs: z.number().nonnegative().optional(),
   /** Set on a second line of the same id: the decision could not be applied, and why. */
   void: z.string().optional(),
 });
@@ -57,6 +59,8 @@ export interface DecisionAsk {
   until?: number;
   /** Accepted: another of its candidates taken (its letter). */
   candidate?: string;
+  /** How long the person had its page open before deciding, when that was measured. */
+  reviewMs?: number;
 }
 
 /** The ledger's lines, oldest first; lines that cannot be read are left out. */
@@ -160,6 +164,7 @@ function lineOf(
     risk: { score: parts.reduce((sum, p) => sum + p.points, 0), parts },
     verdict: item.verdict?.overall ?? null,
     ...(item.finishedAt === undefined ? {} : { doneAt: item.finishedAt }),
+    ...(ask.reviewMs === undefined ? {} : { reviewMs: Math.round(ask.reviewMs) }),
   };
 }
 
@@ -173,6 +178,8 @@ export interface DecisionReport {
   byDay: { day: string; decisions: number }[];
   /** The median wait from an item's work done to the person's decision on it. */
   medianWaitMs?: number;
+  /** The person's time on the decisions whose page time was measured: each one's median, all. */
+  reviewTime?: { timed: number; medianMs: number; totalMs: number };
   /**
    * Accepts and rejects of items a reviewer had given a verdict on: how often the verdict agreed
    * (approve and accept, changes and reject), and of its approvals, how many the person accepted
@@ -203,6 +210,8 @@ export function decisionReport(
     .map((l) => Date.parse(l.at) - Date.parse(l.doneAt ?? ''))
     .filter((ms) => Number.isFinite(ms) && ms >= 0)
     .sort((a, b) => a - b);
+  const timed = taken.flatMap((l) => (l.reviewMs === undefined ? [] : [l.reviewMs]));
+  timed.sort((a, b) => a - b);
   const judged = taken.filter((l) => l.verdict !== null && l.decision !== 'deferred');
   const approvals = judged.filter((l) => l.verdict === 'approve');
   return {
@@ -214,6 +223,14 @@ export function decisionReport(
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([day, decisions]) => ({ day, decisions })),
     medianWaitMs: waits.length === 0 ? undefined : waits[Math.floor((waits.length - 1) / 2)],
+    reviewTime:
+      timed.length === 0
+        ? undefined
+        : {
+            timed: timed.length,
+            medianMs: timed[Math.floor((timed.length - 1) / 2)] ?? 0,
+            totalMs: timed.reduce((sum, ms) => sum + ms, 0),
+          },
     reviewed:
       judged.length === 0
         ? undefined

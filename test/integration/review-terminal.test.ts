@@ -65,12 +65,16 @@ describe('ralph review on a terminal', () => {
     const ledger = fs
       .readFileSync(path.join(root, 'state', 'decisions.jsonl'), 'utf8')
       .trim()
-      .split('\n');
-    expect(ledger.map((l) => (JSON.parse(l) as { decision: string }).decision)).toEqual([
-      'accepted',
-      'rejected',
-      'deferred',
-    ]);
+      .split('\n')
+      .map((l) => JSON.parse(l) as { decision: string; reviewMs?: number });
+    expect(ledger.map((l) => l.decision)).toEqual(['accepted', 'rejected', 'deferred']);
+    // The time its page was open goes with the decision on the first; the others were decided
+    // from the list, their pages never opened.
+    expect(ledger[0]?.reviewMs).toBeGreaterThan(0);
+    expect(ledger.slice(1).map((l) => l.reviewMs)).toEqual([undefined, undefined]);
+    expect((await ralph(root, ['report'])).stdout).toMatch(
+      /^ {2}your time: \S+ a decision \(the median of 1 timed on an item's page\), \S+ in all$/m,
+    );
   });
 
   it("keeps an item's page from its first line when its lines wrap", async () => {

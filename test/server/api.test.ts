@@ -226,6 +226,27 @@ describe('ralph serve: the API', () => {
     expect(readQueue(root).items.map((i) => i.id)).toEqual(['second']);
   });
 
+  it('takes a decision with the time its page was open, refusing a time that cannot be one', async () => {
+    const { root, server } = await served();
+    await ralph(root, ['add', 'Done', '--id', 'done']);
+    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
+    const ledger = path.join(root, 'state', 'decisions.jsonl');
+    for (const reviewMs of [-1, 1.5, 'long', 90_000_000]) {
+      const refused = await json(server, 'POST', '/items/done/accept', { reviewMs });
+      expect(refused.status).toBe(400);
+      expect(String(refused.body.error)).toMatch(/reviewMs/);
+    }
+    expect(fs.existsSync(ledger)).toBe(false);
+    expect((await json(server, 'POST', '/items/done/accept', { reviewMs: 84_000 })).status).toBe(
+      200,
+    );
+    const [line] = fs.readFileSync(ledger, 'utf8').trim().split('\n');
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ item: 'done', reviewMs: 84_000 });
+    expect((await ralph(root, ['report'])).stdout).toMatch(
+      /^ {2}your time: 1m24s a decision \(the median of 1 timed on an item's page\), 1m24s in all$/m,
+    );
+  });
+
   it('pauses (at once or after the current item) and resumes through the control files', async () => {
     const { root, server } = await served();
     const interrupt = stateFile(root, 'interrupt-request.txt');

@@ -149,6 +149,13 @@ describe('the Review view', () => {
       'Defer',
     ]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'review-item-1440.png'), fullPage: true });
+    // Accepted from its page: the time the page was open goes with the decision, for the
+    // report; those taken from the inbox's rows carry none.
+    await page.locator('#review-page #accept').click();
+    await expect
+      .poll(() => ledger().find((line) => line.item === 'real-b')?.reviewMs)
+      .toBeGreaterThan(0);
+    expect(ledger().filter((line) => line.item !== 'real-b' && 'reviewMs' in line)).toEqual([]);
   });
 
   it("fits a phone's width, its decisions a tap each", async () => {

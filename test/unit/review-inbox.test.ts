@@ -266,21 +266,23 @@ describe("the report of a person's decisions", () => {
     ...fields,
   });
 
-  it('gives the pace, the median wait from done to decision, and how the reviewer agreed', () => {
+  it('gives the pace, the median wait from done to decision, your time, and how the reviewer agreed', () => {
     const report = decisionReport(
       [
-        line({ verdict: 'approve', doneAt: '2026-11-29T07:00:00.000Z' }),
+        line({ verdict: 'approve', doneAt: '2026-11-29T07:00:00.000Z', reviewMs: 90_000 }),
         line({
           verdict: 'approve',
           decision: 'rejected',
           note: 'no',
           doneAt: '2026-11-29T06:00:00.000Z',
+          reviewMs: 30_000,
         }),
         line({
           verdict: 'request_changes',
           decision: 'rejected',
           note: 'no',
           doneAt: '2026-11-29T07:30:00.000Z',
+          reviewMs: 240_000,
         }),
         line({
           at: '2026-11-28T09:00:00.000Z',
@@ -302,6 +304,8 @@ describe("the report of a person's decisions", () => {
         { day: '2026-11-29', decisions: 3 },
       ],
       medianWaitMs: 3_600_000,
+      // The deferral's page was never opened: three decisions timed.
+      reviewTime: { timed: 3, medianMs: 90_000, totalMs: 360_000 },
       reviewed: { decisions: 3, agreed: 2, approvals: 2, approvalsAccepted: 1 },
     });
   });

@@ -16,7 +16,12 @@ import type { DecisionVerb } from '../../../src/queue/decision-kinds.js';
 // The Review view: the morning's inbox, most at risk first, driven from the keyboard (j/k move,
 // enter open, a accept, r reject with a note, d defer) or by touch, and one item's review page.
 
-type Asking = { kind: 'reject' | 'defer'; id: string } | undefined;
+/** A decision that asks for more; `openedAt`: its item's page was open since then (ms). */
+type Asking = { kind: 'reject' | 'defer'; id: string; openedAt?: number } | undefined;
+
+/** The time an item's page has been open, for the report of the person's time per decision. */
+const timed = (openedAt: number | undefined) =>
+  openedAt === undefined ? {} : { reviewMs: Math.max(0, Math.round(Date.now() - openedAt)) };
 
 /** How a risk score is coloured. */
 const level = (score: number) => (score >= 40 ? 'high' : score >= 15 ? 'mid' : 'low');
@@ -45,12 +50,11 @@ function AskBox({
   const submit = async () =>
     onDone(
       asking.kind === 'reject'
-        ? await send(
-            asking.id,
-            'reject',
-            cancel ? { cancel: true, ...(text ? { note: text } : {}) } : { note: text },
-          )
-        : await send(asking.id, 'defer', { until: text }),
+        ? await send(asking.id, 'reject', {
+            ...(cancel ? { cancel: true, ...(text ? { note: text } : {}) } : { note: text }),
+            ...timed(asking.openedAt),
+          })
+        : await send(asking.id, 'defer', { until: text, ...timed(asking.openedAt) }),
     );
   return (
     <form
@@ -288,6 +292,10 @@ export function ReviewItem({ id }: { id: string }) {
   const [page, setPage] = useState<ReviewPage>();
   const [error, setError] = useState<string>();
   const { health } = useLive();
+  // When this item's page opened: the person's time on it goes with their decision.
+  const opened = useRef({ id, at: Date.now() });
+  if (opened.current.id !== id) opened.current = { id, at: Date.now() };
+  const openedAt = opened.current.at;
   const load = () =>
     void get<ReviewPage>(`/items/${encodeURIComponent(id)}/review`).then(setPage, (e: unknown) =>
       setError(e instanceof ApiError ? e.message : String(e)),
@@ -326,7 +334,7 @@ export function ReviewItem({ id }: { id: string }) {
           <button
             id="accept"
             onClick={() =>
-              void send(id, 'accept').then((text) => {
+              void send(id, 'accept', timed(openedAt)).then((text) => {
                 setSaid(text);
                 load();
               })
@@ -335,9 +343,11 @@ export function ReviewItem({ id }: { id: string }) {
             Accept
           </button>
         )}
-        {can('reject') && <button onClick={() => setAsking({ kind: 'reject', id })}>Reject</button>}
+        {can('reject') && (
+          <button onClick={() => setAsking({ kind: 'reject', id, openedAt })}>Reject</button>
+        )}
         {can('defer') && (
-          <button class="link" onClick={() => setAsking({ kind: 'defer', id })}>
+          <button class="link" onClick={() => setAsking({ kind: 'defer', id, openedAt })}>
             Defer
           </button>
         )}

@@ -180,13 +180,19 @@ function itemsLine(items: readonly Item[], worked: ReadonlySet<string>): string 
 /** The person's decisions: their pace, the wait for them, and how the reviewer agreed. */
 function decisionLines(report: DecisionReport): string[] {
   const days = report.byDay.length;
-  const reviewed = report.reviewed;
+  const { reviewed, reviewTime } = report;
+  const minutes = (ms: number) => formatDuration(Math.round(ms / 1000));
   return [
     `Decisions: ${report.decisions} (${report.accepted} accepted, ${report.rejected} rejected, ${report.deferred} deferred), ${(report.decisions / Math.max(1, days)).toFixed(1)} a day over ${plural(days, 'day')}${report.medianWaitMs === undefined ? '' : `; median wait from done to decision ${formatDuration(Math.round(report.medianWaitMs / 1000))}`}`,
     ...(reviewed === undefined
       ? []
       : [
           `  the reviewer agreed with you on ${reviewed.agreed} of ${reviewed.decisions}; of its ${plural(reviewed.approvals, 'approval')}, you accepted ${reviewed.approvalsAccepted}${reviewed.approvals === 0 ? '' : ` (precision ${(reviewed.approvalsAccepted / reviewed.approvals).toFixed(2)})`}`,
+        ]),
+    ...(reviewTime === undefined
+      ? []
+      : [
+          `  your time: ${minutes(reviewTime.medianMs)} a decision (the median of ${reviewTime.timed} timed on an item's page), ${minutes(reviewTime.totalMs)} in all`,
         ]),
   ];
 }

@@ -10,7 +10,7 @@ import type { Decided, Review, ReviewPage } from '../api-types.js';
 import type { ServerContext } from '../context.js';
 import { indexOf } from '../index-cache.js';
 import { body, query } from '../request.js';
-import { DeferRequest, EmptyBody, RejectRequest, ReviewQuery } from '../schemas.js';
+import { AcceptRequest, DeferRequest, RejectRequest, ReviewQuery } from '../schemas.js';
 import { idOf } from './items.js';
 
 /**
@@ -54,18 +54,20 @@ export function reviewRoutes(ctx: ServerContext): Hono {
 
   const decisionRoute = (
     kind: DecisionKind,
-    asked: (c: Context) => Promise<{ note?: string; cancel?: boolean; until?: number }>,
+    asked: (
+      c: Context,
+    ) => Promise<{ note?: string; cancel?: boolean; until?: number; reviewMs?: number }>,
   ) =>
     app.post(`/items/:id/${DECISION_VERBS[kind]}`, async (c) => {
       const id = idOf(c.req.param());
-      const { note, cancel, until } = await asked(c);
+      const { note, cancel, until, reviewMs } = await asked(c);
       const { entries } = await indexOf(ctx);
       const then = cancel === true ? 'cancel' : 'retry';
       const by = `dashboard (${addressOf(c)})`;
       const { item, line } = await decide(
         ctx.workspace,
         ctx.queue,
-        { itemId: id, kind, by, note, then, until },
+        { itemId: id, kind, by, note, then, until, reviewMs },
         entries,
         Date.now(),
       );
@@ -80,14 +82,11 @@ export function reviewRoutes(ctx: ServerContext): Hono {
       };
       return c.json(ctx.redactor.redactValue(answer));
     });
-  decisionRoute('accepted', async (c) => {
-    await body(c, EmptyBody);
-    return {};
-  });
+  decisionRoute('accepted', (c) => body(c, AcceptRequest));
   decisionRoute('rejected', (c) => body(c, RejectRequest));
   decisionRoute('deferred', async (c) => {
-    const { until } = await body(c, DeferRequest);
-    return { until: parseUntil(until, Date.now()) };
+    const { until, reviewMs } = await body(c, DeferRequest);
+    return { until: parseUntil(until, Date.now()), reviewMs };
   });
   return app;
 }
