@@ -392,6 +392,27 @@ const NotificationsAnswer = z.strictObject({
   ),
 });
 
+/** The person's decisions of the span (the ledger's): their pace, wait, time and agreement. */
+const DecisionsAnswer = z.strictObject({
+  decisions: z.number(),
+  accepted: z.number(),
+  rejected: z.number(),
+  deferred: z.number(),
+  byDay: z.array(z.strictObject({ day: z.string(), decisions: z.number() })),
+  medianWaitMs: z.number().optional(),
+  reviewTime: z
+    .strictObject({ timed: z.number(), medianMs: z.number(), totalMs: z.number() })
+    .optional(),
+  reviewed: z
+    .strictObject({
+      decisions: z.number(),
+      agreed: z.number(),
+      approvals: z.number(),
+      approvalsAccepted: z.number(),
+    })
+    .optional(),
+});
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
@@ -405,6 +426,7 @@ export const ReportAnswer = z.strictObject({
   egress: EgressReportAnswer.optional(),
   imported: ImportedAnswer.optional(),
   notifications: NotificationsAnswer.optional(),
+  decisions: DecisionsAnswer.optional(),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */

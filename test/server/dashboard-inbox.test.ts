@@ -183,4 +183,15 @@ describe('the Review view', () => {
     );
     await page.screenshot({ path: path.join(ARTIFACTS, 'review-item-390.png'), fullPage: true });
   });
+
+  it('says on the report your decisions and your time on them', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${served.base}/#/report`);
+    const decisions = page.locator('#decisions');
+    await decisions.waitFor();
+    const text = (await decisions.textContent()) ?? '';
+    expect(text).toMatch(/^Your decisions · \d+: \d+ accepted, \d+ rejected, \d+ deferred/);
+    expect(text).toMatch(/your time: \S+ a decision \(the median of 1 timed on an item's page\)/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'report-decisions-1440.png') });
+  });
 });

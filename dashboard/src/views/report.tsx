@@ -84,6 +84,42 @@ function OpeningSummary({ opening }: { opening: Report['opening'] }) {
   );
 }
 
+/** Your decisions of the span: how many, the wait for them, your time on each, the reviewer's agreement. */
+function DecisionsSummary({ decisions }: { decisions: Report['decisions'] }) {
+  if (decisions === undefined) return null;
+  const { reviewTime, reviewed } = decisions;
+  const took = (ms: number) => formatDuration(Math.round(ms / 1000));
+  return (
+    <div class="egress" id="decisions">
+      <b>Your decisions</b> · {decisions.decisions}: {decisions.accepted} accepted,{' '}
+      {decisions.rejected} rejected, {decisions.deferred} deferred
+      {decisions.medianWaitMs !== undefined && (
+        <span class="dim"> · median wait from done {took(decisions.medianWaitMs)}</span>
+      )}
+      <ul class="failures">
+        {reviewTime !== undefined && (
+          <li>
+            your time: <b>{took(reviewTime.medianMs)}</b> a decision{' '}
+            <span class="dim">
+              (the median of {reviewTime.timed} timed on an item's page), {took(reviewTime.totalMs)}{' '}
+              in all
+            </span>
+          </li>
+        )}
+        {reviewed !== undefined && (
+          <li>
+            the reviewer agreed with you on {reviewed.agreed} of {reviewed.decisions}
+            <span class="dim">
+              {' '}
+              · of its {reviewed.approvals} approvals you accepted {reviewed.approvalsAccepted}
+            </span>
+          </li>
+        )}
+      </ul>
+    </div>
+  );
+}
+
 function Table({ title, groups }: { title: string; groups: ReportGroup[] }) {
   return (
     <table class="report">
@@ -162,6 +198,7 @@ export function ReportView() {
       {report && (
         <>
           <Chart days={report.byDay} />
+          <DecisionsSummary decisions={report.decisions} />
           <OpeningSummary opening={report.opening} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />

@@ -24,6 +24,7 @@ import { indexOf } from '../index-cache.js';
 import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
+import { decisionReport, readLedger } from '../../workspace/decide.js';
 import { openApiDocument } from '../openapi.js';
 import type {
   Health,
@@ -122,6 +123,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
         egress: egressReport(spanned),
         imported: importedReport(items, new Set(spanned.map((e) => e.itemId))),
         notifications: await outboxReport(new Outbox(ctx.workspace.paths.outbox), since),
+        decisions: decisionReport(await readLedger(ctx.workspace), since),
       } satisfies Report),
     );
   });
