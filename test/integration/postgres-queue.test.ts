@@ -24,7 +24,14 @@ import { startRunner } from '../support/runner.js';
 import { queueItem } from '../support/items.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
-import { makeWorkspace, ralph, readSessions, tempDir } from '../support/workspace.js';
+import { isAlive } from '../support/processes.js';
+import {
+  makeWorkspace,
+  ralph,
+  readSessions,
+  runningRecords,
+  tempDir,
+} from '../support/workspace.js';
 
 const POLICY = { maxAttempts: 3, retryBackoffCapMs: 60_000, now: Date.now() };
 
@@ -753,20 +760,20 @@ describe('the Postgres queue', () => {
       }
     };
     await eventually(async () => (await item())?.status === 'running', 20_000, 'A claims x');
+    await eventually(
+      async () => Promise.resolve(runningRecords(a.root).length === 1),
+      20_000,
+      "A's session starts",
+    );
+    const agentA = runningRecords(a.root)[0]!.pid;
     // A loses the network: its lease runs out, and B takes the item over.
     proxy.cut();
     const runnerB = startRunner(b.root, envB, '--drain');
     onTestFinished(() => void runnerB.child.kill('SIGKILL'));
     await eventually(async () => (await item())?.attempts === 2, 30_000, 'B claims x again');
-    // A's session ends meanwhile; its settle waits for the database, then is refused.
-    await eventually(
-      () =>
-        fs
-          .readFileSync(path.join(a.root, 'state', 'iteration.log'), 'utf8')
-          .includes('"event":"queue_unreachable"'),
-      30_000,
-      'A waiting for the database',
-    );
+    // A's session ends meanwhile (its agent gone); its settle waits for the database, then is
+    // refused. Restored sooner, A would find its lease lost while the session still ran.
+    await eventually(async () => !(await isAlive(agentA)), 30_000, "A's session ended");
     proxy.restore();
     expect(await runnerA.exited).toBe(0);
     expect(await runnerB.exited).toBe(0);
