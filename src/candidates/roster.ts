@@ -1,3 +1,5 @@
+// Who tries an item: its roster of candidates, each one's id and its share of a cap. The stage
+// forks from it, and the runner and the session host read it too (what follows a failure).
 import type { CliName } from '../config/cli-names.js';
 import { addUsd } from '../lib/usd.js';
 import type { CandidateEntry, Item } from '../queue/item.js';
