@@ -413,6 +413,19 @@ const DecisionsAnswer = z.strictObject({
     .optional(),
 });
 
+/** The person's decisions night over night (a UTC day), oldest first. */
+const NightsAnswer = z.array(
+  z.strictObject({
+    day: z.string(),
+    firstDecided: z.number(),
+    firstPassAccepted: z.number(),
+    accepted: z.number(),
+    costed: z.number(),
+    acceptedCostUsd: usd,
+    medianReviewMs: z.number().optional(),
+  }),
+);
+
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
   since: time.optional(),
@@ -427,6 +440,7 @@ export const ReportAnswer = z.strictObject({
   imported: ImportedAnswer.optional(),
   notifications: NotificationsAnswer.optional(),
   decisions: DecisionsAnswer.optional(),
+  nights: NightsAnswer,
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */

@@ -242,9 +242,12 @@ describe('ralph serve: the API', () => {
     );
     const [line] = fs.readFileSync(ledger, 'utf8').trim().split('\n');
     expect(JSON.parse(line ?? '{}')).toMatchObject({ item: 'done', reviewMs: 84_000 });
-    expect((await ralph(root, ['report'])).stdout).toMatch(
+    const report = (await ralph(root, ['report'])).stdout;
+    expect(report).toMatch(
       /^ {2}your time: 1m24s a decision \(the median of 1 timed on an item's page\), 1m24s in all$/m,
     );
+    expect(report).toMatch(/^ {2}NIGHT +ACCEPTED AT FIRST PASS +PER ACCEPTED CHANGE +YOUR TIME/m);
+    expect(report).toMatch(/^ {2}\d{4}-\d\d-\d\d +1 of 1 +\$0\.0100 +1m24s$/m);
   });
 
   it('pauses (at once or after the current item) and resumes through the control files', async () => {

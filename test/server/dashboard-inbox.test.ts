@@ -192,6 +192,14 @@ describe('the Review view', () => {
     const text = (await decisions.textContent()) ?? '';
     expect(text).toMatch(/^Your decisions · \d+: \d+ accepted, \d+ rejected, \d+ deferred/);
     expect(text).toMatch(/your time: \S+ a decision \(the median of 1 timed on an item's page\)/);
+    // Night over night: a row of bars for each of the three, the night's figure on each bar.
+    const titles = await page.locator('#nights text.row-title').allTextContents();
+    expect(titles).toEqual([
+      'accepted at the first pass',
+      'per accepted change',
+      'your time a decision',
+    ]);
+    expect(await page.locator('#nights rect').count()).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: path.join(ARTIFACTS, 'report-decisions-1440.png') });
   });
 });

@@ -62,6 +62,85 @@ function Chart({ days }: { days: ReportGroup[] }) {
   );
 }
 
+const ROW = 64;
+
+/**
+ * Night over night, what the person's decisions came to: the share of items accepted at the
+ * first pass, what an accepted change cost, and their time on a decision; a row of bars each.
+ */
+function NightsChart({ nights }: { nights: Report['nights'] }) {
+  const shown = nights.slice(-30);
+  if (shown.length === 0) return null;
+  const step = WIDTH / shown.length;
+  const bar = Math.min(48, Math.max(4, step * 0.6));
+  const rows: {
+    title: string;
+    value: (n: (typeof shown)[number]) => number | undefined;
+    said: (v: number) => string;
+  }[] = [
+    {
+      title: 'accepted at the first pass',
+      value: (n) => (n.firstDecided === 0 ? undefined : n.firstPassAccepted / n.firstDecided),
+      said: (v) => `${Math.round(v * 100)}%`,
+    },
+    {
+      title: 'per accepted change',
+      value: (n) => (n.costed === 0 ? undefined : n.acceptedCostUsd / n.costed),
+      said: (v) => money(v),
+    },
+    {
+      title: 'your time a decision',
+      value: (n) => (n.medianReviewMs === undefined ? undefined : n.medianReviewMs / 1000),
+      said: (v) => formatDuration(Math.round(v)),
+    },
+  ];
+  const height = rows.length * ROW + 20;
+  return (
+    <svg
+      class="chart nights"
+      id="nights"
+      viewBox={`0 0 ${WIDTH} ${height}`}
+      role="img"
+      aria-label="your decisions night over night"
+    >
+      {rows.map((row, r) => {
+        const values = shown.map(row.value);
+        const max = Math.max(...values.map((v) => v ?? 0), 1e-9);
+        const base = (r + 1) * ROW;
+        return (
+          <g key={row.title}>
+            <text x={4} y={r * ROW + 14} class="row-title">
+              {row.title}
+            </text>
+            {shown.map((n, i) => {
+              const v = values[i];
+              if (v === undefined) return null;
+              const h = (v / max) * (ROW - 24);
+              const x = i * step + (step - bar) / 2;
+              return (
+                <g key={n.day}>
+                  <rect class="ok" x={x} y={base - h} width={bar} height={h}>
+                    <title>{`${n.day}: ${row.said(v)}`}</title>
+                  </rect>
+                  <text x={x + bar / 2} y={base - h - 3} text-anchor="middle" class="value">
+                    {row.said(v)}
+                  </text>
+                </g>
+              );
+            })}
+          </g>
+        );
+      })}
+      {shown.length <= 14 &&
+        shown.map((n, i) => (
+          <text key={n.day} x={i * step + step / 2} y={height - 4} text-anchor="middle">
+            {n.day.slice(5)}
+          </text>
+        ))}
+    </svg>
+  );
+}
+
 const percent = (part: number, whole: number) =>
   whole === 0 ? '' : ` ${Math.round((part / whole) * 100)}%`;
 
@@ -199,6 +278,7 @@ export function ReportView() {
         <>
           <Chart days={report.byDay} />
           <DecisionsSummary decisions={report.decisions} />
+          <NightsChart nights={report.nights} />
           <OpeningSummary opening={report.opening} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />

@@ -25,6 +25,7 @@ import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
 import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.js';
 import { decisionReport, readLedger, type DecisionReport } from '../../workspace/decide.js';
+import { decisionNights, type DecisionNight } from '../../workspace/decision-nights.js';
 import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
 import type { Item } from '../../queue/item.js';
 import { lastPlanOutcome } from '../../forecast/plan-file.js';
@@ -197,6 +198,54 @@ function decisionLines(report: DecisionReport): string[] {
   ];
 }
 
+/** The sessions of each group (a day, an item, a CLI) as a table's rows. */
+function table(title: string, groups: ReportGroup[]): string[] {
+  const rows = groups.map((g) => [
+    g.key,
+    String(g.sessions),
+    String(g.succeeded),
+    String(g.asked),
+    String(g.retried),
+    String(g.failed),
+    String(g.interrupted),
+    formatCost(g.costUsd, g.costEstimated),
+    openingCell(g.opening),
+    formatDuration(g.seconds),
+  ]);
+  return renderTable(
+    [
+      title,
+      'SESSIONS',
+      'SUCCEEDED',
+      'ASKED',
+      'RETRIED',
+      'FAILED',
+      'INTERRUPTED',
+      'COST',
+      'BEFORE WORK',
+      'TIME',
+    ],
+    rows,
+  ).split('\n');
+}
+
+/** The person's decisions night over night, a row a night. */
+function nightLines(nights: readonly DecisionNight[]): string[] {
+  if (nights.length === 0) return [];
+  const rows = nights.map((n) => [
+    n.day,
+    `${n.firstPassAccepted} of ${n.firstDecided}`,
+    n.costed === 0 ? '-' : formatCost(n.acceptedCostUsd / n.costed, false),
+    n.medianReviewMs === undefined ? '-' : formatDuration(Math.round(n.medianReviewMs / 1000)),
+  ]);
+  return renderTable(
+    ['NIGHT', 'ACCEPTED AT FIRST PASS', 'PER ACCEPTED CHANGE', 'YOUR TIME A DECISION'],
+    rows,
+  )
+    .split('\n')
+    .map((line) => `  ${line}`);
+}
+
 /** `ralph report`: outcomes, cost and time per day and per item. */
 export async function reportCommand(
   root: string,
@@ -218,7 +267,9 @@ export async function reportCommand(
   const worked = new Set(entries.map((e) => e.itemId));
   const imported = importedReport(items, worked);
   const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
-  const decisions = decisionReport(await readLedger(workspace), since);
+  const ledger = await readLedger(workspace);
+  const decisions = decisionReport(ledger, since);
+  const nights = decisionNights(ledger, items, since);
   const plan = (await lastPlanOutcome(workspace.paths.plan, entries))?.outcome;
   if (options.json) {
     output.out(
@@ -239,6 +290,7 @@ export async function reportCommand(
           notifications,
           items: itemCounts(items, worked),
           decisions,
+          nights,
           plan,
         },
         null,
@@ -251,41 +303,13 @@ export async function reportCommand(
     output.out('No sessions to report.');
     return ExitCode.ok;
   }
-  const table = (title: string, groups: ReportGroup[]) => {
-    const rows = groups.map((g) => [
-      g.key,
-      String(g.sessions),
-      String(g.succeeded),
-      String(g.asked),
-      String(g.retried),
-      String(g.failed),
-      String(g.interrupted),
-      formatCost(g.costUsd, g.costEstimated),
-      openingCell(g.opening),
-      formatDuration(g.seconds),
-    ]);
-    return renderTable(
-      [
-        title,
-        'SESSIONS',
-        'SUCCEEDED',
-        'ASKED',
-        'RETRIED',
-        'FAILED',
-        'INTERRUPTED',
-        'COST',
-        'BEFORE WORK',
-        'TIME',
-      ],
-      rows,
-    ).split('\n');
-  };
 
   const failures = byItem.flatMap((g) => g.failures);
   output.out(
     [
       itemsLine(items, worked),
       ...(decisions === undefined ? [] : decisionLines(decisions)),
+      ...nightLines(nights),
       ...(plan === undefined ? [] : planOutcomeLines(plan)),
       '',
       'Sessions:',

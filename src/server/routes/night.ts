@@ -25,6 +25,7 @@ import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
 import { decisionReport, readLedger } from '../../workspace/decide.js';
+import { decisionNights } from '../../workspace/decision-nights.js';
 import { openApiDocument } from '../openapi.js';
 import type {
   Health,
@@ -114,6 +115,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const items = await ctx.queue.list();
     const landing = landingReport(spanned, items, ctx.workspace.config.land.enabled);
     const pullRequests = pullRequestsReport(spanned, items);
+    const ledger = await readLedger(ctx.workspace);
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
@@ -123,7 +125,8 @@ export function nightRoutes(ctx: ServerContext): Hono {
         egress: egressReport(spanned),
         imported: importedReport(items, new Set(spanned.map((e) => e.itemId))),
         notifications: await outboxReport(new Outbox(ctx.workspace.paths.outbox), since),
-        decisions: decisionReport(await readLedger(ctx.workspace), since),
+        decisions: decisionReport(ledger, since),
+        nights: decisionNights(ledger, items, since),
       } satisfies Report),
     );
   });
