@@ -1,5 +1,10 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, CriterionVerdictsSchema, readAnswer } from '../stage/answers.js';
+import {
+  CRITERION_VERDICTS_JSON_SCHEMA,
+  CriterionVerdictsSchema,
+  readAnswer,
+  strictJsonObject,
+} from '../stage/answers.js';
 import type { AnswerRead, SessionKind } from '../stage/sessions.js';
 
 const MAX_TEXT = 2_000;
@@ -25,27 +30,13 @@ const JudgeVerdictSchema = z.object({
 
 export type JudgeVerdict = z.output<typeof JudgeVerdictSchema>;
 
-const strictObject = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
-  properties,
-});
-
 /** The verdict as a JSON Schema, for a CLI that holds its answer to one. */
-const JUDGE_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictObject({
+const JUDGE_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictJsonObject({
   candidates: {
     type: 'array',
-    items: strictObject({
+    items: strictJsonObject({
       candidate: { type: 'string' },
-      criteria: {
-        type: 'array',
-        items: strictObject({
-          id: { type: 'integer', minimum: 1 },
-          verdict: { type: 'string', enum: [...CRITERION_VERDICTS] },
-          evidence: { type: 'string' },
-        }),
-      },
+      criteria: CRITERION_VERDICTS_JSON_SCHEMA,
     }),
   },
   ranking: { type: 'array', items: { type: 'string' } },

@@ -52,10 +52,10 @@ function fields(event: RunnerEvent): string {
     .join(' ');
 }
 
-/** One short line for an event. */
 /** What an asked session does to its item, in the log's words. */
 const ASKED_WORDS: Record<AskedRole, string> = { reviewer: 'reviewed by', judge: 'judged by' };
 
+/** One short line for an event. */
 function describe(event: RunnerEvent): string {
   let detail: string;
   switch (event.event) {

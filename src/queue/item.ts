@@ -109,6 +109,13 @@ export const SourceSchema = z.strictObject({
 
 export type Source = z.output<typeof SourceSchema>;
 
+/** A criterion's verdict as kept: its number, PASS, FAIL or UNKNOWN, and the evidence. */
+const CriterionVerdictSchema = z.strictObject({
+  id: z.int().positive(),
+  verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
+  evidence: z.string(),
+});
+
 /**
  * A reviewer's last verdict on the item's work, as ralph read and checked it (`review`): each
  * criterion's verdict with its evidence, its findings, and who gave it.
@@ -116,13 +123,7 @@ export type Source = z.output<typeof SourceSchema>;
 export const ItemVerdictSchema = z.strictObject({
   overall: z.enum(['approve', 'request_changes']),
   summary: z.string().optional(),
-  criteria: z.array(
-    z.strictObject({
-      id: z.int().positive(),
-      verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
-      evidence: z.string(),
-    }),
-  ),
+  criteria: z.array(CriterionVerdictSchema),
   findings: z.array(
     z.strictObject({
       severity: z.enum(['blocking', 'major', 'minor']),
@@ -302,18 +303,7 @@ export const JudgementSchema = z.strictObject({
   costUsd: z.number().nonnegative(),
   ranking: z.array(CandidateLetterSchema).optional(),
   reason: z.string().optional(),
-  criteria: z
-    .record(
-      CandidateLetterSchema,
-      z.array(
-        z.strictObject({
-          id: z.int().positive(),
-          verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
-          evidence: z.string(),
-        }),
-      ),
-    )
-    .optional(),
+  criteria: z.record(CandidateLetterSchema, z.array(CriterionVerdictSchema)).optional(),
   picked: CandidateLetterSchema.optional(),
   failure: z.string().optional(),
   /** Where the pick's work goes on (a candidate a person takes goes the same way). */

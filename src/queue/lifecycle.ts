@@ -181,7 +181,8 @@ export type ItemEvent =
   | { kind: 'accepted'; decision: ItemDecision; now: number }
   /**
    * A person accepted it with another of its candidates (`ralph accept --candidate`): that one's
-   * work lands, the pick's landing reverted first.
+   * work goes on as the pick's would have, the pick's landing reverted or its pull request
+   * closed first.
    */
   | { kind: 'candidate_taken'; decision: ItemDecision; now: number }
   /** A person rejected its work (`ralph reject`), with a note: taken off, then back in line or cancelled. */

@@ -1,5 +1,11 @@
 import * as z from '../lib/zod.js';
-import { CRITERION_VERDICTS, CriterionVerdictsSchema, readAnswer, word } from '../stage/answers.js';
+import {
+  CRITERION_VERDICTS_JSON_SCHEMA,
+  CriterionVerdictsSchema,
+  readAnswer,
+  strictJsonObject,
+  word,
+} from '../stage/answers.js';
 
 export const SEVERITIES = ['blocking', 'major', 'minor'] as const;
 export const OVERALLS = ['approve', 'request_changes'] as const;
@@ -32,30 +38,16 @@ export const VerdictSchema = z.object({
 
 export type Verdict = z.output<typeof VerdictSchema>;
 
-const strictObject = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
-  properties,
-});
-
 /**
  * The verdict as a JSON Schema, for a CLI that holds its answer to one (claude's
  * `--json-schema`, codex's `--output-schema`): strict, as OpenAI's structured outputs want it.
  * An answer held to it is still read by `readVerdict`, which checks what the schema cannot.
  */
-export const VERDICT_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictObject({
-  criteria: {
-    type: 'array',
-    items: strictObject({
-      id: { type: 'integer', minimum: 1 },
-      verdict: { type: 'string', enum: [...CRITERION_VERDICTS] },
-      evidence: { type: 'string' },
-    }),
-  },
+export const VERDICT_JSON_SCHEMA: Readonly<Record<string, unknown>> = strictJsonObject({
+  criteria: CRITERION_VERDICTS_JSON_SCHEMA,
   findings: {
     type: 'array',
-    items: strictObject({
+    items: strictJsonObject({
       severity: { type: 'string', enum: [...SEVERITIES] },
       place: { type: 'string' },
       finding: { type: 'string' },

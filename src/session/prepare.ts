@@ -210,6 +210,13 @@ export async function prepareSession(
 > {
   const own = await resolveSession(request);
   if ('reason' in own) return own;
+  // A candidate that spent its share of its item's cap runs no more sessions.
+  const share = shareLeft(request.item);
+  if (share !== undefined && share <= 0)
+    return {
+      reason: `it spent its share of its item's cap on candidates (${formatCost(request.item.candidateOf?.shareUsd ?? 0, false)})`,
+      scope: 'item',
+    };
   // Several CLIs are to try it: no session of its own is paid for.
   if (request.mode !== 'plan') {
     const wanted = await candidatesWanted(request.item, own);
@@ -451,16 +458,9 @@ export async function resolveSession(
   // The run's budget is enforced inside the session too, through --max-budget-usd.
   if (request.budgetLeftUsd !== undefined)
     settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, request.budgetLeftUsd);
-  // A candidate is held to its share of its item's cap, between sessions and inside them.
+  // A candidate is held to its share of its item's cap inside its session too.
   const share = shareLeft(item);
-  if (share !== undefined) {
-    if (share <= 0)
-      return {
-        reason: `it spent its share of its item's cap on candidates (${formatCost(item.candidateOf?.shareUsd ?? 0, false)})`,
-        scope: 'item',
-      };
-    settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, share);
-  }
+  if (share !== undefined) settings.maxBudgetUsd = Math.min(settings.maxBudgetUsd, share);
   return {
     persona,
     settings,

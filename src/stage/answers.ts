@@ -33,6 +33,27 @@ export const CriterionVerdictsSchema = z
   .default([]);
 
 /**
+ * An object of a JSON Schema for a CLI that holds its answer to one: every property required and
+ * no other allowed, as OpenAI's structured outputs want it.
+ */
+export const strictJsonObject = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
+
+/** `CriterionVerdictsSchema` as a JSON Schema. */
+export const CRITERION_VERDICTS_JSON_SCHEMA = {
+  type: 'array',
+  items: strictJsonObject({
+    id: { type: 'integer', minimum: 1 },
+    verdict: { type: 'string', enum: [...CRITERION_VERDICTS] },
+    evidence: { type: 'string' },
+  }),
+};
+
+/**
  * The JSON objects a session's final message may hold, the likeliest first: fenced `json`
  * blocks from the last, then every balanced `{…}` from the last.
  */

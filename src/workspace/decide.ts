@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IndexEntry } from '../archive/index-entry.js';
 import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
+import { lowerMedian } from '../lib/lower-median.js';
 import { InputError } from '../lib/errors.js';
 import { appendPrivate, readIfExists } from '../lib/fs.js';
 import * as z from '../lib/zod.js';
@@ -208,10 +209,8 @@ export function decisionReport(
   const waits = taken
     .filter((l) => l.doneAt !== undefined && l.decision !== 'deferred')
     .map((l) => Date.parse(l.at) - Date.parse(l.doneAt ?? ''))
-    .filter((ms) => Number.isFinite(ms) && ms >= 0)
-    .sort((a, b) => a - b);
+    .filter((ms) => Number.isFinite(ms) && ms >= 0);
   const timed = taken.flatMap((l) => (l.reviewMs === undefined ? [] : [l.reviewMs]));
-  timed.sort((a, b) => a - b);
   const judged = taken.filter((l) => l.verdict !== null && l.decision !== 'deferred');
   const approvals = judged.filter((l) => l.verdict === 'approve');
   return {
@@ -222,13 +221,13 @@ export function decisionReport(
     byDay: [...days.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([day, decisions]) => ({ day, decisions })),
-    medianWaitMs: waits.length === 0 ? undefined : waits[Math.floor((waits.length - 1) / 2)],
+    medianWaitMs: lowerMedian(waits),
     reviewTime:
       timed.length === 0
         ? undefined
         : {
             timed: timed.length,
-            medianMs: timed[Math.floor((timed.length - 1) / 2)] ?? 0,
+            medianMs: lowerMedian(timed) ?? 0,
             totalMs: timed.reduce((sum, ms) => sum + ms, 0),
           },
     reviewed:

@@ -1,3 +1,4 @@
+import { lowerMedian } from '../lib/lower-median.js';
 import { addUsd } from '../lib/usd.js';
 import type { Item } from '../queue/item.js';
 import type { LedgerLine } from './decide.js';
@@ -68,9 +69,7 @@ export function decisionNights(
   return [...nights.values()]
     .sort((a, b) => (a.day < b.day ? -1 : 1))
     .map(({ timed, ...night }) => {
-      const sorted = [...timed].sort((a, b) => a - b);
-      return sorted.length === 0
-        ? night
-        : { ...night, medianReviewMs: sorted[Math.floor((sorted.length - 1) / 2)] ?? 0 };
+      const medianReviewMs = lowerMedian(timed);
+      return medianReviewMs === undefined ? night : { ...night, medianReviewMs };
     });
 }
