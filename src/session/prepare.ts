@@ -210,18 +210,8 @@ export async function prepareSession(
 > {
   const own = await resolveSession(request);
   if ('reason' in own) return own;
-  // A candidate that spent its share of its item's cap runs no more sessions.
-  const share = shareLeft(request.item);
-  if (share !== undefined && share <= 0)
-    return {
-      reason: `it spent its share of its item's cap on candidates (${formatCost(request.item.candidateOf?.shareUsd ?? 0, false)})`,
-      scope: 'item',
-    };
-  // Several CLIs are to try it: no session of its own is paid for.
-  if (request.mode !== 'plan') {
-    const wanted = await candidatesWanted(request.item, own);
-    if (wanted !== undefined) return wanted;
-  }
+  const ofCandidates = await candidatesAtClaim(request, own);
+  if (ofCandidates !== undefined) return ofCandidates;
   const chosen = onFreeCli(request, own);
   if ('held' in chosen) return chosen;
   const { resolved, fallbackFrom } = chosen;
@@ -632,13 +622,21 @@ export interface CandidatesWanted {
 }
 
 /**
- * Whether its candidates are to try it from the start (`candidates.when: always`) and have not
- * been put in the queue yet: a candidate has none of its own.
+ * What candidates make of a claim: a candidate that spent its share of its item's cap runs no
+ * more sessions; an item its candidates are to try from the start (`candidates.when: always`),
+ * not put in the queue yet, pays for no session of its own but hands over to them.
  */
-async function candidatesWanted(
-  item: Item,
+async function candidatesAtClaim(
+  { item, mode }: Pick<PreparationRequest, 'item' | 'mode'>,
   resolved: Resolution,
 ): Promise<CandidatesWanted | PreparationError | undefined> {
+  const share = shareLeft(item);
+  if (share !== undefined && share <= 0)
+    return {
+      reason: `it spent its share of its item's cap on candidates (${formatCost(item.candidateOf?.shareUsd ?? 0, false)})`,
+      scope: 'item',
+    };
+  if (mode === 'plan') return undefined;
   const candidates = resolved.work.candidates;
   if (candidates?.when !== 'always' || item.roster !== undefined) return undefined;
   if (item.candidateOf !== undefined) return undefined;
