@@ -117,6 +117,23 @@ describe('every view of the dashboard', () => {
       createdAt: new Date(now + i).toISOString(),
     }));
     fs.writeFileSync(queueFile, JSON.stringify({ ...queue, items: [...queue.items, ...waiting] }));
+    // A month of the person's decisions, each timed on its page, on items since removed.
+    const ledger = Array.from({ length: 30 * 12 }, (_, i) => ({
+      id: `d${i}`,
+      item: `gone-${i % 300}`,
+      decision: i % 5 === 0 ? 'rejected' : 'accepted',
+      ...(i % 5 === 0 ? { note: 'not this way', then: 'retry' } : {}),
+      by: 'cli',
+      at: new Date(now - (30 - Math.floor(i / 12)) * 86_400_000 + i * 60_000).toISOString(),
+      status: 'done',
+      risk: { score: 0, parts: [] },
+      verdict: null,
+      reviewMs: 20_000 + ((i * 7919) % 240_000),
+    }));
+    fs.writeFileSync(
+      path.join(root, 'state', 'decisions.jsonl'),
+      ledger.map((l) => `${JSON.stringify(l)}\n`).join(''),
+    );
     const session = readSessions(root).find((r) => r.itemId === 'greet.a');
     const sessionId = String(session?.sessionId);
     const stream = path.join(root, 'docs', 'sessions', `${sessionId}.ndjson`);

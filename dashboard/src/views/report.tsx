@@ -63,16 +63,23 @@ function Chart({ days }: { days: ReportGroup[] }) {
 }
 
 const ROW = 64;
+/** Room above a row's tallest bar: its title, and a bar's figure when the bars are wide enough. */
+const BAR_TOP = 32;
+/** How wide a night must be for its figure to be written over its bar (else: on hover). */
+const LABELLED_STEP = 48;
 
 /**
  * Night over night, what the person's decisions came to: the share of items accepted at the
- * first pass, what an accepted change cost, and their time on a decision; a row of bars each.
+ * first pass, what an accepted change cost, and their time on a decision; a row of bars each,
+ * the last night's figure by its title, each night's over its bar when there is room (else on
+ * hover).
  */
 function NightsChart({ nights }: { nights: Report['nights'] }) {
   const shown = nights.slice(-30);
   if (shown.length === 0) return null;
   const step = WIDTH / shown.length;
   const bar = Math.min(48, Math.max(4, step * 0.6));
+  const labelled = step >= LABELLED_STEP;
   const rows: {
     title: string;
     value: (n: (typeof shown)[number]) => number | undefined;
@@ -107,24 +114,30 @@ function NightsChart({ nights }: { nights: Report['nights'] }) {
         const values = shown.map(row.value);
         const max = Math.max(...values.map((v) => v ?? 0), 1e-9);
         const base = (r + 1) * ROW;
+        const last = values.findLast((v) => v !== undefined);
         return (
           <g key={row.title}>
-            <text x={4} y={r * ROW + 14} class="row-title">
+            <text x={4} y={r * ROW + 12} class="row-title">
               {row.title}
+            </text>
+            <text x={WIDTH - 4} y={r * ROW + 12} text-anchor="end" class="row-last">
+              {last === undefined ? 'none known' : `latest ${row.said(last)}`}
             </text>
             {shown.map((n, i) => {
               const v = values[i];
               if (v === undefined) return null;
-              const h = (v / max) * (ROW - 24);
+              const h = (v / max) * (ROW - BAR_TOP);
               const x = i * step + (step - bar) / 2;
               return (
                 <g key={n.day}>
                   <rect class="ok" x={x} y={base - h} width={bar} height={h}>
                     <title>{`${n.day}: ${row.said(v)}`}</title>
                   </rect>
-                  <text x={x + bar / 2} y={base - h - 3} text-anchor="middle" class="value">
-                    {row.said(v)}
-                  </text>
+                  {labelled && (
+                    <text x={x + bar / 2} y={base - h - 3} text-anchor="middle" class="value">
+                      {row.said(v)}
+                    </text>
+                  )}
                 </g>
               );
             })}
