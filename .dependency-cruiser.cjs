@@ -30,6 +30,7 @@ const FEATURES = [
   'decide',
   'candidates',
   'forecast',
+  'lessons',
 ];
 
 /**
@@ -107,6 +108,10 @@ const MAY_IMPORT = {
   // The candidates stage: several CLIs try an item, each a full attempt, and the gates and an
   // anonymized judge (a session it asks for) pick the change that goes on.
   candidates: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'agent', 'archive'],
+  // Lessons: what a person's decisions (and the night's repeated failures) teach, proposed as
+  // rules by a session it asks for; a rule a person accepted is given to every later session
+  // (through its ports: the rules in force and the store of their checks).
+  lessons: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'prompt'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],
@@ -156,7 +161,11 @@ const PORTS_INTO_ROOMS = {
     '^src/environment/(tree-keys|repository|settings)[.]ts$',
     '^src/(forge|review|candidates)/settings[.]ts$',
     '^src/candidates/roster[.]ts$',
+    '^src/lessons/(rules|store|state)[.]ts$',
   ],
+  // The rules a person accepted, checked by the reviewer and the judge, and what they found.
+  review: ['^src/lessons/(rules|store|state)[.]ts$'],
+  candidates: ['^src/lessons/(rules|store|state)[.]ts$'],
 };
 
 /**
@@ -189,6 +198,9 @@ const PORTS_BETWEEN_ROOMS = {
   // A person's decision carried out with the lander's means (a gated revert in a kept worktree)
   // and the forge's (a pull request merged or closed).
   decide: ['^src/land/(job|revert)[.]ts$', '^src/forge/(forge|open)[.]ts$'],
+  // The rules a person accepted, checked by the reviewer and the judge, and what they found.
+  review: ['^src/lessons/(rules|store|state)[.]ts$'],
+  candidates: ['^src/lessons/(rules|store|state)[.]ts$'],
 };
 /** The modules that declare a stage (a `StageFactory`): only src/cli/stages.ts names them. */
 const STAGE_MODULES = `^src/(${STAGE_IMPORTS.map(([, room, module]) => `${room}/${module}`).join('|')})[.]ts$`;

@@ -15,6 +15,7 @@ import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js'
 import { addMissingCandidates } from './fork.js';
 import { judgeOf, labelsFor, type JudgeVerdict } from './judge.js';
 import { anonymized, judgeRequest } from './request.js';
+import { recordJudgedRules, rulesToJudge } from './rules.js';
 import { candidateGates, withGateOutput } from './gates.js';
 
 /** The candidates stage: items several CLIs try wait as `judging` for them, then for a pick. */
@@ -164,20 +165,24 @@ class Candidates implements StageDeclaration {
     const names = entries.flatMap((e) => [e.cli, ...(e.model === undefined ? [] : [e.model])]);
     const each = Math.floor(settings.maxDiffChars / shown.length);
     const gates = await candidateGates(ctx.workspace.paths.sessions, shown, items);
+    const own = item.criteria ?? [];
+    const base = item.baseCommit ?? '';
+    const rules = await rulesToJudge(
+      ctx,
+      repo,
+      base,
+      shown.map((e) => e.head ?? ''),
+    );
     const subject = {
       title: item.title,
       body: item.body ?? '',
-      criteria: item.criteria ?? [],
+      criteria: [...own, ...rules.criteria],
       candidates: await Promise.all(
         shown.map(async (entry, i) => ({
           label: labels[i]!,
           diff: capDiff(
             anonymized(
-              await git(repo, [
-                'diff',
-                '--no-color',
-                `${item.baseCommit ?? ''}...${entry.head ?? ''}`,
-              ]),
+              await git(repo, ['diff', '--no-color', `${base}...${entry.head ?? ''}`]),
               names,
             ),
             each,
@@ -208,7 +213,7 @@ class Candidates implements StageDeclaration {
       diffChars: subject.candidates.reduce((n, c) => n + c.diff.text.length, 0),
     });
     const end = await ctx.sessions.ask(item, {
-      kind: judgeOf(labels),
+      kind: judgeOf(labels, subject.criteria.length),
       cli,
       model: settings.judge?.model,
       prompt,
@@ -235,6 +240,8 @@ class Candidates implements StageDeclaration {
         item: await this.unpicked(item, entries, failure, true, { ...judgement, failure }),
       };
     }
+    const of = { item: item.id, session: end.sessionId, at: judgement.at };
+    await recordJudgedRules(ctx, of, end.value, rules.rules, own.length);
     const read = translated(end.value, shown);
     const best = read.ranking
       .map((letter) => shown.find((e) => e.letter === letter)!)

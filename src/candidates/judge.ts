@@ -95,9 +95,10 @@ export function readJudgeVerdict(
 
 /**
  * The judge, a kind of session the candidates stage asks for: it reads the passing candidates'
- * changes, anonymized, and answers per candidate and criterion, with a ranking and its reason.
+ * changes, anonymized, and answers per candidate and criterion (the item's, then the rules in
+ * force it is to check: `criteria` in all), with a ranking and its reason.
  */
-export function judgeOf(labels: readonly string[]): SessionKind<JudgeVerdict> {
+export function judgeOf(labels: readonly string[], criteria: number): SessionKind<JudgeVerdict> {
   return {
     role: 'judge',
     task: 'Judge',
@@ -105,6 +106,6 @@ export function judgeOf(labels: readonly string[]): SessionKind<JudgeVerdict> {
       'You are a judge run by ralph, an unattended runner of a queue of coding tasks: you compare changes that several agents made for one task.',
     start: 'Compare the candidates under "# Assignment", and end with the verdict it asks for.',
     outputSchema: JUDGE_JSON_SCHEMA,
-    read: (text, item) => readJudgeVerdict(text, labels, item.criteria?.length ?? 0),
+    read: (text) => readJudgeVerdict(text, labels, criteria),
   };
 }

@@ -268,7 +268,7 @@ function decisionCommands(program: commander.Command, app: App): void {
   program
     .command('accept <ids...>')
     .description(
-      "accept items' work: a done item of git mode lands, a pull request waiting for you is merged, anything else is recorded (state/decisions.jsonl)",
+      "accept items' work: a done item of git mode lands, a pull request waiting for you is merged, an item whose reviewer's rounds are spent goes on as if approved (you overrule the reviewer), anything else is recorded (state/decisions.jsonl)",
     )
     .option(
       '--candidate <letter>',
@@ -428,6 +428,72 @@ function runCommands(program: commander.Command, app: App): void {
         app.done(await planCommand(app.root(), options, app.output, app.env));
       },
     );
+}
+
+/** Lessons and rules: the morning's decisions proposed as rules, in force once a person accepts them. */
+function lessonCommands(program: commander.Command, app: App): void {
+  const lessons = program
+    .command('lessons')
+    .description(
+      "the lessons gathered from your decisions and the nights' repeated failures, each with its evidence (state/lessons.json)",
+    )
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { lessonsCommand } = await import('./commands/lessons.js');
+      app.done(await lessonsCommand(app.root(), options, app.output, app.env));
+    });
+  lessons
+    .command('propose')
+    .description(
+      "give the new lessons to the proposer now (a read-only session of lessons.cli, the reviewer's by default): its rules wait for you in ralph review",
+    )
+    .action(async () => {
+      const { proposeCommand } = await import('./commands/lessons.js');
+      app.done(await proposeCommand(app.root(), app.output, app.env));
+    });
+
+  const rules = program
+    .command('rules')
+    .description(
+      'the rules you accepted, with when, why, and how often each was applied and broken',
+    )
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { rulesCommand } = await import('./commands/lessons.js');
+      app.done(await rulesCommand(app.root(), options, app.output, app.env));
+    });
+  const decision = (
+    name: string,
+    kind: 'accepted' | 'rejected' | 'retired',
+    description: string,
+    note: string,
+  ) =>
+    rules
+      .command(`${name} <ids...>`)
+      .description(description)
+      .option('--note <text>', note)
+      .action(async (ids: string[], options: { note?: string }) => {
+        const { ruleDecisionCommand } = await import('./commands/lessons.js');
+        app.done(await ruleDecisionCommand(app.root(), kind, ids, options, app.output, app.env));
+      });
+  decision(
+    'accept',
+    'accepted',
+    'accept proposed rules: every later session follows them, the reviewer and the judge check them (lessons.into: the workspace, or the repository once its change lands)',
+    'why, kept with the decision',
+  );
+  decision(
+    'reject',
+    'rejected',
+    'reject proposed rules: they take no effect and are not proposed again',
+    'why: the proposer is told it',
+  );
+  decision(
+    'rm',
+    'retired',
+    'retire rules in force: no longer given, checked, or kept where they lived',
+    'why, kept with the rule',
+  );
 }
 
 /** The commands that read what the night left: sessions, transcripts, reports, personas. */
@@ -642,6 +708,7 @@ export function defineProgram(program: commander.Command, app: App): commander.C
     queueCommands,
     itemCommands,
     decisionCommands,
+    lessonCommands,
     runCommands,
     reviewCommands,
     controlCommands,

@@ -12,9 +12,14 @@ import { reviewPage } from '../workspace/review-page.js';
 import { decidedText } from '../workspace/decide.js';
 import { carryOut, personOfTerminal, reviewState } from './review-state.js';
 import { COLOURS, partsLine, pageLines } from './review-text.js';
+import type { Rule } from '../lessons/state.js';
+import { decideRule } from '../lessons/decide.js';
+import { proposedRules, rulePage } from '../workspace/rule-page.js';
+import { ruleLine, rulePageLines } from './rule-text.js';
 
 // `ralph review` on a terminal: the inbox as a list to move through with j/k, one key per
-// decision (a accept, r reject with a note, d defer), enter for the item's whole page.
+// decision (a accept, r reject with a note, d defer), enter for the item's whole page; the rules
+// proposed from the lessons under the items, each accepted or rejected the same way.
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Key = readline.Key | undefined;
@@ -29,8 +34,42 @@ const fit = (line: string, width: number) =>
 
 const height = () => stdout.rows || 24;
 
+/** A row of the inbox: an item that waits on the person, or a rule proposed to them. */
+type Row = { kind: 'item'; row: InboxRow } | { kind: 'rule'; rule: Rule };
+
+const rowsOf = (items: readonly InboxRow[], rules: readonly Rule[]): Row[] => [
+  ...items.map((row) => ({ kind: 'item' as const, row })),
+  ...rules.map((rule) => ({ kind: 'rule' as const, rule })),
+];
+
+/** The row's line in the list. */
+const listLine = (row: Row) =>
+  row.kind === 'item'
+    ? `${String(row.row.score).padStart(3)}  ${row.row.item.id}  ${row.row.what}`
+    : `  +  ${ruleLine(row.rule)}`;
+
+/** The selected row's details under the list. */
+function details(row: Row | undefined, width: number): string[] {
+  if (row === undefined) return ['Nothing waits on you.'];
+  if (row.kind === 'rule')
+    return [
+      fit(`${row.rule.id}: ${row.rule.text}`, width),
+      fit(
+        `scope: ${row.rule.scope.length === 0 ? 'the whole repository' : row.rule.scope.join(', ')}`,
+        width,
+      ),
+      fit(`rests on: ${row.rule.evidence.join(', ')} (enter shows them)`, width),
+    ];
+  const { row: item } = row;
+  return [
+    fit(`${item.item.id}: ${item.item.title}`, width),
+    fit(`why: ${partsLine(item)}`, width),
+    fit(`how: ${item.chain === '' ? '—' : item.chain}`, width),
+  ];
+}
+
 /** The inbox with the selected row's details and the last thing said, drawn whole. */
-function drawInbox(rows: readonly InboxRow[], at: number, said: string): void {
+function drawInbox(rows: readonly Row[], at: number, said: string): void {
   const width = stdout.columns || 80;
   const listHeight = Math.max(3, height() - 9);
   const first = Math.min(
@@ -44,22 +83,10 @@ function drawInbox(rows: readonly InboxRow[], at: number, said: string): void {
   ];
   rows.slice(first, first + listHeight).forEach((row, i) => {
     const selected = first + i === at;
-    const line = fit(
-      `${selected ? '>' : ' '} ${String(row.score).padStart(3)}  ${row.item.id}  ${row.what}`,
-      width,
-    );
+    const line = fit(`${selected ? '>' : ' '} ${listLine(row)}`, width);
     lines.push(selected ? `\x1b[7m${line}\x1b[0m` : line);
   });
-  const row = rows[at];
-  lines.push('');
-  if (row === undefined) lines.push('Nothing waits on you.');
-  else
-    lines.push(
-      fit(`${row.item.id}: ${row.item.title}`, width),
-      fit(`why: ${partsLine(row)}`, width),
-      fit(`how: ${row.chain === '' ? '—' : row.chain}`, width),
-    );
-  lines.push('', fit(said, width));
+  lines.push('', ...details(rows[at], width), '', fit(said, width));
   stdout.write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
 }
 
@@ -121,6 +148,28 @@ function pageView(lines: readonly string[]): Promise<void> {
   });
 }
 
+/** A decision on a proposed rule: accepted, or rejected with a note (so it is not proposed again). */
+async function decideOnRule(
+  workspace: Workspace,
+  env: Env,
+  rule: Rule,
+  kind: DecisionKind,
+): Promise<string> {
+  if (kind === 'deferred') return `${rule.id} is accepted or rejected: a rule is not deferred`;
+  const note =
+    kind === 'rejected'
+      ? await ask(`Reject ${rule.id}: why (it is not proposed again): `)
+      : undefined;
+  const by = personOfTerminal();
+  const decided = await withQueue(workspace, env, (queue) =>
+    decideRule(workspace, queue, { rule: rule.id, kind, by, note }, systemClock.now()),
+  );
+  const change =
+    decided.change === undefined ? [] : await carryOut(workspace, env, [decided.change]);
+  const landed = change[0]?.landedCommit !== undefined;
+  return `${rule.id} ${kind}${decided.change === undefined ? '' : landed ? `: ${decided.change.id} landed it in the repository` : `: ${decided.change.id} carries it into the repository`}`;
+}
+
 /** Asks what the decision needs (a note, a date), takes it, and says what became of it. */
 async function decideOn(
   workspace: Workspace,
@@ -168,8 +217,9 @@ export async function interactiveReview(
   env: Env,
   initial: readonly InboxRow[],
   initialEntries: readonly IndexEntry[],
+  initialRules: readonly Rule[],
 ): Promise<number> {
-  let rows = [...initial];
+  let rows = rowsOf(initial, initialRules);
   let entries = initialEntries;
   let at = 0;
   let said = '';
@@ -181,7 +231,10 @@ export async function interactiveReview(
   const refresh = async () => {
     const state = await reviewState(workspace, env);
     entries = state.entries;
-    rows = reviewInbox(state.items, entries, workspace.config.review.sensitive, systemClock.now());
+    rows = rowsOf(
+      reviewInbox(state.items, entries, workspace.config.review.sensitive, systemClock.now()),
+      await proposedRules(workspace),
+    );
     at = Math.min(at, Math.max(0, rows.length - 1));
   };
   drawInbox(rows, at, said);
@@ -215,20 +268,29 @@ export async function interactiveReview(
       if (name === 'j' || name === 'down') at = Math.min(at + 1, Math.max(0, rows.length - 1));
       if (name === 'k' || name === 'up') at = Math.max(0, at - 1);
       const kind = DECISION_KEYS[name];
+      const id = row === undefined ? '' : row.kind === 'item' ? row.row.item.id : row.rule.id;
       if (row !== undefined && kind !== undefined) {
         // Drawn before the decision asks its question below the list.
-        said = `${kind.replace(/ed$/, 'ing')} ${row.item.id}…`;
+        said = `${kind.replace(/ed$/, 'ing')} ${id}…`;
         drawInbox(rows, at, said);
-        act(() => decideOn(workspace, env, row, kind, entries, pageTime.get(row.item.id)));
+        act(() =>
+          row.kind === 'rule'
+            ? decideOnRule(workspace, env, row.rule, kind)
+            : decideOn(workspace, env, row.row, kind, entries, pageTime.get(id)),
+        );
         return;
       }
       if (row !== undefined && ['return', 'enter', 'o'].includes(name))
         act(async () => {
           const opened = systemClock.now();
+          if (row.kind === 'rule') {
+            const items = (await reviewState(workspace, env)).items;
+            await pageView(rulePageLines(await rulePage(workspace, items, id), COLOURS));
+            return;
+          }
           await pageView(
-            pageLines(await reviewPage(workspace, row.item, entries, opened), COLOURS),
+            pageLines(await reviewPage(workspace, row.row.item, entries, opened), COLOURS),
           );
-          const id = row.item.id;
           pageTime.set(id, (pageTime.get(id) ?? 0) + systemClock.now() - opened);
         });
       drawInbox(rows, at, said);

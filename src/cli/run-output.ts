@@ -53,7 +53,11 @@ function fields(event: RunnerEvent): string {
 }
 
 /** What an asked session does to its item, in the log's words. */
-const ASKED_WORDS: Record<AskedRole, string> = { reviewer: 'reviewed by', judge: 'judged by' };
+const ASKED_WORDS: Record<AskedRole, string> = {
+  reviewer: 'reviewed by',
+  judge: 'judged by',
+  proposer: 'rules proposed by',
+};
 
 /** One short line for an event. */
 function describe(event: RunnerEvent): string {

@@ -3,6 +3,7 @@ import { decisions } from '../decide/decision-stage.js';
 import { setups } from '../environment/setup-stage.js';
 import { pullRequests } from '../forge/pull-request-stage.js';
 import { lander } from '../land/lander.js';
+import { lessons } from '../lessons/lessons-stage.js';
 import { pushes } from '../push/push-stage.js';
 import { reviews } from '../review/review-stage.js';
 import { writeBack } from '../sources/write-back.js';
@@ -22,4 +23,5 @@ export const STAGES: readonly StageFactory[] = [
   pullRequests,
   writeBack,
   decisions,
+  lessons,
 ];

@@ -21,6 +21,7 @@ import { LandChoiceSchema, LandSchema } from '../land/config-schema.js';
 import { NotifierSchema } from '../notify/config-schema.js';
 import { QueueSchema } from '../queue/config-schema.js';
 import { ReviewSchema } from '../review/config-schema.js';
+import { LessonsSchema } from '../lessons/config-schema.js';
 import { CandidateChoiceSchema, CandidatesSchema } from '../candidates/config-schema.js';
 import { SandboxChoiceSchema, SandboxSchema } from '../sandbox/config-schema.js';
 import { ImportSchema } from '../sources/config-schema.js';
@@ -253,6 +254,9 @@ export const ConfigSchema = z
     ),
     candidates: CandidatesSchema.prefault({}).describe(
       'Candidates: several CLIs try an item, each a full attempt; the gates and an anonymized judge pick the change that goes on, failing closed.',
+    ),
+    lessons: LessonsSchema.prefault({}).describe(
+      "Lessons: a person's decisions (and the night's repeated failures) proposed as rules by a read-only session; a rule takes effect only once a person accepts it.",
     ),
     queue: QueueSchema.prefault({}).describe(
       'Where the queue is: `state/queue.json`, or a Postgres database a fleet shares.',

@@ -184,6 +184,18 @@ export interface RunnerEvents {
   review_failed: { item: string; cli: string; session?: string; reason: string; retryAt: string };
   /** Candidates: several CLIs are to try the item (\`candidates\`: each letter, CLI and model). */
   candidates_forked: { item: string; candidates: string[] };
+  /** A lesson gathered from the night (a gate failing again, a landing's conflict, a failed setup, findings fixed). */
+  lesson_gathered: { lesson: string; kind: string; items: string[] };
+  /** Rules proposed from the lessons: each waits for a person in the inbox. */
+  rules_proposed: {
+    proposal: string;
+    cli: string;
+    rules: string[];
+    dropped: number;
+    costUsd: number;
+  };
+  /** No rules were proposed: none were due, or the proposer failed (\`proposal\` then says so). */
+  rules_not_proposed: { proposal?: string; reason: string };
   /** The judge compares an item's passing candidates (\`shown\`: how many), anonymized. */
   judgement_started: { item: string; cli: string; shown: number; diffChars: number };
   /** A candidate was picked (by the gates alone, or by the judge): its work goes on. */

@@ -29,6 +29,7 @@ const MAX_POLL_FACTOR = 10;
 /**
  * Looks for the last session's record (its summary goes in the body), a second apart, before it
  * goes without: the record is archived just after the item is recorded, later on a loaded machine.
+ * An item no agent worked on (no attempt: ralph's own change of the rules' file) has none.
  */
 const RECORD_LOOKS = 30;
 const RECORD_LOOK_MS = 1000;
@@ -218,7 +219,7 @@ class PullRequestStage implements StageDeclaration {
     const { ctx } = this;
     const session = await sessionTold(ctx.workspace.paths, item);
     const looks = item.lookAgain?.looks ?? 0;
-    if (session === undefined && looks < RECORD_LOOKS) {
+    if (session === undefined && item.attempts > 0 && looks < RECORD_LOOKS) {
       await this.lookAgain(item.id, ctx.clock.now() + RECORD_LOOK_MS, looks + 1);
       return 'waiting';
     }

@@ -15,6 +15,8 @@ export interface PromptParts {
   persona?: { id: string; instructions: string };
   /** The standing instructions (the workspace's instructions template, rendered). */
   instructions?: string;
+  /** The rules a person accepted, the same for every item: after the standing instructions. */
+  rules?: string;
   bootstrap: string;
 }
 
@@ -39,6 +41,7 @@ export interface AssembledPrompt {
     context: number;
     persona: number;
     instructions: number;
+    rules: number;
     bootstrap: number;
     total: number;
   };
@@ -66,9 +69,9 @@ const contextSection = (context: PromptParts['context']) =>
 
 /**
  * Assembles the prompt: its system part (base identity, project context, persona instructions,
- * standing instructions), then the item's assignment (the rendered bootstrap). Over the cap, the
+ * standing instructions, rules), then the item's assignment (the rendered bootstrap). Over the cap, the
  * persona instructions are cut first, then the project context; the identity, the standing
- * instructions and the assignment are never cut.
+ * instructions, the rules and the assignment are never cut.
  */
 export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): AssembledPrompt {
   const identity = `# Identity\n\n${parts.identity.trim()}`;
@@ -78,13 +81,23 @@ export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): Asse
     parts.instructions === undefined || parts.instructions.trim() === ''
       ? ''
       : `# Instructions\n\n${parts.instructions.trim()}`;
+  const rules =
+    parts.rules === undefined || parts.rules.trim() === ''
+      ? ''
+      : `# Rules\n\n${parts.rules.trim()}`;
   const personaHead = parts.persona ? `# Persona: ${parts.persona.id}\n\n` : '';
   let persona = parts.persona?.instructions.trim() ?? '';
   let context = contextSection(parts.context);
-  const joiners = 2 * 3;
+  const joiners = 2 * 4;
   const cuts: PromptCut[] = [];
   const fixed =
-    identity.length + instructions.length + bootstrap.length + personaHead.length + joiners + 2;
+    identity.length +
+    instructions.length +
+    rules.length +
+    bootstrap.length +
+    personaHead.length +
+    joiners +
+    2;
   let over = fixed + context.length + persona.length - cap;
   if (over > 0 && persona.length > 0) {
     const keep = Math.max(0, persona.length - over);
@@ -99,7 +112,7 @@ export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): Asse
     context = cut(context, keep, 'project context');
   }
   const personaSection = parts.persona ? `${personaHead}${persona}` : '';
-  const system = [identity, context, personaSection, instructions]
+  const system = [identity, context, personaSection, instructions, rules]
     .filter((s) => s !== '')
     .join('\n\n');
   const text = `${system}\n\n${bootstrap}`;
@@ -112,6 +125,7 @@ export function assemblePrompt(parts: PromptParts, cap = PROMPT_CAP_CHARS): Asse
       context: context.length,
       persona: personaSection.length,
       instructions: instructions.length,
+      rules: rules.length,
       bootstrap: bootstrap.length,
       total: text.length + 1,
     },

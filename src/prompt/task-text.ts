@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Item } from '../queue/item.js';
 
+/** Whether the item's text is the words of someone this workspace does not trust. */
+export const fromUntrusted = (item: Pick<Item, 'source'>): boolean =>
+  item.source?.kind === 'github' && item.source.trusted !== true;
+
 /**
  * The task text as the agent is given it. An issue's words are anyone's unless its author is
  * trusted (`import.trust`, said when it was imported): they come fenced, as
@@ -9,7 +13,7 @@ import type { Item } from '../queue/item.js';
  */
 export function taskText(item: Item, body: string): string {
   const source = item.source;
-  if (source?.kind !== 'github' || source.trusted === true || body.trim() === '') return body;
+  if (!fromUntrusted(item) || source === undefined || body.trim() === '') return body;
   const mark = randomBytes(6).toString('hex');
   const by = source.author === undefined ? '' : `, opened by @${source.author}`;
   return [

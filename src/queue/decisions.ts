@@ -1,6 +1,6 @@
 import type { DecisionEffect, Item, ItemDecision } from './item.js';
 import { type ItemStatus, holderOf, statusIs } from './item-status.js';
-import { cancelled, retried, takenGoesOn, toLand } from './transitions.js';
+import { afterReview, cancelled, retried, takenGoesOn, toLand } from './transitions.js';
 
 // A person's decisions on an item's work (`ralph accept|reject|defer`), as pure transitions:
 // what each does to the item at once, and what it leaves the decision stage to carry out on the
@@ -73,6 +73,36 @@ export function accepted(item: Item, decision: ItemDecision, now: number): Item 
   )
     return toLand(at, now);
   return at;
+}
+
+/** Whether the item waits for a person because its reviewer asked for changes once too often. */
+export function overReviewed(item: Item): boolean {
+  return (
+    waitOf(item) === 'answer' &&
+    item.verdict?.overall === 'request_changes' &&
+    item.head !== undefined &&
+    item.branch !== undefined
+  );
+}
+
+/**
+ * Accepted over its reviewer (its rounds spent): the person's decision stands for an approval,
+ * and the work goes on as an approved item's would (`then`: it lands, or its pull request opens,
+ * or it is done).
+ */
+export function acceptedOverReview(
+  item: Item,
+  decision: ItemDecision,
+  then: { land: boolean; pullRequest: boolean },
+  now: number,
+): Item {
+  const at = { ...item, decision, question: undefined, updatedAt: iso(now) };
+  return afterReview(
+    at,
+    { land: then.land, checks: then.pullRequest && !then.land },
+    undefined,
+    now,
+  );
 }
 
 /**

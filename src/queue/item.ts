@@ -131,6 +131,16 @@ export const ItemVerdictSchema = z.strictObject({
       finding: z.string(),
     }),
   ),
+  /** The rules in force it checked (`ralph rules`), each PASS, FAIL or UNKNOWN with evidence. */
+  rules: z
+    .array(
+      z.strictObject({
+        rule: z.string(),
+        verdict: z.enum(['PASS', 'FAIL', 'UNKNOWN']),
+        evidence: z.string(),
+      }),
+    )
+    .optional(),
   /** The reviewer's CLI and session (its record is archived like any session's). */
   cli: z.string(),
   session: z.string(),

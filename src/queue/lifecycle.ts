@@ -26,6 +26,8 @@ import {
   decisionFailed,
   deferred,
   isAccepted,
+  acceptedOverReview,
+  overReviewed,
   landedUnderRejection,
   rejected,
 } from './decisions.js';
@@ -50,6 +52,7 @@ import {
   parked,
   pullRequestEnded,
   pullRequestOpened,
+  afterReview,
   reclaim,
   retried,
   reviewApproved,
@@ -141,6 +144,8 @@ export type ItemEvent =
   | { kind: 'landing_refused'; refusal: LandRefusal; maxRounds: number; now: number }
   /** A done item of git mode put in line to land (`ralph land`). */
   | { kind: 'sent_to_land'; now: number }
+  /** A change of ralph's own that a person accepted (the rules' file): it lands, or goes to a pull request. */
+  | { kind: 'rules_sent'; then: { land: boolean; pullRequest: boolean }; now: number }
   | {
       kind: 'pull_request_opened';
       opened: Parameters<typeof pullRequestOpened>[1];
@@ -178,7 +183,16 @@ export type ItemEvent =
       reason?: string;
     }
   /** A person accepted its work (`ralph accept`): it lands, its pull request is merged, or it is done. */
-  | { kind: 'accepted'; decision: ItemDecision; now: number }
+  /**
+   * A person accepted the item's work; `over` when it waits after its reviewer's rounds were
+   * spent: the person overrules the reviewer, and the work goes on as an approval's would.
+   */
+  | {
+      kind: 'accepted';
+      decision: ItemDecision;
+      over?: { land: boolean; pullRequest: boolean };
+      now: number;
+    }
   /**
    * A person accepted it with another of its candidates (`ralph accept --candidate`): that one's
    * work goes on as the pick's would have, the pick's landing reverted or its pull request
@@ -406,6 +420,19 @@ export const LIFECYCLE: Lifecycle = {
     apply: (item, e) =>
       item.status === 'landing' ? { ...item, lookAgain: undefined } : toLand(item, e.now),
   },
+  rules_sent: {
+    to: ['landing', 'awaiting_checks'],
+    from: ['done'],
+    refuse: (_item, e) =>
+      e.then.land || e.then.pullRequest ? undefined : 'it neither lands nor goes to a pull request',
+    apply: (item, e) =>
+      afterReview(
+        item,
+        { land: e.then.land, checks: e.then.pullRequest && !e.then.land },
+        undefined,
+        e.now,
+      ),
+  },
   pull_request_opened: {
     from: ['awaiting_checks'],
     apply: (item, e) => pullRequestOpened(item, e.opened, e.now),
@@ -527,10 +554,22 @@ export const LIFECYCLE: Lifecycle = {
     }),
   },
   accepted: {
-    to: { done: ['landing'], awaiting_merge: ['deciding'] },
-    from: ['done', 'awaiting_merge'],
-    refuse: (item) => (isAccepted(item) ? `${item.id} was accepted already` : undefined),
-    apply: (item, e) => accepted(item, e.decision, e.now),
+    to: {
+      done: ['landing'],
+      awaiting_merge: ['deciding'],
+      needs_input: ['landing', 'awaiting_checks', 'done'],
+    },
+    from: ['done', 'awaiting_merge', 'needs_input'],
+    refuse: (item, e) =>
+      isAccepted(item)
+        ? `${item.id} was accepted already`
+        : item.status === 'needs_input' && (e.over === undefined || !overReviewed(item))
+          ? `accepted does not apply to a ${item.status} item that waits for an answer (ralph say), its reviewer's rounds not spent`
+          : undefined,
+    apply: (item, e) =>
+      item.status === 'needs_input' && e.over !== undefined
+        ? acceptedOverReview(item, e.decision, e.over, e.now)
+        : accepted(item, e.decision, e.now),
   },
   candidate_taken: {
     to: {

@@ -13,6 +13,10 @@ export interface ReviewSubject {
   gates: readonly { name: string; passed: boolean }[];
   /** The author's last message, as its session ended. */
   authorMessage: string;
+  /** The rules in force whose scope the change touches: criteria too, numbered after the item's. */
+  rules: readonly string[];
+  /** Findings a person dismissed on earlier work: not to be raised. */
+  dismissed: readonly string[];
 }
 
 const numbered = (lines: readonly string[]) =>
@@ -42,6 +46,14 @@ export function reviewRequest(
     subject.criteria.length === 0
       ? 'The item names no acceptance criteria: judge the change against its task.'
       : numbered(subject.criteria);
+  const rules =
+    subject.rules.length === 0
+      ? ''
+      : `\n\n## Rules of this project\n\nA person accepted these rules; check each as one more criterion, by its number. A change that breaks one is sent back.\n\n${subject.rules.map((rule, i) => `${subject.criteria.length + i + 1}. ${rule}`).join('\n')}`;
+  const dismissed =
+    subject.dismissed.length === 0
+      ? ''
+      : `\n\n## Findings not to raise\n\nA person dismissed these findings on earlier work: do not raise them.\n\n${subject.dismissed.map((d) => `- ${d}`).join('\n')}`;
   return `# Review
 
 You review another agent's change. You may read the worktree; you change nothing. Judge the
@@ -54,7 +66,7 @@ ${subject.body.trim() === '' ? '(no text)' : subject.body.trim()}
 
 ## Acceptance criteria
 
-${criteria}
+${criteria}${rules}${dismissed}
 
 ## Gates
 
@@ -83,7 +95,7 @@ End with one JSON object, and nothing after it:
 }
 \`\`\`
 
-Give every criterion by its number, once. Approve only when no criterion fails and no finding
+Give every criterion${subject.rules.length === 0 ? '' : ' and rule'} by its number, once. Approve only when no criterion fails and no finding
 is blocking.
 `;
 }

@@ -19,7 +19,9 @@ import type { ReviewSettings } from './config-schema.js';
 import { reviewRequest, type ReviewSubject } from './request.js';
 import { capDiff } from '../git/capped-diff.js';
 import type { Verdict } from './verdict.js';
-import { REVIEWER } from './reviewer.js';
+import { reviewerOf } from './reviewer.js';
+import { checksFor, ruleCriterion, rulesInForce, type RuleChecks } from '../lessons/rules.js';
+import { readLessons, recordRuleChecks } from '../lessons/store.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -80,7 +82,7 @@ class Reviews implements StageDeclaration {
         leftOut: capped.leftOut.length,
       });
       const end = await ctx.sessions.ask(item, {
-        kind: REVIEWER,
+        kind: reviewerOf([...subject.of.criteria, ...subject.of.rules]),
         cli,
         model: settings.cli === undefined ? undefined : settings.model,
         prompt: reviewRequest(subject.of, capped, cap),
@@ -96,7 +98,7 @@ class Reviews implements StageDeclaration {
         return await this.leaveUnreviewed(item, cli, why, end);
       }
       return await this.record(item, work, {
-        ...stored(end.value),
+        ...stored(end.value, item.criteria?.length ?? 0, subject.checks),
         cli,
         session: end.sessionId,
         head: subject.head,
@@ -125,7 +127,13 @@ class Reviews implements StageDeclaration {
   private async subjectOf(
     item: Item,
     work: ItemWork,
-  ): Promise<{ of: ReviewSubject; workDir: string; worktree: string; head: string }> {
+  ): Promise<{
+    of: ReviewSubject;
+    checks: RuleChecks;
+    workDir: string;
+    worktree: string;
+    head: string;
+  }> {
     const { workspace } = this.ctx;
     const repo = this.repositories.get(work.workDir) ?? (await repositoryRoot(work.workDir));
     if (repo === undefined) throw new Error(`${work.workDir} is in no git repository`);
@@ -142,6 +150,12 @@ class Reviews implements StageDeclaration {
       last?.git?.commits.at(-1)?.sha ??
       (await git(repo, ['rev-parse', '--verify', `${item.branch}^{commit}`])).trim();
     const diff = await git(repo, ['diff', '--no-color', `${item.baseCommit}...${head}`]);
+    const files = (await git(repo, ['diff', '--name-only', `${item.baseCommit}...${head}`]))
+      .split('\n')
+      .filter((file) => file !== '');
+    // The rules a person accepted whose scope the change touches: checked as criteria.
+    const rules = rulesInForce(await readLessons(workspace), await this.ctx.queue.list());
+    const checks = checksFor(rules, files);
     const body =
       item.bodyFile === undefined
         ? (item.body ?? '')
@@ -154,7 +168,10 @@ class Reviews implements StageDeclaration {
         diff,
         gates: last?.gates ?? [],
         authorMessage: last?.result?.text ?? '',
+        rules: checks.rules.map(ruleCriterion),
+        dismissed: checks.dismissed.map((rule) => rule.text),
       },
+      checks,
       workDir: path.join(worktree, path.relative(repo, work.workDir)),
       worktree,
       head,
@@ -169,6 +186,19 @@ class Reviews implements StageDeclaration {
   ): Promise<Item | undefined> {
     const { ctx } = this;
     const now = ctx.clock.now();
+    await ctx.persistently(`recording the rules the review of ${item.id} checked`, () =>
+      recordRuleChecks(
+        ctx.workspace,
+        (verdict.rules ?? []).map((rule) => ({
+          rule: rule.rule,
+          item: item.id,
+          session: verdict.session,
+          by: 'reviewer' as const,
+          held: rule.verdict !== 'FAIL',
+          at: verdict.at,
+        })),
+      ),
+    );
     const settings = ctx.workspace.config.review;
     const applied = await ctx.persistently(`recording the review of ${item.id}`, () =>
       ctx.queue.apply(
@@ -244,15 +274,28 @@ class Reviews implements StageDeclaration {
   }
 }
 
-/** The verdict as the item keeps it. */
+/**
+ * The verdict as the item keeps it: its criteria the item's own (the first `criteria`), the
+ * rest the rules it checked, by their ids.
+ */
 function stored(
   verdict: Verdict,
-): Pick<ItemVerdict, 'overall' | 'summary' | 'criteria' | 'findings'> {
+  criteria: number,
+  checks: RuleChecks,
+): Pick<ItemVerdict, 'overall' | 'summary' | 'criteria' | 'findings' | 'rules'> {
+  const rules = verdict.criteria
+    .filter((c) => c.id > criteria)
+    .map((c) => ({
+      rule: checks.rules[c.id - criteria - 1]?.id ?? '',
+      verdict: c.verdict,
+      evidence: c.evidence,
+    }));
   return {
     overall: verdict.overall,
     summary: verdict.summary,
-    criteria: verdict.criteria,
+    criteria: verdict.criteria.filter((c) => c.id <= criteria),
     findings: verdict.findings,
+    ...(rules.length === 0 ? {} : { rules }),
   };
 }
 
@@ -268,9 +311,13 @@ export function findingsText(item: Item, verdict: ItemVerdict): string {
   const findings = verdict.findings
     .filter((f) => f.severity !== 'minor')
     .map((f) => `- ${f.severity}, ${f.place}: ${f.finding}`);
+  const broken = (verdict.rules ?? [])
+    .filter((r) => r.verdict === 'FAIL')
+    .map((r) => `- ${r.rule}: ${r.evidence}`);
   return [
     `A reviewer (${verdict.cli}) asked for changes${verdict.summary === undefined ? '.' : `: ${verdict.summary}`}`,
     ...(failed.length === 0 ? [] : ['Acceptance criteria it found failing:', ...failed]),
+    ...(broken.length === 0 ? [] : ["Rules of this project's it found broken:", ...broken]),
     ...(findings.length === 0 ? [] : ['Its findings:', ...findings]),
   ].join('\n');
 }

@@ -7,7 +7,18 @@ import type { DecisionVerb } from '../queue/decision-kinds.js';
 
 /** What a person may change over HTTP. */
 export type HttpAction =
-  'add' | 'retry' | 'cancel' | 'stop' | 'say' | 'remove' | 'pause' | 'resume' | DecisionVerb;
+  | 'add'
+  | 'retry'
+  | 'cancel'
+  | 'stop'
+  | 'say'
+  | 'remove'
+  | 'pause'
+  | 'resume'
+  | 'rule accept'
+  | 'rule reject'
+  | 'rule retire'
+  | DecisionVerb;
 
 /** Writes one change made over HTTP to the runner's log, with the address that made it. */
 export type ActionLog = (c: Context, action: HttpAction, items?: readonly string[]) => void;

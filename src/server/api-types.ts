@@ -51,6 +51,9 @@ export type Review = z.output<typeof answers.ReviewAnswer>;
 export type ReviewRow = Review['items'][number];
 /** `GET /items/:id/review`: everything needed to decide on one item. */
 export type ReviewPage = z.output<typeof answers.ReviewPageAnswer>;
+export type Rules = z.output<typeof answers.RulesAnswer>;
+export type ProposedRule = Rules['proposed'][number];
+export type RuleDecided = z.output<typeof answers.RuleDecidedAnswer>;
 /** `POST /items/:id/accept|reject|defer`. */
 export type Decided = z.output<typeof answers.DecidedAnswer>;
 

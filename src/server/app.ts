@@ -11,6 +11,7 @@ import type { ServerContext } from './context.js';
 import { guard, refusal, type GuardOptions } from './guard.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { reviewRoutes } from './routes/review.js';
+import { rulesRoutes } from './routes/rules.js';
 import { itemRoutes } from './routes/items.js';
 import { nightRoutes } from './routes/night.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -53,6 +54,7 @@ export function createApp(
   app.route('/', dashboardRoutes(ctx));
   app.route('/', nightRoutes(ctx));
   app.route('/', reviewRoutes(ctx));
+  app.route('/', rulesRoutes(ctx));
   app.route('/', itemRoutes(ctx));
   app.route('/', sessionRoutes(ctx));
   // A path that is there for other methods is a 405 that says which, not a 404.

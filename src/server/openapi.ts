@@ -14,6 +14,8 @@ import {
   DeferRequest,
   ReviewQuery,
   ReportQuery,
+  RuleDecisionRequest,
+  RuleParams,
   SessionEventsQuery,
   SessionParams,
   SessionsQuery,
@@ -36,6 +38,8 @@ import {
   PauseAnswer,
   ReportAnswer,
   ResumeAnswer,
+  RuleDecidedAnswer,
+  RulesAnswer,
   SessionAnswer,
   SessionEventsAnswer,
   SessionsAnswer,
@@ -158,6 +162,39 @@ export const ROUTES: Record<string, Record<string, Operation>> = {
       params: ItemParams,
       body: DeferRequest,
       answer: DecidedAnswer,
+    },
+  },
+  '/rules': {
+    get: {
+      summary:
+        'the rules proposed from the lessons that wait on a person, each with its evidence (the notes, findings and changes behind it), and those accepted with how often each was applied and broken, as ralph rules',
+      answer: RulesAnswer,
+    },
+  },
+  '/rules/{id}/accept': {
+    post: {
+      summary:
+        'accept a proposed rule, as ralph rules accept: every later session is given it and the reviewer checks it (in the repository: once its change lands)',
+      params: RuleParams,
+      body: RuleDecisionRequest,
+      answer: RuleDecidedAnswer,
+    },
+  },
+  '/rules/{id}/reject': {
+    post: {
+      summary:
+        'reject a proposed rule, as ralph rules reject: it takes no effect and is not proposed again',
+      params: RuleParams,
+      body: RuleDecisionRequest,
+      answer: RuleDecidedAnswer,
+    },
+  },
+  '/rules/{id}/retire': {
+    post: {
+      summary: 'retire a rule in force, as ralph rules rm',
+      params: RuleParams,
+      body: RuleDecisionRequest,
+      answer: RuleDecidedAnswer,
     },
   },
   '/items/{id}/retry': {

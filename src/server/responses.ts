@@ -423,8 +423,63 @@ const NightsAnswer = z.array(
     costed: z.number(),
     acceptedCostUsd: usd,
     medianReviewMs: z.number().optional(),
+    rulesApplied: z.number(),
+    rulesBroken: z.number(),
+    repeatedRejections: z.number(),
   }),
 );
+
+/** A rule proposed from the lessons, as a person decides on it: the evidence it rests on. */
+export const ProposedRuleAnswer = z.strictObject({
+  id: z.string(),
+  text: z.string(),
+  kind: z.enum(['follow', 'dismiss']),
+  scope: z.array(z.string()),
+  proposal: z.string(),
+  proposedAt: time,
+  cli: z.string().optional(),
+  evidence: z.array(
+    z.strictObject({
+      id: z.string(),
+      kind: z.string(),
+      text: z.string(),
+      decisions: z.array(z.string()),
+      items: z.array(
+        z.strictObject({
+          id: z.string(),
+          title: z.string().optional(),
+          diff: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /rules/:id/accept|reject|retire`: the rule as it is after, in words. */
+export const RuleDecidedAnswer = z.strictObject({
+  rule: z.string(),
+  status: z.enum(['proposed', 'accepted', 'rejected', 'retired']),
+  text: z.string(),
+});
+
+/** A rule a person accepted (`ralph rules`), with what it achieved. */
+export const RuleAnswer = z.strictObject({
+  id: z.string(),
+  text: z.string(),
+  kind: z.enum(['follow', 'dismiss']),
+  scope: z.array(z.string()),
+  status: z.enum(['proposed', 'accepted', 'rejected', 'retired']),
+  into: z.enum(['workspace', 'repository']).optional(),
+  evidence: z.array(z.string()),
+  applied: z.number(),
+  broken: z.number(),
+  rejectionsBefore: z.number(),
+  rejectionsAfter: z.number(),
+  inForce: z.boolean(),
+  acceptedAt: time.optional(),
+  acceptedBy: z.string().optional(),
+  retiredAt: time.optional(),
+});
 
 /** `GET /report`: sums by day, item and CLI, oldest first. */
 export const ReportAnswer = z.strictObject({
@@ -441,6 +496,13 @@ export const ReportAnswer = z.strictObject({
   notifications: NotificationsAnswer.optional(),
   decisions: DecisionsAnswer.optional(),
   nights: NightsAnswer,
+  rules: z.array(RuleAnswer),
+});
+
+/** `GET /rules`: the rules proposed that wait on a person, and those accepted, with their figures. */
+export const RulesAnswer = z.strictObject({
+  proposed: z.array(ProposedRuleAnswer),
+  rules: z.array(RuleAnswer),
 });
 
 /** `GET /night`: the last run at a glance, each failure with the agent's last words. */

@@ -91,6 +91,14 @@ export const RejectRequest = z.strictObject({
   reviewMs,
 });
 
+/** A rule's id in a path (`/rules/R3/accept`). */
+export const RuleParams = z.object({
+  id: z.string().regex(/^[Rr]\d{1,9}$/, 'a rule id such as R3'),
+});
+
+/** `POST /rules/:id/accept|reject|retire`: why, kept with the decision (a rejection's is told to the proposer). */
+export const RuleDecisionRequest = z.strictObject({ note: z.string().max(2_000).optional() });
+
 /** `POST /items/:id/defer`: until when (`3d`, `12h`, or a time). */
 export const DeferRequest = z.strictObject({ until: z.string().min(1), reviewMs });
 

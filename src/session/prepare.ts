@@ -46,6 +46,8 @@ import {
 } from '../prompt/assemble.js';
 import { shareLeft, type CandidateSettings } from '../candidates/settings.js';
 import { formatCost } from '../lib/usd.js';
+import { rulesInForce, standingRules } from '../lessons/rules.js';
+import { readLessons } from '../lessons/store.js';
 
 /** Files of the work dir given to the agent as project context: what the project says of itself. */
 const PROJECT_CONTEXT_FILES = ['README.md', 'AGENTS.md'];
@@ -581,8 +583,9 @@ export function initialPromptOf(initial: string, item: Item, resume: string | un
 }
 
 /**
- * The prompt: who the agent is, the project's context, the persona and the standing
- * instructions (its system part, nothing of the item's), then the item and its assignment.
+ * The prompt: who the agent is, the project's context, the persona, the standing instructions
+ * and the rules a person accepted (its system part, nothing of the item's), then the item and
+ * its assignment.
  */
 async function promptOf(
   { workspace, item, identity, cache }: PreparationRequest,
@@ -611,6 +614,7 @@ async function promptOf(
     persona:
       persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
     instructions,
+    rules: standingRules(rulesInForce(await readLessons(workspace), [])),
     bootstrap,
   });
 }

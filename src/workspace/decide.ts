@@ -4,11 +4,12 @@ import type { Workspace } from '../config/workspace.js';
 import { parseDuration } from '../lib/duration.js';
 import { lowerMedian } from '../lib/lower-median.js';
 import { InputError } from '../lib/errors.js';
-import { appendPrivate, readIfExists } from '../lib/fs.js';
-import * as z from '../lib/zod.js';
+import { appendPrivate } from '../lib/fs.js';
 import type { Item, ItemDecision } from '../queue/item.js';
-import { DECISION_KINDS, type DecisionKind } from '../queue/decision-kinds.js';
+import type { DecisionKind } from '../queue/decision-kinds.js';
+import { type LedgerLine, readLedger } from '../queue/ledger.js';
 import { applyEvent, type ItemEvent } from '../queue/lifecycle.js';
+import { overReviewed } from '../queue/decisions.js';
 import type { Queue } from '../queue/queue.js';
 import { inboxRow } from './review-inbox.js';
 import type { ItemStatus } from '../queue/item-status.js';
@@ -17,36 +18,6 @@ import type { ItemStatus } from '../queue/item-status.js';
 // effect on its item: the ledger line is the decision. A decision whose event a crash kept from
 // its item is applied when the ledger is next read (`carryLedger`), and never twice: the item
 // keeps the id of the decision it went through.
-
-/** One line of the ledger. */
-export const LedgerLineSchema = z.looseObject({
-  id: z.string().min(1),
-  item: z.string().min(1),
-  decision: z.enum(DECISION_KINDS),
-  note: z.string().optional(),
-  then: z.enum(['retry', 'cancel']).optional(),
-  until: z.string().optional(),
-  /** Accepted: the candidate taken, if not the one picked. */
-  candidate: z.string().optional(),
-  by: z.string().min(1),
-  at: z.string(),
-  /** The item's status when it was decided on. */
-  status: z.string(),
-  /** Its risk score then, with the parts of it. */
-  risk: z.object({
-    score: z.number(),
-    parts: z.array(z.object({ name: z.string(), points: z.number(), why: z.string() })),
-  }),
-  /** Its reviewer's verdict then (`approve`, `request_changes`), or none. */
-  verdict: z.string().nullable(),
-  /** When its work was done (the item's `finishedAt` then): the wait for the decision starts. */
-  doneAt: z.string().optional(),
-  /** How long its page was open before the decision (the dashboard's, the terminal inbox's). */
-  reviewMs: z.number().nonnegative().optional(),
-  /** Set on a second line of the same id: the decision could not be applied, and why. */
-  void: z.string().optional(),
-});
-export type LedgerLine = z.output<typeof LedgerLineSchema>;
 
 /** What a person decides on one item. */
 export interface DecisionAsk {
@@ -64,22 +35,6 @@ export interface DecisionAsk {
   reviewMs?: number;
 }
 
-/** The ledger's lines, oldest first; lines that cannot be read are left out. */
-export async function readLedger(workspace: Workspace): Promise<LedgerLine[]> {
-  const text = (await readIfExists(workspace.paths.decisions)) ?? '';
-  const lines: LedgerLine[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed = LedgerLineSchema.safeParse(JSON.parse(line));
-      if (parsed.success) lines.push(parsed.data);
-    } catch {
-      // A line a crash cut short: the decision it began was never applied.
-    }
-  }
-  return lines;
-}
-
 function eventOf(line: LedgerLine): ItemEvent {
   const decision: ItemDecision = {
     id: line.id,
@@ -95,6 +50,8 @@ function eventOf(line: LedgerLine): ItemEvent {
   // Accepted with another candidate than the one picked: that one is taken.
   if (line.decision === 'accepted' && line.candidate !== undefined)
     return { kind: 'candidate_taken', decision, now };
+  if (line.decision === 'accepted' && line.over !== undefined)
+    return { kind: 'accepted', decision, over: line.over, now };
   return { kind: line.decision, decision, now };
 }
 
@@ -159,14 +116,41 @@ function lineOf(
     ...(ask.kind === 'rejected' ? { then: ask.then ?? 'retry' } : {}),
     ...(ask.until === undefined ? {} : { until: new Date(ask.until).toISOString() }),
     ...(ask.candidate === undefined ? {} : { candidate: ask.candidate.toUpperCase() }),
+    ...(ask.kind === 'accepted' && ask.candidate === undefined && overReviewed(item)
+      ? {
+          over: {
+            land: item.land?.enabled ?? workspace.config.land.enabled,
+            pullRequest: workspace.config.forge !== undefined,
+          },
+        }
+      : {}),
     by: ask.by,
     at: new Date(now).toISOString(),
     status: item.status,
     risk: { score: parts.reduce((sum, p) => sum + p.points, 0), parts },
     verdict: item.verdict?.overall ?? null,
+    ...(unmet(item).length === 0 ? {} : { findings: unmet(item) }),
     ...(item.finishedAt === undefined ? {} : { doneAt: item.finishedAt }),
+    ...(item.baseCommit === undefined || item.head === undefined
+      ? {}
+      : { change: { base: item.baseCommit, head: item.head } }),
     ...(ask.reviewMs === undefined ? {} : { reviewMs: Math.round(ask.reviewMs) }),
   };
+}
+
+/** What the item's reviewer found not met: its failed criteria, its blocking and major findings. */
+function unmet(item: Item): string[] {
+  const verdict = item.verdict;
+  if (verdict === undefined) return [];
+  const criteria = item.criteria ?? [];
+  return [
+    ...verdict.criteria
+      .filter((c) => c.verdict === 'FAIL')
+      .map((c) => `criterion ${c.id} (${criteria[c.id - 1] ?? ''}) fails: ${c.evidence}`),
+    ...verdict.findings
+      .filter((f) => f.severity !== 'minor')
+      .map((f) => `${f.place}: ${f.finding}`),
+  ];
 }
 
 /** What the person's decisions of a span came to: their pace, and how the reviewer agreed. */

@@ -1,7 +1,8 @@
 import { lowerMedian } from '../lib/lower-median.js';
 import { addUsd } from '../lib/usd.js';
 import type { Item } from '../queue/item.js';
-import type { LedgerLine } from './decide.js';
+import type { LedgerLine } from '../queue/ledger.js';
+import type { RuleNight } from '../lessons/figures.js';
 
 // What the person's decisions came to, night over night (a UTC day of decisions): how much of
 // the work they accepted at once, what an accepted change cost, and their time on a decision.
@@ -18,6 +19,11 @@ export interface DecisionNight {
   acceptedCostUsd: number;
   /** The median time an item's page was open before a decision, of those timed. */
   medianReviewMs?: number;
+  /** The rules a person accepted: checked on changes in their scope, found broken. */
+  rulesApplied: number;
+  rulesBroken: number;
+  /** Rejections of work found breaking a rule accepted before: the mistake the rule was for. */
+  repeatedRejections: number;
 }
 
 /** The ledger's lines that stand: neither a void nor voided. */
@@ -27,7 +33,7 @@ function standing(lines: readonly LedgerLine[]): LedgerLine[] {
 }
 
 /**
- * The nights of decisions since `since`, oldest first. An item is accepted at the first pass when
+ * The nights of decisions (and of rules checked: `rules`, by day) since `since`, oldest first. An item is accepted at the first pass when
  * its first acceptance or rejection (a deferral decides nothing) is an acceptance; its cost is
  * the queue's, all its attempts and reviews included.
  */
@@ -35,16 +41,12 @@ export function decisionNights(
   lines: readonly LedgerLine[],
   items: readonly Item[],
   since: number | undefined,
+  rules: ReadonlyMap<string, RuleNight> = new Map(),
 ): DecisionNight[] {
   const costOf = new Map(items.map((item) => [item.id, item.costUsd]));
   const decided = new Set<string>();
   const nights = new Map<string, DecisionNight & { timed: number[] }>();
-  for (const line of standing(lines)) {
-    const decides = line.decision !== 'deferred';
-    const first = decides && !decided.has(line.item);
-    if (decides) decided.add(line.item);
-    if (since !== undefined && Date.parse(line.at) < since) continue;
-    const day = line.at.slice(0, 10);
+  const nightOf = (day: string) => {
     const night = nights.get(day) ?? {
       day,
       firstDecided: 0,
@@ -52,9 +54,21 @@ export function decisionNights(
       accepted: 0,
       costed: 0,
       acceptedCostUsd: 0,
+      rulesApplied: rules.get(day)?.applied ?? 0,
+      rulesBroken: rules.get(day)?.broken ?? 0,
+      repeatedRejections: rules.get(day)?.repeatedRejections ?? 0,
       timed: [],
     };
     nights.set(day, night);
+    return night;
+  };
+  for (const day of rules.keys()) nightOf(day);
+  for (const line of standing(lines)) {
+    const decides = line.decision !== 'deferred';
+    const first = decides && !decided.has(line.item);
+    if (decides) decided.add(line.item);
+    if (since !== undefined && Date.parse(line.at) < since) continue;
+    const night = nightOf(line.at.slice(0, 10));
     const accepted = line.decision === 'accepted';
     if (first) night.firstDecided++;
     if (first && accepted) night.firstPassAccepted++;

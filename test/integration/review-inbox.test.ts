@@ -148,6 +148,9 @@ describe('a decision on a landed item', () => {
   it('a kill -9 while the revert is gated: the next run finishes it, once', async () => {
     const { repo, root, release } = await rejectionKilledMidRevert();
     expect(reverts(repo)).toEqual([]);
+    // Its next attempt writes another file: the same commit made again within the second would
+    // be one the target holds already.
+    await ralph(root, ['edit', 'a', '--body', '#behave: land file=a2.txt']);
     fs.writeFileSync(release, '');
     // The next run carries the decision out before anything else, and never twice.
     const run = await ralph(root, ['run', '--drain']);
@@ -156,7 +159,7 @@ describe('a decision on a landed item', () => {
     expect(more).toEqual([]);
     expect(reverts(repo)).toEqual([line?.id]);
     expect(item(root, 'a').sessions).toHaveLength(2);
-    expect(filesOn(repo)).toContain('a.txt');
+    expect(filesOn(repo)).toContain('a2.txt');
   });
 
   it('a kill -9 while the revert is gated: shown in the inbox and status, and finished by ralph recover without an agent', async () => {

@@ -11,6 +11,72 @@ import { landingWorkspace } from '../support/landing.js';
 import { startServe, stopServers } from '../support/serve.js';
 import { makeWorkspace, ralph, readQueue, readSessions } from '../support/workspace.js';
 
+/** A month of lessons: two rules proposed that wait, two accepted and checked night after night. */
+function writeRulesMonth(root: string, now: number): void {
+  const at = (daysAgo: number) => new Date(now - daysAgo * 86_400_000).toISOString();
+  const lessons = Array.from({ length: 6 }, (_, i) => ({
+    id: `L${i + 1}`,
+    key: `decision:d${i * 5}`,
+    kind: i % 2 === 0 ? 'rejection' : 'dismissed',
+    text:
+      i % 2 === 0
+        ? 'not this way: never edit generated files under dist/'
+        : 'src/a.ts:3: add a comment',
+    items: [`gone-${i * 5}`],
+    decisions: [`d${i * 5}`],
+    sessions: [],
+    at: at(28 - i),
+    proposal: i < 4 ? 'P1' : undefined,
+  }));
+  const rule = (id: string, text: string, kind: string, status: string, evidence: string[]) => ({
+    id,
+    text,
+    kind,
+    scope: kind === 'follow' ? ['dist/**'] : [],
+    evidence,
+    proposal: status === 'proposed' ? 'P2' : 'P1',
+    status,
+    proposedAt: at(status === 'proposed' ? 1 : 20),
+    ...(status === 'accepted' ? { decided: { by: 'cli', at: at(20) }, into: 'workspace' } : {}),
+  });
+  fs.writeFileSync(
+    path.join(root, 'state', 'lessons.json'),
+    JSON.stringify({
+      version: 1,
+      lessons,
+      proposals: [
+        {
+          id: 'P1',
+          at: at(20),
+          cli: 'codex',
+          lessons: ['L1', 'L2', 'L3', 'L4'],
+          rules: ['R1', 'R2'],
+        },
+        { id: 'P2', at: at(1), cli: 'codex', lessons: ['L5', 'L6'], rules: ['R3', 'R4'] },
+      ],
+      rules: [
+        rule('R1', 'Never edit generated files under dist/.', 'follow', 'accepted', ['L1', 'L3']),
+        rule('R2', 'Do not ask for a comment above every function.', 'dismiss', 'accepted', ['L2']),
+        rule('R3', 'Run the formatter before committing.', 'follow', 'proposed', ['L5']),
+        rule('R4', 'Do not flag a missing changelog line.', 'dismiss', 'proposed', ['L6']),
+      ],
+      gateFailures: {},
+    }),
+  );
+  const checks = Array.from({ length: 19 * 3 }, (_, i) => ({
+    rule: 'R1',
+    item: `gone-${i}`,
+    session: `s${i}`,
+    by: 'reviewer',
+    held: i % 7 !== 0,
+    at: new Date(now - (19 - Math.floor(i / 3)) * 86_400_000 + i * 60_000).toISOString(),
+  }));
+  fs.writeFileSync(
+    path.join(root, 'state', 'rule-checks.jsonl'),
+    checks.map((c) => `${JSON.stringify(c)}\n`).join(''),
+  );
+}
+
 const WIDTHS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
@@ -134,6 +200,8 @@ describe('every view of the dashboard', () => {
       path.join(root, 'state', 'decisions.jsonl'),
       ledger.map((l) => `${JSON.stringify(l)}\n`).join(''),
     );
+    // Lessons of that month: two rules proposed, two accepted, checked on the month's changes.
+    writeRulesMonth(root, now);
     const session = readSessions(root).find((r) => r.itemId === 'greet.a');
     const sessionId = String(session?.sessionId);
     const stream = path.join(root, 'docs', 'sessions', `${sessionId}.ndjson`);

@@ -213,6 +213,10 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     event: { kind: 'sent_to_land', now: NOW },
     to: { done: 'landing', landing: 'same' },
   },
+  rules_sent: {
+    event: { kind: 'rules_sent', then: { land: true, pullRequest: false }, now: NOW },
+    to: { done: 'landing' },
+  },
   pull_request_opened: {
     event: {
       kind: 'pull_request_opened',
@@ -280,9 +284,28 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     to: every(but('running', 'deciding'), 'cancelled'),
   },
   accepted: {
-    event: { kind: 'accepted', decision: { ...DECISION, kind: 'accepted' }, now: NOW },
-    // The example's done item has a pull request: it is recorded, not landed.
-    to: { done: 'same', awaiting_merge: 'deciding' },
+    event: {
+      kind: 'accepted',
+      decision: { ...DECISION, kind: 'accepted' },
+      over: { land: true, pullRequest: false },
+      now: NOW,
+    },
+    // The example's done item has a pull request: it is recorded, not landed. One waiting after
+    // its reviewer's rounds goes on as approved: it lands.
+    to: { done: 'same', awaiting_merge: 'deciding', needs_input: 'landing' },
+    item: (status, id) => ({
+      ...itemIn(status, id),
+      head: 'b'.repeat(40),
+      verdict: {
+        overall: 'request_changes',
+        criteria: [],
+        findings: [{ severity: 'major', place: 'a.ts:1', finding: 'add a comment' }],
+        cli: 'codex',
+        session: 's2',
+        costUsd: 0,
+        at: new Date(NOW).toISOString(),
+      },
+    }),
   },
   candidate_taken: {
     event: {

@@ -1,7 +1,7 @@
 // The person's decisions night over night: accepted at the first pass, the cost of an accepted
 // change, their time on a decision.
 import { describe, expect, it } from 'vitest';
-import type { LedgerLine } from '../../src/workspace/decide.js';
+import type { LedgerLine } from '../../src/queue/ledger.js';
 import { decisionNights } from '../../src/workspace/decision-nights.js';
 import { queueItem } from '../support/items.js';
 
@@ -50,6 +50,9 @@ describe('decisions night over night', () => {
         costed: 2,
         acceptedCostUsd: 3.5,
         medianReviewMs: 60_000,
+        rulesApplied: 0,
+        rulesBroken: 0,
+        repeatedRejections: 0,
       },
       {
         day: '2026-12-02',
@@ -59,9 +62,23 @@ describe('decisions night over night', () => {
         costed: 1,
         acceptedCostUsd: 0.5,
         medianReviewMs: 30_000,
+        rulesApplied: 0,
+        rulesBroken: 0,
+        repeatedRejections: 0,
       },
     ]);
     // A span starts later; what was decided before it still makes a later decision no first.
     expect(decisionNights(lines, items, Date.parse('2026-12-02T00:00:00Z'))).toHaveLength(1);
+    // The rules' figures join the night they fall on, a night of rule checks alone its own.
+    const rules = new Map([
+      ['2026-12-02', { applied: 3, broken: 1, repeatedRejections: 0 }],
+      ['2026-12-03', { applied: 2, broken: 0, repeatedRejections: 1 }],
+    ]);
+    const ruled = decisionNights(lines, items, undefined, rules);
+    expect(ruled.map((n) => [n.day, n.rulesApplied, n.rulesBroken, n.repeatedRejections])).toEqual([
+      ['2026-12-01', 0, 0, 0],
+      ['2026-12-02', 3, 1, 0],
+      ['2026-12-03', 2, 0, 1],
+    ]);
   });
 });

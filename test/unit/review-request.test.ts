@@ -28,6 +28,8 @@ describe('the review request', () => {
         criteria: ['passes 20 runs'],
         gates: [{ name: 'npm test', passed: true }],
         authorMessage: 'Fixed.',
+        rules: [],
+        dismissed: [],
       },
       capped,
       small.length + middle.length + 10,
@@ -40,10 +42,39 @@ describe('the review request', () => {
 
   it('shows an answer format that is itself no valid verdict, so echoing it never approves', () => {
     const text = reviewRequest(
-      { title: 't', body: '', criteria: ['c'], gates: [], authorMessage: '' },
+      {
+        title: 't',
+        body: '',
+        criteria: ['c'],
+        gates: [],
+        authorMessage: '',
+        rules: [],
+        dismissed: [],
+      },
       capDiff('', 1000),
       1000,
     );
     expect(readVerdict(text, ['c']).kind).toBe('invalid');
+  });
+
+  it('gives the rules in scope as criteria numbered after the items, and the dismissed findings not to raise', () => {
+    const text = reviewRequest(
+      {
+        title: 't',
+        body: '',
+        criteria: ['c'],
+        gates: [],
+        authorMessage: '',
+        rules: ['Rule R1 (dist/**): Never edit generated files under dist/.'],
+        dismissed: ['Add a comment above each function.'],
+      },
+      capDiff('', 1000),
+      1000,
+    );
+    expect(text).toContain('1. c\n\n## Rules of this project');
+    expect(text).toContain('2. Rule R1 (dist/**): Never edit generated files under dist/.');
+    expect(text).toContain('## Findings not to raise');
+    expect(text).toContain('- Add a comment above each function.');
+    expect(text).toContain('Give every criterion and rule by its number, once.');
   });
 });

@@ -7,7 +7,7 @@ import { sessionFiles } from '../../src/archive/paths.js';
 import { CLI_NAMES } from '../../src/config/cli-names.js';
 import { loadWorkspace } from '../../src/config/workspace.js';
 import { readVerdict } from '../../src/review/verdict.js';
-import { REVIEWER } from '../../src/review/reviewer.js';
+import { reviewerOf } from '../../src/review/reviewer.js';
 import { prepareAnswering } from '../../src/session/prepare-answering.js';
 import { applyToSummary, emptySummary } from '../../src/stream/summary.js';
 import type { Item } from '../../src/queue/item.js';
@@ -56,7 +56,7 @@ describe("a reviewer's rules", () => {
     const sessionId = '00000000-0000-4000-8000-000000000001';
     const item = { id: 'greet', title: 'Greet', sessions: [], attempts: 1 } as unknown as Item;
     const prepared = prepareAnswering({
-      kind: REVIEWER,
+      kind: reviewerOf(item.criteria ?? []),
       workspace,
       item,
       identity: {

@@ -70,7 +70,8 @@ const LABELLED_STEP = 48;
 
 /**
  * Night over night, what the person's decisions came to: the share of items accepted at the
- * first pass, what an accepted change cost, and their time on a decision; a row of bars each,
+ * first pass, what an accepted change cost, their time on a decision, and once there are rules,
+ * how often they were checked and broken and the rejections that repeat one; a row of bars each,
  * the last night's figure by its title, each night's over its bar when there is room (else on
  * hover).
  */
@@ -84,6 +85,8 @@ function NightsChart({ nights }: { nights: Report['nights'] }) {
     title: string;
     value: (n: (typeof shown)[number]) => number | undefined;
     said: (v: number) => string;
+    /** Its bars' colour: `bad` for what a person would rather see fall. */
+    tone?: 'ok' | 'bad';
   }[] = [
     {
       title: 'accepted at the first pass',
@@ -100,6 +103,29 @@ function NightsChart({ nights }: { nights: Report['nights'] }) {
       value: (n) => (n.medianReviewMs === undefined ? undefined : n.medianReviewMs / 1000),
       said: (v) => formatDuration(Math.round(v)),
     },
+    // The rules a person accepted, once there are any: checked, broken, and the rejections
+    // that repeat the mistake a rule was for.
+    ...(shown.some((n) => n.rulesApplied > 0 || n.repeatedRejections > 0)
+      ? [
+          {
+            title: 'rules checked on a change',
+            value: (n: (typeof shown)[number]) => n.rulesApplied,
+            said: (v: number) => String(v),
+          },
+          {
+            title: 'rules found broken',
+            value: (n: (typeof shown)[number]) => n.rulesBroken,
+            said: (v: number) => String(v),
+            tone: 'bad' as const,
+          },
+          {
+            title: 'rejections repeating a rule',
+            value: (n: (typeof shown)[number]) => n.repeatedRejections,
+            said: (v: number) => String(v),
+            tone: 'bad' as const,
+          },
+        ]
+      : []),
   ];
   const height = rows.length * ROW + 20;
   return (
@@ -130,7 +156,7 @@ function NightsChart({ nights }: { nights: Report['nights'] }) {
               const x = i * step + (step - bar) / 2;
               return (
                 <g key={n.day}>
-                  <rect class="ok" x={x} y={base - h} width={bar} height={h}>
+                  <rect class={row.tone ?? 'ok'} x={x} y={base - h} width={bar} height={h}>
                     <title>{`${n.day}: ${row.said(v)}`}</title>
                   </rect>
                   {labelled && (
@@ -156,6 +182,46 @@ function NightsChart({ nights }: { nights: Report['nights'] }) {
 
 const percent = (part: number, whole: number) =>
   whole === 0 ? '' : ` ${Math.round((part / whole) * 100)}%`;
+
+/** The rules a person accepted: how often each was applied and broken, the rejections it is about. */
+function RulesSummary({ rules }: { rules: Report['rules'] }) {
+  if (rules.length === 0) return null;
+  return (
+    <div class="egress" id="rules">
+      <b>Rules</b> · {rules.length} accepted from your decisions
+      <table class="rules-table">
+        <thead>
+          <tr>
+            <th>rule</th>
+            <th class="num">applied</th>
+            <th class="num">broken</th>
+            <th
+              class="num"
+              title="rejections it rests on / rejections since, of work found breaking it"
+            >
+              rejections before / after
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rules.map((r) => (
+            <tr key={r.id} class={r.status === 'retired' ? 'dim' : ''}>
+              <td>
+                <b>{r.id}</b> {r.text}
+                {r.status === 'retired' && <span class="dim"> (retired)</span>}
+              </td>
+              <td class="num">{r.applied}</td>
+              <td class={`num${r.broken > 0 ? ' bad' : ''}`}>{r.broken}</td>
+              <td class="num">
+                {r.rejectionsBefore} / {r.rejectionsAfter}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 /** What the sessions spent before their first tool call: the tax of the system prompt and tools. */
 function OpeningSummary({ opening }: { opening: Report['opening'] }) {
@@ -292,6 +358,7 @@ export function ReportView() {
           <Chart days={report.byDay} />
           <DecisionsSummary decisions={report.decisions} />
           <NightsChart nights={report.nights} />
+          <RulesSummary rules={report.rules} />
           <OpeningSummary opening={report.opening} />
           <LandingSummary landing={report.landing} />
           <PullRequestsSummary pulls={report.pullRequests} />

@@ -11,6 +11,7 @@ import {
 import { formatDuration, money } from '../format.js';
 import { useLive } from '../live.js';
 import { Candidates } from './candidates.js';
+import { ProposedRules } from './rules.js';
 import type { DecisionVerb } from '../../../src/queue/decision-kinds.js';
 
 // The Review view: the morning's inbox, most at risk first, driven from the keyboard (j/k move,
@@ -189,30 +190,33 @@ export function ReviewInbox() {
   );
   if (rows === undefined) return <p class="dim">loading…</p>;
   return (
-    <section class="review" id="review">
-      <h2>
-        {rows.length === 0
-          ? 'Nothing waits on you'
-          : `${rows.length} waiting on you, most at risk first`}
-      </h2>
-      <p class="dim keys">j/k move · enter open · a accept · r reject · d defer</p>
-      {saidLine}
-      {askBox}
-      <ol class="inbox">
-        {rows.map((row, i) => (
-          <InboxRowView
-            key={row.id}
-            row={row}
-            index={i}
-            selected={i === at}
-            readOnly={readOnly}
-            onSelect={() => setAt(i)}
-            onAccept={() => void decide(row, 'accept')}
-            onAsk={(kind) => setAsking({ kind, id: row.id })}
-          />
-        ))}
-      </ol>
-    </section>
+    <>
+      <ProposedRules readOnly={readOnly} />
+      <section class="review" id="review">
+        <h2>
+          {rows.length === 0
+            ? 'No item waits on you'
+            : `${rows.length} waiting on you, most at risk first`}
+        </h2>
+        <p class="dim keys">j/k move · enter open · a accept · r reject · d defer</p>
+        {saidLine}
+        {askBox}
+        <ol class="inbox">
+          {rows.map((row, i) => (
+            <InboxRowView
+              key={row.id}
+              row={row}
+              index={i}
+              selected={i === at}
+              readOnly={readOnly}
+              onSelect={() => setAt(i)}
+              onAccept={() => void decide(row, 'accept')}
+              onAsk={(kind) => setAsking({ kind, id: row.id })}
+            />
+          ))}
+        </ol>
+      </section>
+    </>
   );
 }
 

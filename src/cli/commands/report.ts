@@ -24,7 +24,9 @@ import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 import { renderTable } from '../table.js';
 import { newestFirst, parseSince, sessionIndex } from '../../workspace/sessions.js';
-import { decisionReport, readLedger, type DecisionReport } from '../../workspace/decide.js';
+import { decisionReport, type DecisionReport } from '../../workspace/decide.js';
+import { readLedger } from '../../queue/ledger.js';
+import { rulesReport, type RuleRow } from '../../workspace/rules-report.js';
 import { decisionNights, type DecisionNight } from '../../workspace/decision-nights.js';
 import { isAccepted, waitsOnPerson } from '../../queue/decisions.js';
 import type { Item } from '../../queue/item.js';
@@ -232,18 +234,44 @@ function table(title: string, groups: ReportGroup[]): string[] {
 /** The person's decisions night over night, a row a night. */
 function nightLines(nights: readonly DecisionNight[]): string[] {
   if (nights.length === 0) return [];
+  const ruled = nights.some((n) => n.rulesApplied > 0 || n.repeatedRejections > 0);
   const rows = nights.map((n) => [
     n.day,
     `${n.firstPassAccepted} of ${n.firstDecided}`,
     n.costed === 0 ? '-' : formatCost(n.acceptedCostUsd / n.costed, false),
     n.medianReviewMs === undefined ? '-' : formatDuration(Math.round(n.medianReviewMs / 1000)),
+    ...(ruled ? [`${n.rulesBroken} of ${n.rulesApplied}`, String(n.repeatedRejections)] : []),
   ]);
   return renderTable(
-    ['NIGHT', 'ACCEPTED AT FIRST PASS', 'PER ACCEPTED CHANGE', 'YOUR TIME A DECISION'],
+    [
+      'NIGHT',
+      'ACCEPTED AT FIRST PASS',
+      'PER ACCEPTED CHANGE',
+      'YOUR TIME A DECISION',
+      ...(ruled ? ['RULES BROKEN', 'REPEATED REJECTIONS'] : []),
+    ],
     rows,
   )
     .split('\n')
     .map((line) => `  ${line}`);
+}
+
+/** The rules a person accepted: how often each was applied and broken, and the rejections it is about. */
+function ruleLines(rules: readonly RuleRow[]): string[] {
+  if (rules.length === 0) return [];
+  const rows = rules.map((r) => [
+    `${r.id}${r.status === 'retired' ? ' (retired)' : ''}`,
+    String(r.applied),
+    String(r.broken),
+    `${r.rejectionsBefore} / ${r.rejectionsAfter}`,
+    r.text,
+  ]);
+  return [
+    'Rules:',
+    ...renderTable(['RULE', 'APPLIED', 'BROKEN', 'REJECTIONS BEFORE / AFTER', 'TEXT'], rows)
+      .split('\n')
+      .map((line) => `  ${line}`),
+  ];
 }
 
 /** `ralph report`: outcomes, cost and time per day and per item. */
@@ -269,7 +297,9 @@ export async function reportCommand(
   const notifications = await outboxReport(new Outbox(workspace.paths.outbox), since);
   const ledger = await readLedger(workspace);
   const decisions = decisionReport(ledger, since);
-  const nights = decisionNights(ledger, items, since);
+  const ruled = await rulesReport(workspace, { ledger, items }, since);
+  const nights = decisionNights(ledger, items, since, ruled.nights);
+  const rules = ruled.rules;
   const plan = (await lastPlanOutcome(workspace.paths.plan, entries))?.outcome;
   if (options.json) {
     output.out(
@@ -291,6 +321,7 @@ export async function reportCommand(
           items: itemCounts(items, worked),
           decisions,
           nights,
+          rules,
           plan,
         },
         null,
@@ -310,6 +341,7 @@ export async function reportCommand(
       itemsLine(items, worked),
       ...(decisions === undefined ? [] : decisionLines(decisions)),
       ...nightLines(nights),
+      ...ruleLines(rules),
       ...(plan === undefined ? [] : planOutcomeLines(plan)),
       '',
       'Sessions:',

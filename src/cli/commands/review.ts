@@ -13,8 +13,13 @@ import type { Output } from '../output.js';
 import { carryOut, finishLeftDecisions, personOfTerminal, reviewState } from '../review-state.js';
 import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
 import { holderOf } from '../../queue/item-status.js';
+import { proposedRules, rulePage } from '../../workspace/rule-page.js';
+import { proposedLines, rulePageLines } from '../rule-text.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** A rule's id (`R3`): `ralph review R3` shows the rule's page when no item has that id. */
+const RULE_ID = /^R\d+$/i;
 
 /**
  * `ralph review [id]`: the inbox (every item that waits on a person, most at risk first, each
@@ -33,6 +38,12 @@ export async function reviewCommand(
   const paint = output.isTTY && env.NO_COLOR === undefined ? COLOURS : PLAIN;
   if (id !== undefined) {
     const item = items.find((i) => i.id === id);
+    if (item === undefined && RULE_ID.test(id)) {
+      const page = await rulePage(workspace, items, id);
+      if (options.json === true) output.out(JSON.stringify(page, null, 2));
+      else output.out(rulePageLines(page, paint).join('\n'));
+      return ExitCode.ok;
+    }
     if (item === undefined) throw new NotFoundError(`no item ${JSON.stringify(id)} in the queue`);
     const page = await reviewPage(workspace, item, entries, now);
     if (options.json === true) output.out(JSON.stringify(page, null, 2));
@@ -50,11 +61,20 @@ export async function reviewCommand(
     output.out(JSON.stringify(rows.map(rowJson), null, 2));
     return ExitCode.ok;
   }
-  if (output.isTTY && process.stdin.isTTY && options.list !== true && rows.length > 0) {
+  const rules = await proposedRules(workspace);
+  const waiting = rows.length + rules.length;
+  if (output.isTTY && process.stdin.isTTY && options.list !== true && waiting > 0) {
     const { interactiveReview } = await import('../review-tui.js');
-    return interactiveReview(workspace, env, rows, entries);
+    return interactiveReview(workspace, env, rows, entries, rules);
   }
-  output.out(inboxLines(rows, paint).join('\n'));
+  output.out(
+    [
+      ...(rows.length === 0 && rules.length > 0 ? [] : [...inboxLines(rows, paint), '']),
+      ...proposedLines(rules, paint),
+    ]
+      .join('\n')
+      .trimEnd(),
+  );
   return ExitCode.ok;
 }
 

@@ -24,7 +24,9 @@ import { indexOf } from '../index-cache.js';
 import { parseCursor } from '../cursor.js';
 import { keepStreaming } from '../live-stream.js';
 import { NightReader } from '../night-reader.js';
-import { decisionReport, readLedger } from '../../workspace/decide.js';
+import { decisionReport } from '../../workspace/decide.js';
+import { readLedger } from '../../queue/ledger.js';
+import { rulesReport } from '../../workspace/rules-report.js';
 import { decisionNights } from '../../workspace/decision-nights.js';
 import { openApiDocument } from '../openapi.js';
 import type {
@@ -116,6 +118,7 @@ export function nightRoutes(ctx: ServerContext): Hono {
     const landing = landingReport(spanned, items, ctx.workspace.config.land.enabled);
     const pullRequests = pullRequestsReport(spanned, items);
     const ledger = await readLedger(ctx.workspace);
+    const ruled = await rulesReport(ctx.workspace, { ledger, items }, since);
     return c.json(
       ctx.redactor.redactValue({
         since: since === undefined ? undefined : new Date(since).toISOString(),
@@ -126,7 +129,8 @@ export function nightRoutes(ctx: ServerContext): Hono {
         imported: importedReport(items, new Set(spanned.map((e) => e.itemId))),
         notifications: await outboxReport(new Outbox(ctx.workspace.paths.outbox), since),
         decisions: decisionReport(ledger, since),
-        nights: decisionNights(ledger, items, since),
+        nights: decisionNights(ledger, items, since, ruled.nights),
+        rules: ruled.rules,
       } satisfies Report),
     );
   });
