@@ -29,6 +29,7 @@ import { reviewFigures } from './bench/review.mjs';
 import { inboxAtScale } from './bench/inbox.mjs';
 import { cachePrefixFigures } from './bench/cache-prefix.mjs';
 import { candidateFigures } from './bench/candidates.mjs';
+import { lessonsFigures } from './bench/lessons.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -106,6 +107,7 @@ const benches = [
   ['cache-prefix', () => cachePrefixFigures()],
   ['review', () => reviewFigures(size.review)],
   ['candidates', () => candidateFigures(size.candidates)],
+  ['lessons', () => lessonsFigures()],
   ['inbox', () => inboxAtScale(size.inbox)],
 ];
 

@@ -91,7 +91,31 @@ export function itemTextAt(body, marker) {
   return -1;
 }
 
-export async function cachePrefixFigures() {
+/** Rules a person accepted, as the lessons' state keeps them: `count` of them, each in force. */
+function acceptedRules(count) {
+  const at = new Date().toISOString();
+  return {
+    version: 1,
+    rules: Array.from({ length: count }, (_, i) => ({
+      id: `R${i + 1}`,
+      text: `Rule ${i + 1}: never edit the generated files under dist/${i}/ by hand.`,
+      kind: 'follow',
+      scope: [`dist/${i}/**`],
+      evidence: ['L1'],
+      proposal: 'P1',
+      status: 'accepted',
+      proposedAt: at,
+      decided: { by: 'bench', at },
+      into: 'workspace',
+    })),
+  };
+}
+
+/**
+ * The second item's first request set against the first item's, with `rules` accepted rules in
+ * force (none: the night before any lesson).
+ */
+export async function cachePrefixOf(rules = 0) {
   const api = await startModelApis();
   try {
     const repo = repository();
@@ -102,6 +126,11 @@ export async function cachePrefixFigures() {
       defaults: { workDir: repo, maxTurns: 2, lean: true },
     });
     const now = Date.now();
+    if (rules > 0)
+      fs.writeFileSync(
+        path.join(root, 'state', 'lessons.json'),
+        JSON.stringify(acceptedRules(rules)),
+      );
     fs.writeFileSync(
       path.join(root, 'state', 'queue.json'),
       JSON.stringify({
@@ -125,22 +154,28 @@ export async function cachePrefixFigures() {
       return JSON.parse(found.body);
     };
     const second = first(ITEMS[1]);
-    const { share, cacheable, same, served } = cachedShare(first(ITEMS[0]), second);
+    const prefix = cachedShare(first(ITEMS[0]), second);
     // The item's own text: its assignment, the first words that name it.
     const own = itemTextAt(second, '# Assignment');
+    const system = JSON.stringify(second.system ?? '').length;
     for (const d of [root, repo, env.HOME]) fs.rmSync(d, { recursive: true, force: true });
-    return {
-      name: "cacheable prefix: claude's second item's first request, the same as the first's (lean)",
-      value: share,
-      unit: 'of its cacheable bytes',
-      measure: 'ratio',
-      target: "the first byte that differs is in the item's own text",
-      ok: own !== -1 && same >= own,
-      detail: `${same} of ${cacheable} bytes up to its last cache breakpoint the same as the first item's, from the start; the item's own text begins at byte ${own}, so ${same >= own ? 'no byte before it differs' : `${own - same} bytes before it differ`}; a cache read serves ${served} (${((served / cacheable) * 100).toFixed(0)}%), up to the last breakpoint before the first change`,
-    };
+    return { ...prefix, own, system, rulesSeen: JSON.stringify(second.system).includes('# Rules') };
   } finally {
     await api.close();
   }
+}
+
+export async function cachePrefixFigures() {
+  const { share, cacheable, same, served, own } = await cachePrefixOf();
+  return {
+    name: "cacheable prefix: claude's second item's first request, the same as the first's (lean)",
+    value: share,
+    unit: 'of its cacheable bytes',
+    measure: 'ratio',
+    target: "the first byte that differs is in the item's own text",
+    ok: own !== -1 && same >= own,
+    detail: `${same} of ${cacheable} bytes up to its last cache breakpoint the same as the first item's, from the start; the item's own text begins at byte ${own}, so ${same >= own ? 'no byte before it differs' : `${own - same} bytes before it differ`}; a cache read serves ${served} (${((served / cacheable) * 100).toFixed(0)}%), up to the last breakpoint before the first change`,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url))

@@ -49,7 +49,7 @@ export async function decideRule(
     return { state, answer: { ...rule } };
   });
   await writeRulesFile(workspace, queue);
-  const change = await rulesHome(workspace, queue, now);
+  const change = await rulesHome(workspace, queue, now, ask.by);
   return { rule: decided, ...(change === undefined ? {} : { change }) };
 }
 
@@ -74,7 +74,7 @@ export async function retireRule(
     return { state, answer: { ...rule } };
   });
   await writeRulesFile(workspace, queue);
-  const change = await rulesHome(workspace, queue, now);
+  const change = await rulesHome(workspace, queue, now, ask.by);
   return { rule: retired, ...(change === undefined ? {} : { change }) };
 }
 
@@ -94,6 +94,8 @@ export async function rulesHome(
   workspace: Workspace,
   queue: Queue,
   now: number,
+  /** Who decided what the change carries (a night carrying a waiting rule: ralph, for them). */
+  by = 'ralph',
 ): Promise<Item | undefined> {
   const ever = (await readLessons(workspace)).rules.some(
     (r) => r.into === 'repository' && r.kind === 'follow',
@@ -120,7 +122,7 @@ export async function rulesHome(
     const change: Item = {
       ...item,
       // A person accepted the rules: once green, its pull request merges with no second accept.
-      decision: { id: `rules-${at}`, kind: 'accepted', by: 'ralph', at },
+      decision: { id: `rules-${at}`, kind: 'accepted', by, at },
     };
     await queue.add(change, { replace: false, check: () => undefined, replaceFlag: '' });
     const { land, forge } = workspace.config;

@@ -2,7 +2,6 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Workspace } from '../config/workspace.js';
 import type { Item } from '../queue/item.js';
-import { readLessons } from './store.js';
 import type { LessonsState, Rule } from './state.js';
 
 // The rules in force, as every later session is given them: an author follows them (in the part
@@ -68,14 +67,6 @@ export function checksFor(rules: readonly Rule[], files: readonly string[]): Rul
 
 /** A rule as a criterion a reviewer or judge is given. */
 export const ruleCriterion = (rule: Rule) => `Rule ${rule.id}${scopeText(rule)}: ${rule.text}`;
-
-/** The rules in force in a workspace now. */
-export async function workspaceRules(
-  workspace: Workspace,
-  items: readonly Item[],
-): Promise<Rule[]> {
-  return rulesInForce(await readLessons(workspace), items);
-}
 
 /** ralph's own rules file, beside the standing instructions: what a person reads of them. */
 export const rulesFile = (workspace: Workspace) =>

@@ -46,10 +46,8 @@ export const LessonSchema = z.strictObject({
 export type Lesson = z.output<typeof LessonSchema>;
 
 export const RULE_KINDS = ['follow', 'dismiss'] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
 
 export const RULE_STATUSES = ['proposed', 'accepted', 'rejected', 'retired'] as const;
-export type RuleStatus = (typeof RULE_STATUSES)[number];
 
 const ByWhom = z.strictObject({
   by: z.string().min(1),

@@ -163,6 +163,20 @@ function renderTemplate(
   };
 }
 
+/**
+ * The rules a person accepted that every author follows (the workspace's), or why they cannot be
+ * read: a lessons' state that cannot be trusted stops the night, never a session told no rule.
+ */
+async function standingRulesOf(
+  workspace: Workspace,
+): Promise<string | undefined | PreparationError> {
+  try {
+    return standingRules(rulesInForce(await readLessons(workspace), []));
+  } catch (error) {
+    return { reason: error instanceof Error ? error.message : String(error), scope: 'workspace' };
+  }
+}
+
 /** What a session is prepared from. */
 export interface PreparationRequest {
   workspace: Workspace;
@@ -260,6 +274,8 @@ export async function prepareSession(
   if (typeof rendered !== 'string') return rendered;
   const instructions = await renderInstructions(workspace, request.cache, values);
   if (typeof instructions !== 'string') return instructions;
+  const rules = await standingRulesOf(workspace);
+  if (typeof rules === 'object') return rules;
   // Set only while the item waits to be resumed after an interruption.
   const resume = handover === undefined ? item.conversationId : undefined;
   const cli = cliNamed(settings.cli);
@@ -270,7 +286,7 @@ export async function prepareSession(
     handover === undefined || rendered.includes(handover)
       ? rendered
       : `${rendered}\n\n## Handover\n\n${handover}\n`;
-  const prompt = await promptOf(request, resolved, { bootstrap, instructions }, checkout);
+  const prompt = await promptOf(request, resolved, { bootstrap, instructions, rules }, checkout);
   if (prompt.sizes.total > PROMPT_CAP_CHARS) {
     return {
       reason: `the prompt is ${prompt.sizes.total} characters, over the cap of ${PROMPT_CAP_CHARS} even with the persona and the project context cut (the task text is ${body.length}): shorten the task text or the template`,
@@ -590,7 +606,11 @@ export function initialPromptOf(initial: string, item: Item, resume: string | un
 async function promptOf(
   { workspace, item, identity, cache }: PreparationRequest,
   { persona, settings }: Resolution,
-  { bootstrap, instructions }: { bootstrap: string; instructions: string },
+  {
+    bootstrap,
+    instructions,
+    rules,
+  }: { bootstrap: string; instructions: string; rules: string | undefined },
   checkout: Checkout | undefined,
 ) {
   const context: { name: string; text: string }[] = [];
@@ -614,7 +634,7 @@ async function promptOf(
     persona:
       persona === undefined ? undefined : { id: persona.id, instructions: persona.instructions },
     instructions,
-    rules: standingRules(rulesInForce(await readLessons(workspace), [])),
+    rules,
     bootstrap,
   });
 }

@@ -508,4 +508,17 @@ describe('lessons become rules a person accepts, then followed and checked', () 
     // Accepted already: it waits on no one.
     expect((await ralph(root, ['review', '--list'], env)).stdout).toContain('Nothing waits on you');
   });
+
+  it('pauses the night on a lessons state it cannot read, naming the file and field, the file as it was', async () => {
+    const { root } = await landingWorkspace();
+    const file = path.join(root, 'state', 'lessons.json');
+    const bad = JSON.stringify({ version: 1, rules: [{ id: 'bad' }] });
+    fs.writeFileSync(file, bad);
+    await addWithCriterion(root, 'a', '#behave: work commit=1');
+    const run = await ralph(root, ['run', '--drain']);
+    expect(run.stderr).toContain(`${file}: rules.0.id:`);
+    expect(run.stderr).toContain('the night is paused');
+    expect(item(root, 'a')).toMatchObject({ status: 'pending' });
+    expect(fs.readFileSync(file, 'utf8')).toBe(bad);
+  });
 });

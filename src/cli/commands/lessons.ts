@@ -149,7 +149,7 @@ export async function ruleDecisionCommand(
     for (const item of after) output.out(landedText(item));
     if (after.some((item) => item.landedCommit === undefined)) break;
     const next = await withQueue(workspace, env, (queue) =>
-      rulesHome(workspace, queue, systemClock.now()),
+      rulesHome(workspace, queue, systemClock.now(), by),
     );
     landing = next === undefined ? [] : [next];
   }
