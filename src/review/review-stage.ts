@@ -317,7 +317,7 @@ export function findingsText(item: Item, verdict: ItemVerdict): string {
   return [
     `A reviewer (${verdict.cli}) asked for changes${verdict.summary === undefined ? '.' : `: ${verdict.summary}`}`,
     ...(failed.length === 0 ? [] : ['Acceptance criteria it found failing:', ...failed]),
-    ...(broken.length === 0 ? [] : ["Rules of this project's it found broken:", ...broken]),
+    ...(broken.length === 0 ? [] : ['Rules of this project it found broken:', ...broken]),
     ...(findings.length === 0 ? [] : ['Its findings:', ...findings]),
   ].join('\n');
 }

@@ -269,7 +269,7 @@ describe('a night learns from the morning, on the real binaries', () => {
     const d = readQueue(root).items.find((i) => i.id === 'd')!;
     expect(d).toMatchObject({ status: 'done', landedOn: TARGET, reviewRounds: 1 });
     const resumed = requests.filter((r) => itemOf(requestText(r)) === 'd').map(requestText);
-    expect(resumed.some((t) => t.includes("Rules of this project's it found broken:\n- R1:"))).toBe(
+    expect(resumed.some((t) => t.includes('Rules of this project it found broken:\n- R1:'))).toBe(
       true,
     );
     expect(git(repo, 'ls-tree', '-r', '--name-only', TARGET)).not.toContain('dist/d.js');

@@ -217,7 +217,7 @@ describe('lessons become rules a person accepts, then followed and checked', () 
     // Sent back citing the rule: the author's second session was told.
     const second = sessionsOf(root, 'd').filter((r) => r.role === undefined)[1]!;
     expect(fileOf(root, second.sessionId as string, 'prompt')).toContain(
-      "Rules of this project's it found broken:\n- R1:",
+      'Rules of this project it found broken:\n- R1:',
     );
 
     const rules = JSON.parse((await ralph(root, ['rules', '--json'])).stdout) as Record<
