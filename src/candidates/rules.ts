@@ -1,6 +1,6 @@
 import { git } from '../git/git.js';
-import { checksFor, ruleCriterion, rulesInForce } from '../lessons/rules.js';
-import { readLessons, recordRuleChecks } from '../lessons/store.js';
+import { checksFor, ruleCriterion, rulesInForceNow } from '../lessons/rules.js';
+import { recordRuleChecks } from '../lessons/store.js';
 import type { Rule } from '../lessons/state.js';
 import type { StageContext } from '../stage/context.js';
 import type { JudgeVerdict } from './judge.js';
@@ -19,8 +19,7 @@ export async function rulesToJudge(
   for (const head of heads)
     for (const file of (await git(repo, ['diff', '--name-only', `${base}...${head}`])).split('\n'))
       if (file !== '') files.add(file);
-  const inForce = rulesInForce(await readLessons(ctx.workspace), await ctx.queue.list());
-  const { rules } = checksFor(inForce, [...files]);
+  const { rules } = checksFor(await rulesInForceNow(ctx.workspace, ctx.queue), [...files]);
   return { rules, criteria: rules.map(ruleCriterion) };
 }
 

@@ -5,7 +5,7 @@ import type { Item } from '../queue/item.js';
 import { statusIs } from '../queue/item-status.js';
 import type { Queue } from '../queue/queue.js';
 import { rulesChange } from './repository.js';
-import { rulesFile, rulesInForce } from './rules.js';
+import { rulesFile, rulesInForceNow } from './rules.js';
 import { changeLessons, readLessons } from './store.js';
 import type { LessonsState, Rule } from './state.js';
 
@@ -144,9 +144,7 @@ export async function rulesHome(
 
 /** ralph's own rules file, for a person to read: the rules in force that live in the workspace. */
 async function writeRulesFile(workspace: Workspace, queue: Queue) {
-  const rules = rulesInForce(await readLessons(workspace), await queue.list()).filter(
-    (r) => r.into !== 'repository',
-  );
+  const rules = (await rulesInForceNow(workspace, queue)).filter((r) => r.into !== 'repository');
   const lines = rules.map(
     (r) =>
       `- ${r.id} (${r.kind === 'follow' ? 'followed by every agent' : 'not raised by the reviewer'}${r.scope.length === 0 ? '' : `; ${r.scope.join(', ')}`}): ${r.text}`,

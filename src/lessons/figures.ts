@@ -1,4 +1,4 @@
-import type { LedgerLine } from '../queue/ledger.js';
+import { standingLines, type LedgerLine } from '../queue/ledger.js';
 import type { RuleCheck } from './store.js';
 import type { LessonsState, Rule } from './state.js';
 
@@ -15,12 +15,6 @@ export interface RuleFigure {
   rejectionsAfter: number;
 }
 
-/** The ledger's lines that stand: neither a void nor voided. */
-const standing = (lines: readonly LedgerLine[]) => {
-  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
-  return lines.filter((l) => l.void === undefined && !voided.has(l.id));
-};
-
 /** The rejections after `rule` was accepted of items a check found breaking it. */
 function repeats(rule: Rule, checks: readonly RuleCheck[], lines: readonly LedgerLine[]) {
   const since = rule.decided?.at ?? '';
@@ -34,7 +28,7 @@ export function ruleFigures(
   checks: readonly RuleCheck[],
   ledger: readonly LedgerLine[],
 ): RuleFigure[] {
-  const lines = standing(ledger);
+  const lines = standingLines(ledger);
   const rejections = new Set(lines.filter((l) => l.decision === 'rejected').map((l) => l.id));
   return state.rules
     .filter((rule) => rule.status === 'accepted' || rule.status === 'retired')
@@ -79,7 +73,7 @@ export function ruleNights(
     of.applied++;
     if (!check.held) of.broken++;
   }
-  const lines = standing(ledger);
+  const lines = standingLines(ledger);
   const counted = new Set<string>();
   for (const rule of state.rules.filter((r) => r.decided !== undefined && r.status !== 'rejected'))
     for (const line of repeats(rule, checks, lines))

@@ -1,5 +1,5 @@
 import type { Item } from '../queue/item.js';
-import type { LedgerLine } from '../queue/ledger.js';
+import { standingLines, type LedgerLine } from '../queue/ledger.js';
 import { fromUntrusted } from '../prompt/task-text.js';
 import { nextId, type Lesson, type LessonKind, type LessonsState } from './state.js';
 
@@ -20,11 +20,9 @@ const untrustedOf = (item: Item | undefined): string | undefined =>
  * its reviewer's requested changes or failed criteria (the findings were not a problem).
  */
 export function lessonsOfLedger(lines: readonly LedgerLine[], items: readonly Item[]): Found[] {
-  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
   const byId = new Map(items.map((item) => [item.id, item]));
   const found: Found[] = [];
-  for (const line of lines) {
-    if (line.void !== undefined || voided.has(line.id)) continue;
+  for (const line of standingLines(lines)) {
     const item = byId.get(line.item);
     const of = (kind: LessonKind, text: string): Found => {
       const untrusted = untrustedOf(item);

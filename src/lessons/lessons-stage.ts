@@ -135,7 +135,8 @@ class Lessons implements StageDeclaration {
   /** A review's verdict: findings sent back kept; approved after them, they were fixed. */
   private async reviewed(item: string, session: string, overall: string, at: string) {
     if (overall !== 'approve') {
-      const found = (await this.ctx.queue.list()).find((i) => i.id === item);
+      // The item alone, with what it depends on: not the whole queue.
+      const found = (await this.ctx.queue.dependencyClosure([item])).find((i) => i.id === item);
       if (found?.reviewFindings !== undefined)
         this.sentBack.set(item, { text: found.reviewFindings, session });
       return undefined;

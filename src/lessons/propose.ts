@@ -13,14 +13,14 @@ import { newLessons, nextId, type Lesson, type LessonsState, type Proposal } fro
 /** What a proposal came to: the one made, or why none was. */
 export type Proposed = { kind: 'proposed'; proposal: Proposal } | { kind: 'none'; why: string };
 
-/** The lessons of the person's decisions gathered into the state; all the lessons not yet proposed. */
+/** The lessons of the person's decisions gathered into the state; the state after. */
 export async function gatherDecisions(
   ctx: Pick<StageContext, 'workspace' | 'queue'>,
-): Promise<Lesson[]> {
+): Promise<LessonsState> {
   const found = lessonsOfLedger(await readLedger(ctx.workspace), await ctx.queue.list());
   return changeLessons(ctx.workspace, (state) => {
     addLessons(state, found);
-    return { state, answer: newLessons(state) };
+    return { state, answer: state };
   });
 }
 
@@ -39,10 +39,7 @@ function notDue(state: LessonsState, fresh: readonly Lesson[], ctx: StageContext
 
 /** The item a proposer's session is of: none of the queue's, named for its proposal. */
 function subjectOf(id: string): Item {
-  return {
-    ...ItemSchema.parse({ id: 'lessons', title: `Rules from lessons (${id})` }),
-    id: `lessons-${id}`,
-  };
+  return ItemSchema.parse({ id: `lessons-${id}`, title: `Rules from lessons (${id})` });
 }
 
 /** The proposer's CLI: `lessons.cli`, else the reviewer's, else the workspace's. */
@@ -57,10 +54,10 @@ function proposerCli(ctx: StageContext): CliName {
  * check, proposes nothing: the proposal keeps why, and its lessons wait for the next one.
  */
 export async function propose(ctx: StageContext, force: boolean): Promise<Proposed> {
-  const fresh = await gatherDecisions(ctx);
+  const state = await gatherDecisions(ctx);
+  const fresh = newLessons(state);
   const { workspace } = ctx;
   const settings = workspace.config.lessons;
-  const state = await changeLessons(workspace, (s) => ({ state: s, answer: s }));
   const why = notDue(state, fresh, ctx, force);
   if (why !== undefined) return { kind: 'none', why };
   const id = nextId('P', state.proposals);

@@ -49,6 +49,11 @@ export function withRules(text: string, rules: readonly Rule[]): string {
   return text.trim() === '' ? `${block}\n` : `${text.replace(/\n+$/, '')}\n\n${block}\n`;
 }
 
+/** The repository of the workspace's project (its `defaults.workDir`), if it is in one. */
+export function projectRepository(workspace: Workspace): Promise<string | undefined> {
+  return repositoryRoot(path.resolve(workspace.root, workspace.config.defaults.workDir ?? '.'));
+}
+
 /** Where the rules change starts from: the land target's head when it has one, else HEAD. */
 async function baseOf(repo: string, workspace: Workspace): Promise<string> {
   const { land, git: gitSettings } = workspace.config;
@@ -69,11 +74,10 @@ export async function rulesChange(
   name: { id: string; title: string },
   now: number,
 ): Promise<{ item: Item; file: string } | undefined> {
-  const workDir = path.resolve(workspace.root, workspace.config.defaults.workDir ?? '.');
-  const repo = await repositoryRoot(workDir);
+  const repo = await projectRepository(workspace);
   if (repo === undefined)
     throw new RalphError(
-      `lessons.into is "repository", and ${workDir} is in no git repository: the rule cannot be written there`,
+      `lessons.into is "repository", and the project (defaults.workDir) is in no git repository: the rule cannot be written there`,
     );
   const base = await baseOf(repo, workspace);
   const at = async (file: string) => gitSucceeds(repo, ['cat-file', '-e', `${base}:${file}`]);

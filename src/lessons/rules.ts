@@ -2,6 +2,8 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Workspace } from '../config/workspace.js';
 import type { Item } from '../queue/item.js';
+import type { Queue } from '../queue/queue.js';
+import { readLessons } from './store.js';
 import type { LessonsState, Rule } from './state.js';
 
 // The rules in force, as every later session is given them: an author follows them (in the part
@@ -23,6 +25,21 @@ export function rulesInForce(state: LessonsState, items: readonly Item[]): Rule[
         rule.kind === 'dismiss' ||
         (rule.landingItem !== undefined && landed.has(rule.landingItem))),
   );
+}
+
+/**
+ * The rules in force now; the queue is read only when a rule lives in the repository (whether
+ * its change has landed).
+ */
+export async function rulesInForceNow(
+  workspace: Workspace,
+  queue: Pick<Queue, 'list'>,
+): Promise<Rule[]> {
+  const state = await readLessons(workspace);
+  const carried = state.rules.some(
+    (r) => r.status === 'accepted' && r.into === 'repository' && r.kind === 'follow',
+  );
+  return rulesInForce(state, carried ? await queue.list() : []);
 }
 
 /** Whether a change of `files` (repository paths) is in a rule's scope (none: every change is). */

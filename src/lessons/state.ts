@@ -55,8 +55,11 @@ const ByWhom = z.strictObject({
   note: z.string().optional(),
 });
 
+/** A rule's id as a person types it (`R3`, `r3`). */
+export const RULE_ID = /^R\d{1,9}$/i;
+
 export const RuleSchema = z.strictObject({
-  id: z.string().regex(/^R\d+$/),
+  id: z.string().regex(/^R\d{1,9}$/),
   text: z.string().min(1).max(MAX_RULE_CHARS),
   /** `follow`: a rule every agent follows; `dismiss`: a finding the reviewer is not to raise. */
   kind: z.enum(RULE_KINDS),

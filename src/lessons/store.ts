@@ -4,6 +4,7 @@ import type { Workspace } from '../config/workspace.js';
 import { ContentionError, CorruptStateError, isErrnoException } from '../lib/errors.js';
 import { appendPrivate, parseJsonText, readIfExists, writeJsonAtomically } from '../lib/fs.js';
 import { readJsonLines } from '../lib/json-lines.js';
+import type { FileCache } from '../lib/file-cache.js';
 import * as z from '../lib/zod.js';
 import { EMPTY_LESSONS, LessonsStateSchema, type LessonsState } from './state.js';
 
@@ -16,10 +17,13 @@ export const lessonsFile = (workspace: Workspace) =>
 export const ruleChecksFile = (workspace: Workspace) =>
   path.join(workspace.paths.state, 'rule-checks.jsonl');
 
-/** The lessons' state; a file that cannot be read is refused by name, and left as it is. */
-export async function readLessons(workspace: Workspace): Promise<LessonsState> {
+/**
+ * The lessons' state; a file that cannot be read is refused by name, and left as it is. Read
+ * through `cache` where it is read for every session.
+ */
+export async function readLessons(workspace: Workspace, cache?: FileCache): Promise<LessonsState> {
   const file = lessonsFile(workspace);
-  const text = await readIfExists(file);
+  const text = cache === undefined ? await readIfExists(file) : await cache.read(file);
   if (text === undefined) return structuredClone(EMPTY_LESSONS);
   const parsed = LessonsStateSchema.safeParse(parseJsonText(text, file));
   if (parsed.success) return parsed.data;

@@ -42,6 +42,12 @@ export const LedgerLineSchema = z.looseObject({
 });
 export type LedgerLine = z.output<typeof LedgerLineSchema>;
 
+/** The ledger's lines that stand: neither a void nor voided by one. */
+export function standingLines(lines: readonly LedgerLine[]): LedgerLine[] {
+  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
+  return lines.filter((l) => l.void === undefined && !voided.has(l.id));
+}
+
 /** The ledger's lines, oldest first; a line a crash cut short (never applied) is left out. */
 export function readLedger(workspace: Pick<Workspace, 'paths'>): Promise<LedgerLine[]> {
   return readJsonLines(workspace.paths.decisions, LedgerLineSchema);

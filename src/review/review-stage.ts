@@ -20,8 +20,8 @@ import { reviewRequest, type ReviewSubject } from './request.js';
 import { capDiff } from '../git/capped-diff.js';
 import type { Verdict } from './verdict.js';
 import { reviewerOf } from './reviewer.js';
-import { checksFor, ruleCriterion, rulesInForce, type RuleChecks } from '../lessons/rules.js';
-import { readLessons, recordRuleChecks } from '../lessons/store.js';
+import { checksFor, ruleCriterion, rulesInForceNow, type RuleChecks } from '../lessons/rules.js';
+import { recordRuleChecks } from '../lessons/store.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -154,8 +154,7 @@ class Reviews implements StageDeclaration {
       .split('\n')
       .filter((file) => file !== '');
     // The rules a person accepted whose scope the change touches: checked as criteria.
-    const rules = rulesInForce(await readLessons(workspace), await this.ctx.queue.list());
-    const checks = checksFor(rules, files);
+    const checks = checksFor(await rulesInForceNow(workspace, this.ctx.queue), files);
     const body =
       item.bodyFile === undefined
         ? (item.body ?? '')

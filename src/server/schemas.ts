@@ -1,6 +1,7 @@
 import * as z from '../lib/zod.js';
 import { ItemAskSchema, ItemIdSchema, ItemSettingsSchema } from '../queue/item.js';
 import { ITEM_STATUSES } from '../queue/item-status.js';
+import { RULE_ID } from '../lessons/state.js';
 
 // Every request's query and body, validated here and described by GET /openapi.json.
 
@@ -93,7 +94,7 @@ export const RejectRequest = z.strictObject({
 
 /** A rule's id in a path (`/rules/R3/accept`). */
 export const RuleParams = z.object({
-  id: z.string().regex(/^[Rr]\d{1,9}$/, 'a rule id such as R3'),
+  id: z.string().regex(RULE_ID, 'a rule id such as R3'),
 });
 
 /** `POST /rules/:id/accept|reject|retire`: why, kept with the decision (a rejection's is told to the proposer). */

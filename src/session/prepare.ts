@@ -169,9 +169,10 @@ function renderTemplate(
  */
 async function standingRulesOf(
   workspace: Workspace,
+  cache: FileCache,
 ): Promise<string | undefined | PreparationError> {
   try {
-    return standingRules(rulesInForce(await readLessons(workspace), []));
+    return standingRules(rulesInForce(await readLessons(workspace, cache), []));
   } catch (error) {
     return { reason: error instanceof Error ? error.message : String(error), scope: 'workspace' };
   }
@@ -274,7 +275,7 @@ export async function prepareSession(
   if (typeof rendered !== 'string') return rendered;
   const instructions = await renderInstructions(workspace, request.cache, values);
   if (typeof instructions !== 'string') return instructions;
-  const rules = await standingRulesOf(workspace);
+  const rules = await standingRulesOf(workspace, request.cache);
   if (typeof rules === 'object') return rules;
   // Set only while the item waits to be resumed after an interruption.
   const resume = handover === undefined ? item.conversationId : undefined;

@@ -7,7 +7,7 @@ import { InputError } from '../lib/errors.js';
 import { appendPrivate } from '../lib/fs.js';
 import type { Item, ItemDecision } from '../queue/item.js';
 import type { DecisionKind } from '../queue/decision-kinds.js';
-import { type LedgerLine, readLedger } from '../queue/ledger.js';
+import { type LedgerLine, readLedger, standingLines } from '../queue/ledger.js';
 import { applyEvent, type ItemEvent } from '../queue/lifecycle.js';
 import { overReviewed } from '../queue/decisions.js';
 import type { Queue } from '../queue/queue.js';
@@ -108,6 +108,7 @@ function lineOf(
   now: number,
 ): LedgerLine {
   const { parts } = inboxRow(item, entries, workspace.config.review.sensitive);
+  const findings = unmet(item);
   return {
     id: `${new Date(now).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
     item: item.id,
@@ -129,7 +130,7 @@ function lineOf(
     status: item.status,
     risk: { score: parts.reduce((sum, p) => sum + p.points, 0), parts },
     verdict: item.verdict?.overall ?? null,
-    ...(unmet(item).length === 0 ? {} : { findings: unmet(item) }),
+    ...(findings.length === 0 ? {} : { findings }),
     ...(item.finishedAt === undefined ? {} : { doneAt: item.finishedAt }),
     ...(item.baseCommit === undefined || item.head === undefined
       ? {}
@@ -178,12 +179,8 @@ export function decisionReport(
   lines: readonly LedgerLine[],
   since: number | undefined,
 ): DecisionReport | undefined {
-  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
-  const taken = lines.filter(
-    (l) =>
-      l.void === undefined &&
-      !voided.has(l.id) &&
-      (since === undefined || Date.parse(l.at) >= since),
+  const taken = standingLines(lines).filter(
+    (l) => since === undefined || Date.parse(l.at) >= since,
   );
   if (taken.length === 0) return undefined;
   const count = (kind: DecisionKind) => taken.filter((l) => l.decision === kind).length;

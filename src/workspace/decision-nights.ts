@@ -1,7 +1,7 @@
 import { lowerMedian } from '../lib/lower-median.js';
 import { addUsd } from '../lib/usd.js';
 import type { Item } from '../queue/item.js';
-import type { LedgerLine } from '../queue/ledger.js';
+import { standingLines, type LedgerLine } from '../queue/ledger.js';
 import type { RuleNight } from '../lessons/figures.js';
 
 // What the person's decisions came to, night over night (a UTC day of decisions): how much of
@@ -24,12 +24,6 @@ export interface DecisionNight {
   rulesBroken: number;
   /** Rejections of work found breaking a rule accepted before: the mistake the rule was for. */
   repeatedRejections: number;
-}
-
-/** The ledger's lines that stand: neither a void nor voided. */
-function standing(lines: readonly LedgerLine[]): LedgerLine[] {
-  const voided = new Set(lines.filter((l) => l.void !== undefined).map((l) => l.id));
-  return lines.filter((l) => l.void === undefined && !voided.has(l.id));
 }
 
 /**
@@ -63,7 +57,7 @@ export function decisionNights(
     return night;
   };
   for (const day of rules.keys()) nightOf(day);
-  for (const line of standing(lines)) {
+  for (const line of standingLines(lines)) {
     const decides = line.decision !== 'deferred';
     const first = decides && !decided.has(line.item);
     if (decides) decided.add(line.item);

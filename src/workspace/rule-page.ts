@@ -1,9 +1,8 @@
-import path from 'node:path';
 import type { Workspace } from '../config/workspace.js';
 import { git } from '../git/git.js';
-import { repositoryRoot } from '../git/worktree.js';
 import { NotFoundError } from '../lib/errors.js';
 import { readLessons } from '../lessons/store.js';
+import { projectRepository } from '../lessons/repository.js';
 import type { Lesson, Proposal, Rule } from '../lessons/state.js';
 import type { Item } from '../queue/item.js';
 
@@ -59,38 +58,52 @@ async function diffOf(repo: string | undefined, item: Item | undefined, lesson: 
     : `${lines.slice(0, DIFF_LINES).join('\n')}\n… ${lines.length - DIFF_LINES} more lines`;
 }
 
-/** A rule's page: the rule, its proposal, and each lesson it rests on with its items' changes. */
+/**
+ * The pages of the rules `pick` chooses: each rule, its proposal, and each lesson it rests on
+ * with its items' changes (the state and the repository read once for all of them).
+ */
+export async function rulePages(
+  workspace: Workspace,
+  items: readonly Item[],
+  pick: (rule: Rule) => boolean,
+): Promise<RulePage[]> {
+  const state = await readLessons(workspace);
+  const rules = state.rules.filter(pick);
+  if (rules.length === 0) return [];
+  const repo = await projectRepository(workspace);
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const evidenceOf = (lesson: Lesson) =>
+    Promise.all(
+      lesson.items.map(async (itemId) => {
+        const item = byId.get(itemId);
+        const diff = await diffOf(repo, item, lesson);
+        return {
+          id: itemId,
+          ...(item === undefined ? {} : { title: item.title }),
+          ...(diff === undefined ? {} : { diff }),
+        };
+      }),
+    );
+  return Promise.all(
+    rules.map(async (rule) => {
+      const lessons = state.lessons.filter((lesson) => rule.evidence.includes(lesson.id));
+      const evidence = await Promise.all(
+        lessons.map(async (lesson) => ({ lesson, items: await evidenceOf(lesson) })),
+      );
+      const proposal = state.proposals.find((p) => p.id === rule.proposal);
+      return { rule, ...(proposal === undefined ? {} : { proposal }), evidence };
+    }),
+  );
+}
+
+/** A rule's page, by its id. */
 export async function rulePage(
   workspace: Workspace,
   items: readonly Item[],
   id: string,
 ): Promise<RulePage> {
-  const state = await readLessons(workspace);
-  const rule = state.rules.find((r) => r.id === id.toUpperCase());
-  if (rule === undefined)
+  const [page] = await rulePages(workspace, items, (rule) => rule.id === id.toUpperCase());
+  if (page === undefined)
     throw new NotFoundError(`no rule ${JSON.stringify(id)} (ralph rules lists them)`);
-  const repo = await repositoryRoot(
-    path.resolve(workspace.root, workspace.config.defaults.workDir ?? '.'),
-  );
-  const byId = new Map(items.map((item) => [item.id, item]));
-  const evidence = await Promise.all(
-    state.lessons
-      .filter((lesson) => rule.evidence.includes(lesson.id))
-      .map(async (lesson) => ({
-        lesson,
-        items: await Promise.all(
-          lesson.items.map(async (itemId) => {
-            const item = byId.get(itemId);
-            const diff = await diffOf(repo, item, lesson);
-            return {
-              id: itemId,
-              ...(item === undefined ? {} : { title: item.title }),
-              ...(diff === undefined ? {} : { diff }),
-            };
-          }),
-        ),
-      })),
-  );
-  const proposal = state.proposals.find((p) => p.id === rule.proposal);
-  return { rule, ...(proposal === undefined ? {} : { proposal }), evidence };
+  return page;
 }

@@ -53,6 +53,34 @@ function seedRule(root: string, rule: { text: string; scope: string[]; status: s
   );
 }
 
+/** The rule a rejection of work under dist/ calls for, resting on the first lesson. */
+const DIST_RULE = {
+  text: 'Never edit generated files under dist/.',
+  kind: 'follow',
+  scope: ['dist/**'],
+  evidence: ['L1'],
+};
+
+/**
+ * A night whose one item writes under dist/ and lands, its work rejected with the note, and a
+ * proposal of `DIST_RULE` and `other` from that lesson.
+ */
+async function rejectedAndProposed(
+  root: string,
+  env: Record<string, string>,
+  other: { text: string; kind: string },
+) {
+  await addWithCriterion(root, 'a', '#behave: work commit=1 file=dist/a.js');
+  expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
+  await ralph(root, ['reject', 'a', '--note', NOTE, '--cancel']);
+  const answer = proposal(DIST_RULE, { ...other, scope: [], evidence: ['L1'] });
+  const proposed = await ralph(root, ['lessons', 'propose'], {
+    ...env,
+    FAKE_CLAUDE_PROPOSAL: answer,
+  });
+  expect(proposed.code, proposed.stderr).toBe(0);
+}
+
 const sessionsOf = (root: string, id: string) => readSessions(root).filter((r) => r.itemId === id);
 const fileOf = (root: string, session: string, which: 'prompt' | 'system') =>
   fs.readFileSync(path.join(root, 'docs', 'sessions', `${session}-${which}.md`), 'utf8');
@@ -150,26 +178,10 @@ describe('lessons become rules a person accepts, then followed and checked', () 
   it('gives the accepted rules to every author the same, checks them by scope, and counts them', async () => {
     const { root } = await landingWorkspace({}, { review: { enabled: true, maxRounds: 2 } });
     const env = { FAKE_CLAUDE_STATE: await tempDir('ralph-fake-state-') };
-    await addWithCriterion(root, 'a', '#behave: work commit=1 file=dist/a.js');
-    expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
-    await ralph(root, ['reject', 'a', '--note', NOTE, '--cancel']);
-    const answer = proposal(
-      {
-        text: 'Never edit generated files under dist/.',
-        kind: 'follow',
-        scope: ['dist/**'],
-        evidence: ['L1'],
-      },
-      {
-        text: 'Do not ask for comments on every function.',
-        kind: 'dismiss',
-        scope: [],
-        evidence: ['L1'],
-      },
-    );
-    expect(
-      (await ralph(root, ['lessons', 'propose'], { ...env, FAKE_CLAUDE_PROPOSAL: answer })).code,
-    ).toBe(0);
+    await rejectedAndProposed(root, env, {
+      text: 'Do not ask for comments on every function.',
+      kind: 'dismiss',
+    });
     const decided = await ralph(root, ['rules', 'accept', 'R1', 'R2']);
     expect(decided.code, decided.stderr).toBe(0);
     expect(decided.stdout).toBe('R1 accepted\nR2 accepted');
@@ -256,25 +268,13 @@ describe('lessons become rules a person accepts, then followed and checked', () 
       git(repo, 'add', has);
       git(repo, 'commit', '-q', '-m', 'agent file');
     }
-    await addWithCriterion(root, 'a', '#behave: work commit=1 file=dist/a.js');
-    expect((await ralph(root, ['run', '--drain'])).code).toBe(0);
-    await ralph(root, ['reject', 'a', '--note', NOTE, '--cancel']);
-    const answer = proposal(
-      {
-        text: 'Never edit generated files under dist/.',
-        kind: 'follow',
-        scope: ['dist/**'],
-        evidence: ['L1'],
-      },
+    await rejectedAndProposed(
+      root,
+      {},
       {
         text: 'Build dist/ with the build script alone.',
         kind: 'follow',
-        scope: [],
-        evidence: ['L1'],
       },
-    );
-    expect((await ralph(root, ['lessons', 'propose'], { FAKE_CLAUDE_PROPOSAL: answer })).code).toBe(
-      0,
     );
     // Two at once: one change of the file at a time, the second after the first has landed.
     const accepted = await ralph(root, ['rules', 'accept', 'R1', 'R2']);

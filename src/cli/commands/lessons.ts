@@ -28,8 +28,7 @@ export async function lessonsCommand(
 ): Promise<number> {
   const workspace = await openWorkspace(root);
   const { gatherDecisions } = await import('../../lessons/propose.js');
-  await withQueue(workspace, env, (queue) => gatherDecisions({ workspace, queue }));
-  const state = await readLessons(workspace);
+  const state = await withQueue(workspace, env, (queue) => gatherDecisions({ workspace, queue }));
   if (options.json === true) {
     output.out(JSON.stringify({ lessons: state.lessons, proposals: state.proposals }, null, 2));
     return ExitCode.ok;

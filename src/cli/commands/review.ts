@@ -14,12 +14,10 @@ import { carryOut, finishLeftDecisions, personOfTerminal, reviewState } from '..
 import { COLOURS, PLAIN, inboxLines, pageLines } from '../review-text.js';
 import { holderOf } from '../../queue/item-status.js';
 import { proposedRules, rulePage } from '../../workspace/rule-page.js';
+import { RULE_ID } from '../../lessons/state.js';
 import { proposedLines, rulePageLines } from '../rule-text.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** A rule's id (`R3`): `ralph review R3` shows the rule's page when no item has that id. */
-const RULE_ID = /^R\d+$/i;
 
 /**
  * `ralph review [id]`: the inbox (every item that waits on a person, most at risk first, each
@@ -38,6 +36,7 @@ export async function reviewCommand(
   const paint = output.isTTY && env.NO_COLOR === undefined ? COLOURS : PLAIN;
   if (id !== undefined) {
     const item = items.find((i) => i.id === id);
+    // A rule's id (`R3`) when no item has it: the rule's page.
     if (item === undefined && RULE_ID.test(id)) {
       const page = await rulePage(workspace, items, id);
       if (options.json === true) output.out(JSON.stringify(page, null, 2));

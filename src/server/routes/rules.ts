@@ -3,7 +3,7 @@ import { InputError } from '../../lib/errors.js';
 import { formatIssues } from '../../lib/validation.js';
 import { decideRule, retireRule } from '../../lessons/decide.js';
 import { readLedger } from '../../queue/ledger.js';
-import { proposedRules, rulePage } from '../../workspace/rule-page.js';
+import { rulePages } from '../../workspace/rule-page.js';
 import { rulesReport } from '../../workspace/rules-report.js';
 import { addressOf } from '../action-log.js';
 import type { ProposedRule, RuleDecided, Rules } from '../api-types.js';
@@ -33,27 +33,26 @@ export function rulesRoutes(ctx: ServerContext): Hono {
 
   app.get('/rules', async (c) => {
     const items = await ctx.queue.list();
-    const proposed = await Promise.all(
-      (await proposedRules(ctx.workspace)).map(async (rule): Promise<ProposedRule> => {
-        const page = await rulePage(ctx.workspace, items, rule.id);
-        return {
-          id: rule.id,
-          text: rule.text,
-          kind: rule.kind,
-          scope: rule.scope,
-          proposal: rule.proposal,
-          proposedAt: rule.proposedAt,
-          ...(page.proposal === undefined ? {} : { cli: page.proposal.cli }),
-          evidence: page.evidence.map(({ lesson, items: of }) => ({
-            id: lesson.id,
-            kind: lesson.kind,
-            text: lesson.text,
-            decisions: lesson.decisions,
-            items: of,
-          })),
-        };
-      }),
-    );
+    const pages = await rulePages(ctx.workspace, items, (rule) => rule.status === 'proposed');
+    const proposed = pages.map((page): ProposedRule => {
+      const { rule } = page;
+      return {
+        id: rule.id,
+        text: rule.text,
+        kind: rule.kind,
+        scope: rule.scope,
+        proposal: rule.proposal,
+        proposedAt: rule.proposedAt,
+        ...(page.proposal === undefined ? {} : { cli: page.proposal.cli }),
+        evidence: page.evidence.map(({ lesson, items: of }) => ({
+          id: lesson.id,
+          kind: lesson.kind,
+          text: lesson.text,
+          decisions: lesson.decisions,
+          items: of,
+        })),
+      };
+    });
     const { rules } = await rulesReport(
       ctx.workspace,
       { ledger: await readLedger(ctx.workspace), items },
