@@ -398,13 +398,21 @@ export function ReportView() {
               </ul>
             </div>
           )}
-          <p class="legend">
-            <span class="ok">■ sessions succeeded</span> <span class="bad">■ failed</span>{' '}
-            <span class="warn">■ interrupted</span> <span class="cost">● cost</span>
-          </p>
-          <Table title="day" groups={report.byDay} />
-          <Table title="item" groups={report.byItem} />
-          {report.byCli.length > 1 && <Table title="cli" groups={report.byCli} />}
+          {report.byDay.length === 0 ? (
+            <p class="dim" id="no-sessions">
+              No sessions {since === '' ? 'yet' : 'in this span'}: the report fills as nights run.
+            </p>
+          ) : (
+            <>
+              <p class="legend">
+                <span class="ok">■ sessions succeeded</span> <span class="bad">■ failed</span>{' '}
+                <span class="warn">■ interrupted</span> <span class="cost">● cost</span>
+              </p>
+              <Table title="day" groups={report.byDay} />
+              <Table title="item" groups={report.byItem} />
+              {report.byCli.length > 1 && <Table title="cli" groups={report.byCli} />}
+            </>
+          )}
         </>
       )}
     </section>

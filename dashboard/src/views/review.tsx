@@ -141,6 +141,7 @@ function useDecisions(load: () => void) {
 /** The inbox: one row an item, its score's parts, how it came to be, and its decisions. */
 export function ReviewInbox() {
   const [rows, setRows] = useState<ReviewRow[]>();
+  const [rulesWaiting, setRulesWaiting] = useState(0);
   const [at, setAt] = useState(0);
   const { health } = useLive();
   const readOnly = health?.readOnly === true;
@@ -191,11 +192,13 @@ export function ReviewInbox() {
   if (rows === undefined) return <p class="dim">loading…</p>;
   return (
     <>
-      <ProposedRules readOnly={readOnly} />
+      <ProposedRules readOnly={readOnly} onCount={setRulesWaiting} />
       <section class="review" id="review">
         <h2>
           {rows.length === 0
-            ? 'No item waits on you'
+            ? rulesWaiting > 0
+              ? 'No item waits on you'
+              : 'Nothing waits on you'
             : `${rows.length} waiting on you, most at risk first`}
         </h2>
         <p class="dim keys">j/k move · enter open · a accept · r reject · d defer</p>

@@ -21,12 +21,22 @@ async function decide(id: string, verb: 'accept' | 'reject', note?: string): Pro
 }
 
 /** The rules that wait on the person, or nothing when none does. */
-export function ProposedRules({ readOnly }: { readOnly: boolean }) {
+export function ProposedRules({
+  readOnly,
+  onCount,
+}: {
+  readOnly: boolean;
+  /** Told how many rules wait, each time they are read. */
+  onCount: (waiting: number) => void;
+}) {
   const [rules, setRules] = useState<Rules['proposed']>();
   const [said, setSaid] = useState<string>();
   const load = () =>
     void get<Rules>('/rules').then(
-      (r) => setRules(r.proposed),
+      (r) => {
+        setRules(r.proposed);
+        onCount(r.proposed.length);
+      },
       (e: unknown) => setSaid(String(e)),
     );
   useEffect(load, []);
