@@ -1,6 +1,6 @@
 // The forge a night's branches go to: pull requests, their checks, comments, merges. What the
-// runner needs of any forge (GitHub now; GitLab's merge requests and pipelines can follow),
-// nothing of how one answers.
+// runner needs of any forge (GitHub's pull requests and checks, GitLab's merge requests and
+// pipelines), nothing of how one answers.
 
 /** A pull request as the forge has it. */
 export interface PullRequest {
@@ -65,8 +65,13 @@ export interface Issue {
   closedAs?: 'completed' | 'not_planned';
   /** Who opened it. */
   author?: string;
-  /** GitHub's word for the author's standing in the repository (OWNER, MEMBER, NONE…). */
+  /**
+   * The author's standing in the repository: GitHub's association (OWNER, MEMBER, NONE…), or
+   * GitLab's access level by name (DEVELOPER, MAINTAINER…; NONE for no member).
+   */
   authorAssociation?: string;
+  /** GitLab's access level of the author in the project (30: developer); 0 for no member. */
+  authorAccessLevel?: number;
 }
 
 /** Which open issues to import: each given filter must hold. */
@@ -79,8 +84,11 @@ export interface IssueQuery {
 
 /** A forge's pull requests, as the runner uses them. */
 export interface Forge {
-  /** Reads the repository: it is there and the token may push to it (`ralph doctor`). */
-  repository(): Promise<{ name: string; defaultBranch: string; canPush: boolean }>;
+  /**
+   * Reads the repository: it is there and the token may push to it (`ralph doctor`), spending
+   * nothing; `lacks`: a scope the token needs and lacks, where the forge tells its scopes.
+   */
+  repository(): Promise<{ name: string; defaultBranch: string; canPush: boolean; lacks?: string }>;
   /**
    * Pushes a branch of the local repository to the forge's remote, with the person's git
    * credentials (the API token never reaches git). `lease`: the commit the remote branch is
@@ -96,8 +104,13 @@ export interface Forge {
   updateBranch(pullRequest: number, headSha: string): Promise<UpdateResult>;
   /** The checks of a commit (`required`: only those names count; none named: every one). */
   checks(sha: string, required?: readonly string[]): Promise<ChecksVerdict>;
-  /** Comments on a pull request or an issue (one numbering for both). */
+  /** Comments on a pull request. */
   comment(pullRequest: number, body: string): Promise<void>;
+  /**
+   * Comments on an issue once: the comment carries `mark`, and is not made again when a comment
+   * with it is there already (a runner killed after making it, before recording it).
+   */
+  commentOnIssue(issue: number, body: string, mark: string): Promise<void>;
   /** The open issues the query matches, every page of them, pull requests left out. */
   issues(query: IssueQuery): Promise<Issue[]>;
   /** One issue as it is now. */
@@ -110,6 +123,10 @@ export interface Forge {
     sha: string,
   ): Promise<PullRequestMerge>;
 }
+
+/** The mark a comment of ralph's carries, unseen in the rendered text. */
+export const commentMark = (mark: string): string =>
+  `<!-- ralph:${mark.replace(/[^\w.:-]/g, '-')} -->`;
 
 /** Why a forge refused or could not answer: what people must fix is in the message. */
 export class ForgeError extends Error {

@@ -2,7 +2,7 @@ import { Octokit } from '@octokit/core';
 import Bottleneck from 'bottleneck';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import { git, GitError } from '../git/git.js';
+import { pushBranch } from './push.js';
 import {
   ForgeError,
   type ChecksVerdict,
@@ -15,6 +15,7 @@ import {
   type PullRequestRequest,
   type ReviewVerdict,
   type UpdateResult,
+  commentMark,
 } from './forge.js';
 
 // GitHub's REST API through Octokit: its retry plugin for a server's 5xx, its throttling
@@ -235,25 +236,8 @@ class GitHubForge implements Forge {
     };
   }
 
-  async push(repoDir: string, branch: string, lease?: string): Promise<void> {
-    const ref = `refs/heads/${branch}`;
-    try {
-      await git(repoDir, [
-        'push',
-        '--quiet',
-        ...(lease === undefined ? [] : [`--force-with-lease=${ref}:${lease}`]),
-        '--',
-        this.settings.remote,
-        `${ref}:${ref}`,
-      ]);
-    } catch (error) {
-      const said = error instanceof GitError ? error.output : String(error);
-      const rejected = /rejected|stale info|non-fast-forward/i.test(said);
-      throw new ForgeError(
-        rejected ? 'refused' : 'unavailable',
-        `pushing ${branch} to ${this.settings.remote} (forge.remote): ${rejected ? 'the remote refused it' : 'it failed'}: ${said.trim().split('\n').slice(-2).join(' ')}`,
-      );
-    }
+  push(repoDir: string, branch: string, lease?: string): Promise<void> {
+    return pushBranch(repoDir, this.settings.remote, branch, lease);
   }
 
   async pullRequest(number: number): Promise<PullRequest> {
@@ -403,6 +387,22 @@ class GitHubForge implements Forge {
         body,
       },
     );
+  }
+
+  async commentOnIssue(issue: number, body: string, mark: string): Promise<void> {
+    const what = `commenting on #${issue}`;
+    const tag = commentMark(mark);
+    // A comment made before a crash kept its record from being written is not made again.
+    for (let page = 1; ; page++) {
+      const said = await this.call<{ body?: string | null }[]>(
+        what,
+        'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        { issue_number: issue, per_page: 100, page },
+      );
+      if (said.some((comment) => comment.body?.includes(tag) === true)) return;
+      if (said.length < 100) break;
+    }
+    await this.comment(issue, `${body}\n\n${tag}`);
   }
 
   async issues(query: IssueQuery): Promise<Issue[]> {

@@ -1,13 +1,13 @@
 import { remoteUrl } from '../git/worktree.js';
-import type { ForgeConfig } from './config-schema.js';
+import { FORGE_DEFAULTS, type ForgeConfig, type ForgeKind } from './config-schema.js';
 import { ForgeError, type Forge } from './forge.js';
-import { repositoryOfRemote } from './remote.js';
+import { projectOfRemote, repositoryOfRemote } from './remote.js';
 
 /** What a forge is opened with: the workspace's `forge` settings and the token they name. */
 export interface ForgeAccess {
-  kind: 'github';
+  kind: ForgeKind;
   apiUrl: string;
-  /** `owner/name`, or undefined to read it from the remote's URL. */
+  /** `owner/name` (a GitLab project's path), or undefined to read it from the remote's URL. */
   repo?: string;
   remote: string;
   tokenEnv: string;
@@ -21,24 +21,52 @@ export interface ForgeAccess {
   purpose?: 'pull_requests' | 'issues';
 }
 
+/** What a token needs, said when there is none. */
+function tokenNeeds(access: ForgeAccess): string {
+  if (access.kind === 'gitlab')
+    return access.purpose === 'issues'
+      ? 'read its issues (a personal, project or group access token with the "read_api" scope, or "api" for the write-back to them; the Reporter role)'
+      : 'push to it and open merge requests (a personal, project or group access token with the "api" scope and the Developer role)';
+  return access.purpose === 'issues'
+    ? 'read its issues (a fine-grained token with "Issues: read", or "Issues: read and write" for the write-back to them; a classic one with "repo", or "public_repo" for a public repository)'
+    : 'push to it and open pull requests (a fine-grained token with "Contents: read and write", "Pull requests: read and write" and "Commit statuses: read"; a classic one with "repo")';
+}
+
+/** The repository the access names, or the one its remote's URL names. */
+function repositoryOf(access: ForgeAccess): string | undefined {
+  if (access.repo !== undefined) return access.repo;
+  if (access.remoteUrl === undefined) return undefined;
+  return access.kind === 'gitlab'
+    ? projectOfRemote(access.remoteUrl, access.apiUrl)
+    : repositoryOfRemote(access.remoteUrl);
+}
+
 /**
- * The forge of a repository. The GitHub client is loaded only here, when a night has pull
- * requests to tend: a `ralph status` never pays for it.
+ * The forge of a repository. Its client is loaded only here, when a night has pull requests to
+ * tend or issues to tell: a `ralph status` never pays for it.
  */
 export async function openForge(access: ForgeAccess): Promise<Forge> {
   if (access.token === undefined || access.token === '')
     throw new ForgeError(
       'auth',
-      `no token in ${access.tokenEnv} (forge.tokenEnv): set it to a token for the repository that can ${access.purpose === 'issues' ? 'read its issues (a fine-grained token with "Issues: read", or "Issues: read and write" for the write-back to them; a classic one with "repo", or "public_repo" for a public repository)' : 'push to it and open pull requests (a fine-grained token with "Contents: read and write", "Pull requests: read and write" and "Commit statuses: read"; a classic one with "repo")'}`,
+      `no token in ${access.tokenEnv} (forge.tokenEnv): set it to a token for the repository that can ${tokenNeeds(access)}`,
     );
-  const repo =
-    access.repo ??
-    (access.remoteUrl === undefined ? undefined : repositoryOfRemote(access.remoteUrl));
+  const repo = repositoryOf(access);
   if (repo === undefined)
     throw new ForgeError(
       'not_found',
-      `the remote ${access.remote} (forge.remote) names no GitHub repository: set forge.repo to "owner/name"`,
+      `the remote ${access.remote} (forge.remote) names no ${access.kind === 'gitlab' ? 'GitLab project' : 'GitHub repository'}: set forge.repo to ${access.kind === 'gitlab' ? '"group/name"' : '"owner/name"'}`,
     );
+  if (access.kind === 'gitlab') {
+    const { gitLabForge } = await import('./gitlab.js');
+    return gitLabForge({
+      apiUrl: access.apiUrl,
+      project: repo,
+      remote: access.remote,
+      token: access.token,
+      tokenEnv: access.tokenEnv,
+    });
+  }
   const { gitHubForge } = await import('./github.js');
   return gitHubForge({
     apiUrl: access.apiUrl,
@@ -74,27 +102,27 @@ export async function forgeOfRepository(
   });
 }
 
-/** GitHub's API and the variable of its token when the workspace sets no `forge`. */
-const GITHUB_DEFAULTS = { apiUrl: 'https://api.github.com', tokenEnv: 'GITHUB_TOKEN' };
-
 /**
- * The issues of `repo` (`owner/name`), read and commented on with the workspace's `forge`
- * settings and token, or GitHub's defaults when it sets none.
+ * The issues of `repo` (`owner/name`, a GitLab project's path) on a forge of `kind`, read and
+ * commented on with the workspace's `forge` settings and token when they are of that forge, else
+ * its defaults.
  */
 export function openIssues(
-  settings: { apiUrl: string; tokenEnv: string; remote: string; writeInterval: number } | undefined,
+  settings: ForgeConfig | undefined,
+  kind: ForgeKind,
   repo: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Forge> {
-  const tokenEnv = settings?.tokenEnv ?? GITHUB_DEFAULTS.tokenEnv;
+  const own = settings?.kind === kind ? settings : undefined;
+  const tokenEnv = own?.tokenEnv ?? FORGE_DEFAULTS[kind].tokenEnv;
   return openForge({
-    kind: 'github',
+    kind,
     purpose: 'issues',
-    apiUrl: settings?.apiUrl ?? GITHUB_DEFAULTS.apiUrl,
+    apiUrl: own?.apiUrl ?? FORGE_DEFAULTS[kind].apiUrl,
     repo,
-    remote: settings?.remote ?? 'origin',
+    remote: own?.remote ?? 'origin',
     tokenEnv,
     token: env[tokenEnv],
-    writeInterval: settings?.writeInterval ?? 1,
+    writeInterval: own?.writeInterval ?? 1,
   });
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';
 import type { FailedCheck, ReviewVerdict } from './forge.js';
-import type { Item } from '../queue/item.js';
+import { isIssueSource, type Item } from '../queue/item.js';
 
 /** What a pull request's body tells of the item's last session. */
 export interface SessionTold {
@@ -25,12 +25,12 @@ const capped = (text: string, cap: number) =>
 
 /**
  * `Fixes owner/name#N` for each issue the pull request's items were imported from, so that
- * merging it closes them (GitHub reads the line in a body).
+ * merging it closes them (GitHub and GitLab read the line in a body).
  */
 export function fixesLines(items: readonly Item[]): string[] {
   const issues = new Set<string>();
   for (const { source } of items)
-    if (source?.kind === 'github' && source.number !== undefined)
+    if (isIssueSource(source) && source.number !== undefined)
       issues.add(`${source.ref}#${source.number}`);
   return [...issues].map((issue) => `Fixes ${issue}`);
 }

@@ -1,12 +1,12 @@
 import type { NotifyEvent } from '../config/notify-events.js';
 
-export type MessageKind = NotifyEvent | 'test' | 'item_ended';
+export type MessageKind = NotifyEvent | 'test' | 'item_started' | 'item_ended';
 
 /** What a person is told: one happening, in a title and a few lines, with its data. */
 export interface NotifyMessage {
   /**
    * The events it answers to (a stop by a signal is also the night's end), its own first:
-   * `test` for `ralph notify test`, `item_ended` for a write-back to an issue.
+   * `test` for `ralph notify test`, `item_started` and `item_ended` for a write-back to an issue.
    */
   events: MessageKind[];
   title: string;
@@ -16,12 +16,18 @@ export interface NotifyMessage {
   data: Record<string, unknown>;
 }
 
+/** An issue to comment on: its forge (GitHub when unsaid), repository and number. */
+export interface IssueRecipient {
+  kind: 'issue';
+  forge?: 'github' | 'gitlab';
+  repo: string;
+  number: number;
+}
+
 /** Who a message goes to: a notifier of `notify` (by its place), or an issue to comment on. */
-export type Recipient =
-  | { kind: 'notifier'; index: number; notifier: string }
-  | { kind: 'issue'; repo: string; number: number };
+export type Recipient = { kind: 'notifier'; index: number; notifier: string } | IssueRecipient;
 
 export const targetName = (target: Recipient): string =>
   target.kind === 'notifier'
     ? `notify[${target.index}] (${target.notifier})`
-    : `a comment on ${target.repo}#${target.number}`;
+    : `a comment on ${target.forge === 'gitlab' ? 'GitLab ' : ''}${target.repo}#${target.number}`;

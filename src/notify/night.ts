@@ -3,7 +3,7 @@ import type { RunEvents } from '../events/events.js';
 import type { Clock } from '../lib/clock.js';
 import type { Redactor } from '../lib/redact.js';
 import { DeliveryError, send } from './channels.js';
-import { targetName, type NotifyMessage, type Recipient } from './message.js';
+import { targetName, type IssueRecipient, type NotifyMessage, type Recipient } from './message.js';
 import { NightNotes } from './messages.js';
 import { entryId, Outbox } from './outbox.js';
 import { Postman } from './postman.js';
@@ -29,8 +29,11 @@ export interface NotifyHost {
   readonly clock: Clock;
   readonly redactor: Redactor;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Comments on an issue (the forge's issues port), for messages to an issue. */
-  commentOnIssue(repo: string, number: number, text: string): Promise<void>;
+  /**
+   * Comments on an issue (the forge's issues port), for messages to an issue, once: `mark` (the
+   * message's id) is left in the comment, and a comment with it is not made again.
+   */
+  commentOnIssue(issue: IssueRecipient, text: string, mark: string): Promise<void>;
 }
 
 export interface NightNotifications {
@@ -53,7 +56,7 @@ export function startNotifications(host: NotifyHost): NightNotifications {
     tryTimeoutMs: TRY_TIMEOUT_MS,
     deliver: async (target, message, id, signal) => {
       if (target.kind === 'issue') {
-        const comment = host.commentOnIssue(target.repo, target.number, message.text);
+        const comment = host.commentOnIssue(target, message.text, id);
         const aborted = new Promise<never>((_, reject) =>
           signal.addEventListener('abort', () => reject(new DeliveryError('no answer in time'))),
         );

@@ -86,9 +86,9 @@ const PullRequestSchema = z.strictObject({
  * story, or a forge's issue. `key` is what a second import finds it by.
  */
 export const SourceSchema = z.strictObject({
-  kind: z.enum(['plan', 'prd', 'github']),
+  kind: z.enum(['plan', 'prd', 'github', 'gitlab']),
   key: z.string().min(1),
-  /** The plan or prd file (as given), or the issue's `owner/name`. */
+  /** The plan or prd file (as given), or the issue's `owner/name` (its GitLab project's path). */
   ref: z.string().min(1),
   /** The plan's line, the story's id, the issue's number. */
   line: z.int().positive().optional(),
@@ -97,17 +97,26 @@ export const SourceSchema = z.strictObject({
   url: z.string().optional(),
   /** Who wrote the issue: its text is theirs, fenced in the prompt as such unless trusted. */
   author: z.string().optional(),
-  /** The author's standing in the repository, as GitHub says it (OWNER, MEMBER, NONE…). */
+  /** The author's standing in the repository: GitHub's association (OWNER, MEMBER, NONE…), GitLab's access level (DEVELOPER…). */
   association: z.string().optional(),
   /** Its author is one `import.trust` trusts: the issue's text is the task, not fenced. */
   trusted: z.boolean().optional(),
   /** Closed at the source (the issue closed, the box checked): the item was ended for it. */
   closed: z.boolean().optional(),
+  /** When the issue was told its item started (`import.writeBack`). */
+  startToldAt: z.iso.datetime({ offset: true }).optional(),
   /** When its end was written back to the issue (`import.writeBack`). */
   writtenBackAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 export type Source = z.output<typeof SourceSchema>;
+
+/** A forge's issue, as an item's source. */
+export type IssueSource = Source & { kind: 'github' | 'gitlab' };
+
+/** Whether an item came from a forge's issue (GitHub's, GitLab's). */
+export const isIssueSource = (source: Source | undefined): source is IssueSource =>
+  source?.kind === 'github' || source?.kind === 'gitlab';
 
 /** A criterion's verdict as kept: its number, PASS, FAIL or UNKNOWN, and the evidence. */
 const CriterionVerdictSchema = z.strictObject({

@@ -62,6 +62,7 @@ import {
   sourceUpdated,
   toLand,
   unparked,
+  startTold,
   writtenBack,
   type ChecksRefusal,
   type LandRefusal,
@@ -168,6 +169,8 @@ export type ItemEvent =
   | { kind: 'source_updated'; fields: SourcedFields; now: number }
   | { kind: 'closed_at_source'; now: number }
   | { kind: 'done_at_source'; now: number }
+  /** Its start was told to its issue. */
+  | { kind: 'start_told'; now: number }
   /** Its end was told to its issue. */
   | { kind: 'written_back'; now: number }
   /** Its branch was pushed to the remote it waited for. */
@@ -525,6 +528,16 @@ export const LIFECYCLE: Lifecycle = {
     to: ['done'],
     from: ['pending'],
     apply: (item, e) => doneAtSource(item, e.now),
+  },
+  start_told: {
+    from: ITEM_STATUSES,
+    refuse: (item) =>
+      item.source === undefined
+        ? 'it was not imported'
+        : item.source.startToldAt !== undefined
+          ? 'its start was told already'
+          : undefined,
+    apply: (item, e) => startTold(item, e.now),
   },
   written_back: {
     from: statusesWhere('finished'),

@@ -5,6 +5,8 @@ export function sourceText(source: Source): string {
   switch (source.kind) {
     case 'github':
       return `GitHub issue ${source.ref}#${source.number ?? '?'}`;
+    case 'gitlab':
+      return `GitLab issue ${source.ref}#${source.number ?? '?'}`;
     case 'plan':
       return `plan ${source.ref}${source.line === undefined ? '' : `:${source.line}`}`;
     case 'prd':

@@ -716,6 +716,11 @@ export function doneAtSource(item: Item, now: number): Item {
 }
 
 /** Its end was written back to its issue. */
+export function startTold(item: Item, now: number): Item {
+  if (item.source === undefined) return item;
+  return { ...item, source: { ...item.source, startToldAt: iso(now) } };
+}
+
 export function writtenBack(item: Item, now: number): Item {
   if (item.source === undefined) return item;
   return { ...item, source: { ...item.source, writtenBackAt: iso(now) } };

@@ -15,7 +15,9 @@ export const ImportSchema = z.strictObject({
   writeBack: z
     .boolean()
     .default(false)
-    .describe('A comment on the issue when its item ends, and `Fixes #N` in its pull request.'),
+    .describe(
+      'A comment on the issue when its item starts and when it ends, and `Fixes #N` in its pull request (merge request).',
+    ),
   trust: z
     .strictObject({
       associations: z
@@ -33,6 +35,12 @@ export const ImportSchema = z.strictObject({
         )
         .default(['OWNER', 'MEMBER', 'COLLABORATOR'])
         .describe("GitHub's author associations trusted."),
+      accessLevel: z
+        .enum(['guest', 'planner', 'reporter', 'developer', 'maintainer', 'owner'])
+        .default('developer')
+        .describe(
+          "GitLab: the least access level in the project (its own or its groups') of an author trusted.",
+        ),
       logins: z
         .array(z.string().min(1))
         .default([])

@@ -1,4 +1,5 @@
 import type { Forge, Issue, IssueQuery } from '../forge/forge.js';
+import type { ForgeKind } from '../forge/config-schema.js';
 import type { Item } from '../queue/item.js';
 import type { SourceEntry } from './entry.js';
 import { taskListOf } from './task-list.js';
@@ -7,15 +8,35 @@ import { appliesTo } from '../queue/lifecycle.js';
 /** Whose issues are work (`import.trust`). */
 export interface IssueTrust {
   associations: readonly string[];
+  /** GitLab: the least access level trusted, by name (`developer`). */
+  accessLevel: string;
   logins: readonly string[];
   others: 'skip' | 'fence';
 }
 
+/** GitLab's access levels, as `import.trust.accessLevel` names them. */
+const LEVELS: Record<string, number> = {
+  guest: 10,
+  planner: 15,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+};
+
+/** Whether the issue's author is one the workspace trusts, by their standing on its forge. */
+function trusts(kind: ForgeKind, issue: Issue, trust: IssueTrust): boolean {
+  if (issue.author !== undefined && trust.logins.includes(issue.author)) return true;
+  if (kind === 'gitlab')
+    return (issue.authorAccessLevel ?? 0) >= (LEVELS[trust.accessLevel] ?? Infinity);
+  return (
+    issue.authorAssociation !== undefined && trust.associations.includes(issue.authorAssociation)
+  );
+}
+
 /** A forge's issue as an entry: its title and words, its number and who wrote it. */
-function entryOf(repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
-  const trusted =
-    (issue.author !== undefined && trust.logins.includes(issue.author)) ||
-    (issue.authorAssociation !== undefined && trust.associations.includes(issue.authorAssociation));
+function entryOf(kind: ForgeKind, repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
+  const trusted = trusts(kind, issue, trust);
   const by = `opened by ${issue.author === undefined ? 'someone unknown' : `@${issue.author}`} (${issue.authorAssociation ?? 'standing unknown'})`;
   return {
     ...(trusted || trust.others === 'fence'
@@ -30,8 +51,8 @@ function entryOf(repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
     // A trusted author's task list is the item's criteria; anyone else's stays in the fence.
     ...(trusted ? { criteria: taskListOf(issue.body) } : {}),
     source: {
-      kind: 'github',
-      key: `github:${repo}#${issue.number}`,
+      kind,
+      key: `${kind}:${repo}#${issue.number}`,
       ref: repo,
       number: issue.number,
       url: issue.url,
@@ -49,26 +70,27 @@ function entryOf(repo: string, issue: Issue, trust: IssueTrust): SourceEntry {
  */
 export async function issueEntries(
   forge: Forge,
-  repo: string,
+  source: { kind: ForgeKind; repo: string },
   query: IssueQuery,
   items: readonly Item[],
   trust: IssueTrust,
 ): Promise<SourceEntry[]> {
+  const { kind, repo } = source;
   const open = await forge.issues(query);
   const listed = new Set(open.map((i) => i.number));
-  const entries = open.map((issue) => entryOf(repo, issue, trust));
+  const entries = open.map((issue) => entryOf(kind, repo, issue, trust));
   for (const item of items) {
-    const source = item.source;
+    const from = item.source;
     if (
       !appliesTo('closed_at_source', item.status) ||
-      source?.kind !== 'github' ||
-      source.ref !== repo ||
-      source.number === undefined ||
-      listed.has(source.number)
+      from?.kind !== kind ||
+      from.ref !== repo ||
+      from.number === undefined ||
+      listed.has(from.number)
     )
       continue;
-    const issue = await forge.issue(source.number);
-    if (issue.state === 'closed') entries.push(entryOf(repo, issue, trust));
+    const issue = await forge.issue(from.number);
+    if (issue.state === 'closed') entries.push(entryOf(kind, repo, issue, trust));
   }
   return entries;
 }

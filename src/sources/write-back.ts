@@ -1,19 +1,33 @@
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
 import type { StageContext } from '../stage/context.js';
 import { statusIs } from '../queue/item-status.js';
-import type { Item } from '../queue/item.js';
+import { isIssueSource, type IssueSource, type Item } from '../queue/item.js';
 
-/** What an item's issue is told when the item ends. */
-export function endComment(item: Item): string {
+/** Where an item's work is: its landing, its pull request, its branch. */
+function whereText(item: Item): string[] {
   const where = [
     item.landedOn === undefined
       ? undefined
       : `landed on \`${item.landedOn}\`${item.landedCommit === undefined ? '' : ` at ${item.landedCommit.slice(0, 12)}`}`,
     item.pullRequest === undefined
       ? undefined
-      : `pull request #${item.pullRequest.number}: ${item.pullRequest.url}`,
+      : `${item.source?.kind === 'gitlab' ? `merge request !${item.pullRequest.number}` : `pull request #${item.pullRequest.number}`}: ${item.pullRequest.url}`,
     item.branch === undefined ? undefined : `branch \`${item.branch}\``,
   ].filter((part) => part !== undefined);
+  return where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`];
+}
+
+/** What an item's issue is told when the item starts. */
+export function startComment(item: Item): string {
+  return [
+    `ralph started on this issue as item \`${item.id}\`${item.agent === undefined ? '' : ` (agent ${item.agent})`}.`,
+    ...whereText(item),
+    'It says here again when the work ends.',
+  ].join('\n\n');
+}
+
+/** What an item's issue is told when the item ends. */
+export function endComment(item: Item): string {
   const how = statusIs(item.status, 'satisfiesDependents')
     ? '**done**'
     : statusIs(item.status, 'failure')
@@ -21,20 +35,27 @@ export function endComment(item: Item): string {
       : '**cancelled** by a person';
   return [
     `ralph worked on this issue as item \`${item.id}\`: ${how}`,
-    ...(where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`]),
+    ...whereText(item),
     `${item.sessions.length} session${item.sessions.length === 1 ? '' : 's'}, $${item.costUsd.toFixed(2)}.`,
   ].join('\n\n');
 }
 
+/** An imported issue's item that started and whose issue has not been told so. */
+const startUntold = (item: Item, source: IssueSource) =>
+  source.startToldAt === undefined && (item.attempts > 0 || statusIs(item.status, 'finished'));
+
 /** An imported issue's item that ended and whose issue has not been told. */
+const endUntold = (item: Item, source: IssueSource) =>
+  source.writtenBackAt === undefined && statusIs(item.status, 'finished');
+
+/** An imported issue's item with news its issue has not been told. */
 function untold(item: Item): boolean {
   const { source } = item;
   return (
-    source?.kind === 'github' &&
+    isIssueSource(source) &&
     source.number !== undefined &&
     source.closed !== true &&
-    source.writtenBackAt === undefined &&
-    statusIs(item.status, 'finished')
+    (startUntold(item, source) || endUntold(item, source))
   );
 }
 
@@ -42,10 +63,11 @@ function untold(item: Item): boolean {
 export const writeBack: StageFactory = (ctx) => new WriteBack(ctx);
 
 /**
- * Tells each imported issue its item's end, once (`import.writeBack`). Marked first: of a
- * fleet's runners, only the one whose mark took tells the issue; the comment goes through the
- * outbox, which keeps trying while the forge is away (a crash between the mark and the outbox's
- * write loses that comment, never repeats it).
+ * Tells each imported issue (GitHub's, GitLab's) its item's start and its end, once each
+ * (`import.writeBack`). Marked first: of a fleet's runners, only the one whose mark took tells the
+ * issue; the comment goes through the outbox, which keeps trying while the forge is away, and
+ * carries the outbox entry's id, so that a runner killed after making it, before recording it,
+ * does not make it again (a crash between the mark and the outbox's write loses that comment).
  */
 class WriteBack implements StageDeclaration {
   readonly name = 'write-back';
@@ -62,28 +84,43 @@ class WriteBack implements StageDeclaration {
   }
 
   async step(item: Item): Promise<Stepped> {
-    await this.tell(item);
+    const { source } = item;
+    if (!isIssueSource(source) || source.number === undefined) return { kind: 'waiting' };
+    const issue = { ...source, number: source.number };
+    if (startUntold(item, source)) await this.tell(item, issue, 'start');
+    if (endUntold(item, source)) await this.tell(item, issue, 'end');
     return { kind: 'waiting' };
   }
 
-  private async tell(item: Item): Promise<void> {
-    const { source } = item;
-    if (source?.number === undefined) return;
+  private async tell(
+    item: Item,
+    source: IssueSource & { number: number },
+    what: 'start' | 'end',
+  ): Promise<void> {
     const now = this.ctx.clock.now();
     const marked = await this.ctx.persistently(`marking ${item.id}'s issue told`, () =>
-      this.ctx.queue.apply(item.id, { kind: 'written_back', now }),
+      this.ctx.queue.apply(item.id, {
+        kind: what === 'start' ? 'start_told' : 'written_back',
+        now,
+      }),
     );
     if (marked.kind === 'refused') return;
+    const id =
+      what === 'start'
+        ? `writeback-${item.id}-started`
+        : `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`;
     this.ctx.post(
-      `writeback-${item.id}-${item.attempts}-${item.sessions.length}-${item.status}`,
+      id,
       {
-        events: ['item_ended'],
-        title: `${item.id} ${item.status}`,
-        text: this.ctx.redactor.redact(endComment(marked.item)),
+        events: [what === 'start' ? 'item_started' : 'item_ended'],
+        title: `${item.id} ${what === 'start' ? 'started' : item.status}`,
+        text: this.ctx.redactor.redact(
+          what === 'start' ? startComment(marked.item) : endComment(marked.item),
+        ),
         at: new Date(now).toISOString(),
         data: { item: item.id, status: item.status },
       },
-      [{ kind: 'issue', repo: source.ref, number: source.number }],
+      [{ kind: 'issue', forge: source.kind, repo: source.ref, number: source.number }],
     );
   }
 }

@@ -285,17 +285,19 @@ describe('ralph import of GitHub issues', () => {
 
     const done = github.issues.find((i) => i.number === 11);
     const failed = github.issues.find((i) => i.number === 12);
-    expect(done?.comments).toHaveLength(1);
-    expect(done?.comments[0]).toContain('ralph worked on this issue as item `issue-11`: **done**');
-    expect(done?.comments[0]).toMatch(/1 session, \$\d+\.\d\d\./);
-    expect(failed?.comments).toHaveLength(1);
-    expect(failed?.comments[0]).toContain('**failed** (no_result)');
+    // Told when its work started, and when it ended.
+    expect(done?.comments).toHaveLength(2);
+    expect(done?.comments[0]).toContain('ralph started on this issue as item `issue-11`');
+    expect(done?.comments[1]).toContain('ralph worked on this issue as item `issue-11`: **done**');
+    expect(done?.comments[1]).toMatch(/1 session, \$\d+\.\d\d\./);
+    expect(failed?.comments).toHaveLength(2);
+    expect(failed?.comments[1]).toContain('**failed** (no_result)');
     const source = byId(root, 'issue-11')?.source as { writtenBackAt?: string };
     expect(Date.parse(source.writtenBackAt ?? '')).not.toBeNaN();
     // A second night tells nothing again.
     expect((await ralph(root, ['run', '--drain'], env)).code).toBe(0);
-    expect(done?.comments).toHaveLength(1);
-    expect(failed?.comments).toHaveLength(1);
+    expect(done?.comments).toHaveLength(2);
+    expect(failed?.comments).toHaveLength(2);
   });
 
   it("puts Fixes in the pull request of an issue's item", async () => {
@@ -322,7 +324,7 @@ describe('ralph import of GitHub issues', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(fake.pulls).toHaveLength(1);
     expect(fake.pulls[0]?.body).toContain('Fixes acme/app#21');
-    expect(fake.issues[0]?.comments[0]).toContain(
+    expect(fake.issues[0]?.comments[1]).toContain(
       'pull request #1: https://github.example/acme/app/pull/1',
     );
   });

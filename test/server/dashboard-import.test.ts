@@ -81,7 +81,7 @@ describe('imported work and notifications on the dashboard', () => {
     expect(await imported.textContent()).toContain('issue-42 failed · GitHub issue acme/app#42');
     const told = page.locator('#notifications');
     expect(await told.textContent()).toMatch(
-      /Notifications · 4 sent · item ended 2, item failed 1, night ended 1/,
+      /Notifications · 6 sent · item started 2, item ended 2, item failed 1, night ended 1/,
     );
     expect(await told.textContent()).toContain('issue-42 failed');
     expect(await told.textContent()).toContain('notify[0] (webhook) sent');

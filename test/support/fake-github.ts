@@ -357,6 +357,20 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         if (issue === undefined) return send(404, { message: 'Not Found' });
         return send(200, issueJson(issue));
       }
+      if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest)) && method === 'GET') {
+        const perPage = Number(url.searchParams.get('per_page') ?? 30);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const said =
+          issues.find((i) => i.number === Number(m?.[1]))?.comments ??
+          pulls.find((p) => p.number === Number(m?.[1]))?.comments ??
+          [];
+        return send(
+          200,
+          said
+            .slice((page - 1) * perPage, page * perPage)
+            .map((text, i) => ({ id: i + 1, body: text })),
+        );
+      }
       if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest)) && method === 'POST') {
         const issue = issues.find((i) => i.number === Number(m?.[1]));
         if (issue !== undefined) {

@@ -405,6 +405,10 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     event: { kind: 'push_deferred', session: 's1', at: NOW + 60_000, looks: 1 },
     to: every(but('running'), 'same'),
   },
+  start_told: {
+    event: { kind: 'start_told', now: NOW },
+    to: every(ITEM_STATUSES, 'same'),
+  },
   written_back: {
     event: { kind: 'written_back', now: NOW },
     to: every(['awaiting_merge', 'done', 'failed', 'cancelled'], 'same'),

@@ -38,7 +38,7 @@ describe('forge settings', () => {
     expect(
       issues({ land: { enabled: true }, forge: { kind: 'github', pr: 'item' } })[0]?.[1],
     ).toContain('"pr": "landed"');
-    expect(issues({ forge: { kind: 'gitlab' } })[0]?.[0]).toBe('forge.kind');
+    expect(issues({ forge: { kind: 'gitea' } })[0]?.[0]).toBe('forge.kind');
     expect(issues({ forge: { kind: 'github', merge: 'fast-forward' } })[0]?.[0]).toBe(
       'forge.merge',
     );

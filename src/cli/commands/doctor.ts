@@ -384,13 +384,16 @@ async function checkForge(
   try {
     const client = await openForge({ ...forge, token: env[forge.tokenEnv], remoteUrl: url });
     const found = await client.repository();
+    const ok = found.canPush && found.lacks === undefined;
     return [
       {
-        verdict: found.canPush ? 'ok' : 'FAIL',
+        verdict: ok ? 'ok' : 'FAIL',
         name: 'forge',
-        detail: found.canPush
+        detail: ok
           ? `${found.name} on ${forge.apiUrl}, pushed to through ${forge.remote}; the token in ${forge.tokenEnv} reads it`
-          : `the token in ${forge.tokenEnv} reads ${found.name} but may not push to it`,
+          : found.lacks !== undefined
+            ? `the token in ${forge.tokenEnv} reads ${found.name} but lacks the scope ${found.lacks}: give it that scope to open merge requests and write notes`
+            : `the token in ${forge.tokenEnv} reads ${found.name} but may not push to it`,
       },
     ];
   } catch (error) {

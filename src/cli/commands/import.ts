@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Workspace } from '../../config/workspace.js';
 import { ForgeError, type IssueQuery } from '../../forge/forge.js';
+import type { ForgeKind } from '../../forge/config-schema.js';
 import { openIssues } from '../../forge/open.js';
 import { InputError, RalphError, isErrnoException } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
@@ -22,7 +23,18 @@ import { fieldsFromFlags, flagOf } from '../item-flags.js';
 import { openWorkspace } from '../open-workspace.js';
 import type { Output } from '../output.js';
 
-const GITHUB = /^github:([\w.-]+\/[\w.-]+)$/;
+/** A forge's issues as a source: `github:owner/name`, `gitlab:group/subgroup/name`. */
+const FORGE_SOURCE = /^(github|gitlab):([\w.-]+(?:\/[\w.-]+)+)$/;
+
+function forgeSourceOf(source: string): { kind: ForgeKind; repo: string } | undefined {
+  const found = FORGE_SOURCE.exec(source);
+  if (found === null) return undefined;
+  const kind = found[1] === 'gitlab' ? 'gitlab' : 'github';
+  const repo = found[2] ?? '';
+  if (kind === 'github' && repo.split('/').length !== 2)
+    throw new InputError(`${source}: a GitHub repository is "github:owner/name"`, 'source');
+  return { kind, repo };
+}
 
 /** A file as the items name it: from the workspace when it is inside it. */
 function refOf(root: string, file: string): string {
@@ -40,17 +52,17 @@ async function readSource(file: string): Promise<Buffer> {
   }
 }
 
-/** The forge's issues, read with the workspace's `forge` settings (or GitHub's defaults). */
-async function gitHubEntries(
+/** A forge's issues, read with the workspace's `forge` settings (or that forge's defaults). */
+async function forgeEntries(
   workspace: Workspace,
-  repo: string,
+  from: { kind: ForgeKind; repo: string },
   query: IssueQuery,
   items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
   try {
-    const forge = await openIssues(workspace.config.forge, repo, env);
-    return await issueEntries(forge, repo, query, items, workspace.config.import.trust);
+    const forge = await openIssues(workspace.config.forge, from.kind, from.repo, env);
+    return await issueEntries(forge, from, query, items, workspace.config.import.trust);
   } catch (error) {
     if (!(error instanceof ForgeError)) throw error;
     throw new RalphError(
@@ -70,16 +82,19 @@ async function entriesOf(
   items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
-  const github = GITHUB.exec(source);
-  if (github !== null) {
+  const from = forgeSourceOf(source);
+  if (from !== undefined) {
     const query: IssueQuery = {};
     for (const key of ['label', 'milestone', 'assignee'] as const)
       if (typeof options[key] === 'string') query[key] = options[key];
-    return gitHubEntries(workspace, github[1] ?? '', query, items, env);
+    return forgeEntries(workspace, from, query, items, env);
   }
   for (const flag of ['label', 'milestone', 'assignee'])
     if (options[flag] !== undefined)
-      throw new InputError(`--${flag}: only for github:<owner>/<repo>`, `--${flag}`);
+      throw new InputError(
+        `--${flag}: only for github:<owner>/<repo> or gitlab:<group>/<project>`,
+        `--${flag}`,
+      );
   const file = path.resolve(source);
   const ref = refOf(workspace.root, file);
   const bytes = await readSource(file);
@@ -97,7 +112,7 @@ async function entriesOf(
 const where = (item: Item) => {
   const s = item.source;
   if (s === undefined) return '';
-  if (s.kind === 'github') return ` (${s.ref}#${s.number})`;
+  if (s.kind === 'github' || s.kind === 'gitlab') return ` (${s.ref}#${s.number})`;
   return ` (${s.ref}${s.line === undefined ? '' : `:${s.line}`}${s.story === undefined ? '' : ` ${s.story}`})`;
 };
 
@@ -122,7 +137,8 @@ function stepLine(step: ImportStep, dryRun: boolean): string | undefined {
 
 /**
  * `ralph import <source>`: the open tasks of a markdown plan, the stories of a prd.json that
- * do not pass, or a GitHub repository's open issues (by label, milestone, assignee), as items.
+ * do not pass, or a GitHub repository's or GitLab project's open issues (by label, milestone,
+ * assignee), as items.
  * A second import adds nothing it added before: it updates what still waits, and cancels what
  * its source closed.
  */
@@ -141,7 +157,7 @@ export async function importWorkCommand(
       );
   const workspace = await openWorkspace(root);
   const now = Date.now();
-  const untrusted = GITHUB.test(source);
+  const untrusted = forgeSourceOf(source) !== undefined;
   const flags = await fieldsFromFlags(options, now);
   const defaults = untrusted ? untrustedDefaults(workspace, flags, flagOf) : flags;
   const dryRun = options.dryRun === true;
@@ -166,8 +182,8 @@ export async function importWorkCommand(
   const lines = steps.flatMap((step) => stepLine(step, dryRun) ?? []);
   if (steps.length === 0)
     lines.push(
-      GITHUB.test(source)
-        ? `No open issue of ${source.slice('github:'.length)} matches.`
+      untrusted
+        ? `No open issue of ${source.slice(source.indexOf(':') + 1)} matches.`
         : `${source} holds no task: a plan's tasks are list items with a box ("- [ ] …"), a prd.json's its userStories.`,
     );
   const count = (kind: ImportStep['kind']) => steps.filter((s) => s.kind === kind).length;
