@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pullRequestName } from '../queue/pull-request-name.js';
 import { git, gitSucceeds } from '../git/git.js';
 import { branchOf, identityEnv, repositoryRoot, retireWorktree } from '../git/worktree.js';
 import { itemWorktree } from '../config/workspace.js';
@@ -198,7 +199,7 @@ class Decisions implements StageDeclaration {
     const client = await forgeOfRepository(forge, repo, this.ctx.parentEnv);
     if ((await client.pullRequest(pull.number)).state !== 'open') return '';
     await client.push(repo, target);
-    return `; its pull request #${pull.number} given the revert`;
+    return `; its ${pullRequestName(pull)} given the revert`;
   }
 
   /** The item's pull request closed unmerged (rejected), or merged (accepted). */
@@ -210,31 +211,31 @@ class Decisions implements StageDeclaration {
     const forge = ctx.workspace.config.forge;
     const number = item.pullRequest?.number;
     if (number === undefined) return { kind: 'carried' };
+    const name = pullRequestName(item.pullRequest);
     if (forge === undefined)
       return {
         kind: 'refused',
-        failure: `its pull request #${number} cannot be ${effect === 'merge_pull_request' ? 'merged' : 'closed'}: ralph.config.json sets no "forge"`,
+        failure: `its ${name} cannot be ${effect === 'merge_pull_request' ? 'merged' : 'closed'}: ralph.config.json sets no "forge"`,
       };
     const client = await forgeOfRepository(forge, await this.repositoryOf(item), ctx.parentEnv);
     const pull = await client.pullRequest(number);
     if (effect === 'close_pull_request') {
       if (pull.state === 'open') await client.closePullRequest(number);
-      return { kind: 'carried', detail: `pull request #${number} closed` };
+      return { kind: 'carried', detail: `${name} closed` };
     }
-    if (pull.state === 'merged')
-      return { kind: 'carried', detail: `pull request #${number} was merged` };
+    if (pull.state === 'merged') return { kind: 'carried', detail: `${name} was merged` };
     if (pull.state === 'closed')
       return {
         kind: 'refused',
-        failure: `its pull request #${number} was closed: nothing to merge`,
+        failure: `its ${name} was closed: nothing to merge`,
       };
     const method = forge.merge === 'none' ? 'merge' : forge.merge;
     const merged = await client.merge(number, method, pull.headSha);
     return merged === 'merged'
-      ? { kind: 'carried', detail: `pull request #${number} merged (${method})` }
+      ? { kind: 'carried', detail: `${name} merged (${method})` }
       : {
           kind: 'refused',
-          failure: `its pull request #${number} cannot be merged as it is: its base moved on or it conflicts; bring it up to date, then accept it again`,
+          failure: `its ${name} cannot be merged as it is: its base moved on or it conflicts; bring it up to date, then accept it again`,
         };
   }
 

@@ -1,4 +1,5 @@
 import type { ForgeConfig } from './config-schema.js';
+import { pullRequestName } from '../queue/pull-request-name.js';
 import { ForgeError } from './forge.js';
 import { ForgeClients } from './forge-clients.js';
 import { resolveCommit } from '../git/worktree.js';
@@ -259,6 +260,7 @@ class PullRequestStage implements StageDeclaration {
       head,
       base: (kind === 'item' ? item.base : undefined) ?? forge.base,
       kind,
+      ...(forge.kind === 'gitlab' ? { forge: 'gitlab' as const } : {}),
     } as const;
     const after = await this.record(item, {
       kind: 'pull_request_opened',
@@ -298,8 +300,8 @@ class PullRequestStage implements StageDeclaration {
       if (now >= deadline)
         return this.refuse(forge, item, {
           outcome: 'checks_timeout',
-          error: `the checks of pull request #${pr.number} did not end within forge.checks.timeout (${line})`,
-          failure: `The checks of pull request #${pr.number} did not end in time (${line}).`,
+          error: `the checks of ${pullRequestName(pr)} did not end within forge.checks.timeout (${line})`,
+          failure: `The checks of ${pullRequestName(pr)} did not end in time (${line}).`,
           checks: `timed out, ${line}`,
         });
       await this.seen(item, line, forge);
@@ -310,7 +312,7 @@ class PullRequestStage implements StageDeclaration {
       const names = verdict.failed.map((check) => check.name);
       return this.refuse(forge, item, {
         outcome: 'checks_failed',
-        error: `pull request #${pr.number}: ${names.join(', ')} failed`,
+        error: `${pullRequestName(pr)}: ${names.join(', ')} failed`,
         failure: checksFailureText({ ...item, checksHead: pull.headSha }, verdict.failed, round),
         checks: `failed: ${names.join(', ')}`,
       });
@@ -322,7 +324,7 @@ class PullRequestStage implements StageDeclaration {
         const round = { number: (item.checkRounds ?? 0) + 1, of: forge.checks.maxFixRounds };
         return this.refuse(forge, item, {
           outcome: 'changes_requested',
-          error: `pull request #${pr.number}: ${reviews.changesRequested.map((r) => r.reviewer).join(', ')} requested changes`,
+          error: `${pullRequestName(pr)}: ${reviews.changesRequested.map((r) => r.reviewer).join(', ')} requested changes`,
           failure: changesRequestedText(item, reviews.changesRequested, round),
           checks: `${green}; changes requested`,
         });
@@ -347,7 +349,7 @@ class PullRequestStage implements StageDeclaration {
       const round = { number: (item.checkRounds ?? 0) + 1, of: forge.checks.maxFixRounds };
       return this.refuse(forge, item, {
         outcome: 'checks_failed',
-        error: `pull request #${pr.number}: ${pr.base} moved and conflicts with it`,
+        error: `${pullRequestName(pr)}: ${pr.base} moved and conflicts with it`,
         failure: baseConflictText(item, round),
         checks: `${green}; conflicts with ${pr.base}`,
       });

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { pullRequestName } from '../queue/pull-request-name.js';
 import path from 'node:path';
 import { sessionFiles } from '../archive/paths.js';
 import { SessionRecordSchema } from '../archive/record.js';
@@ -105,8 +106,8 @@ export function checksFailureText(
   const pr = item.pullRequest;
   const where =
     pr?.kind === 'landed'
-      ? `The checks of \`${pr.head}\` (pull request #${pr.number}, ${pr.url}), with your work landed on it, failed at ${short(item.checksHead)}:`
-      : `The checks of your pull request #${pr?.number ?? '?'} (${pr?.url ?? ''}) failed at ${short(item.checksHead)}:`;
+      ? `The checks of \`${pr.head}\` (${pullRequestName(pr)}, ${pr.url}), with your work landed on it, failed at ${short(item.checksHead)}:`
+      : `The checks of your ${pullRequestName(pr)} (${pr?.url ?? ''}) failed at ${short(item.checksHead)}:`;
   const checks = failed.map((check) =>
     [
       `### ${check.name}`,
@@ -137,7 +138,7 @@ export function changesRequestedText(
     ].join('\n'),
   );
   return [
-    `A review of pull request #${item.pullRequest?.number ?? '?'} (${item.pullRequest?.url ?? ''}) asks for changes:`,
+    `A review of ${pullRequestName(item.pullRequest)} (${item.pullRequest?.url ?? ''}) asks for changes:`,
     ...reviews,
     fixRequest(item, round),
   ].join('\n\n');
@@ -147,7 +148,7 @@ export function changesRequestedText(
 export function baseConflictText(item: Item, round: { number: number; of: number }): string {
   const pr = item.pullRequest;
   return [
-    `The checks of pull request #${pr?.number ?? '?'} (${pr?.url ?? ''}) passed, but \`${pr?.base ?? ''}\` moved meanwhile and cannot be merged into \`${pr?.head ?? ''}\` without conflicts.`,
+    `The checks of ${pullRequestName(pr)} (${pr?.url ?? ''}) passed, but \`${pr?.base ?? ''}\` moved meanwhile and cannot be merged into \`${pr?.head ?? ''}\` without conflicts.`,
     `Merge \`${pr?.base ?? ''}\` into your branch (\`git fetch\` first if it is a remote's), resolve every conflict keeping both sides' intent, and commit.`,
     fixRequest(item, round),
   ].join('\n\n');

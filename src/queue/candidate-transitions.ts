@@ -1,4 +1,5 @@
 import { addUsd } from '../lib/usd.js';
+import { pullRequestName } from './pull-request-name.js';
 import type { CandidateEntry, DecisionEffect, Item, ItemDecision, Judgement } from './item.js';
 import { accepted } from './decisions.js';
 import { afterReview, takenGoesOn } from './transitions.js';
@@ -158,7 +159,7 @@ export function candidateRefusal(item: Item, letter: string): string | undefined
     return `candidate ${letter} of ${item.id} is out: ${entry.out ?? 'it left no commit'}`;
   // A merge is not undone here; an open pull request is closed for the one taken.
   if (item.pullRequest?.kind === 'item' && !statusIs(item.status, 'pullRequestOpen'))
-    return `${item.id}'s pull request #${item.pullRequest.number} was merged or closed: another candidate cannot be taken for it`;
+    return `${item.id}'s ${pullRequestName(item.pullRequest)} was merged or closed: another candidate cannot be taken for it`;
   if (item.decision?.kind === 'accepted' && item.decision.candidate === letter)
     return `candidate ${letter} of ${item.id} was taken already`;
   return undefined;

@@ -79,7 +79,11 @@ const PullRequestSchema = z.strictObject({
   base: z.string().min(1),
   /** `item`: the item's own branch; `landed`: the land target's, shared by what landed. */
   kind: z.enum(['item', 'landed']),
+  /** GitLab's merge request; GitHub's pull request when unsaid. */
+  forge: z.literal('gitlab').optional(),
 });
+
+export type PullRequestRecord = z.output<typeof PullRequestSchema>;
 
 /**
  * Where an imported item came from (`ralph import`): a plan's checklist item, a `prd.json`

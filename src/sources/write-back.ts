@@ -1,4 +1,5 @@
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
+import { pullRequestName } from '../queue/pull-request-name.js';
 import type { StageContext } from '../stage/context.js';
 import { statusIs } from '../queue/item-status.js';
 import { isIssueSource, type IssueSource, type Item } from '../queue/item.js';
@@ -11,7 +12,7 @@ function whereText(item: Item): string[] {
       : `landed on \`${item.landedOn}\`${item.landedCommit === undefined ? '' : ` at ${item.landedCommit.slice(0, 12)}`}`,
     item.pullRequest === undefined
       ? undefined
-      : `${item.source?.kind === 'gitlab' ? `merge request !${item.pullRequest.number}` : `pull request #${item.pullRequest.number}`}: ${item.pullRequest.url}`,
+      : `${pullRequestName(item.pullRequest)}: ${item.pullRequest.url}`,
     item.branch === undefined ? undefined : `branch \`${item.branch}\``,
   ].filter((part) => part !== undefined);
   return where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`];

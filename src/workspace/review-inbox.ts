@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { pullRequestName } from '../queue/pull-request-name.js';
 import type { IndexEntry } from '../archive/index-entry.js';
 import { reviewEnds, type ReviewEnd } from '../archive/report.js';
 import { waitOf, waitsOnPerson, type PersonWait } from '../queue/decisions.js';
@@ -255,8 +256,7 @@ const WHAT_HAPPENED: Partial<Record<ItemStatus, (item: Item, size: string) => st
     `waits to land: ${firstLine(item.lastError ?? 'its landing could not be made')}`,
   deciding: (item) =>
     `${item.decision?.kind ?? 'decided'}, being carried out (${(item.decision?.effects ?? []).join(', ')}); if no night runs, ralph recover finishes it`,
-  awaiting_merge: (item, size) =>
-    `pull request #${item.pullRequest?.number ?? '?'} ready to merge${size}`,
+  awaiting_merge: (item, size) => `${pullRequestName(item.pullRequest)} ready to merge${size}`,
 };
 
 function doneText(item: Item, size: string): string {

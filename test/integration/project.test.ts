@@ -49,9 +49,16 @@ describe('the project', () => {
 
     // Its lockfile found: node_modules is built once by npm ci and copied into each worktree.
     fs.writeFileSync(path.join(app, 'package-lock.json'), '{}\n');
+    // Its origin on a self-hosted GitLab: init says how to give its work merge requests.
+    execFileSync('git', ['remote', 'add', 'origin', 'git@gitlab.acme.example:platform/app.git'], {
+      cwd: app,
+    });
     const named = await ralphIn(dir, ['init', 'night', '--project', 'app']);
     expect(named.code).toBe(0);
     expect(named.stdout).toContain(`Project: ${app}, the agents' work dir`);
+    expect(named.stdout).toContain(
+      'Forge: GitLab at https://gitlab.acme.example (origin is platform/app): for a merge request of each item\'s work, with its pipeline in the loop, add "git": {"enabled": true} and "forge": {"kind":"gitlab","apiUrl":"https://gitlab.acme.example","repo":"platform/app"} to ralph.config.json, and set GITLAB_TOKEN where ralph runs',
+    );
     expect(named.stdout).toContain(
       'Dependencies: node_modules of package-lock.json, built once by `npm ci`',
     );

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, remove, type Item, type Items } from '../api.js';
 import { bulkStatusesFor } from '../../../src/queue/lifecycle.js';
 import { holderOf, statusIs } from '../../../src/queue/item-status.js';
+import { pullRequestName } from '../../../src/queue/pull-request-name.js';
 import { money } from '../format.js';
 import { useLive } from '../live.js';
 import { NightSummary, useNight } from './night.js';
@@ -92,7 +93,7 @@ function Card({
       {item.pullRequest !== undefined && (
         <div class="note" title={item.checks}>
           <a href={item.pullRequest.url} target="_blank" rel="noopener noreferrer">
-            PR #{item.pullRequest.number}
+            {pullRequestName(item.pullRequest, true)}
           </a>
           {item.mergedAt === undefined && item.checks !== undefined ? ` · ${item.checks}` : ''}
         </div>

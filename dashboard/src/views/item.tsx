@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, type Diff, type ItemDetail, type SessionEntry } from '../api.js';
 import { plural } from '../../../src/lib/text.js';
 import { sourceText } from '../../../src/queue/source-text.js';
+import { pullRequestName } from '../../../src/queue/pull-request-name.js';
 import { formatDuration, money, when } from '../format.js';
 import { MessageBox } from './message-box.js';
 import { Candidates } from './candidates.js';
@@ -231,9 +232,8 @@ function PullRequestLine({ item }: { item: ItemDetail }) {
   if (pullRequest === undefined) return null;
   return (
     <div class={item.mergedAt !== undefined ? 'ok' : ''}>
-      pull request{' '}
       <a href={pullRequest.url} target="_blank" rel="noopener noreferrer">
-        #{pullRequest.number}
+        {pullRequestName(pullRequest)}
       </a>{' '}
       ({pullRequest.head} into {pullRequest.base}) ·{' '}
       {item.mergedAt !== undefined ? `merged ${when(item.mergedAt)}` : (item.checks ?? 'opening')}

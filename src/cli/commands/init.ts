@@ -14,7 +14,8 @@ import {
   makePrivateDirs,
   openExclusive,
 } from '../../lib/fs.js';
-import { repositoryRoot } from '../../git/worktree.js';
+import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
+import { forgeOfRemote } from '../../forge/remote.js';
 import { ExitCode } from '../../lib/exit-codes.js';
 import {
   BOOTSTRAP_PROMPT,
@@ -176,10 +177,30 @@ export async function initCommand(
         ? 'Sandbox: bwrap (bubblewrap works here: each agent and its gates in a sandbox of their own)'
         : `Sandbox: none (${probe.problem})`,
     );
+  const forge = project === undefined ? undefined : await forgeLine(project.dir);
+  if (forge !== undefined) output.out(forge);
   const away = path.relative(options.here, root);
   const cd = away === '' ? '' : `cd ${shellQuote([away.startsWith('..') ? root : away])} && `;
   output.out(`Next: ${cd}ralph add "<task>" && ralph run --drain`);
   return ExitCode.ok;
+}
+
+/**
+ * What init says of the project's forge, when its `origin` is on GitHub or GitLab: the settings
+ * that open pull requests (merge requests) for the night's work. Not written: pushing branches to a
+ * shared remote is the person's choice.
+ */
+async function forgeLine(project: string): Promise<string | undefined> {
+  const url = await remoteUrl(project, 'origin').catch(() => undefined);
+  const found = url === undefined ? undefined : forgeOfRemote(url);
+  if (found === undefined) return undefined;
+  const gitlab = found.kind === 'gitlab';
+  const settings = {
+    kind: found.kind,
+    ...(found.apiUrl === undefined ? {} : { apiUrl: found.apiUrl }),
+    repo: found.repo,
+  };
+  return `Forge: ${gitlab ? 'GitLab' : 'GitHub'} ${found.apiUrl === undefined ? '' : `at ${found.apiUrl} `}(origin is ${found.repo}): for a ${gitlab ? 'merge request' : 'pull request'} of each item's work, with its ${gitlab ? 'pipeline' : 'checks'} in the loop, add "git": {"enabled": true} and "forge": ${JSON.stringify(settings)} to ralph.config.json, and set ${gitlab ? 'GITLAB_TOKEN' : 'GITHUB_TOKEN'} where ralph runs`;
 }
 
 /** What init says of the project: named, found, kept as the config had it, or none yet. */

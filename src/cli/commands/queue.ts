@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pullRequestName } from '../../queue/pull-request-name.js';
 import { InputError } from '../../lib/errors.js';
 import { writeFileAtomically } from '../../lib/fs.js';
 import { readQueueFileToImport } from '../../queue/store.js';
@@ -61,7 +62,7 @@ export async function queueCommand(
 function pullRequestNote(item: Item): string | undefined {
   const pr = item.pullRequest;
   if (pr === undefined) return undefined;
-  return `PR #${pr.number} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
+  return `${pullRequestName(pr, true)} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
 }
 
 /**

@@ -73,7 +73,7 @@ async function itemLines(
         ? ['Pull request: being opened']
         : []
       : [
-          `Pull request: #${pr.number} ${pr.url} (${pr.head} into ${pr.base})`,
+          `${pr.forge === 'gitlab' ? 'Merge request: !' : 'Pull request: #'}${pr.number} ${pr.url} (${pr.head} into ${pr.base})`,
           `Checks:   ${item.mergedAt !== undefined ? `merged ${item.mergedAt}` : (item.checks ?? 'not read yet')}${item.checkRounds ? `, ${item.checkRounds} failed round${item.checkRounds === 1 ? '' : 's'}` : ''}`,
         ];
   const source =
