@@ -243,9 +243,10 @@ class PullRequestStage implements StageDeclaration {
     const lease = kind === 'item' && item.pullRequest?.head === head ? item.checksHead : undefined;
     await client.push(repo, head, lease);
     const task = await taskOf(ctx.workspace.root, item);
+    const base = (kind === 'item' ? item.base : undefined) ?? forge.base;
     const pull = await client.openPullRequest({
       head,
-      base: (kind === 'item' ? item.base : undefined) ?? forge.base,
+      base,
       title: kind === 'landed' ? `ralph: ${head}` : item.title,
       body: ctx.redactor.redact(
         pullRequestBody(item, task, session, await this.fixesOf(item, head)),
@@ -254,14 +255,9 @@ class PullRequestStage implements StageDeclaration {
       labels: forge.labels,
       reviewers: forge.reviewers,
     });
-    const pullRequest = {
-      number: pull.number,
-      url: pull.url,
-      head,
-      base: (kind === 'item' ? item.base : undefined) ?? forge.base,
-      kind,
-      ...(forge.kind === 'gitlab' ? { forge: 'gitlab' as const } : {}),
-    } as const;
+    const { number, url } = pull;
+    const gitlab = forge.kind === 'gitlab' ? { forge: 'gitlab' as const } : {};
+    const pullRequest = { number, url, head, base, kind, ...gitlab } as const;
     const after = await this.record(item, {
       kind: 'pull_request_opened',
       opened: { pullRequest, head: sha },
