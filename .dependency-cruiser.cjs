@@ -31,6 +31,7 @@ const FEATURES = [
   'candidates',
   'forecast',
   'lessons',
+  'linear',
 ];
 
 /**
@@ -112,6 +113,9 @@ const MAY_IMPORT = {
   // rules by a session it asks for; a rule a person accepted is given to every later session
   // (through its ports: the rules in force and the store of their checks).
   lessons: ['lib', 'config', 'git', 'queue', 'events', 'stage', 'prompt'],
+  // Linear, a source both ways: its issues as entries of the queue's shape (through the sources'
+  // entry and task-list ports), and the stage that moves each issue as its item is worked.
+  linear: ['lib', 'config', 'queue', 'events', 'stage', 'sources'],
   // The one interface of the stages beside the workers, and what a stage is given of the run.
   // A stage room (land, forge) imports it and never the runner nor another stage room.
   stage: ['lib', 'config', 'queue', 'events', 'agent', 'sandbox', 'notify'],
@@ -194,6 +198,7 @@ const STAGE_ROOMS = [...new Set(STAGE_IMPORTS.map(([, room]) => room))];
  */
 const PORTS_BETWEEN_ROOMS = {
   sources: ['^src/forge/(forge|open)[.]ts$'],
+  linear: ['^src/sources/(entry|task-list)[.]ts$'],
   land: ['^src/environment/(make-ready|repository|config-schema)[.]ts$'],
   // A person's decision carried out with the lander's means (a gated revert in a kept worktree)
   // and the forge's (a pull request merged or closed).

@@ -184,16 +184,22 @@ function queueCommands(program: commander.Command, app: App): void {
     program
       .command('import <source>')
       .description(
-        "add the open tasks of a markdown plan, a prd.json's stories, or a GitHub repository's issues (github:<owner>/<repo>); again: updates, never duplicates",
+        "add the open tasks of a markdown plan, a prd.json's stories, a GitHub repository's or GitLab project's issues (github:<owner>/<repo>, gitlab:<group>/<project>), or a Linear team's (linear:<TEAM>); again: updates, never duplicates",
       )
       .option('--dry-run', 'say what would be added, updated and cancelled; change nothing')
       .option('--chain', 'each new item depends on the one before it')
-      .option('--label <label>', 'github: the issues with this label')
+      .option('--label <label>', 'github, gitlab, linear: the issues with this label')
       .option(
         '--milestone <milestone>',
-        'github: the issues of this milestone (its title or number)',
+        'github, gitlab: the issues of this milestone (its title, or number on GitHub)',
       )
-      .option('--assignee <login>', 'github: the issues assigned to this login'),
+      .option('--assignee <login>', 'the issues assigned to this login (linear: an email, or "me")')
+      .option(
+        '--state <types>',
+        'linear: the issues in states of these types, comma-separated (default: unstarted)',
+      )
+      .option('--project <name>', 'linear: the issues of this project')
+      .option('--cycle <cycle>', 'linear: the issues of this cycle (its number, or "current")'),
   ).action(async (source: string, options: Record<string, unknown>) => {
     const { importWorkCommand } = await import('./commands/import.js');
     app.done(await importWorkCommand(app.root(), source, options, app.output, app.env));

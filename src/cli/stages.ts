@@ -4,6 +4,7 @@ import { setups } from '../environment/setup-stage.js';
 import { pullRequests } from '../forge/pull-request-stage.js';
 import { lander } from '../land/lander.js';
 import { lessons } from '../lessons/lessons-stage.js';
+import { linearWriteBack } from '../linear/linear-stage.js';
 import { pushes } from '../push/push-stage.js';
 import { reviews } from '../review/review-stage.js';
 import { writeBack } from '../sources/write-back.js';
@@ -22,6 +23,7 @@ export const STAGES: readonly StageFactory[] = [
   lander,
   pullRequests,
   writeBack,
+  linearWriteBack,
   decisions,
   lessons,
 ];

@@ -22,6 +22,7 @@ import { NotifierSchema } from '../notify/config-schema.js';
 import { QueueSchema } from '../queue/config-schema.js';
 import { ReviewSchema } from '../review/config-schema.js';
 import { LessonsSchema } from '../lessons/config-schema.js';
+import { LinearSchema } from '../linear/config-schema.js';
 import { CandidateChoiceSchema, CandidatesSchema } from '../candidates/config-schema.js';
 import { SandboxChoiceSchema, SandboxSchema } from '../sandbox/config-schema.js';
 import { ImportSchema } from '../sources/config-schema.js';
@@ -239,6 +240,9 @@ export const ConfigSchema = z
     forge: ForgeSchema.optional().describe('Pull requests with CI in the loop; none without it.'),
     import: ImportSchema.prefault({}).describe(
       '`ralph import`: how work taken from an issue tracker runs and is told back.',
+    ),
+    linear: LinearSchema.prefault({}).describe(
+      'Linear, a source of work both ways: its issues imported (`ralph import linear:<TEAM>`), moved as their items are worked.',
     ),
     notify: z
       .array(NotifierSchema)

@@ -280,6 +280,10 @@ export interface RunnerEvents {
   forge_comment_failed: { item: string; error: string };
   /** Items await checks and no `forge` is set to read them from. */
   forge_unconfigured: { items: string; reason: string };
+  /** An imported Linear issue moved as its item is worked (`told`: what its new state means). */
+  linear_told: { item: string; issue: string; told: string; state?: string };
+  /** Linear refused the key (the night pauses) or did not answer (asked again at `retryAt`). */
+  linear_failed: { item: string; error: string; retryAt?: string };
   /** A stage's step for an item threw: the item waits where it is, looked at again later. */
   stage_failed: { stage: string; item: string; error: string };
   /** `forge.maxOpen` reached: no new item starts. */

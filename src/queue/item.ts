@@ -90,14 +90,21 @@ export type PullRequestRecord = z.output<typeof PullRequestSchema>;
  * story, or a forge's issue. `key` is what a second import finds it by.
  */
 export const SourceSchema = z.strictObject({
-  kind: z.enum(['plan', 'prd', 'github', 'gitlab']),
+  kind: z.enum(['plan', 'prd', 'github', 'gitlab', 'linear']),
   key: z.string().min(1),
-  /** The plan or prd file (as given), or the issue's `owner/name` (its GitLab project's path). */
+  /**
+   * The plan or prd file (as given), the issue's `owner/name` (its GitLab project's path), or
+   * its Linear team's key.
+   */
   ref: z.string().min(1),
-  /** The plan's line, the story's id, the issue's number. */
+  /** The plan's line, the story's id, the issue's number (a Linear issue's: ENG-12's 12). */
   line: z.int().positive().optional(),
   story: z.string().optional(),
   number: z.int().positive().optional(),
+  /** The tracker's own id of the issue (Linear's), which its changes name. */
+  remoteId: z.string().min(1).optional(),
+  /** Linear: the state ralph last moved the issue to (by what it means), once. */
+  told: z.enum(['started', 'review', 'done', 'back']).optional(),
   url: z.string().optional(),
   /** Who wrote the issue: its text is theirs, fenced in the prompt as such unless trusted. */
   author: z.string().optional(),

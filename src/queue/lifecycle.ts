@@ -9,6 +9,7 @@ import type {
   ItemVerdict,
   Judgement,
   Message,
+  Source,
 } from './item.js';
 import { lifeFieldsIn } from './item-life.js';
 import {
@@ -171,6 +172,8 @@ export type ItemEvent =
   | { kind: 'done_at_source'; now: number }
   /** Its start was told to its issue. */
   | { kind: 'start_told'; now: number }
+  /** Its tracker's issue was moved to the state of this meaning (Linear's). */
+  | { kind: 'source_told'; told: NonNullable<Source['told']>; now: number }
   /** Its end was told to its issue. */
   | { kind: 'written_back'; now: number }
   /** Its branch was pushed to the remote it waited for. */
@@ -538,6 +541,17 @@ export const LIFECYCLE: Lifecycle = {
           ? 'its start was told already'
           : undefined,
     apply: (item, e) => startTold(item, e.now),
+  },
+  source_told: {
+    from: ITEM_STATUSES,
+    refuse: (item, e) =>
+      item.source === undefined
+        ? 'it was not imported'
+        : item.source.told === e.told
+          ? `its issue was told "${e.told}" already`
+          : undefined,
+    apply: (item, e) =>
+      item.source === undefined ? item : { ...item, source: { ...item.source, told: e.told } },
   },
   written_back: {
     from: statusesWhere('finished'),

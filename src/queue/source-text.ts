@@ -7,6 +7,8 @@ export function sourceText(source: Source): string {
       return `GitHub issue ${source.ref}#${source.number ?? '?'}`;
     case 'gitlab':
       return `GitLab issue ${source.ref}#${source.number ?? '?'}`;
+    case 'linear':
+      return `Linear issue ${source.ref}-${source.number ?? '?'}`;
     case 'plan':
       return `plan ${source.ref}${source.line === undefined ? '' : `:${source.line}`}`;
     case 'prd':

@@ -19,6 +19,11 @@ export interface SourceEntry {
   /** What must hold for it to be done: a story's acceptance criteria, a task's plain sub-bullets. */
   criteria?: string[];
   vars?: Record<string, string>;
+  /**
+   * The source keys of the entries it waits for (a Linear issue's sub-issues and blockers): the
+   * items made of them, new or imported before, are its dependencies.
+   */
+  after?: string[];
   source: Source;
   /** Why a new item is not to be made of it (its author is not trusted), if so. */
   skip?: string;

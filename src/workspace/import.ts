@@ -97,6 +97,17 @@ export function planImport(
   for (const item of items) if (item.source !== undefined) byKey.set(item.source.key, item);
   const taken = new Set(items.map((i) => i.id));
   const stamp = new Date(options.now).toISOString();
+  // Each new entry's id, known before any is made: an entry may wait for one listed after it.
+  const idOf = new Map<string, string>();
+  for (const item of items) if (item.source !== undefined) idOf.set(item.source.key, item.id);
+  for (const entry of entries)
+    if (!idOf.has(entry.source.key) && entry.state === 'open' && entry.skip === undefined)
+      idOf.set(entry.source.key, freeId(entry.id, taken));
+  const waitsFor = (entry: SourceEntry) =>
+    (entry.after ?? []).flatMap((key) => {
+      const id = idOf.get(key);
+      return id === undefined ? [] : [id];
+    });
   let previous: string | undefined;
   return entries.map((entry): ImportStep => {
     const known = byKey.get(entry.source.key);
@@ -116,15 +127,18 @@ export function planImport(
     const item = validateItem(
       {
         ...defaults,
-        id: freeId(entry.id, taken),
+        id: idOf.get(entry.source.key) ?? freeId(entry.id, taken),
         title: titleOf(entry.title),
         body: entry.body === '' ? undefined : bodyOf(entry),
         priority: entry.priority ?? defaults.priority ?? 0,
         vars: { ...defaults.vars, ...entry.vars },
         criteria: criteriaOf(entry) ?? defaults.criteria,
         dependsOn: [
-          ...(defaults.dependsOn ?? []),
-          ...(options.chain && previous !== undefined ? [previous] : []),
+          ...new Set([
+            ...(defaults.dependsOn ?? []),
+            ...(options.chain && previous !== undefined ? [previous] : []),
+            ...waitsFor(entry),
+          ]),
         ],
         source: entry.source,
         createdAt: stamp,

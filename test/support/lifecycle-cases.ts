@@ -409,6 +409,10 @@ export const LIFECYCLE_CASES: { readonly [K in ItemEventKind]: Case } = {
     event: { kind: 'start_told', now: NOW },
     to: every(ITEM_STATUSES, 'same'),
   },
+  source_told: {
+    event: { kind: 'source_told', told: 'started', now: NOW },
+    to: every(ITEM_STATUSES, 'same'),
+  },
   written_back: {
     event: { kind: 'written_back', now: NOW },
     to: every(['awaiting_merge', 'done', 'failed', 'cancelled'], 'same'),

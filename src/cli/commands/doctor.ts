@@ -42,6 +42,7 @@ import { bubblewrapOf, probeSandbox } from '../../sandbox/probe.js';
 import { openForge } from '../../forge/open.js';
 import { remoteUrl, repositoryRoot } from '../../git/worktree.js';
 import { checkCliInSandbox } from './doctor-sandbox.js';
+import { checkLinear } from './doctor-linear.js';
 import type { Check } from './doctor-check.js';
 import { statusIs } from '../../queue/item-status.js';
 
@@ -491,6 +492,7 @@ async function checkWork(
     );
   }
   if (config.forge !== undefined) checks.push(...(await checkForge(workspace, env)));
+  checks.push(...(await checkLinear(workspace, env)));
   checks.push(...checkNotify(workspace, env));
   // What each unfinished item needs to run, as `ralph add` checks it: found now, not at night.
   const items = await withQueueReader(workspace, env, (queue) => queue.list()).catch(() => []);

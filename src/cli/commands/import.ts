@@ -6,11 +6,13 @@ import type { ForgeKind } from '../../forge/config-schema.js';
 import { openIssues } from '../../forge/open.js';
 import { InputError, RalphError, isErrnoException } from '../../lib/errors.js';
 import { ExitCode } from '../../lib/exit-codes.js';
-import type { Item } from '../../queue/item.js';
+import type { Item, Source } from '../../queue/item.js';
 import { withQueue } from '../../queue/open.js';
 import { SourceError, type SourceEntry } from '../../sources/entry.js';
 import { issueEntries } from '../../sources/issues.js';
 import { planEntries, planText } from '../../sources/plan.js';
+import { linearEntries } from '../../linear/issues.js';
+import { LinearRefusal, openLinear, type LinearQuery } from '../../linear/tracker.js';
 import { prdEntries } from '../../sources/prd.js';
 import {
   applyImport,
@@ -74,6 +76,60 @@ async function forgeEntries(
   }
 }
 
+const LINEAR_SOURCE = /^linear:([A-Za-z0-9]{1,7})$/;
+
+/** The issues of a Linear team, read with the workspace's `linear` settings. */
+async function linearEntriesOf(
+  workspace: Workspace,
+  team: string,
+  options: Record<string, unknown>,
+  items: readonly Item[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SourceEntry[]> {
+  const text = (key: string) => (typeof options[key] === 'string' ? options[key] : undefined);
+  const states = text('state')
+    ?.split(',')
+    .map((s) => s.trim());
+  for (const state of states ?? [])
+    if (!LINEAR_STATE_TYPES.includes(state))
+      throw new InputError(
+        `--state ${state}: a Linear state type, one of ${LINEAR_STATE_TYPES.join(', ')} (types, never names: a team names its states as it likes)`,
+        '--state',
+      );
+  const cycle = text('cycle');
+  if (cycle !== undefined && cycle !== 'current' && !/^\d+$/.test(cycle))
+    throw new InputError(`--cycle ${cycle}: a cycle's number, or "current"`, '--cycle');
+  const { linear } = workspace.config;
+  try {
+    const tracker = await openLinear({ ...linear, token: env[linear.tokenEnv] });
+    const query: LinearQuery = {
+      ...(states === undefined ? {} : { states }),
+      ...(text('label') === undefined ? {} : { label: text('label') }),
+      ...(text('project') === undefined ? {} : { project: text('project') }),
+      ...(cycle === undefined ? {} : { cycle }),
+      ...(text('assignee') === undefined ? {} : { assignee: text('assignee') }),
+    };
+    return await linearEntries(
+      tracker,
+      team.toUpperCase(),
+      query,
+      items,
+      workspace.config.import.trust,
+    );
+  } catch (error) {
+    if (!(error instanceof LinearRefusal)) throw error;
+    throw new RalphError(
+      `ralph import: ${error.message}; nothing was imported`,
+      error.kind === 'rate_limited' || error.kind === 'unavailable'
+        ? ExitCode.unavailable
+        : ExitCode.usage,
+    );
+  }
+}
+
+/** The state types of Linear's workflows an import may ask for. */
+const LINEAR_STATE_TYPES = ['triage', 'backlog', 'unstarted', 'started'];
+
 /** The entries of a plan, a prd.json, or a forge's issues. */
 async function entriesOf(
   workspace: Workspace,
@@ -82,6 +138,11 @@ async function entriesOf(
   items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
+  const team = LINEAR_SOURCE.exec(source)?.[1];
+  if (team !== undefined) return linearEntriesOf(workspace, team, options, items, env);
+  for (const flag of ['state', 'project', 'cycle'])
+    if (options[flag] !== undefined)
+      throw new InputError(`--${flag}: only for linear:<TEAM>`, `--${flag}`);
   const from = forgeSourceOf(source);
   if (from !== undefined) {
     const query: IssueQuery = {};
@@ -109,12 +170,14 @@ async function entriesOf(
   }
 }
 
-const where = (item: Item) => {
-  const s = item.source;
-  if (s === undefined) return '';
-  if (s.kind === 'github' || s.kind === 'gitlab') return ` (${s.ref}#${s.number})`;
-  return ` (${s.ref}${s.line === undefined ? '' : `:${s.line}`}${s.story === undefined ? '' : ` ${s.story}`})`;
-};
+/** Where an entry came from, in a few characters: `acme/app#12`, `ENG-12`, `plan.md:4`. */
+function sourceRef(s: Source): string {
+  if (s.kind === 'github' || s.kind === 'gitlab') return `${s.ref}#${s.number ?? '?'}`;
+  if (s.kind === 'linear') return `${s.ref}-${s.number ?? '?'}`;
+  return `${s.ref}${s.line === undefined ? '' : `:${s.line}`}${s.story === undefined ? '' : ` ${s.story}`}`;
+}
+
+const where = (item: Item) => (item.source === undefined ? '' : ` (${sourceRef(item.source)})`);
 
 /** One line a step: what was (or would be) done. */
 function stepLine(step: ImportStep, dryRun: boolean): string | undefined {
@@ -129,7 +192,7 @@ function stepLine(step: ImportStep, dryRun: boolean): string | undefined {
     case 'complete':
       return `${would('done', 'mark done')} ${step.item.id}: ${step.item.title}${where(step.item)} — done at its source`;
     case 'skip':
-      return `${would('skipped', 'skip')} ${step.entry.title} (${step.entry.source.ref}#${step.entry.source.number ?? '?'}) — ${step.reason}`;
+      return `${would('skipped', 'skip')} ${step.entry.title} (${sourceRef(step.entry.source)}) — ${step.reason}`;
     case 'keep':
       return undefined;
   }
@@ -157,7 +220,7 @@ export async function importWorkCommand(
       );
   const workspace = await openWorkspace(root);
   const now = Date.now();
-  const untrusted = forgeSourceOf(source) !== undefined;
+  const untrusted = forgeSourceOf(source) !== undefined || LINEAR_SOURCE.test(source);
   const flags = await fieldsFromFlags(options, now);
   const defaults = untrusted ? untrustedDefaults(workspace, flags, flagOf) : flags;
   const dryRun = options.dryRun === true;
