@@ -265,7 +265,7 @@ export interface PullRequestOfItem {
   lastOutcome?: string;
   checks?: string;
   checkRounds?: number;
-  pullRequest?: { number: number; url: string };
+  pullRequest?: { number: number; url: string; forge?: 'gitlab' };
 }
 
 /** An item's pull request as the report tells it. */
@@ -278,6 +278,8 @@ export interface PullRequestReport {
   checks?: string;
   /** Times its checks failed (or a review asked for changes). */
   redRounds: number;
+  /** GitLab's merge request; GitHub's pull request when unsaid. */
+  forge?: 'gitlab';
 }
 
 /** The pull requests of the items worked on in `entries`, by number; none: undefined. */
@@ -301,6 +303,7 @@ export function pullRequestsReport(
                 : item.status,
             ...(item.checks === undefined ? {} : { checks: item.checks }),
             redRounds: item.checkRounds ?? 0,
+            ...(item.pullRequest.forge === undefined ? {} : { forge: item.pullRequest.forge }),
           },
         ],
   );

@@ -6,7 +6,7 @@ import type { LinearIssue, LinearQuery, LinearTracker } from './tracker.js';
 
 /** Whose issues are work: anyone else's are skipped or fenced (`import.trust`). */
 export interface LinearTrust {
-  /** People trusted whatever their role, by email. */
+  /** People trusted whatever their role, by email or Linear username. */
   logins: readonly string[];
   others: 'skip' | 'fence';
 }
@@ -27,7 +27,8 @@ function standingOf(issue: LinearIssue, trust: LinearTrust): { trusted: boolean;
   const creator = issue.creator;
   if (creator === undefined) return { trusted: false, as: 'INTEGRATION' };
   const as = creator.guest ? 'GUEST' : creator.admin ? 'ADMIN' : 'MEMBER';
-  return { trusted: !creator.guest || trust.logins.includes(creator.email), as };
+  const named = trust.logins.includes(creator.email) || trust.logins.includes(creator.displayName);
+  return { trusted: !creator.guest || named, as };
 }
 
 /**
@@ -64,7 +65,7 @@ function entryOf(issue: LinearIssue, trust: LinearTrust, before: ReadonlySet<str
       number: issue.number,
       remoteId: issue.id,
       url: issue.url,
-      ...(issue.creator === undefined ? {} : { author: issue.creator.email }),
+      ...(issue.creator === undefined ? {} : { author: issue.creator.displayName }),
       association: as,
       ...(trusted ? { trusted: true } : {}),
     },

@@ -47,7 +47,7 @@ export interface LinearIssue {
   state: LinearState;
   teamKey: string;
   /** Who made it: none for an issue an integration made (a form, a support tool). */
-  creator?: { name: string; email: string; guest: boolean; admin: boolean };
+  creator?: { name: string; displayName: string; email: string; guest: boolean; admin: boolean };
   children: LinearRef[];
   /** The issues that block it ("blocks" relations to it). */
   blockedBy: LinearRef[];
@@ -80,7 +80,7 @@ const ISSUE_FIELDS = `
   id identifier number title description url
   state { id name type position }
   team { key }
-  creator { name email guest admin }
+  creator { name displayName email guest admin }
   children(first: 50) { nodes { id identifier state { type } } }
   inverseRelations(first: 50) { nodes { type issue { id identifier state { type } } } }
 `;
@@ -115,7 +115,13 @@ interface RawIssue {
   url: string;
   state: LinearState;
   team: { key: string };
-  creator?: { name: string; email: string; guest: boolean; admin: boolean } | null;
+  creator?: {
+    name: string;
+    displayName: string;
+    email: string;
+    guest: boolean;
+    admin: boolean;
+  } | null;
   children: { nodes: RawRef[] };
   inverseRelations: { nodes: { type: string; issue: RawRef }[] };
 }

@@ -168,6 +168,8 @@ export interface PullRequestTally {
   /** `awaiting_checks`, or `awaiting_merge` once they passed. */
   status: ItemStatus;
   checks?: string;
+  /** GitLab's merge request; GitHub's pull request when unsaid. */
+  forge?: 'gitlab';
 }
 
 /**

@@ -40,6 +40,7 @@ export function pullRequestTally(items: readonly Item[]): PullRequestTally[] {
       url: item.pullRequest?.url ?? '',
       status: item.status,
       ...(item.checks === undefined ? {} : { checks: item.checks }),
+      ...(item.pullRequest?.forge === undefined ? {} : { forge: item.pullRequest.forge }),
     }))
     .sort((a, b) => a.number - b.number);
 }

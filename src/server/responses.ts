@@ -105,6 +105,7 @@ export const HealthAnswer = z.strictObject({
         url: z.string(),
         status: z.enum(ITEM_STATUSES),
         checks: z.string().optional(),
+        forge: z.literal('gitlab').optional(),
       }),
     )
     .optional(),
@@ -339,6 +340,7 @@ const PullRequestsAnswer = z.array(
     state: z.string(),
     checks: z.string().optional(),
     redRounds: z.number(),
+    forge: z.literal('gitlab').optional(),
   }),
 );
 

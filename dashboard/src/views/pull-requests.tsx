@@ -1,4 +1,5 @@
 import type { Report } from '../api.js';
+import { pullRequestName } from '../../../src/queue/pull-request-name.js';
 
 type PullRequests = NonNullable<Report['pullRequests']>;
 
@@ -29,7 +30,7 @@ export function PullRequestsSummary({ pulls }: { pulls: PullRequests | undefined
           return (
             <li key={p.number}>
               <a href={p.url} target="_blank" rel="noopener noreferrer">
-                #{p.number}
+                {pullRequestName(p, true)}
               </a>{' '}
               <a href={`#/items/${p.itemId}`}>{p.itemId}</a>{' '}
               <span class={state.tone}>{state.text}</span>

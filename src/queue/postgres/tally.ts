@@ -40,7 +40,7 @@ export async function tallyOf(db: Db, name: string): Promise<QueueTally> {
       db.query<{
         id: string;
         status: ItemStatus;
-        pr: { number: number; url: string };
+        pr: { number: number; url: string; forge?: 'gitlab' };
         checks: string | null;
       }>(
         `SELECT id, status, doc->'pullRequest' AS pr, doc->>'checks' AS checks FROM ralph_items
@@ -85,6 +85,7 @@ export async function tallyOf(db: Db, name: string): Promise<QueueTally> {
       url: r.pr.url,
       status: r.status,
       ...(r.checks === null ? {} : { checks: r.checks }),
+      ...(r.pr.forge === undefined ? {} : { forge: r.pr.forge }),
     })),
     questions: questions.rows.map((r) => ({ id: r.id, question: r.question ?? '' })),
     stalled: stalled.rows.map((r) => ({
