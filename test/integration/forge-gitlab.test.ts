@@ -229,6 +229,8 @@ describe('the GitLab forge', () => {
         description: '- [ ] it works',
         state: iid === 7 ? 'closed' : 'opened',
         labels: iid % 2 === 0 ? ['ralph'] : [],
+        ...(iid % 10 === 0 ? { milestone: 'v2' } : {}),
+        ...(iid % 25 === 0 ? { assignee: 'maintainer' } : {}),
         authorId: iid === 4 ? 2 : 1,
         notes: [],
       });
@@ -243,6 +245,12 @@ describe('the GitLab forge', () => {
       authorAssociation: 'MAINTAINER',
       url: 'https://gitlab.example/gitlab/acme/platform/app/-/issues/2',
     });
+    expect((await forge.issues({ milestone: 'v2' })).map((i) => i.number)).toHaveLength(13);
+    expect(
+      (await forge.issues({ label: 'ralph', milestone: 'v2', assignee: 'maintainer' })).map(
+        (i) => i.number,
+      ),
+    ).toEqual([50, 100]);
     expect(labelled[1]).toMatchObject({
       number: 4,
       authorAccessLevel: 0,

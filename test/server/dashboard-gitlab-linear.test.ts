@@ -76,7 +76,8 @@ describe('GitLab and Linear on the dashboard', () => {
     expect(await source.locator('a').getAttribute('href')).toBe(
       'https://linear.example/acme/issue/ENG-1',
     );
-    const mr = page.locator('#item-page a', { hasText: 'merge request !1' });
+    expect(await page.locator('#item-page .facts').textContent()).toContain('merge request !1');
+    const mr = page.locator('#item-page .facts a', { hasText: '!1' });
     expect(await mr.getAttribute('href')).toBe(
       'https://gitlab.example/acme/platform/app/-/merge_requests/1',
     );

@@ -93,7 +93,7 @@ function Card({
       {item.pullRequest !== undefined && (
         <div class="note" title={item.checks}>
           <a href={item.pullRequest.url} target="_blank" rel="noopener noreferrer">
-            {pullRequestName(item.pullRequest, true)}
+            {pullRequestName(item.pullRequest, 'short')}
           </a>
           {item.mergedAt === undefined && item.checks !== undefined ? ` · ${item.checks}` : ''}
         </div>

@@ -232,8 +232,9 @@ function PullRequestLine({ item }: { item: ItemDetail }) {
   if (pullRequest === undefined) return null;
   return (
     <div class={item.mergedAt !== undefined ? 'ok' : ''}>
+      {pullRequest.forge === 'gitlab' ? 'merge request' : 'pull request'}{' '}
       <a href={pullRequest.url} target="_blank" rel="noopener noreferrer">
-        {pullRequestName(pullRequest)}
+        {pullRequestName(pullRequest, 'number')}
       </a>{' '}
       ({pullRequest.head} into {pullRequest.base}) ·{' '}
       {item.mergedAt !== undefined ? `merged ${when(item.mergedAt)}` : (item.checks ?? 'opening')}

@@ -30,7 +30,7 @@ export function PullRequestsSummary({ pulls }: { pulls: PullRequests | undefined
           return (
             <li key={p.number}>
               <a href={p.url} target="_blank" rel="noopener noreferrer">
-                {pullRequestName(p, true)}
+                {pullRequestName(p, 'number')}
               </a>{' '}
               <a href={`#/items/${p.itemId}`}>{p.itemId}</a>{' '}
               <span class={state.tone}>{state.text}</span>

@@ -62,7 +62,7 @@ export async function queueCommand(
 function pullRequestNote(item: Item): string | undefined {
   const pr = item.pullRequest;
   if (pr === undefined) return undefined;
-  return `${pullRequestName(pr, true)} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
+  return `${pullRequestName(pr, 'short')} ${item.mergedAt !== undefined ? 'merged' : (item.checks ?? 'opening')}: ${pr.url}`;
 }
 
 /**

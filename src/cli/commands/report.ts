@@ -89,7 +89,7 @@ function pullRequestLines(pulls: readonly PullRequestReport[]): string[] {
     `Pull requests: ${pulls.length}`,
     ...pulls.map(
       (p) =>
-        `  ${pullRequestName(p, true)} ${p.itemId} ${p.state.replaceAll('_', ' ')}${p.checks === undefined ? '' : ` (${p.checks})`}${p.redRounds > 0 ? `, red ${p.redRounds} time${p.redRounds === 1 ? '' : 's'}` : ''}: ${p.url}`,
+        `  ${pullRequestName(p, 'number')} ${p.itemId} ${p.state.replaceAll('_', ' ')}${p.checks === undefined ? '' : ` (${p.checks})`}${p.redRounds > 0 ? `, red ${p.redRounds} time${p.redRounds === 1 ? '' : 's'}` : ''}: ${p.url}`,
     ),
   ];
 }

@@ -109,7 +109,7 @@ function queueLines(report: StatusReport): string[] {
   const pulls = report.pullRequests ?? [];
   for (const [i, pr] of pulls.slice(0, REFUSALS_SHOWN).entries())
     lines.push(
-      `${i === 0 ? 'Pull requests:' : '              '} ${pullRequestName(pr, true)} ${pr.id} ${holderOf(pr.status) === 'person' ? 'ready to merge' : (pr.checks ?? 'opening')}: ${pr.url}`,
+      `${i === 0 ? 'Pull requests:' : '              '} ${pullRequestName(pr, 'number')} ${pr.id} ${holderOf(pr.status) === 'person' ? 'ready to merge' : (pr.checks ?? 'opening')}: ${pr.url}`,
     );
   if (pulls.length > REFUSALS_SHOWN)
     lines.push(`               and ${pulls.length - REFUSALS_SHOWN} more (ralph ls)`);
