@@ -4,10 +4,12 @@
 // branch's commit there, a merge moves the base and an update merges the base into the head.
 // It answers a conditional GET with a 304 when nothing changed, counts every request, and can
 // be told to refuse the token or to be rate-limited.
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bareRemote } from './bare-remote.js';
+
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.example' };
 
 export interface FakeCheckRun {
   id: number;
@@ -102,19 +104,6 @@ export interface FakeGitHubOptions {
   bare?: string;
 }
 
-/** A git command in the bare remote. */
-const inBare = (bare: string, ...args: string[]) =>
-  execFileSync('git', ['--git-dir', bare, ...args], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'GitHub',
-      GIT_AUTHOR_EMAIL: 'noreply@github.example',
-      GIT_COMMITTER_NAME: 'GitHub',
-      GIT_COMMITTER_EMAIL: 'noreply@github.example',
-    },
-  }).trim();
-
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const { owner = 'acme', repo = 'app', bare } = options;
   const pulls: FakePull[] = [];
@@ -131,31 +120,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     stallMs: 0,
     checksFor: undefined as FakeGitHub['checksFor'],
   };
-  /** A branch's commit on the remote, when there is one. */
-  const branchSha = (branch: string) => {
-    if (bare === undefined) return undefined;
-    try {
-      return inBare(bare, 'rev-parse', '--verify', `refs/heads/${branch}`);
-    } catch {
-      return undefined;
-    }
-  };
-  const isAncestor = (a: string, b: string) => {
-    try {
-      execFileSync('git', ['--git-dir', bare ?? '', 'merge-base', '--is-ancestor', a, b]);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  /** The tree of `a` and `b` merged; undefined when they conflict. */
-  const mergedTree = (a: string, b: string) => {
-    try {
-      return inBare(bare ?? '', 'merge-tree', '--write-tree', a, b).split('\n')[0];
-    } catch {
-      return undefined;
-    }
-  };
+  const remote = bareRemote(bare, GITHUB_COMMITTER);
+  const { branchSha, isAncestor, mergedTree } = remote;
   const runsOf = (sha: string) => checkRuns.get(sha) ?? state.checksFor?.(sha) ?? [];
   const base = `/repos/${owner}/${repo}`;
 
@@ -278,8 +244,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         const tree = mergedTree(baseSha, head);
         if (tree === undefined)
           return send(422, { message: 'merge conflict between base and head' });
-        const merged = inBare(
-          bare,
+        const merged = remote.git(
           'commit-tree',
           tree,
           '-p',
@@ -289,7 +254,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           '-m',
           `Merge branch '${pull.base}' into ${pull.head}`,
         );
-        inBare(bare, 'update-ref', `refs/heads/${pull.head}`, merged, head);
+        remote.git('update-ref', `refs/heads/${pull.head}`, merged, head);
         return send(202, { message: 'Updating pull request branch.' });
       }
       if ((m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest)) && method === 'GET') {
@@ -404,18 +369,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         if (bare !== undefined && head !== undefined && baseSha !== undefined) {
           const merged = isAncestor(baseSha, head)
             ? head
-            : inBare(
-                bare,
-                'commit-tree',
-                `${head}^{tree}`,
-                '-p',
-                baseSha,
-                '-p',
-                head,
-                '-m',
-                'Merge',
-              );
-          inBare(bare, 'update-ref', `refs/heads/${pull.base}`, merged, baseSha);
+            : remote.git('commit-tree', `${head}^{tree}`, '-p', baseSha, '-p', head, '-m', 'Merge');
+          remote.git('update-ref', `refs/heads/${pull.base}`, merged, baseSha);
         }
         Object.assign(pull, { merged: true, state: 'closed', headSha: head ?? pull.headSha });
         return send(200, { merged: true, sha: 'f'.repeat(40) });
@@ -492,10 +447,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 export function brokenFileCi(bare: string): (sha: string) => FakeCheckRun[] {
   let ids = 100;
   const runs = new Map<string, FakeCheckRun[]>();
+  const remote = bareRemote(bare, GITHUB_COMMITTER);
   return (sha) => {
     const known = runs.get(sha);
     if (known !== undefined) return known;
-    const files = inBare(bare, 'ls-tree', '--name-only', sha).split('\n');
+    const files = remote.git('ls-tree', '--name-only', sha).split('\n');
     const broken = files.find((f) => f.startsWith('broken-'));
     const made: FakeCheckRun[] = [
       broken === undefined

@@ -6,9 +6,9 @@
 // bare repository as its remote, a merge request's head is its branch's commit there and a merge
 // moves the target. The suite drives it with `@gitbeaker/rest` itself, so what it answers is
 // what the real client asks.
-import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bareRemote } from './bare-remote.js';
 
 export interface FakeJob {
   id: number;
@@ -90,26 +90,17 @@ export interface FakeGitLabOptions {
 
 export const GITLAB_TOKEN = 'glpat-test-0123456789abcdef';
 
-const inBare = (bare: string, ...args: string[]) =>
-  execFileSync('git', ['--git-dir', bare, ...args], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'GitLab',
-      GIT_AUTHOR_EMAIL: 'noreply@gitlab.example',
-      GIT_COMMITTER_NAME: 'GitLab',
-      GIT_COMMITTER_EMAIL: 'noreply@gitlab.example',
-    },
-  }).trim();
+const GITLAB_COMMITTER = { name: 'GitLab', email: 'noreply@gitlab.example' };
 
 /** A pipeline that fails the `test` job of a commit holding a `broken-*` file, with its log. */
 export function brokenFilePipeline(bare: string): (sha: string) => FakeJob[] {
   let ids = 500;
   const jobs = new Map<string, FakeJob[]>();
+  const remote = bareRemote(bare, GITLAB_COMMITTER);
   return (sha) => {
     const known = jobs.get(sha);
     if (known !== undefined) return known;
-    const files = inBare(bare, 'ls-tree', '--name-only', sha).split('\n');
+    const files = remote.git('ls-tree', '--name-only', sha).split('\n');
     const broken = files.find((f) => f.startsWith('broken-'));
     const made: FakeJob[] = [
       { id: ids++, name: 'lint', status: 'success' },
@@ -148,29 +139,8 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
     calls: [],
     script: [],
   };
-  const branchSha = (branch: string) => {
-    if (bare === undefined) return undefined;
-    try {
-      return inBare(bare, 'rev-parse', '--verify', `refs/heads/${branch}`);
-    } catch {
-      return undefined;
-    }
-  };
-  const isAncestor = (a: string, b: string) => {
-    try {
-      execFileSync('git', ['--git-dir', bare ?? '', 'merge-base', '--is-ancestor', a, b]);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const mergedTree = (a: string, b: string) => {
-    try {
-      return inBare(bare ?? '', 'merge-tree', '--write-tree', a, b).split('\n')[0];
-    } catch {
-      return undefined;
-    }
-  };
+  const remote = bareRemote(bare, GITLAB_COMMITTER);
+  const { branchSha, isAncestor, mergedTree } = remote;
   const webBase = `https://gitlab.example${prefix}/${project}`;
   const mrJson = (mr: FakeMergeRequest) => {
     if (mr.state === 'opened') mr.sha = branchSha(mr.source) ?? mr.sha;
@@ -213,10 +183,10 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
       const tree = mergedTree(target, source);
       if (tree === undefined) return false;
       commit = squash
-        ? inBare(bare, 'commit-tree', tree, '-p', target, '-m', mr.title)
-        : inBare(bare, 'commit-tree', tree, '-p', target, '-p', source, '-m', `Merge ${mr.source}`);
+        ? remote.git('commit-tree', tree, '-p', target, '-m', mr.title)
+        : remote.git('commit-tree', tree, '-p', target, '-p', source, '-m', `Merge ${mr.source}`);
     }
-    inBare(bare, 'update-ref', `refs/heads/${mr.target}`, commit);
+    remote.git('update-ref', `refs/heads/${mr.target}`, commit);
     // GitLab's closing pattern: the issues the description fixes close with the merge.
     for (const found of mr.description.matchAll(/\b(?:Fixes|Closes)\s+(?:[\w./-]+)?#(\d+)/g)) {
       const issue = fake.issues.find((i) => i.iid === Number(found[1]));
@@ -354,18 +324,8 @@ export async function startFakeGitLab(options: FakeGitLabOptions = {}): Promise<
         const tree = mergedTree(target, source);
         if (tree === undefined) return send(403, { message: 'Rebase failed: conflicts' });
         // The fake's rebase: the target merged into the source branch.
-        const commit = inBare(
-          bare,
-          'commit-tree',
-          tree,
-          '-p',
-          source,
-          '-p',
-          target,
-          '-m',
-          'rebase',
-        );
-        inBare(bare, 'update-ref', `refs/heads/${mr.source}`, commit);
+        const commit = remote.git('commit-tree', tree, '-p', source, '-p', target, '-m', 'rebase');
+        remote.git('update-ref', `refs/heads/${mr.source}`, commit);
         return send(202, { rebase_in_progress: true });
       }
       if ((m = /^\/merge_requests\/(\d+)\/approvals$/.exec(tail)) && method === 'GET') {
