@@ -30,6 +30,7 @@ import { inboxAtScale } from './bench/inbox.mjs';
 import { cachePrefixFigures } from './bench/cache-prefix.mjs';
 import { candidateFigures } from './bench/candidates.mjs';
 import { lessonsFigures } from './bench/lessons.mjs';
+import { trackerFigures } from './bench/trackers.mjs';
 import { table } from './bench/tables.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -108,6 +109,7 @@ const benches = [
   ['review', () => reviewFigures(size.review)],
   ['candidates', () => candidateFigures(size.candidates)],
   ['lessons', () => lessonsFigures()],
+  ['trackers', () => trackerFigures()],
   ['inbox', () => inboxAtScale(size.inbox)],
 ];
 

@@ -87,18 +87,22 @@ export async function linearEntries(
 ): Promise<SourceEntry[]> {
   const found = new Map<string, LinearIssue>();
   for (const issue of await tracker.issues(team, query)) found.set(issue.id, issue);
-  const wanted = (issue: LinearIssue) =>
-    [...issue.children, ...issue.blockedBy].filter(
-      (i) => !OVER.has(i.stateType) && !found.has(i.id),
-    );
+  const wanted = (issues: readonly LinearIssue[]) => [
+    ...new Set(
+      issues
+        .flatMap((issue) => [...issue.children, ...issue.blockedBy])
+        .filter((i) => !OVER.has(i.stateType) && !found.has(i.id))
+        .map((i) => i.id),
+    ),
+  ];
+  // What they wait for, read by the page, and what that waits for in turn.
   let pulled = 0;
-  for (let next = [...found.values()].flatMap(wanted); next.length > 0 && pulled < MAX_PULLED;) {
-    const ref = next.shift();
-    if (ref === undefined || found.has(ref.id)) continue;
-    const issue = await tracker.issue(ref.id);
-    found.set(issue.id, issue);
-    pulled++;
-    next.push(...wanted(issue));
+  for (let next = wanted([...found.values()]); next.length > 0 && pulled < MAX_PULLED;) {
+    const batch = next.slice(0, MAX_PULLED - pulled);
+    const read = await tracker.issuesById(batch);
+    for (const issue of read) found.set(issue.id, issue);
+    pulled += batch.length;
+    next = wanted(read);
   }
   for (const item of items) {
     const source = item.source;

@@ -85,8 +85,11 @@ const ISSUE_FIELDS = `
   inverseRelations(first: 50) { nodes { type issue { id identifier state { type } } } }
 `;
 
+/** Issues a request asks for, the most Linear gives in one page. */
+const PAGE = 50;
+
 const ISSUES_QUERY = `query RalphIssues($filter: IssueFilter, $after: String) {
-  issues(filter: $filter, first: 50, after: $after) {
+  issues(filter: $filter, first: ${PAGE}, after: $after) {
     nodes { ${ISSUE_FIELDS} }
     pageInfo { hasNextPage endCursor }
   }
@@ -257,11 +260,28 @@ export class LinearTracker {
   }
 
   /** The team's issues the query matches, every page of them (up to a thousand). */
-  async issues(team: string, query: LinearQuery): Promise<LinearIssue[]> {
+  issues(team: string, query: LinearQuery): Promise<LinearIssue[]> {
+    return this.pages(`listing the issues of team ${team}`, filterOf(team, query));
+  }
+
+  /** Issues by their ids, whatever their team or state, fifty a request. */
+  async issuesById(ids: readonly string[]): Promise<LinearIssue[]> {
+    const found: LinearIssue[] = [];
+    for (let at = 0; at < ids.length; at += PAGE)
+      found.push(
+        ...(await this.pages('reading the issues waited for', {
+          id: { in: ids.slice(at, at + PAGE) },
+        })),
+      );
+    return found;
+  }
+
+  /** The issues a filter matches, page after page. */
+  private async pages(what: string, filter: Record<string, unknown>): Promise<LinearIssue[]> {
     const found: LinearIssue[] = [];
     let after: string | undefined;
     do {
-      const page = await this.call(`listing the issues of team ${team}`, async () => {
+      const page = await this.call(what, async () => {
         const answer = await this.client.client.rawRequest<
           {
             issues: {
@@ -270,7 +290,7 @@ export class LinearTracker {
             };
           },
           Record<string, unknown>
-        >(ISSUES_QUERY, { filter: filterOf(team, query), after });
+        >(ISSUES_QUERY, { filter, after });
         return answer.data?.issues;
       });
       if (page === undefined) break;

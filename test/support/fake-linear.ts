@@ -84,6 +84,8 @@ const SCHEMA = `
     team(id: String!): Team
     teams: TeamConnection
     issue(id: String!): Issue
+    workflowState(id: String!): WorkflowState
+    user(id: String!): User
     issues(filter: IssueFilter, first: Int, after: String): IssueConnection
     workflowStates(filter: WorkflowStateFilter, first: Int, after: String): WorkflowStateConnection
   }
@@ -110,7 +112,14 @@ const SCHEMA = `
     children(first: Int, after: String): IssueConnection!
     relations(first: Int, after: String): IssueRelationConnection!
     inverseRelations(first: Int, after: String): IssueRelationConnection!
+    sharedAccess: IssueSharedAccess!
+    reactions: [Reaction!]!
   }
+  type IssueSharedAccess {
+    isShared: Boolean! sharedWithCount: Int! viewerHasOnlySharedAccess: Boolean!
+    disallowedIssueFields: [String!]! sharedWithUsers: [User!]!
+  }
+  type Reaction { id: String! emoji: String! }
   type IssueConnection { nodes: [Issue!]! pageInfo: PageInfo! }
   type IssuePayload { lastSyncId: Float! success: Boolean! issue: Issue }
   type Comment { id: String! body: String! }
@@ -222,6 +231,15 @@ export async function startFakeLinear(): Promise<FakeLinear> {
               ];
         }),
       ),
+    // What the SDK's models of an issue need to be made.
+    sharedAccess: {
+      isShared: false,
+      sharedWithCount: 0,
+      viewerHasOnlySharedAccess: false,
+      disallowedIssueFields: [],
+      sharedWithUsers: [],
+    },
+    reactions: [],
     inverseRelations: () =>
       connection(
         issues
@@ -237,6 +255,7 @@ export async function startFakeLinear(): Promise<FakeLinear> {
   /** Whether an issue passes the filter ralph sends (the parts of Linear's it uses). */
   const passes = (issue: FakeLinearIssue, filter: Record<string, unknown>): boolean => {
     const f = filter as {
+      id?: { in?: string[] };
       team?: { key?: { eq?: string } };
       state?: { type?: { in?: string[] } };
       labels?: { name?: { eq?: string } };
@@ -244,6 +263,7 @@ export async function startFakeLinear(): Promise<FakeLinear> {
       cycle?: { number?: { eq?: number }; isActive?: { eq?: boolean } };
       assignee?: { email?: { eq?: string }; isMe?: { eq?: boolean } };
     };
+    if (f.id?.in !== undefined && !f.id.in.includes(issue.id)) return false;
     if (f.team?.key?.eq !== undefined && f.team.key.eq !== team.key) return false;
     if (f.state?.type?.in !== undefined && !f.state.type.in.includes(stateOf(issue).type))
       return false;
@@ -272,6 +292,13 @@ export async function startFakeLinear(): Promise<FakeLinear> {
             throw linearError('invalid input', 'Entity not found: Team');
           })(),
     teams: () => connection([team]),
+    workflowState: ({ id }: { id: string }) => {
+      const state = states.find((s) => s.id === id);
+      if (state === undefined)
+        throw linearError('invalid input', 'Entity not found: WorkflowState');
+      return stateJson(state);
+    },
+    user: ({ id }: { id: string }) => userJson(id),
     issue: ({ id }: { id: string }) => {
       const issue = issues.find((i) => i.id === id || i.identifier === id);
       if (issue === undefined) throw linearError('invalid input', 'Entity not found: Issue');
