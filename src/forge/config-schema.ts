@@ -109,7 +109,7 @@ const ForgeObject = z.strictObject({
     .default(false)
     .describe('A review that requests changes goes back to the agent like a failed check.'),
   writeInterval: DurationSchema.default(1).describe(
-    'The least time between two writes to the forge (GitHub asks for one second; thrice that for a new pull request or comment).',
+    "The least time between two writes to GitHub (it asks for one second; thrice that for a new pull request or comment). GitLab's writes keep GitLab.com's limits per endpoint instead.",
   ),
 });
 

@@ -157,6 +157,9 @@ describe('Linear issues as work', () => {
     const byName = await ralph(root, ['import', 'linear:ENG', '--state', 'In Progress'], env);
     expect(byName.code).toBe(2);
     expect(byName.stderr).toContain('a Linear state type');
+    const milestone = await ralph(root, ['import', 'linear:ENG', '--milestone', 'v2'], env);
+    expect(milestone.code).toBe(2);
+    expect(milestone.stderr).toContain('--milestone: Linear has no milestones');
   });
 
   it("fences a guest's issue when told to, and skips it by default", async () => {

@@ -86,6 +86,11 @@ async function linearEntriesOf(
   items: readonly Item[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SourceEntry[]> {
+  if (options.milestone !== undefined)
+    throw new InputError(
+      '--milestone: Linear has no milestones of issues; --project or --cycle',
+      '--milestone',
+    );
   const text = (key: string) => (typeof options[key] === 'string' ? options[key] : undefined);
   const states = text('state')
     ?.split(',')
