@@ -48,8 +48,14 @@ class LinearWriteBack implements StageDeclaration {
     return this.ctx.workspace.config.import.writeBack;
   }
 
+  /** While Linear does not answer, no issue is told. */
   heldUntil(): number | undefined {
     return this.outage?.until;
+  }
+
+  /** One runner of a fleet tells Linear at a time (a second would only find it told). */
+  lock(): Promise<(() => Promise<void>) | undefined> {
+    return this.ctx.persistently('telling Linear', () => this.ctx.queue.lockAlone('linear'));
   }
 
   private open(): Promise<LinearTracker> {
