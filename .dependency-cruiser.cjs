@@ -198,7 +198,7 @@ const STAGE_ROOMS = [...new Set(STAGE_IMPORTS.map(([, room]) => room))];
  */
 const PORTS_BETWEEN_ROOMS = {
   sources: ['^src/forge/(forge|open)[.]ts$'],
-  linear: ['^src/sources/(entry|task-list)[.]ts$'],
+  linear: ['^src/sources/(entry|task-list|issue-text)[.]ts$'],
   land: ['^src/environment/(make-ready|repository|config-schema)[.]ts$'],
   // A person's decision carried out with the lander's means (a gated revert in a kept worktree)
   // and the forge's (a pull request merged or closed).

@@ -74,6 +74,18 @@ export interface Issue {
   authorAccessLevel?: number;
 }
 
+/** GitLab's access levels by name, lowest first (an issue's author's standing is one). */
+export const GITLAB_ACCESS_LEVELS = {
+  NONE: 0,
+  MINIMAL_ACCESS: 5,
+  GUEST: 10,
+  PLANNER: 15,
+  REPORTER: 20,
+  DEVELOPER: 30,
+  MAINTAINER: 40,
+  OWNER: 50,
+} as const;
+
 /** Which open issues to import: each given filter must hold. */
 export interface IssueQuery {
   label?: string;

@@ -15,6 +15,7 @@ import {
 } from '@gitbeaker/rest';
 import {
   ForgeError,
+  GITLAB_ACCESS_LEVELS,
   commentMark,
   type ChecksVerdict,
   type FailedCheck,
@@ -53,20 +54,8 @@ export interface GitLabSettings {
   secondMs?: number;
 }
 
-/** GitLab's access levels by name, lowest first. */
-export const ACCESS_LEVELS = {
-  NONE: 0,
-  MINIMAL_ACCESS: 5,
-  GUEST: 10,
-  PLANNER: 15,
-  REPORTER: 20,
-  DEVELOPER: 30,
-  MAINTAINER: 40,
-  OWNER: 50,
-} as const;
-
 /** The level that may push to a project's branches. */
-const DEVELOPER = ACCESS_LEVELS.DEVELOPER;
+const DEVELOPER = GITLAB_ACCESS_LEVELS.DEVELOPER;
 
 /** A job's states still on their way (a manual job waits for a person: it is not waited for). */
 const RUNNING = new Set([
@@ -525,7 +514,7 @@ function mergeRequestOf(request: GitLabMergeRequest): PullRequest {
 
 /** An access level's name (DEVELOPER…), the nearest below for a level between two. */
 export function accessLevelName(level: number): string {
-  const named = Object.entries(ACCESS_LEVELS).filter(([, value]) => value <= level);
+  const named = Object.entries(GITLAB_ACCESS_LEVELS).filter(([, value]) => value <= level);
   return named.at(-1)?.[0] ?? 'NONE';
 }
 

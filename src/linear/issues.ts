@@ -2,7 +2,12 @@ import type { Item } from '../queue/item.js';
 import { appliesTo } from '../queue/lifecycle.js';
 import type { SourceEntry } from '../sources/entry.js';
 import { taskListOf } from '../sources/task-list.js';
-import type { LinearIssue, LinearQuery, LinearTracker } from './tracker.js';
+import {
+  CLOSED_STATE_TYPES,
+  type LinearIssue,
+  type LinearQuery,
+  type LinearTracker,
+} from './tracker.js';
 
 /** Whose issues are work: anyone else's are skipped or fenced (`import.trust`). */
 export interface LinearTrust {
@@ -13,9 +18,6 @@ export interface LinearTrust {
 
 /** The most issues pulled in for what the query's issues wait for (sub-issues, blockers). */
 const MAX_PULLED = 200;
-
-/** States an issue is over in: done for those that wait for it, or dropped. */
-const OVER = new Set(['completed', 'canceled']);
 
 const keyOf = (identifier: string) => `linear:${identifier}`;
 
@@ -39,7 +41,7 @@ function entryOf(issue: LinearIssue, trust: LinearTrust, before: ReadonlySet<str
   const { trusted, as } = standingOf(issue, trust);
   const by = issue.creator === undefined ? 'an integration' : `${issue.creator.name} (${as})`;
   const waits = [...issue.children, ...issue.blockedBy].filter(
-    (i) => !OVER.has(i.stateType) && before.has(i.id),
+    (i) => !CLOSED_STATE_TYPES.has(i.stateType) && before.has(i.id),
   );
   return {
     ...(trusted || trust.others === 'fence'
@@ -91,7 +93,7 @@ export async function linearEntries(
     ...new Set(
       issues
         .flatMap((issue) => [...issue.children, ...issue.blockedBy])
-        .filter((i) => !OVER.has(i.stateType) && !found.has(i.id))
+        .filter((i) => !CLOSED_STATE_TYPES.has(i.stateType) && !found.has(i.id))
         .map((i) => i.id),
     ),
   ];
@@ -115,7 +117,7 @@ export async function linearEntries(
     )
       continue;
     const issue = await tracker.issue(source.remoteId);
-    if (OVER.has(issue.state.type)) found.set(issue.id, issue);
+    if (CLOSED_STATE_TYPES.has(issue.state.type)) found.set(issue.id, issue);
   }
   const placed = new Set<string>();
   return waitedForFirst([...found.values()]).map((issue) => {

@@ -2,15 +2,12 @@ import { exponentialBackoffMs } from '../lib/backoff.js';
 import type { Item } from '../queue/item.js';
 import type { StageContext } from '../stage/context.js';
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { LinearRefusal, openLinear, type LinearTracker } from './tracker.js';
+import { CLOSED_STATE_TYPES, LinearRefusal, openLinear, type LinearTracker } from './tracker.js';
 import { commentOf, commentId, stateFor, toldOf, type Told } from './told.js';
 
 /** The first wait after Linear did not answer, and the longest. */
 const FIRST_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 10 * 60_000;
-
-/** States an issue is over in: ralph moves it out of one only when it put it there. */
-const OVER = new Set(['completed', 'canceled']);
 
 /** An imported Linear issue whose state does not say yet where its item is. */
 function untold(item: Item): boolean {
@@ -58,10 +55,13 @@ class LinearWriteBack implements StageDeclaration {
     return this.ctx.persistently('telling Linear', () => this.ctx.queue.lockAlone('linear'));
   }
 
+  /** Linear, opened on the first telling (a failed opening is tried again on the next). */
   private open(): Promise<LinearTracker> {
-    const { linear } = this.ctx.workspace.config;
-    this.tracker ??= openLinear({ ...linear, token: this.ctx.parentEnv[linear.tokenEnv] });
-    this.tracker.catch(() => (this.tracker = undefined));
+    if (this.tracker === undefined) {
+      const { linear } = this.ctx.workspace.config;
+      this.tracker = openLinear({ ...linear, token: this.ctx.parentEnv[linear.tokenEnv] });
+      this.tracker.catch(() => (this.tracker = undefined));
+    }
     return this.tracker;
   }
 
@@ -73,7 +73,7 @@ class LinearWriteBack implements StageDeclaration {
       this.outage = undefined;
       return { kind: 'moved' };
     } catch (error) {
-      return this.fault(item, error);
+      return this.fault(item, told, error);
     }
   }
 
@@ -84,15 +84,13 @@ class LinearWriteBack implements StageDeclaration {
     const issue = await tracker.issue(issueId);
     const state = stateFor(told, await tracker.teamStates(issue.teamKey));
     // A person closed it in Linear meanwhile: theirs to say, unless ralph put it there itself.
-    const closedByPerson = OVER.has(issue.state.type) && item.source?.told !== 'done';
+    const closedByPerson = CLOSED_STATE_TYPES.has(issue.state.type) && item.source?.told !== 'done';
     const moved = state !== undefined && state.id !== issue.state.id && !closedByPerson;
     if (moved) await tracker.move(issue.id, state.id);
     const comment = commentOf(item, told);
     if (comment !== undefined)
       await tracker.comment(issue.id, commentId(item, told), ctx.redactor.redact(comment));
-    await ctx.persistently(`recording ${item.id}'s issue told`, () =>
-      ctx.queue.apply(item.id, { kind: 'source_told', told, now: ctx.clock.now() }),
-    );
+    await this.record(item, told);
     ctx.events.info('linear_told', {
       item: item.id,
       issue: issue.identifier,
@@ -101,8 +99,16 @@ class LinearWriteBack implements StageDeclaration {
     });
   }
 
+  /** The item's issue recorded as told, with the item. */
+  private async record(item: Item, told: Told): Promise<void> {
+    const { ctx } = this;
+    await ctx.persistently(`recording ${item.id}'s issue told`, () =>
+      ctx.queue.apply(item.id, { kind: 'source_told', told, now: ctx.clock.now() }),
+    );
+  }
+
   /** A refused key pauses the night; an issue Linear refuses is told no more; an outage waits. */
-  private async fault(item: Item, error: unknown): Promise<Stepped> {
+  private async fault(item: Item, told: Told, error: unknown): Promise<Stepped> {
     const { ctx } = this;
     const message = ctx.redactor.redact(error instanceof Error ? error.message : String(error));
     const kind = error instanceof LinearRefusal ? error.kind : 'unavailable';
@@ -113,11 +119,7 @@ class LinearWriteBack implements StageDeclaration {
     }
     if (kind === 'refused' || kind === 'not_found') {
       ctx.events.warn('linear_failed', { item: item.id, error: message });
-      const told = toldOf(item);
-      if (told !== undefined)
-        await ctx.persistently(`recording ${item.id}'s issue told`, () =>
-          ctx.queue.apply(item.id, { kind: 'source_told', told, now: ctx.clock.now() }),
-        );
+      await this.record(item, told);
       return { kind: 'moved' };
     }
     const failures = (this.outage?.failures ?? 0) + 1;

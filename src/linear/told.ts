@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { holderOf, statusIs } from '../queue/item-status.js';
 import type { Item, Source } from '../queue/item.js';
 import { waitOf } from '../queue/decisions.js';
-import { pullRequestName } from '../queue/pull-request-name.js';
+import { endText } from '../sources/issue-text.js';
 import type { LinearState } from './tracker.js';
 
 /** What an issue's state is to say of its item. */
 export type Told = NonNullable<Source['told']>;
+
+/** Each thing a state may say, in the order an item's life says them. */
+export const TOLDS: readonly Told[] = ['started', 'review', 'done', 'back'];
 
 /** A person rejected its work since it last started: back in line, or cancelled. */
 const rejected = (item: Item) =>
@@ -50,28 +53,15 @@ export function stateFor(told: Told, states: readonly LinearState[]): LinearStat
 
 /** What the issue is told in a comment when its item ends or goes back; none otherwise. */
 export function commentOf(item: Item, told: Told): string | undefined {
-  if (told !== 'done' && told !== 'back') return undefined;
+  if (told === 'done') return endText(item, '**done**');
+  if (told !== 'back') return undefined;
   const note = item.decision?.kind === 'rejected' ? item.decision.note : undefined;
-  const how =
-    told === 'done'
-      ? '**done**'
-      : rejected(item)
-        ? `**rejected** by ${item.decision?.by ?? 'a person'}${note === undefined ? '' : `: ${note}`}`
-        : statusIs(item.status, 'failure')
-          ? `**failed** (${item.lastOutcome ?? 'failed'}): ${(item.lastError ?? '').split('\n')[0]?.slice(0, 300)}`
-          : '**cancelled** by a person';
-  const where = [
-    item.pullRequest === undefined
-      ? undefined
-      : `${pullRequestName(item.pullRequest)}: ${item.pullRequest.url}`,
-    item.landedOn === undefined ? undefined : `landed on \`${item.landedOn}\``,
-    item.branch === undefined ? undefined : `branch \`${item.branch}\``,
-  ].filter((part) => part !== undefined);
-  return [
-    `ralph worked on this issue as item \`${item.id}\`: ${how}`,
-    ...(where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`]),
-    `${item.sessions.length} session${item.sessions.length === 1 ? '' : 's'}, $${item.costUsd.toFixed(2)}.`,
-  ].join('\n\n');
+  return rejected(item)
+    ? endText(
+        item,
+        `**rejected** by ${item.decision?.by ?? 'a person'}${note === undefined ? '' : `: ${note}`}`,
+      )
+    : endText(item);
 }
 
 /**

@@ -21,6 +21,9 @@ export interface LinearAccess {
   timeoutMs?: number;
 }
 
+/** The state types an issue is over in: done for those that wait for it, or dropped. */
+export const CLOSED_STATE_TYPES: ReadonlySet<string> = new Set(['completed', 'canceled']);
+
 /** A workflow state of a team: its type says what it means, never its name. */
 export interface LinearState {
   id: string;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { isIssueSource, type Item } from '../queue/item.js';
+import { fromTracker, type Item } from '../queue/item.js';
 import { sourceText } from '../queue/source-text.js';
 
 /** Whether the item's text is the words of someone this workspace does not trust. */
 export const fromUntrusted = (item: Pick<Item, 'source'>): boolean =>
-  (isIssueSource(item.source) || item.source?.kind === 'linear') && item.source.trusted !== true;
+  fromTracker(item.source) && item.source.trusted !== true;
 
 /**
  * The task text as the agent is given it. An issue's words are anyone's unless its author is

@@ -129,6 +129,10 @@ export type IssueSource = Source & { kind: 'github' | 'gitlab' };
 export const isIssueSource = (source: Source | undefined): source is IssueSource =>
   source?.kind === 'github' || source?.kind === 'gitlab';
 
+/** Whether an item came from an issue tracker (a forge's, or Linear): its words are its author's. */
+export const fromTracker = (source: Source | undefined): source is Source =>
+  isIssueSource(source) || source?.kind === 'linear';
+
 /** A criterion's verdict as kept: its number, PASS, FAIL or UNKNOWN, and the evidence. */
 const CriterionVerdictSchema = z.strictObject({
   id: z.int().positive(),

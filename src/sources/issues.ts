@@ -1,4 +1,6 @@
-import type { Forge, Issue, IssueQuery } from '../forge/forge.js';
+import { GITLAB_ACCESS_LEVELS, type Forge, type Issue, type IssueQuery } from '../forge/forge.js';
+
+type GitLabAccessLevel = keyof typeof GITLAB_ACCESS_LEVELS;
 import type { ForgeKind } from '../forge/config-schema.js';
 import type { Item } from '../queue/item.js';
 import type { SourceEntry } from './entry.js';
@@ -14,21 +16,13 @@ export interface IssueTrust {
   others: 'skip' | 'fence';
 }
 
-/** GitLab's access levels, as `import.trust.accessLevel` names them. */
-const LEVELS: Record<string, number> = {
-  guest: 10,
-  planner: 15,
-  reporter: 20,
-  developer: 30,
-  maintainer: 40,
-  owner: 50,
-};
-
 /** Whether the issue's author is one the workspace trusts, by their standing on its forge. */
 function trusts(kind: ForgeKind, issue: Issue, trust: IssueTrust): boolean {
   if (issue.author !== undefined && trust.logins.includes(issue.author)) return true;
-  if (kind === 'gitlab')
-    return (issue.authorAccessLevel ?? 0) >= (LEVELS[trust.accessLevel] ?? Infinity);
+  if (kind === 'gitlab') {
+    const least = GITLAB_ACCESS_LEVELS[trust.accessLevel.toUpperCase() as GitLabAccessLevel];
+    return (issue.authorAccessLevel ?? 0) >= (least ?? Infinity);
+  }
   return (
     issue.authorAssociation !== undefined && trust.associations.includes(issue.authorAssociation)
   );

@@ -1,45 +1,8 @@
 import type { StageDeclaration, StageFactory, Stepped } from '../stage/stage.js';
-import { pullRequestName } from '../queue/pull-request-name.js';
 import type { StageContext } from '../stage/context.js';
 import { statusIs } from '../queue/item-status.js';
 import { isIssueSource, type IssueSource, type Item } from '../queue/item.js';
-
-/** Where an item's work is: its landing, its pull request, its branch. */
-function whereText(item: Item): string[] {
-  const where = [
-    item.landedOn === undefined
-      ? undefined
-      : `landed on \`${item.landedOn}\`${item.landedCommit === undefined ? '' : ` at ${item.landedCommit.slice(0, 12)}`}`,
-    item.pullRequest === undefined
-      ? undefined
-      : `${pullRequestName(item.pullRequest)}: ${item.pullRequest.url}`,
-    item.branch === undefined ? undefined : `branch \`${item.branch}\``,
-  ].filter((part) => part !== undefined);
-  return where.length === 0 ? [] : [`Its work: ${where.join('; ')}.`];
-}
-
-/** What an item's issue is told when the item starts. */
-export function startComment(item: Item): string {
-  return [
-    `ralph started on this issue as item \`${item.id}\`${item.agent === undefined ? '' : ` (agent ${item.agent})`}.`,
-    ...whereText(item),
-    'It says here again when the work ends.',
-  ].join('\n\n');
-}
-
-/** What an item's issue is told when the item ends. */
-export function endComment(item: Item): string {
-  const how = statusIs(item.status, 'satisfiesDependents')
-    ? '**done**'
-    : statusIs(item.status, 'failure')
-      ? `**failed** (${item.lastOutcome ?? 'failed'}): ${(item.lastError ?? '').split('\n')[0]?.slice(0, 300)}`
-      : '**cancelled** by a person';
-  return [
-    `ralph worked on this issue as item \`${item.id}\`: ${how}`,
-    ...whereText(item),
-    `${item.sessions.length} session${item.sessions.length === 1 ? '' : 's'}, $${item.costUsd.toFixed(2)}.`,
-  ].join('\n\n');
-}
+import { endText, startText } from './issue-text.js';
 
 /** An imported issue's item that started and whose issue has not been told so. */
 const startUntold = (item: Item, source: IssueSource) =>
@@ -87,15 +50,15 @@ class WriteBack implements StageDeclaration {
   async step(item: Item): Promise<Stepped> {
     const { source } = item;
     if (!isIssueSource(source) || source.number === undefined) return { kind: 'waiting' };
-    const issue = { ...source, number: source.number };
-    if (startUntold(item, source)) await this.tell(item, issue, 'start');
-    if (endUntold(item, source)) await this.tell(item, issue, 'end');
+    if (startUntold(item, source)) await this.tell(item, source, source.number, 'start');
+    if (endUntold(item, source)) await this.tell(item, source, source.number, 'end');
     return { kind: 'waiting' };
   }
 
   private async tell(
     item: Item,
-    source: IssueSource & { number: number },
+    source: IssueSource,
+    number: number,
     what: 'start' | 'end',
   ): Promise<void> {
     const now = this.ctx.clock.now();
@@ -116,12 +79,12 @@ class WriteBack implements StageDeclaration {
         events: [what === 'start' ? 'item_started' : 'item_ended'],
         title: `${item.id} ${what === 'start' ? 'started' : item.status}`,
         text: this.ctx.redactor.redact(
-          what === 'start' ? startComment(marked.item) : endComment(marked.item),
+          what === 'start' ? startText(marked.item) : endText(marked.item),
         ),
         at: new Date(now).toISOString(),
         data: { item: item.id, status: item.status },
       },
-      [{ kind: 'issue', forge: source.kind, repo: source.ref, number: source.number }],
+      [{ kind: 'issue', forge: source.kind, repo: source.ref, number }],
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { Workspace } from '../../config/workspace.js';
 import { redactorFor } from '../../agent/redaction.js';
-import { stateFor } from '../../linear/told.js';
+import { TOLDS, stateFor } from '../../linear/told.js';
 import { openLinear } from '../../linear/tracker.js';
 import type { Check } from './doctor-check.js';
 
@@ -20,9 +20,7 @@ export async function checkLinear(
     const tracker = await openLinear({ ...linear, token: env[linear.tokenEnv] });
     const viewer = await tracker.viewer();
     const states = await tracker.teamStates(team.toUpperCase());
-    const missing = (['started', 'review', 'done', 'back'] as const).filter(
-      (told) => stateFor(told, states) === undefined,
-    );
+    const missing = TOLDS.filter((told) => stateFor(told, states) === undefined);
     if (missing.length > 0)
       return [
         {
@@ -39,9 +37,7 @@ export async function checkLinear(
           detail: `the key in ${linear.tokenEnv} reads team ${team} but lacks the "write" scope: import.writeBack moves issues and comments on them; give the key "Write"`,
         },
       ];
-    const named = (['started', 'review', 'done', 'back'] as const)
-      .map((told) => `${told}: ${stateFor(told, states)?.name ?? '?'}`)
-      .join(', ');
+    const named = TOLDS.map((told) => `${told}: ${stateFor(told, states)?.name ?? '?'}`).join(', ');
     return [
       {
         verdict: 'ok',
