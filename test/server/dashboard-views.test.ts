@@ -95,6 +95,32 @@ afterAll(async () => {
 });
 
 /** Opens each view of `root`'s dashboard at each width; the console's errors, if any. */
+/** An item's source: a Linear team's issue. */
+const linearSource = (i: number) => ({
+  kind: 'linear',
+  key: `linear:ENG-${i}`,
+  ref: 'ENG',
+  number: i,
+  remoteId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  url: `https://linear.example/acme/issue/ENG-${i}`,
+  author: 'ada',
+  association: 'MEMBER',
+  trusted: true,
+  told: 'review',
+});
+
+/** An item's source: a GitLab project's issue. */
+const gitLabSource = (i: number) => ({
+  kind: 'gitlab',
+  key: `gitlab:acme/platform/app#${i}`,
+  ref: 'acme/platform/app',
+  number: i,
+  url: `https://gitlab.example/acme/platform/app/-/issues/${i}`,
+  author: 'maintainer',
+  association: 'MAINTAINER',
+  trusted: true,
+});
+
 async function visit(root: string, name: string, views: Record<string, string>) {
   const served = await startServe(root);
   const problems: string[] = [];
@@ -181,6 +207,25 @@ describe('every view of the dashboard', () => {
       title: `Item ${i}: a task of the backlog with a title of some length`,
       status: i % 25 === 0 ? 'failed' : 'pending',
       createdAt: new Date(now + i).toISOString(),
+      // Some imported from Linear and from GitLab's issues, a few with merge requests waiting.
+      ...(i % 100 === 1 ? { source: linearSource(i) } : {}),
+      ...(i % 100 === 2 ? { source: gitLabSource(i) } : {}),
+      ...(i % 200 === 3
+        ? {
+            status: 'awaiting_merge',
+            lastOutcome: 'ready_to_merge',
+            checks: 'green: lint, test',
+            source: linearSource(i),
+            pullRequest: {
+              number: i,
+              url: `https://gitlab.example/acme/platform/app/-/merge_requests/${i}`,
+              head: `ralph/item-${i}`,
+              base: 'main',
+              kind: 'item',
+              forge: 'gitlab',
+            },
+          }
+        : {}),
     }));
     fs.writeFileSync(queueFile, JSON.stringify({ ...queue, items: [...queue.items, ...waiting] }));
     // A month of the person's decisions, each timed on its page, on items since removed.
@@ -222,6 +267,7 @@ describe('every view of the dashboard', () => {
       review: '#/review',
       'review-page': '#/review/greet',
       item: '#/items/greet',
+      'item-linear': '#/items/item-203',
       live: '#/live',
       sessions: '#/sessions',
       session: `#/sessions/${sessionId}`,
